@@ -1,0 +1,130 @@
+// Package cdpconn dials one DevTools WebSocket and hands its events to one
+// owner, in the order Chrome sent them.
+//
+// mafredri/cdp delivers events through one stream per method, each drained
+// by its own goroutine, which loses the order between methods (a navigation
+// request must be seen before the navigation that it starts) and needs a
+// goroutine per subscription. Here a codec sits under rpcc instead: replies
+// go to rpcc as usual, and every event whose method the owner wants is
+// appended to a single queue that the owner drains on its own goroutine. The
+// queue is unbounded so the socket reader never waits on the owner; the owner
+// keeps it short by draining it even while it waits (actor law 5).
+package cdpconn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// writeBufferSize bounds one outgoing message. rpcc refuses larger ones and
+// the default 4 KiB is too small for big scripts or inserted text; the buffer
+// is only touched as far as it is written.
+const writeBufferSize = 4 << 20
+
+// Event is one CDP event.
+type Event struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Conn is a DevTools connection whose events are queued for one owner.
+type Conn struct {
+	// Client is the typed CDP client on this connection. Its event methods
+	// (Page.JavascriptDialogOpening and so on) receive nothing: events arrive
+	// through [Conn.Take].
+	Client *cdp.Client
+	rpc    *rpcc.Conn
+	queue  queue
+}
+
+// Dial connects to a DevTools WebSocket URL. Events whose method keep
+// accepts are queued; a nil keep queues every event.
+func Dial(ctx context.Context, url string, keep func(method string) bool) (*Conn, error) {
+	c := &Conn{}
+	c.queue.ready = make(chan struct{}, 1)
+	rpc, err := rpcc.DialContext(ctx, url,
+		rpcc.WithWriteBufferSize(writeBufferSize),
+		rpcc.WithCodec(func(rw io.ReadWriter) rpcc.Codec {
+			return &codec{enc: json.NewEncoder(rw), dec: json.NewDecoder(rw), keep: keep, q: &c.queue}
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	c.rpc = rpc
+	c.Client = cdp.NewClient(rpc)
+	return c, nil
+}
+
+// Ready returns a channel that receives a value when events may be queued.
+func (c *Conn) Ready() <-chan struct{} { return c.queue.ready }
+
+// Take removes and returns every queued event, oldest first.
+func (c *Conn) Take() []Event { return c.queue.take() }
+
+// Done returns a channel that is closed when the connection is gone: closed
+// by us, by Chrome (target closed or crashed), or by a broken socket.
+func (c *Conn) Done() <-chan struct{} { return c.rpc.Context().Done() }
+
+// RPC returns the underlying rpcc connection, for raw invocations of methods
+// that cdp does not generate.
+func (c *Conn) RPC() *rpcc.Conn { return c.rpc }
+
+// Close closes the connection. Calls in flight fail at once.
+func (c *Conn) Close() error { return c.rpc.Close() }
+
+// codec is rpcc's JSON codec, except that events are diverted to the queue.
+type codec struct {
+	enc  *json.Encoder
+	dec  *json.Decoder
+	keep func(string) bool
+	q    *queue
+}
+
+func (c *codec) WriteRequest(r *rpcc.Request) error { return c.enc.Encode(r) }
+
+func (c *codec) ReadResponse(r *rpcc.Response) error {
+	for {
+		// Fresh slices each time: the queue keeps the params of events.
+		*r = rpcc.Response{}
+		if err := c.dec.Decode(r); err != nil {
+			return err
+		}
+		if r.Method == "" {
+			return nil // a reply, for rpcc
+		}
+		if c.keep == nil || c.keep(r.Method) {
+			c.q.push(Event{Method: r.Method, Params: r.Args})
+		}
+	}
+}
+
+// queue is an unbounded FIFO with a one-token ready channel.
+type queue struct {
+	ready  chan struct{}
+	mu     sync.Mutex // guards events
+	events []Event
+}
+
+func (q *queue) push(e Event) {
+	q.mu.Lock()
+	q.events = append(q.events, e)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) take() []Event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ev := q.events
+	q.events = nil
+	return ev
+}

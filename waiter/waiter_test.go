@@ -1,0 +1,210 @@
+package waiter_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/tabhive/tabhive/waiter"
+)
+
+// fakePage models a document whose DOM mutates at given offsets from the
+// start of the test; WaitQuiet follows the contract of the real recorder.
+type fakePage struct {
+	t0        time.Time
+	mu        sync.Mutex
+	mutations []time.Duration // offsets from t0
+	armed     int
+}
+
+func (p *fakePage) ArmQuiet(context.Context) error { p.mu.Lock(); p.armed++; p.mu.Unlock(); return nil }
+
+func (p *fakePage) lastMutation(now time.Time) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var last time.Time
+	for _, m := range p.mutations {
+		if at := p.t0.Add(m); !at.After(now) && at.After(last) {
+			last = at
+		}
+	}
+	return last
+}
+
+func (p *fakePage) WaitQuiet(ctx context.Context, quiet, max time.Duration) error {
+	start := time.Now()
+	for {
+		now := time.Now()
+		from := start
+		if last := p.lastMutation(now); last.After(from) {
+			from = last
+		}
+		if now.Sub(from) >= quiet {
+			return nil
+		}
+		if now.Sub(start) >= max {
+			return context.DeadlineExceeded
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// after runs fn at offset d from now, in the bubble.
+func after(d time.Duration, fn func()) { go func() { time.Sleep(d); fn() }() }
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       waiter.Config
+		mutations []time.Duration
+		events    func(w *waiter.Waiter)
+		want      waiter.Result
+		wantTime  time.Duration
+	}{
+		{
+			name:     "no-op settles after one quiet window",
+			wantTime: 100 * time.Millisecond,
+		},
+		{
+			name:     "cpu multiplier scales the window",
+			cfg:      waiter.Config{CPU: 4},
+			wantTime: 400 * time.Millisecond,
+		},
+		{
+			name:      "mutation 50ms later is waited for",
+			mutations: []time.Duration{50 * time.Millisecond},
+			wantTime:  150 * time.Millisecond,
+		},
+		{
+			name: "navigation is waited for, then the new document's quiet",
+			events: func(w *waiter.Waiter) {
+				after(30*time.Millisecond, w.NavigationStarted)
+				after(300*time.Millisecond, w.NavigationFinished)
+			},
+			want:     waiter.Result{Navigated: true},
+			wantTime: 400 * time.Millisecond,
+		},
+		{
+			name: "navigation that never finishes stops at its cap",
+			cfg:  waiter.Config{NavigationTimeout: time.Second},
+			events: func(w *waiter.Waiter) {
+				after(30*time.Millisecond, w.NavigationStarted)
+			},
+			want:     waiter.Result{Navigated: true, GaveUp: "navigation"},
+			wantTime: 1130 * time.Millisecond,
+		},
+		{
+			name:      "request started by the action delays until its response renders",
+			mutations: []time.Duration{601 * time.Millisecond},
+			events: func(w *waiter.Waiter) {
+				after(5*time.Millisecond, func() { w.RequestStarted("r1") })
+				after(600*time.Millisecond, func() { w.RequestFinished("r1") })
+			},
+			wantTime: 701 * time.Millisecond,
+		},
+		{
+			name: "request that never finishes stops at the cap",
+			events: func(w *waiter.Waiter) {
+				after(5*time.Millisecond, func() { w.RequestStarted("long") })
+			},
+			want:     waiter.Result{GaveUp: "requests"},
+			wantTime: 3 * time.Second,
+		},
+		{
+			name: "requests after the probe window are not the action's",
+			events: func(w *waiter.Waiter) {
+				after(95*time.Millisecond, func() {}) // keep ordering obvious
+				after(150*time.Millisecond, func() { w.RequestStarted("poll") })
+			},
+			wantTime: 100 * time.Millisecond,
+		},
+		{
+			name:      "dialog ends the wait at once",
+			mutations: []time.Duration{10 * time.Millisecond, 80 * time.Millisecond, 150 * time.Millisecond},
+			events: func(w *waiter.Waiter) {
+				after(20*time.Millisecond, w.DialogOpened)
+			},
+			want:     waiter.Result{Dialog: true},
+			wantTime: 20 * time.Millisecond,
+		},
+		{
+			name: "skip stable DOM still waits for navigation",
+			cfg:  waiter.Config{SkipStableDOM: true},
+			events: func(w *waiter.Waiter) {
+				after(30*time.Millisecond, w.NavigationStarted)
+				after(200*time.Millisecond, w.NavigationFinished)
+			},
+			want:     waiter.Result{Navigated: true},
+			wantTime: 200 * time.Millisecond,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &fakePage{t0: time.Now(), mutations: tt.mutations}
+				w := waiter.New(tt.cfg)
+				start := time.Now()
+				got, err := w.Run(context.Background(), p, func(context.Context) error {
+					if tt.events != nil {
+						tt.events(w)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("Run = %v", err)
+				}
+				if got != tt.want {
+					t.Errorf("Run = %+v, want %+v", got, tt.want)
+				}
+				if took := time.Since(start); took != tt.wantTime {
+					t.Errorf("Run took %v, want %v", took, tt.wantTime)
+				}
+				if p.armed != 1 && !tt.cfg.SkipStableDOM {
+					t.Errorf("ArmQuiet called %d times, want 1", p.armed)
+				}
+				time.Sleep(time.Minute) // let the scripted events that came too late finish
+			})
+		})
+	}
+}
+
+func TestRunActionError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("no such node")
+		start := time.Now()
+		_, err := waiter.New(waiter.Config{}).Run(context.Background(), &fakePage{t0: start},
+			func(context.Context) error { return boom })
+		if !errors.Is(err, boom) {
+			t.Fatalf("Run = %v, want the action's error", err)
+		}
+		if took := time.Since(start); took != 0 {
+			t.Fatalf("Run waited %v after a failed action, want 0", took)
+		}
+	})
+}
+
+func TestRunHonoursContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		w := waiter.New(waiter.Config{})
+		start := time.Now()
+		_, err := w.Run(ctx, &fakePage{t0: start}, func(context.Context) error {
+			w.NavigationStarted() // never finishes; cap is 3s
+			return nil
+		})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Run = %v, want deadline exceeded", err)
+		}
+		if took := time.Since(start); took != 500*time.Millisecond {
+			t.Fatalf("Run returned after %v, want at the 500ms deadline", took)
+		}
+	})
+}
