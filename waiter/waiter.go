@@ -206,7 +206,7 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		quietDone    = w.cfg.SkipStableDOM
 		quietCh      chan error
 		quietCancel  context.CancelCauseFunc = func(error) {}
-		finishedLate bool // a request finished after the current quiet wait began
+		finishedLate bool                    // a request finished after the current quiet wait began
 	)
 	defer func() { quietCancel(context.Canceled) }()
 	startQuiet := func() {
