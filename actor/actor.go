@@ -131,6 +131,14 @@ type result struct {
 // Spawn starts an actor and returns it. The actor runs until [Actor.Stop],
 // a failed Init, or a handler panic.
 func Spawn(cfg Config) *Actor {
+	a := New(cfg)
+	a.Start()
+	return a
+}
+
+// New returns an actor that does not run yet, for an owner that must keep a
+// reference to it before its Init runs. Call [Actor.Start] once.
+func New(cfg Config) *Actor {
 	size := cfg.MailboxSize
 	if size == 0 {
 		size = 64
@@ -148,9 +156,12 @@ func Spawn(cfg Config) *Actor {
 		cancel:  cancel,
 		done:    make(chan struct{}),
 	}
-	go a.run()
 	return a
 }
+
+// Start starts an actor made by [New]. Messages sent before Start wait in
+// the mailbox.
+func (a *Actor) Start() { go a.run() }
 
 // Name returns the actor's name.
 func (a *Actor) Name() string { return a.name }

@@ -63,6 +63,11 @@ type Config struct {
 	// SkipStableDOM waits only for navigation and requests, not for the DOM
 	// to go quiet.
 	SkipStableDOM bool
+	// HandleDialog, if non-nil, is offered each dialog that opens, with its
+	// type (alert, confirm, prompt, beforeunload). If it handles the dialog
+	// it returns true and the wait goes on; otherwise the wait stops there.
+	// It runs on Run's goroutine.
+	HandleDialog func(ctx context.Context, typ string) bool
 }
 
 // Base timings, before the multipliers (reference §3.8).
@@ -79,8 +84,11 @@ type Result struct {
 	// Navigated reports that a cross-document navigation of the main frame
 	// started after the action.
 	Navigated bool
-	// Dialog reports that a JavaScript dialog opened; the wait stopped there.
+	// Dialog reports that a JavaScript dialog opened and was left open; the
+	// wait stopped there.
 	Dialog bool
+	// DialogsHandled counts dialogs that HandleDialog took care of.
+	DialogsHandled int
 	// GaveUp names a sub-wait that hit its cap ("navigation", "dom",
 	// "requests"), or is empty. Capped waits are not errors.
 	GaveUp string
@@ -98,7 +106,7 @@ const (
 
 type event struct {
 	kind kind
-	id   string
+	id   string // request id, or dialog type
 }
 
 // Waiter waits for the consequences of one action. Create it with [New].
@@ -135,8 +143,9 @@ func (w *Waiter) NavigationStarted() { w.push(event{kind: navStarted}) }
 // loading, or stopped loading without one.
 func (w *Waiter) NavigationFinished() { w.push(event{kind: navFinished}) }
 
-// DialogOpened reports that a JavaScript dialog opened on the page.
-func (w *Waiter) DialogOpened() { w.push(event{kind: dialogOpened}) }
+// DialogOpened reports that a JavaScript dialog of type typ opened on the
+// page.
+func (w *Waiter) DialogOpened(typ string) { w.push(event{kind: dialogOpened, id: typ}) }
 
 // RequestStarted reports a request worth waiting for (fetch, XHR or a
 // document), identified by its CDP request id.
@@ -174,6 +183,57 @@ func (w *Waiter) close() {
 	w.mu.Unlock()
 }
 
+// act runs action while watching for dialogs: a dialog that the action
+// opens (an alert() in a click handler) keeps the action's input event from
+// being acknowledged until the dialog closes. done reports that Run must
+// return res and err now.
+func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error) (res Result, done bool, err error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the action's CDP call if we return early
+	result := make(chan error, 1)
+	// The goroutine ends when action returns, which it does once actx is
+	// cancelled at the latest.
+	go func() { result <- action(actx) }()
+	for {
+		select {
+		case err := <-result:
+			return res, err != nil, err
+		case <-ctx.Done():
+			return res, true, context.Cause(ctx)
+		case <-w.ready:
+			var rest []event
+			for _, e := range w.take() {
+				if e.kind != dialogOpened {
+					rest = append(rest, e)
+					continue
+				}
+				if w.cfg.HandleDialog != nil && w.cfg.HandleDialog(ctx, e.id) {
+					res.DialogsHandled++
+					continue
+				}
+				res.Dialog = true
+				return res, true, nil
+			}
+			w.requeue(rest)
+		}
+	}
+}
+
+// requeue puts events back at the head of the queue, for the wait after the
+// action to see.
+func (w *Waiter) requeue(events []event) {
+	if len(events) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.queue = append(events, w.queue...)
+	w.mu.Unlock()
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+}
+
 // errNavigating cancels a quiet wait whose document is being replaced.
 var errNavigating = errors.New("navigation started")
 
@@ -182,7 +242,7 @@ var errNavigating = errors.New("navigation started")
 // waits themselves are not returned: a wait that cannot complete stops at
 // its cap, and Run returns what it saw. Run returns ctx's cause if ctx ends
 // first. A Waiter must not be reused after Run.
-func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Context) error) (Result, error) {
+func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Context) error) (res Result, err error) {
 	defer w.close()
 	cpu, net := w.cfg.CPU, w.cfg.Network
 	if !w.cfg.SkipStableDOM {
@@ -191,12 +251,11 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		page.ArmQuiet(actx) // best effort: WaitQuiet installs a recorder if this failed
 		cancel()
 	}
-	if err := action(ctx); err != nil {
-		return Result{}, err
+	if res, done, err := w.act(ctx, action); done {
+		return res, err
 	}
 
 	var (
-		res      Result
 		pending  = map[string]bool{}
 		navDone  bool
 		probed   bool // the probe window has passed without a navigation
@@ -234,6 +293,10 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		for _, e := range w.take() {
 			switch e.kind {
 			case dialogOpened:
+				if w.cfg.HandleDialog != nil && w.cfg.HandleDialog(ctx, e.id) {
+					res.DialogsHandled++
+					continue
+				}
 				res.Dialog = true
 				return res, nil
 			case navStarted:

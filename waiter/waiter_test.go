@@ -129,7 +129,7 @@ func TestRun(t *testing.T) {
 			name:      "dialog ends the wait at once",
 			mutations: []time.Duration{10 * time.Millisecond, 80 * time.Millisecond, 150 * time.Millisecond},
 			events: func(w *waiter.Waiter) {
-				after(20*time.Millisecond, w.DialogOpened)
+				after(20*time.Millisecond, func() { w.DialogOpened("alert") })
 			},
 			want:     waiter.Result{Dialog: true},
 			wantTime: 20 * time.Millisecond,
@@ -173,6 +173,62 @@ func TestRun(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestDialogDuringAction: an alert() in a click handler keeps the click's
+// input event unacknowledged; the wait must end at the dialog anyway.
+func TestDialogDuringAction(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := waiter.New(waiter.Config{})
+		start := time.Now()
+		actionCancelled := make(chan struct{})
+		res, err := w.Run(context.Background(), &fakePage{t0: start}, func(ctx context.Context) error {
+			after(10*time.Millisecond, func() { w.DialogOpened("alert") })
+			<-ctx.Done() // the mouse event is never acknowledged
+			close(actionCancelled)
+			return ctx.Err()
+		})
+		if err != nil || !res.Dialog {
+			t.Fatalf("Run = %+v, %v, want Dialog and no error", res, err)
+		}
+		if took := time.Since(start); took != 10*time.Millisecond {
+			t.Fatalf("Run took %v, want 10ms", took)
+		}
+		<-actionCancelled
+	})
+}
+
+// TestHandledDialogContinues: a dialog the caller handles (a beforeunload
+// during navigate_page, evaluate_script's dialogAction) does not end the wait.
+func TestHandledDialogContinues(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var offered []string
+		w := waiter.New(waiter.Config{HandleDialog: func(_ context.Context, typ string) bool {
+			offered = append(offered, typ)
+			return typ == "beforeunload"
+		}})
+		start := time.Now()
+		res, err := w.Run(context.Background(), &fakePage{t0: start}, func(context.Context) error {
+			after(10*time.Millisecond, func() { w.DialogOpened("beforeunload") })
+			after(20*time.Millisecond, w.NavigationStarted)
+			after(200*time.Millisecond, w.NavigationFinished)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		want := waiter.Result{Navigated: true, DialogsHandled: 1}
+		if res != want {
+			t.Fatalf("Run = %+v, want %+v", res, want)
+		}
+		if took := time.Since(start); took != 300*time.Millisecond {
+			t.Fatalf("Run took %v, want 300ms", took)
+		}
+		if len(offered) != 1 || offered[0] != "beforeunload" {
+			t.Fatalf("HandleDialog offered %q, want [beforeunload]", offered)
+		}
+		time.Sleep(time.Minute)
+	})
 }
 
 func TestRunActionError(t *testing.T) {

@@ -1,0 +1,237 @@
+// Package browsertest runs the real Chromium that tabhive's integration tests
+// drive: one browser per test binary, started on first use, a fresh tab per
+// test, and pages served by httptest. Like net/http/httptest it is for tests
+// only.
+//
+// Use [Main] from TestMain so that the browser is shut down after the tests,
+// and leaked goroutines, Chromium processes and profiles fail the run:
+//
+//	func TestMain(m *testing.M) { browsertest.Main(m) }
+//
+// The binary is $TABHIVE_CHROMIUM, else the first Chrome or Chromium on
+// PATH. With -short, tests that need the browser are skipped; without it, a
+// missing browser fails them, so CI cannot pass by skipping.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/target"
+	"go.uber.org/goleak"
+
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/browser/launch"
+)
+
+// Browser is the shared Chromium of a test binary.
+type Browser struct {
+	proc *launch.Process
+	conn *cdpconn.Conn // browser-level connection, for Target.*
+}
+
+// shared is the one browser of this test binary. Package state is the point
+// of a per-binary browser; it is written once under once and only read after.
+var shared struct {
+	once    sync.Once
+	browser *Browser
+	err     error
+}
+
+// Executable returns the Chromium binary the tests use.
+func Executable() (string, error) { return launch.FindExecutable(os.Getenv("TABHIVE_CHROMIUM")) }
+
+// Chromium returns the shared browser, starting it on first use. It skips
+// the test under -short and fails it if the browser cannot start.
+func Chromium(t testing.TB) *Browser {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	shared.once.Do(func() {
+		exe, err := Executable()
+		if err != nil {
+			shared.err = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
+		if err != nil {
+			shared.err = err
+			return
+		}
+		conn, err := cdpconn.Dial(ctx, proc.WebSocketURL(), func(string) bool { return false })
+		if err != nil {
+			proc.Close()
+			shared.err = err
+			return
+		}
+		shared.browser = &Browser{proc: proc, conn: conn}
+	})
+	if shared.err != nil {
+		t.Fatalf("start Chromium: %v", shared.err)
+	}
+	return shared.browser
+}
+
+// WebSocketURL returns the browser-level DevTools endpoint.
+func (b *Browser) WebSocketURL() string { return b.proc.WebSocketURL() }
+
+// Target is a tab opened for one test.
+type Target struct {
+	ID           string
+	WebSocketURL string // the tab's own DevTools endpoint
+}
+
+// NewTab opens a tab on about:blank and closes it when the test ends.
+func (b *Browser) NewTab(t testing.TB) Target {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := b.conn.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	if err != nil {
+		t.Fatalf("create tab: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		b.conn.Client.Target.CloseTarget(ctx, target.NewCloseTargetArgs(r.TargetID))
+	})
+	return Target{ID: string(r.TargetID), WebSocketURL: PageURL(b.WebSocketURL(), string(r.TargetID))}
+}
+
+// PageURL returns the DevTools endpoint of a page target, given the browser's.
+func PageURL(browserWS, targetID string) string {
+	i := strings.Index(browserWS, "/devtools/")
+	return browserWS[:i] + "/devtools/page/" + targetID
+}
+
+// Serve starts an HTTP server for the test and closes it when the test
+// ends.
+func Serve(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// HTML returns a handler that serves a page with the given title and body.
+func HTML(title, body string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><html><head><meta charset=utf-8><title>%s</title><link rel=icon href=\"data:,\"></head><body>%s</body></html>", title, body)
+	})
+}
+
+// Main runs the tests, then shuts the browser down and fails the run if a
+// goroutine, a Chromium process or a temporary profile was left behind.
+func Main(m *testing.M) {
+	// A temporary directory of our own, so that profiles and processes of
+	// other test binaries running at the same time are not mistaken for
+	// leaks of this one.
+	tmp, err := os.MkdirTemp("", "tabhive-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browsertest:", err)
+		os.Exit(1)
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	if b := shared.browser; b != nil {
+		b.conn.Close()
+		if err := b.proc.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "browsertest:", err)
+			code = 1
+		}
+	}
+	if code == 0 {
+		if err := CheckNoLeaks(); err != nil {
+			fmt.Fprintln(os.Stderr, "browsertest:", err)
+			code = 1
+		}
+	}
+	os.RemoveAll(tmp)
+	os.Exit(code)
+}
+
+// CheckNoLeaks reports goroutines still running, Chromium processes started
+// with a tabhive profile still alive, and tabhive profiles left in the
+// temporary directory. It retries for a few seconds, as processes take a
+// moment to go.
+func CheckNoLeaks() error {
+	var err error
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = leaks(); err == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+func leaks() error {
+	if err := goleak.Find(); err != nil {
+		return err
+	}
+	if procs := ChromiumProcesses(); len(procs) > 0 {
+		return fmt.Errorf("chromium processes left running: %v", procs)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "tabhive-profile-*")); len(dirs) > 0 {
+		return fmt.Errorf("temporary profiles left behind: %v", dirs)
+	}
+	return nil
+}
+
+// ChromiumProcesses lists the pids of live Chromium processes of this test
+// binary: descendants, and any process naming our temporary directory.
+func ChromiumProcesses() []string {
+	self := os.Getpid()
+	tmp := os.TempDir()
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		if err != nil || !strings.Contains(string(cmd), "chrom") {
+			continue
+		}
+		if descendant(pid, self) || strings.Contains(string(cmd), tmp) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// descendant reports whether pid is a descendant of ancestor.
+func descendant(pid string, ancestor int) bool {
+	for i := 0; i < 64; i++ {
+		stat, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+		if err != nil {
+			return false
+		}
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		if len(fields) < 2 || fields[0] == "Z" {
+			return false
+		}
+		ppid := fields[1]
+		if ppid == fmt.Sprint(ancestor) {
+			return true
+		}
+		if ppid == "0" || ppid == "1" {
+			return false
+		}
+		pid = ppid
+	}
+	return false
+}

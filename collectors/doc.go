@@ -1,0 +1,43 @@
+// Package collectors keeps what a page has said since its last few navigations:
+// network requests ([Network]) and console output, uncaught exceptions and
+// browser issues ([Console]).
+//
+// The collectors are plain data structures. They do no I/O, start no
+// goroutines and hold no locks: each page actor owns one [Network] and one
+// [Console], converts the CDP events it receives into the plain structs of this
+// package and feeds them in event order, from its own goroutine only
+// (DESIGN §2.1). No CDP or MCP type appears here.
+//
+// # Segments
+//
+// Items are kept per navigation in a [Store]. The current document's items
+// form the current segment; a main-frame cross-document navigation
+// ([Navigation]) opens a new one. The current segment and the two before it
+// are kept; older ones are dropped. Listing shows the current segment, or all
+// kept segments oldest first when preserved data is asked for. Each segment is
+// capped (see [Config]) and drops its oldest items first, so a page that logs
+// or polls forever keeps the collectors' size flat.
+//
+// The network collector splits differently from the others: the request that
+// loads a document is sent before the navigation commits, so the split moves
+// that request, and everything that followed it, into the new segment
+// ([Network.FrameNavigated]).
+//
+// # Ids
+//
+// Every item gets an id when it is collected: per collector (that is, per
+// page), starting at 1, increasing, never reused. Paging, filtering and
+// dropping never change an id, so the reqid or msgid an agent saw in one call
+// still names the same item in the next, or names nothing.
+//
+// # Reading
+//
+// Accessors return copies. A copy shares the maps, slices and [Response] of
+// the collected item, but the collectors never modify those once stored, so a
+// copy may be handed to another goroutine (the transport rendering a reply)
+// while the actor keeps feeding events.
+//
+// A listing is built in three steps: [Console.List] or [Network.List] select
+// and filter, [Group] folds consecutive repeated console messages, and
+// [Paginate] cuts the page and reports the numbers the reply text needs.
+package collectors

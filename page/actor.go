@@ -1,0 +1,500 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/emulation"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/page/snapshot"
+	"github.com/tabhive/tabhive/waiter"
+)
+
+// Config describes the page target an actor drives. The zero value of each
+// optional field means its documented default.
+type Config struct {
+	// ID is the page id agents use, from the supervisor's process-wide
+	// counter.
+	ID int
+	// TargetID is Chrome's target id.
+	TargetID string
+	// WebSocketURL is the target's own DevTools endpoint,
+	// ws://HOST:PORT/devtools/page/TARGET.
+	WebSocketURL string
+	// Snapshots hands out snapshot ids; one counter serves every page. If
+	// nil, the page gets a counter of its own.
+	Snapshots *snapshot.Counter
+	// Logger receives the actor's logs, tagged with its page id.
+	Logger zerolog.Logger
+	// OnExit, if non-nil, is called once when the actor has stopped, with
+	// the reason.
+	OnExit func(err error)
+	// ConnectTimeout bounds connecting and enabling domains. If zero, 15s.
+	ConnectTimeout time.Duration
+}
+
+// Actor drives one page target. Its exported methods may be called from any
+// goroutine; each becomes a message that runs on the actor's goroutine, in
+// arrival order.
+type Actor struct {
+	// Immutable or safe from any goroutine.
+	id       int
+	targetID string
+	wsURL    string
+	log      zerolog.Logger
+	act      *actor.Actor
+	counter  *snapshot.Counter
+	timeout  time.Duration
+
+	// Owned by the run goroutine; never touched elsewhere.
+	// Lifecycle: conn and c are set by init before any message runs.
+	conn *cdpconn.Conn
+	c    *cdp.Client
+
+	mainFrame string            // id of the main frame
+	frames    map[string]*frame // every known frame of this target
+	url       string            // main frame URL, fragment included
+
+	// dialog is non-nil while a JavaScript dialog is open; cleared on
+	// Page.javascriptDialogClosed or after handle_dialog.
+	dialog *Dialog
+	// dialogSeq counts dialogs opened, so a wait can tell whether one opened
+	// while it ran.
+	dialogSeq int
+
+	// waiter is the post-action waiter of the action in progress, if any;
+	// events are forwarded to it.
+	waiter *waiter.Waiter
+
+	ids     *snapshot.IDs
+	snap    *snapshot.Node            // latest snapshot, or nil
+	uids    map[string]*snapshot.Node // uid index of snap
+	crashed bool
+}
+
+// frame is what the actor knows of one frame.
+type frame struct {
+	id       string
+	parent   string
+	loaderID string
+	url      string
+	context  runtime.ExecutionContextID // default world, 0 when none yet
+}
+
+// Dialog is an open JavaScript dialog.
+type Dialog struct {
+	Type          string // alert, confirm, prompt or beforeunload
+	Message       string
+	DefaultPrompt string
+}
+
+// events are the CDP events the actor applies; others are dropped at the
+// socket.
+var events = map[string]bool{
+	"Page.javascriptDialogOpening":      true,
+	"Page.javascriptDialogClosed":       true,
+	"Page.frameNavigated":               true,
+	"Page.navigatedWithinDocument":      true,
+	"Page.frameStartedNavigating":       true,
+	"Page.loadEventFired":               true,
+	"Page.frameStoppedLoading":          true,
+	"Page.frameAttached":                true,
+	"Page.frameDetached":                true,
+	"Runtime.executionContextCreated":   true,
+	"Runtime.executionContextDestroyed": true,
+	"Runtime.executionContextsCleared":  true,
+	"Network.requestWillBeSent":         true,
+	"Network.loadingFinished":           true,
+	"Network.loadingFailed":             true,
+	"Inspector.targetCrashed":           true,
+}
+
+// Start spawns the actor for a page. It returns at once; connecting happens
+// on the actor's goroutine, and calls made meanwhile wait in its mailbox.
+func Start(cfg Config) *Actor {
+	a := &Actor{
+		id:       cfg.ID,
+		targetID: cfg.TargetID,
+		wsURL:    cfg.WebSocketURL,
+		log:      cfg.Logger.With().Int("page", cfg.ID).Logger(),
+		counter:  cfg.Snapshots,
+		timeout:  cfg.ConnectTimeout,
+		frames:   map[string]*frame{},
+	}
+	if a.counter == nil {
+		a.counter = new(snapshot.Counter)
+	}
+	if a.timeout == 0 {
+		a.timeout = 15 * time.Second
+	}
+	a.ids = snapshot.NewIDs(a.counter)
+	a.act = actor.New(actor.Config{
+		Name:   fmt.Sprintf("page %d", cfg.ID),
+		Events: (*eventSource)(a),
+		Init:   a.init,
+		OnExit: func(err error) {
+			if a.conn != nil {
+				a.conn.Close()
+			}
+			if cfg.OnExit != nil {
+				cfg.OnExit(err)
+			}
+		},
+		Logger: a.log,
+	})
+	a.act.Start()
+	return a
+}
+
+// ID returns the page id.
+func (a *Actor) ID() int { return a.id }
+
+// TargetID returns Chrome's id for the page's target.
+func (a *Actor) TargetID() string { return a.targetID }
+
+// Done returns a channel that is closed when the actor has stopped.
+func (a *Actor) Done() <-chan struct{} { return a.act.Done() }
+
+// Err returns why the actor stopped, or nil while it runs.
+func (a *Actor) Err() error { return a.act.Err() }
+
+// Stop stops the actor with cause and waits for it. Calls in progress and
+// queued fail with an error wrapping cause.
+func (a *Actor) Stop(cause error) { a.act.Stop(cause) }
+
+// init connects to the target and enables the domains the actor listens to.
+func (a *Actor) init(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	conn, err := cdpconn.Dial(ctx, a.wsURL, func(m string) bool { return events[m] })
+	if err != nil {
+		return err
+	}
+	a.conn, a.c = conn, conn.Client
+	// Stop when the socket goes away: target closed, renderer gone, browser
+	// gone. The actor's lifetime context bounds this goroutine.
+	go func() {
+		select {
+		case <-conn.Done():
+			a.act.Stop(ErrClosed)
+		case <-a.act.Context().Done():
+		}
+	}()
+	err = a.act.Await(ctx, func(ctx context.Context) error {
+		g, ctx := errgroup.WithContext(ctx)
+		g.Go(func() error { return a.c.Page.Enable(ctx) })
+		g.Go(func() error { return a.c.Runtime.Enable(ctx) })
+		g.Go(func() error { return a.c.Network.Enable(ctx, nil) })
+		g.Go(func() error { return a.c.Inspector.Enable(ctx) })
+		// Every page behaves as if focused, so timers and focus-dependent
+		// behaviour do not differ between an agent's background tabs and
+		// its foreground one.
+		g.Go(func() error {
+			return a.c.Emulation.SetFocusEmulationEnabled(ctx, emulation.NewSetFocusEmulationEnabledArgs(true))
+		})
+		return g.Wait()
+	}, nil)
+	if err != nil {
+		return fmt.Errorf("enable domains: %w", err)
+	}
+	var tree *page.GetFrameTreeReply
+	err = a.act.Await(ctx, func(ctx context.Context) (err error) {
+		tree, err = a.c.Page.GetFrameTree(ctx)
+		return err
+	}, nil)
+	if err != nil {
+		return fmt.Errorf("get frame tree: %w", err)
+	}
+	a.mainFrame = string(tree.FrameTree.Frame.ID)
+	a.addFrames(tree.FrameTree)
+	a.log.Debug().Str("url", a.url).Msg("page actor ready")
+	return nil
+}
+
+func (a *Actor) addFrames(t page.FrameTree) {
+	f := a.frameOf(string(t.Frame.ID))
+	if t.Frame.ParentID != nil {
+		f.parent = string(*t.Frame.ParentID)
+	}
+	f.loaderID = string(t.Frame.LoaderID)
+	f.url = t.Frame.URL
+	if t.Frame.URLFragment != nil {
+		f.url += *t.Frame.URLFragment
+	}
+	if f.id == a.mainFrame {
+		a.url = f.url
+	}
+	for _, c := range t.ChildFrames {
+		a.addFrames(c)
+	}
+}
+
+func (a *Actor) frameOf(id string) *frame {
+	f := a.frames[id]
+	if f == nil {
+		f = &frame{id: id}
+		a.frames[id] = f
+	}
+	return f
+}
+
+// eventSource lets the actor runtime drain the page's CDP events. It is only
+// used after init has set conn.
+type eventSource Actor
+
+func (s *eventSource) Ready() <-chan struct{} { return s.conn.Ready() }
+func (s *eventSource) Apply() {
+	a := (*Actor)(s)
+	for _, ev := range a.conn.Take() {
+		if err := a.apply(ev); err != nil {
+			a.log.Debug().Err(err).Str("method", ev.Method).Msg("undecodable event")
+		}
+	}
+}
+
+// frameStartedNavigating is Page.frameStartedNavigating, which cdp v0.35.0
+// does not generate.
+type frameStartedNavigating struct {
+	FrameID        string `json:"frameId"`
+	URL            string `json:"url"`
+	LoaderID       string `json:"loaderId"`
+	NavigationType string `json:"navigationType"`
+}
+
+// apply updates the actor's state from one event, on the actor goroutine.
+func (a *Actor) apply(ev cdpconn.Event) error {
+	switch ev.Method {
+	case "Page.javascriptDialogOpening":
+		var e page.JavascriptDialogOpeningReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		d := &Dialog{Type: string(e.Type), Message: e.Message}
+		if e.DefaultPrompt != nil {
+			d.DefaultPrompt = *e.DefaultPrompt
+		}
+		a.dialog = d
+		a.dialogSeq++
+		a.log.Debug().Str("type", d.Type).Msg("dialog opened")
+		if a.waiter != nil {
+			a.waiter.DialogOpened(d.Type)
+		}
+	case "Page.javascriptDialogClosed":
+		a.dialog = nil
+	case "Page.frameStartedNavigating":
+		var e frameStartedNavigating
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		if e.FrameID == a.mainFrame && a.waiter != nil {
+			switch e.NavigationType {
+			case "sameDocument", "historySameDocument":
+			default:
+				a.waiter.NavigationStarted()
+			}
+		}
+	case "Page.frameNavigated":
+		var e page.FrameNavigatedReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		f := a.frameOf(string(e.Frame.ID))
+		if e.Frame.ParentID != nil {
+			f.parent = string(*e.Frame.ParentID)
+		} else {
+			a.mainFrame = f.id
+		}
+		f.loaderID = string(e.Frame.LoaderID)
+		f.url = e.Frame.URL
+		if e.Frame.URLFragment != nil {
+			f.url += *e.Frame.URLFragment
+		}
+		if f.id == a.mainFrame {
+			a.url = f.url
+		}
+	case "Page.navigatedWithinDocument":
+		var e page.NavigatedWithinDocumentReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		f := a.frameOf(string(e.FrameID))
+		f.url = e.URL
+		if f.id == a.mainFrame {
+			a.url = e.URL
+		}
+	case "Page.loadEventFired":
+		if a.waiter != nil {
+			a.waiter.NavigationFinished()
+		}
+	case "Page.frameStoppedLoading":
+		var e page.FrameStoppedLoadingReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		if string(e.FrameID) == a.mainFrame && a.waiter != nil {
+			a.waiter.NavigationFinished()
+		}
+	case "Page.frameAttached":
+		var e page.FrameAttachedReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		a.frameOf(string(e.FrameID)).parent = string(e.ParentFrameID)
+	case "Page.frameDetached":
+		var e page.FrameDetachedReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		delete(a.frames, string(e.FrameID))
+	case "Runtime.executionContextCreated":
+		var e runtime.ExecutionContextCreatedReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		var aux struct {
+			IsDefault bool   `json:"isDefault"`
+			FrameID   string `json:"frameId"`
+		}
+		json.Unmarshal(e.Context.AuxData, &aux)
+		if aux.IsDefault && aux.FrameID != "" {
+			a.frameOf(aux.FrameID).context = e.Context.ID
+		}
+	case "Runtime.executionContextDestroyed":
+		var e runtime.ExecutionContextDestroyedReply
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		for _, f := range a.frames {
+			if f.context == e.ExecutionContextID {
+				f.context = 0
+			}
+		}
+	case "Runtime.executionContextsCleared":
+		for _, f := range a.frames {
+			f.context = 0
+		}
+	case "Network.requestWillBeSent":
+		if a.waiter == nil {
+			return nil
+		}
+		var e struct {
+			RequestID        string          `json:"requestId"`
+			Type             string          `json:"type"`
+			RedirectResponse json.RawMessage `json:"redirectResponse"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		switch e.Type {
+		case "Fetch", "XHR", "Document":
+			if e.RedirectResponse == nil {
+				a.waiter.RequestStarted(e.RequestID)
+			}
+		}
+	case "Network.loadingFinished", "Network.loadingFailed":
+		if a.waiter == nil {
+			return nil
+		}
+		var e struct {
+			RequestID string `json:"requestId"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		a.waiter.RequestFinished(e.RequestID)
+	case "Inspector.targetCrashed":
+		a.crashed = true
+		a.log.Warn().Msg("renderer crashed")
+	}
+	return nil
+}
+
+// ask runs fn on the actor's goroutine. Every exported method goes through
+// it.
+func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, error)) (T, error) {
+	return actor.Ask(ctx, a.act, func(ctx context.Context) (T, error) {
+		if a.crashed {
+			var zero T
+			return zero, ErrCrashed
+		}
+		return fn(ctx)
+	})
+}
+
+// call runs one blocking CDP exchange while the actor keeps applying events.
+// If a dialog opens meanwhile, call returns a [*DialogError] at once: the
+// renderer is paused and the exchange would not finish until it closes.
+func (a *Actor) call(ctx context.Context, fn func(ctx context.Context) error) error {
+	seq := a.dialogSeq
+	return a.act.Await(ctx, fn, func() error {
+		if a.dialogSeq != seq && a.dialog != nil {
+			return &DialogError{Dialog: *a.dialog}
+		}
+		if a.crashed {
+			return ErrCrashed
+		}
+		return nil
+	})
+}
+
+// needRenderer fails fast with a [*DialogError] while a dialog is open:
+// anything that needs the page's JavaScript or layout would hang until the
+// dialog is handled (DESIGN §2 law 6).
+func (a *Actor) needRenderer() error {
+	if a.dialog != nil {
+		return &DialogError{Dialog: *a.dialog}
+	}
+	return nil
+}
+
+// State is what every page-scoped reply reports about the page besides the
+// tool's own result.
+type State struct {
+	// Dialog is the dialog open at the end of the call, or nil.
+	Dialog *Dialog
+}
+
+func (a *Actor) state() State {
+	var s State
+	if a.dialog != nil {
+		d := *a.dialog
+		s.Dialog = &d
+	}
+	return s
+}
+
+// State returns the page's current state.
+func (a *Actor) State(ctx context.Context) (State, error) {
+	return actor.Ask(ctx, a.act, func(context.Context) (State, error) { return a.state(), nil })
+}
+
+// URL returns the main frame's URL as the actor last saw it.
+func (a *Actor) URL(ctx context.Context) (string, error) {
+	return actor.Ask(ctx, a.act, func(context.Context) (string, error) { return a.url, nil })
+}
+
+// errDialog reports whether err says a dialog interrupted the call.
+func errDialog(err error) (*DialogError, bool) {
+	var de *DialogError
+	ok := errors.As(err, &de)
+	return de, ok
+}
+
+// crashCheck is an Await interrupt that ends a wait when the renderer
+// crashed.
+func (a *Actor) crashCheck() error {
+	if a.crashed {
+		return ErrCrashed
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package page
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNoSnapshot is returned when a tool needs a uid but the page has no
+// snapshot yet.
+var ErrNoSnapshot = errors.New("no snapshot taken on this page")
+
+// ErrNoDialog is returned by [Actor.HandleDialog] when no dialog is open.
+var ErrNoDialog = errors.New("no open dialog")
+
+// ErrCrashed is returned for calls to a page whose renderer crashed.
+var ErrCrashed = errors.New("page crashed")
+
+// ErrClosed is the cause given to a page actor whose target went away.
+var ErrClosed = errors.New("page closed")
+
+// UIDError reports a uid that does not resolve on the page.
+type UIDError struct {
+	UID    string
+	PageID int
+	// Gone distinguishes a uid whose node was in the latest snapshot but has
+	// since left the page (true) from a uid the latest snapshot never had.
+	Gone  bool
+	Cause error
+}
+
+func (e *UIDError) Error() string {
+	if e.Gone {
+		return fmt.Sprintf("element %s no longer exists on page %d: %v", e.UID, e.PageID, e.Cause)
+	}
+	return fmt.Sprintf("uid %q not in the latest snapshot of page %d", e.UID, e.PageID)
+}
+
+func (e *UIDError) Unwrap() error { return e.Cause }
+
+// DialogError is returned by tools that need the renderer while a
+// JavaScript dialog blocks it.
+type DialogError struct{ Dialog Dialog }
+
+func (e *DialogError) Error() string {
+	return fmt.Sprintf("a dialog is open (%s: %s)", e.Dialog.Type, e.Dialog.Message)
+}
+
+// InteractError reports an input action that failed on a resolved element:
+// hidden, detached mid-action, or never given a box within the budget.
+type InteractError struct {
+	UID   string
+	Cause error
+}
+
+func (e *InteractError) Error() string {
+	return fmt.Sprintf("interact with %s: %v", e.UID, e.Cause)
+}
+
+func (e *InteractError) Unwrap() error { return e.Cause }
+
+// NavigationError reports a navigation Chrome refused or could not complete.
+// Kind is "url", "back", "forward" or "reload".
+type NavigationError struct {
+	Kind   string
+	Reason string // as Chrome says it, e.g. "net::ERR_CONNECTION_REFUSED at http://…"
+}
+
+func (e *NavigationError) Error() string {
+	return fmt.Sprintf("navigate (%s): %s", e.Kind, e.Reason)
+}
+
+// TimeoutError reports a page-level wait that ran out of its budget. It
+// carries what was being waited for so the reply can say so.
+type TimeoutError struct {
+	What   string // e.g. "waiting for text"
+	Budget string // e.g. "500ms"
+}
+
+func (e *TimeoutError) Error() string { return fmt.Sprintf("%s: timed out after %s", e.What, e.Budget) }

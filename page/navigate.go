@@ -1,0 +1,185 @@
+package page
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync/atomic"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/page"
+)
+
+// Navigation kinds, as navigate_page names them.
+const (
+	NavigateURL     = "url"
+	NavigateBack    = "back"
+	NavigateForward = "forward"
+	NavigateReload  = "reload"
+)
+
+// DefaultNavigationTimeout bounds a navigation's wait for its document to
+// load when the caller gives no timeout (upstream: 10 s × network × CPU).
+const DefaultNavigationTimeout = 10 * time.Second
+
+// InvalidURLError reports a URL that is not absolute or does not parse.
+type InvalidURLError struct{ URL string }
+
+func (e *InvalidURLError) Error() string { return fmt.Sprintf("invalid URL %q", e.URL) }
+
+// Navigation says where to go.
+type Navigation struct {
+	Kind        string // NavigateURL, NavigateBack, NavigateForward or NavigateReload
+	URL         string // for NavigateURL
+	IgnoreCache bool   // for NavigateReload
+	// Timeout bounds waiting for the new document to load. If zero,
+	// DefaultNavigationTimeout.
+	Timeout time.Duration
+	// HandleBeforeUnload answers a beforeunload dialog the navigation
+	// raises: "accept" (the default when empty) or "dismiss".
+	HandleBeforeUnload string
+	// InitScript, if set, runs in every new document of this navigation
+	// before the page's own scripts, and is removed afterwards.
+	InitScript string
+}
+
+// NavigationResult reports a finished navigation.
+type NavigationResult struct {
+	URL string // the main frame's URL afterwards
+	// BeforeUnload is "accepted" or "dismissed" when a beforeunload dialog
+	// was answered, else "".
+	BeforeUnload string
+	State
+}
+
+// CheckURL reports whether raw is an absolute URL Chrome can be asked to
+// load.
+func CheckURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || (u.Opaque == "" && u.Host == "" && u.Path == "" && u.Scheme != "about") {
+		return &InvalidURLError{URL: raw}
+	}
+	return nil
+}
+
+// Navigate goes to a URL, back, forward or reloads, and waits for the new
+// document to load and settle. A navigation Chrome refuses or cannot load
+// returns a [*NavigationError].
+func (a *Actor) Navigate(ctx context.Context, nav Navigation) (NavigationResult, error) {
+	if nav.Kind == NavigateURL {
+		if err := CheckURL(nav.URL); err != nil {
+			return NavigationResult{}, err
+		}
+	}
+	return ask(ctx, a, func(ctx context.Context) (NavigationResult, error) {
+		return a.navigate(ctx, nav)
+	})
+}
+
+func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult, error) {
+	var res NavigationResult
+	if err := a.needRenderer(); err != nil && a.dialog.Type != "beforeunload" {
+		return res, err
+	}
+	timeout := nav.Timeout
+	if timeout <= 0 {
+		timeout = DefaultNavigationTimeout
+	}
+	accept := nav.HandleBeforeUnload != "dismiss"
+	var answered atomic.Bool // set on the waiter's goroutine, read after it
+	opts := actionOptions{
+		navigationTimeout: timeout,
+		handleDialog: func(typ string) (dialogAnswer, bool) {
+			if typ != "beforeunload" {
+				return dialogAnswer{}, false
+			}
+			answered.Store(true)
+			return dialogAnswer{accept: accept}, true
+		},
+	}
+
+	if nav.InitScript != "" {
+		var id page.ScriptIdentifier
+		err := a.call(ctx, func(ctx context.Context) error {
+			r, err := a.c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(nav.InitScript))
+			if err == nil {
+				id = r.Identifier
+			}
+			return err
+		})
+		if err != nil {
+			return res, fmt.Errorf("add init script: %w", err)
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			a.act.Await(rctx, func(ctx context.Context) error {
+				return a.c.Page.RemoveScriptToEvaluateOnNewDocument(ctx, page.NewRemoveScriptToEvaluateOnNewDocumentArgs(id))
+			}, nil)
+		}()
+	}
+
+	var action func(ctx context.Context) error
+	switch nav.Kind {
+	case NavigateURL:
+		target := nav.URL
+		action = func(ctx context.Context) error {
+			r, err := a.c.Page.Navigate(ctx, page.NewNavigateArgs(target))
+			if err != nil {
+				return err
+			}
+			if r.ErrorText != nil && *r.ErrorText != "" {
+				return &NavigationError{Kind: NavigateURL, Reason: *r.ErrorText + " at " + target}
+			}
+			return nil
+		}
+	case NavigateBack, NavigateForward:
+		var hist *page.GetNavigationHistoryReply
+		if err := a.call(ctx, func(ctx context.Context) (err error) {
+			hist, err = a.c.Page.GetNavigationHistory(ctx)
+			return err
+		}); err != nil {
+			return res, fmt.Errorf("read history: %w", err)
+		}
+		step, word := -1, "previous"
+		if nav.Kind == NavigateForward {
+			step, word = 1, "next"
+		}
+		i := hist.CurrentIndex + step
+		if i < 0 || i >= len(hist.Entries) {
+			return res, &NavigationError{Kind: nav.Kind, Reason: "there is no " + word + " page in the history"}
+		}
+		entry := hist.Entries[i].ID
+		action = func(ctx context.Context) error {
+			return a.c.Page.NavigateToHistoryEntry(ctx, page.NewNavigateToHistoryEntryArgs(entry))
+		}
+	case NavigateReload:
+		action = func(ctx context.Context) error {
+			return a.c.Page.Reload(ctx, page.NewReloadArgs().SetIgnoreCache(nav.IgnoreCache))
+		}
+	default:
+		return res, fmt.Errorf("unknown navigation type %q", nav.Kind)
+	}
+
+	r, err := a.perform(ctx, opts, action)
+	if err != nil {
+		var ne *NavigationError
+		if errors.As(err, &ne) {
+			return res, ne
+		}
+		if ctx.Err() == nil && !errors.Is(err, ErrCrashed) {
+			return res, &NavigationError{Kind: nav.Kind, Reason: err.Error()}
+		}
+		return res, err
+	}
+	res.URL = a.url
+	res.State = r.State
+	if answered.Load() {
+		res.BeforeUnload = "dismissed"
+		if accept {
+			res.BeforeUnload = "accepted"
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,379 @@
+package page_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// open starts a page actor on a fresh tab and navigates it to url.
+func open(t *testing.T, url string) *page.Actor {
+	t.Helper()
+	b := browsertest.Chromium(t)
+	tab := b.NewTab(t)
+	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	t.Cleanup(func() { a.Stop(nil) })
+	if url != "" {
+		if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
+			t.Fatalf("Navigate(%s) = %v", url, err)
+		}
+	}
+	return a
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// serve serves routes (path → handler) for the test.
+func serve(t *testing.T, routes map[string]http.Handler) string {
+	mux := http.NewServeMux()
+	for p, h := range routes {
+		mux.Handle(p, h)
+	}
+	return browsertest.Serve(t, mux).URL
+}
+
+func snap(t *testing.T, a *page.Actor) string {
+	t.Helper()
+	s, err := a.Snapshot(ctx(t), false)
+	if err != nil {
+		t.Fatalf("Snapshot = %v", err)
+	}
+	return s.Text
+}
+
+// uidOf finds the uid of the line with role and name in a snapshot.
+func uidOf(t *testing.T, text, role, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`uid=(\S+) ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no %s %q in snapshot:\n%s", role, name, text)
+	}
+	return m[1]
+}
+
+func TestSnapshotFormatAndStableUIDs(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("My test page", `<h1>Title</h1><button>Click me</button>
+<input id=e aria-label=Email value=mcp><button disabled>Off</button>
+<div id=more></div>
+<script>function add(){ const b = document.createElement('button'); b.textContent='Added'; more.append(b); }</script>`),
+	})
+	a := open(t, base+"/")
+	first := snap(t, a)
+	for _, want := range []string{
+		`RootWebArea "My test page" url="` + base + `/"`,
+		`heading "Title" level="1"`,
+		`button "Click me"`,
+		`textbox "Email" value="mcp"`,
+		`button "Off" disableable disabled`,
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, first)
+		}
+	}
+	button := uidOf(t, first, "button", "Click me")
+	if _, err := a.Click(ctx(t), uidOf(t, first, "button", "Off"), false, page.InputOptions{}); err == nil {
+		t.Log("clicking a disabled button is allowed, as in a browser")
+	}
+	second := snap(t, a)
+	if got := uidOf(t, second, "button", "Click me"); got != button {
+		t.Errorf("uid of an unchanged node changed across snapshots: %s then %s", button, got)
+	}
+	// A new document gets new uids, and the old uid no longer resolves.
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateReload}); err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	_, err := a.Click(ctx(t), button, false, page.InputOptions{})
+	var ue *page.UIDError
+	if !errors.As(err, &ue) || !ue.Gone {
+		t.Fatalf("Click(old uid after reload) = %v, want UIDError{Gone}", err)
+	}
+	third := snap(t, a)
+	if got := uidOf(t, third, "button", "Click me"); got == button {
+		t.Errorf("uid %s survived a reload", got)
+	}
+	if _, err := a.Click(ctx(t), button, false, page.InputOptions{}); !errors.As(err, &ue) || ue.Gone {
+		t.Fatalf("Click(uid not in latest snapshot) = %v, want UIDError{Gone: false}", err)
+	}
+}
+
+func TestNoSnapshotError(t *testing.T) {
+	t.Parallel()
+	a := open(t, "")
+	if _, err := a.Click(ctx(t), "1_1", false, page.InputOptions{}); !errors.Is(err, page.ErrNoSnapshot) {
+		t.Fatalf("Click before any snapshot = %v, want ErrNoSnapshot", err)
+	}
+}
+
+// TestClickWaitsForDelayedMutation: the click's effect lands 50 ms later and
+// must be in the page when Click returns.
+func TestClickWaitsForDelayedMutation(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Delayed", `<button onclick="setTimeout(() => out.textContent = 'Done 1', 50)">Run</button><p id=out></p>`),
+	})
+	a := open(t, base+"/")
+	uid := uidOf(t, snap(t, a), "button", "Run")
+	res, err := a.Click(ctx(t), uid, false, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, `"Done 1"`) {
+		t.Fatalf("snapshot right after the click lacks the delayed text:\n%s", res.Snapshot)
+	}
+	if res.NavigatedTo != "" {
+		t.Errorf("NavigatedTo = %q, want none", res.NavigatedTo)
+	}
+}
+
+// TestClickWaitsForSlowNavigation: a link to a route that answers after
+// 300 ms; the click must wait for the new document.
+func TestClickWaitsForSlowNavigation(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("A", `<a href="/slow">Go slow</a>`),
+		"/slow": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(300 * time.Millisecond)
+			browsertest.HTML("Slow", `<p>Slow page loaded</p>`).ServeHTTP(w, r)
+		}),
+	})
+	a := open(t, base+"/")
+	uid := uidOf(t, snap(t, a), "link", "Go slow")
+	res, err := a.Click(ctx(t), uid, false, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if res.NavigatedTo != base+"/slow" {
+		t.Errorf("NavigatedTo = %q, want %q", res.NavigatedTo, base+"/slow")
+	}
+	if !strings.Contains(res.Snapshot, "Slow page loaded") {
+		t.Fatalf("snapshot after the click is not the new page:\n%s", res.Snapshot)
+	}
+}
+
+// TestClickWaitsForSlowFetch: a search whose results arrive with a 600 ms
+// fetch; a fixed quiet window would return the stale page.
+func TestClickWaitsForSlowFetch(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Search", `<button onclick="search()">Search</button><ul id=results></ul>
+<script>async function search() {
+  const r = await fetch('/api/search');
+  const items = await r.json();
+  for (const it of items) { const li = document.createElement('li'); li.textContent = it; results.append(li); }
+}</script>`),
+		"/api/search": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(600 * time.Millisecond)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `["Result one","Result two"]`)
+		}),
+	})
+	a := open(t, base+"/")
+	uid := uidOf(t, snap(t, a), "button", "Search")
+	start := time.Now()
+	res, err := a.Click(ctx(t), uid, false, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, "Result two") {
+		t.Fatalf("click returned after %v before the results rendered:\n%s", time.Since(start), res.Snapshot)
+	}
+}
+
+func TestPushStateReportsNavigation(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("SPA", `<button onclick="history.pushState({}, '', '/route/two'); view.textContent='Route two'">Go</button><p id=view>Route one</p>`),
+	})
+	a := open(t, base+"/")
+	res, err := a.Click(ctx(t), uidOf(t, snap(t, a), "button", "Go"), false, page.InputOptions{})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if res.NavigatedTo != base+"/route/two" {
+		t.Fatalf("NavigatedTo = %q, want %q", res.NavigatedTo, base+"/route/two")
+	}
+}
+
+func TestWaitForTextInIframe(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/":      browsertest.HTML("Outer", `<p>Outer text</p><iframe src="/inner"></iframe>`),
+		"/inner": browsertest.HTML("Inner", `<p id=p></p><script>setTimeout(() => p.textContent = 'Hello from the frame', 300)</script>`),
+	})
+	a := open(t, base+"/")
+	res, err := a.WaitForText(ctx(t), []string{"not there", "Hello from the frame"}, 5*time.Second)
+	if err != nil {
+		t.Fatalf("WaitForText = %v", err)
+	}
+	if res.Found != "Hello from the frame" {
+		t.Errorf("Found = %q", res.Found)
+	}
+	if !strings.Contains(res.Snapshot, `"Hello from the frame"`) {
+		t.Errorf("snapshot lacks the iframe's text:\n%s", res.Snapshot)
+	}
+	start := time.Now()
+	_, err = a.WaitForText(ctx(t), []string{"never"}, 500*time.Millisecond)
+	var te *page.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("WaitForText(missing) = %v, want TimeoutError", err)
+	}
+	if took := time.Since(start); took > 1250*time.Millisecond {
+		t.Errorf("WaitForText with a 500ms budget took %v", took)
+	}
+}
+
+func TestFillAndPressKey(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Form", `<form onsubmit="event.preventDefault(); out.textContent = 'Submitted ' + first.value + ' ' + notes.value">
+<label>First <input id=first value=old></label>
+<label>Notes <textarea id=notes></textarea></label>
+<button>Send</button></form><p id=out></p><p id=log></p>
+<script>addEventListener('keydown', e => log.textContent += 'down:' + e.key + (e.ctrlKey ? '+ctrl' : '') + ' ');
+addEventListener('keyup', e => log.textContent += 'up:' + e.key + ' ');</script>`),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "First"), "Ada", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill(input) = %v", err)
+	}
+	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "Notes"), "line one\nline two", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill(textarea) = %v", err)
+	}
+	s = snap(t, a)
+	if !strings.Contains(s, `textbox "First" focusable value="Ada"`) && !strings.Contains(s, `value="Ada"`) {
+		t.Errorf("input not filled:\n%s", s)
+	}
+	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "First"), "", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill(empty) = %v", err)
+	}
+	if strings.Contains(snap(t, a), `value="Ada"`) {
+		t.Errorf("empty fill left the old value")
+	}
+	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "First"), "Grace", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill = %v", err)
+	}
+	res, err := a.PressKey(ctx(t), "Enter", page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("PressKey(Enter) = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, "Submitted Grace line one") {
+		t.Fatalf("Enter did not submit the form:\n%s", res.Snapshot)
+	}
+	res, err = a.PressKey(ctx(t), "Control+a", page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("PressKey(Control+a) = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, "down:Control+ctrl down:a+ctrl up:a up:Control") {
+		t.Errorf("modifier not pressed and released in order:\n%s", res.Snapshot)
+	}
+	if _, err := a.PressKey(ctx(t), "Control+Nope", page.InputOptions{}); err == nil {
+		t.Errorf("PressKey(unknown key) succeeded")
+	}
+}
+
+func TestDialogStallsOnlyItsPage(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Dialogs", `<button onclick="alert('test dialog')">Alert</button><button onclick="out.textContent = prompt('Name?', 'bob')">Prompt</button><p id=out></p>`),
+	})
+	a := open(t, base+"/")
+	b := open(t, base+"/")
+	s := snap(t, a)
+	start := time.Now()
+	res, err := a.Click(ctx(t), uidOf(t, s, "button", "Alert"), false, page.InputOptions{})
+	if err != nil {
+		t.Fatalf("Click(alert) = %v", err)
+	}
+	if !res.Dialog || res.State.Dialog == nil || res.State.Dialog.Message != "test dialog" {
+		t.Fatalf("Click(alert) = %+v, want the dialog reported", res)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("click that opened an alert took %v", took)
+	}
+	var de *page.DialogError
+	if _, err := a.Snapshot(ctx(t), false); !errors.As(err, &de) {
+		t.Fatalf("Snapshot with a dialog open = %v, want DialogError", err)
+	}
+	// The other page is not affected.
+	if _, err := b.Snapshot(ctx(t), false); err != nil {
+		t.Fatalf("other page's snapshot = %v", err)
+	}
+	if _, err := a.HandleDialog(ctx(t), true, ""); err != nil {
+		t.Fatalf("HandleDialog = %v", err)
+	}
+	if _, err := a.HandleDialog(ctx(t), true, ""); !errors.Is(err, page.ErrNoDialog) {
+		t.Fatalf("second HandleDialog = %v, want ErrNoDialog", err)
+	}
+	s = snap(t, a)
+	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Prompt"), false, page.InputOptions{}); err != nil {
+		t.Fatalf("Click(prompt) = %v", err)
+	}
+	if _, err := a.HandleDialog(ctx(t), true, "Ada"); err != nil {
+		t.Fatalf("HandleDialog(prompt) = %v", err)
+	}
+	if got := snap(t, a); !strings.Contains(got, `"Ada"`) {
+		t.Errorf("prompt answer not in page:\n%s", got)
+	}
+}
+
+func TestClickInIframe(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/":      browsertest.HTML("Outer", `<div style="height:300px">spacer</div><iframe src="/inner" style="margin-left:200px" width=400 height=200></iframe>`),
+		"/inner": browsertest.HTML("Inner", `<div style="height:50px"></div><button onclick="this.textContent='Frame clicked'">Frame button</button>`),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Frame button"), false, page.InputOptions{}); err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if got := snap(t, a); !strings.Contains(got, `button "Frame clicked"`) {
+		t.Fatalf("click did not reach the button inside the iframe:\n%s", got)
+	}
+}
+
+// TestSnapshotParity holds a snapshot against chrome-devtools-mcp 1.11's
+// text for the same page (testdata/parity.golden, recorded from it on
+// 2026-11-29 with uids of a first snapshot).
+func TestSnapshotParity(t *testing.T) {
+	t.Parallel()
+	html, err := os.ReadFile("testdata/parity.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/parity.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := serve(t, map[string]http.Handler{"/": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(html)
+	})})
+	a := open(t, base+"/")
+	got := snap(t, a)
+	// Snapshot ids are process-wide; make this page's first one read 1_.
+	first := regexp.MustCompile(`^uid=(\d+)_`).FindStringSubmatch(got)
+	got = strings.ReplaceAll(got, "uid="+first[1]+"_", "uid=1_")
+	want := strings.ReplaceAll(string(golden), "BASE", base)
+	if got != want {
+		t.Errorf("snapshot differs from chrome-devtools-mcp's:\n--- got\n%s--- want\n%s", got, want)
+	}
+}

@@ -1,0 +1,283 @@
+package page
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/tabhive/tabhive/waiter"
+)
+
+// quietJS evaluates to {arm(), wait(quiet, max)}: the DOM-quiet recorder of
+// the post-action waiter.
+//
+//go:embed js/quiet.js
+var quietJS string
+
+// findTextJS is a function (texts, ms) that resolves with the first of texts
+// found in its frame, or null after ms.
+//
+//go:embed js/findtext.js
+var findTextJS string
+
+// quietProbe implements [waiter.Page] over a page's CDP client. It runs on
+// the waiter's goroutine and touches no actor state.
+type quietProbe struct{ c *cdp.Client }
+
+func (p quietProbe) ArmQuiet(ctx context.Context) error {
+	_, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("void "+strings.TrimSpace(quietJS)+".arm()"))
+	return err
+}
+
+func (p quietProbe) WaitQuiet(ctx context.Context, quiet, max time.Duration) error {
+	expr := fmt.Sprintf("%s.wait(%d, %d)", strings.TrimSpace(quietJS), quiet.Milliseconds(), max.Milliseconds())
+	r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
+	if err != nil {
+		return err
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("quiet wait: %s", r.ExceptionDetails.Text)
+	}
+	if string(r.Result.Value) == `"cap"` {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// headroom is how much of a call's budget an inner wait leaves unused, so
+// that the page's own result, not the caller's deadline, ends the call
+// (DESIGN §2 law 3).
+func headroom(ctx context.Context) time.Duration {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return 0
+	}
+	h := time.Until(dl) / 10
+	return min(max(h, 20*time.Millisecond), 250*time.Millisecond)
+}
+
+// within returns a context that ends headroom before ctx does.
+func within(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, dl.Add(-headroom(ctx)))
+}
+
+// ActionResult is what an input or navigation action did.
+type ActionResult struct {
+	// NavigatedTo is the main frame's new URL if the action changed it
+	// (a cross-document navigation or a same-document one such as
+	// history.pushState), else "".
+	NavigatedTo string
+	// Dialog reports that the action opened a JavaScript dialog; State.Dialog
+	// says which.
+	Dialog bool
+	State
+}
+
+// actionOptions tunes one waited action.
+type actionOptions struct {
+	navigationTimeout time.Duration // 0: waiter default
+	skipStableDOM     bool
+	// handleDialog, if non-nil, answers dialogs of the types it accepts
+	// while the action runs, instead of stopping at them.
+	handleDialog func(typ string) (answer dialogAnswer, ok bool)
+}
+
+// dialogAnswer is how to close a dialog.
+type dialogAnswer struct {
+	accept     bool
+	promptText string
+}
+
+// actionError marks an error of the action itself, as opposed to the waits
+// after it.
+type actionError struct{ err error }
+
+func (e *actionError) Error() string { return e.err.Error() }
+func (e *actionError) Unwrap() error { return e.err }
+
+// perform runs action and waits for its consequences (package waiter). It
+// returns an error only when the action itself failed or the caller's
+// context ended; waits that run out of budget after a successful action are
+// reported as done. A dialog opened by the action is a result, not an error.
+func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context) error) (ActionResult, error) {
+	before := a.url
+	cfg := waiter.Config{NavigationTimeout: opts.navigationTimeout, SkipStableDOM: opts.skipStableDOM}
+	if opts.handleDialog != nil {
+		c := a.c
+		cfg.HandleDialog = func(ctx context.Context, typ string) bool {
+			ans, ok := opts.handleDialog(typ)
+			if !ok {
+				return false
+			}
+			ctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			// An error means the dialog is already gone: handled either way.
+			c.Page.HandleJavaScriptDialog(ctx, handleArgs(ans))
+			return true
+		}
+	}
+	w := waiter.New(cfg)
+	a.waiter = w
+	defer func() { a.waiter = nil }()
+
+	wctx, cancel := within(ctx)
+	defer cancel()
+	var acted atomic.Bool // written by the waiter goroutine, read here after it
+	// The waiter stops at dialogs itself (or handles them), so the wait is
+	// interrupted only by a crash.
+	err := a.act.Await(wctx, func(ctx context.Context) error {
+		_, err := w.Run(ctx, quietProbe{a.c}, func(ctx context.Context) error {
+			if err := action(ctx); err != nil {
+				return &actionError{err}
+			}
+			acted.Store(true)
+			return nil
+		})
+		return err
+	}, a.crashCheck)
+	var res ActionResult
+	var ae *actionError
+	switch _, isDialog := errDialog(err); {
+	case err == nil:
+	case isDialog:
+		res.Dialog = true
+	case errors.As(err, &ae):
+		return res, ae.err
+	case errors.Is(err, ErrCrashed), ctx.Err() != nil:
+		return res, err
+	case wctx.Err() != nil && acted.Load():
+		// Only the waits ran out of budget: the action happened.
+	default:
+		return res, err
+	}
+	(*eventSource)(a).Apply() // report what has already arrived
+	if a.dialog != nil {
+		res.Dialog = true
+	}
+	if a.url != before {
+		res.NavigatedTo = a.url
+	}
+	res.State = a.state()
+	return res, nil
+}
+
+// jsonArg makes a by-value argument for Runtime.callFunctionOn.
+func jsonArg(v any) (runtime.CallArgument, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return runtime.CallArgument{}, err
+	}
+	return runtime.CallArgument{Value: b}, nil
+}
+
+// DefaultWaitForTimeout is wait_for's budget when the caller gives none
+// (upstream: the page's default timeout, 5 s × CPU).
+const DefaultWaitForTimeout = 5 * time.Second
+
+// WaitForResult reports which text appeared, with the snapshot taken then.
+type WaitForResult struct {
+	Found    string
+	Snapshot string
+	State
+}
+
+// WaitForText waits until any of texts appears in any frame of the page,
+// then takes a snapshot. It fails with a [*TimeoutError] after timeout (0
+// means DefaultWaitForTimeout).
+func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Duration) (WaitForResult, error) {
+	if timeout <= 0 {
+		timeout = DefaultWaitForTimeout
+	}
+	return ask(ctx, a, func(ctx context.Context) (WaitForResult, error) {
+		var res WaitForResult
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		wctx, cancel2 := within(wctx)
+		defer cancel2()
+		for {
+			if err := a.needRenderer(); err != nil {
+				return res, err
+			}
+			var contexts []runtime.ExecutionContextID
+			for _, f := range a.frames {
+				if f.context != 0 {
+					contexts = append(contexts, f.context)
+				}
+			}
+			// Wait in slices, so that frames created meanwhile join in.
+			slice := time.Second
+			if dl, ok := wctx.Deadline(); ok {
+				slice = min(slice, time.Until(dl))
+			}
+			var found atomic.Pointer[string]
+			err := a.call(wctx, func(ctx context.Context) error {
+				return findText(ctx, a.c, contexts, texts, slice, &found)
+			})
+			if p := found.Load(); p != nil && err == nil {
+				res.Found = *p
+				break
+			}
+			if _, isDialog := errDialog(err); isDialog || errors.Is(err, ErrCrashed) || ctx.Err() != nil {
+				return res, err
+			}
+			if wctx.Err() != nil {
+				return res, &TimeoutError{What: "waiting for text", Budget: timeout.String()}
+			}
+		}
+		text, err := a.snapshot(ctx, false)
+		res.Snapshot, res.State = text, a.state()
+		return res, err
+	})
+}
+
+// findText runs findTextJS in each execution context at once and stores the
+// first text found. Contexts that disappear (a navigation) are skipped.
+func findText(ctx context.Context, c *cdp.Client, contexts []runtime.ExecutionContextID, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	textsArg, err := jsonArg(texts)
+	if err != nil {
+		return err
+	}
+	msArg, _ := jsonArg(wait.Milliseconds())
+	done := make(chan struct{}, len(contexts))
+	for _, id := range contexts {
+		go func() { // each ends when its call returns; cancel bounds them
+			defer func() { done <- struct{}{} }()
+			r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
+				SetExecutionContextID(id).SetArguments([]runtime.CallArgument{textsArg, msArg}).
+				SetAwaitPromise(true).SetReturnByValue(true))
+			if err != nil || r.ExceptionDetails != nil {
+				return
+			}
+			var s *string
+			if json.Unmarshal(r.Result.Value, &s) == nil && s != nil {
+				if found.CompareAndSwap(nil, s) {
+					cancel()
+				}
+			}
+		}()
+	}
+	for range contexts {
+		<-done
+	}
+	if len(contexts) == 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(min(wait, 100*time.Millisecond)):
+		}
+	}
+	return nil
+}
