@@ -104,7 +104,7 @@ func (b *Browser) NewTab(t testing.TB) Target {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		b.conn.Client.Target.CloseTarget(ctx, target.NewCloseTargetArgs(r.TargetID))
+		b.conn.Client.Target.CloseTarget(ctx, target.NewCloseTargetArgs(r.TargetID)) // best effort: the browser may be gone
 	})
 	return Target{ID: string(r.TargetID), WebSocketURL: PageURL(b.WebSocketURL(), string(r.TargetID))}
 }

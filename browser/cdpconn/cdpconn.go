@@ -43,11 +43,32 @@ type Conn struct {
 	queue  queue
 }
 
+// Options tune a connection. The zero value queues every event.
+type Options struct {
+	// Keep, if non-nil, says which events to queue; others are dropped as
+	// they arrive.
+	Keep func(method string) bool
+	// Ready, if non-nil, is signalled (without blocking) when events are
+	// queued, instead of a channel of the connection's own. An owner that
+	// outlives its connections (a supervisor that reconnects) passes one
+	// channel to all of them. It must have a buffer of at least one.
+	Ready chan struct{}
+}
+
 // Dial connects to a DevTools WebSocket URL. Events whose method keep
 // accepts are queued; a nil keep queues every event.
 func Dial(ctx context.Context, url string, keep func(method string) bool) (*Conn, error) {
+	return DialOptions(ctx, url, Options{Keep: keep})
+}
+
+// DialOptions is [Dial] with all options.
+func DialOptions(ctx context.Context, url string, opts Options) (*Conn, error) {
+	keep := opts.Keep
 	c := &Conn{}
-	c.queue.ready = make(chan struct{}, 1)
+	c.queue.ready = opts.Ready
+	if c.queue.ready == nil {
+		c.queue.ready = make(chan struct{}, 1)
+	}
 	rpc, err := rpcc.DialContext(ctx, url,
 		rpcc.WithWriteBufferSize(writeBufferSize),
 		rpcc.WithCodec(func(rw io.ReadWriter) rpcc.Codec {

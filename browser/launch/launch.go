@@ -47,8 +47,13 @@ func FindExecutable(path string) (string, error) {
 
 // Flags are the switches every launch gets. They keep Chromium from reaching
 // out to Google services, which on a closed network makes it stall at start
-// (DESIGN §9), and from showing first-run UI.
+// (DESIGN §9), from showing first-run UI, and from throttling background
+// tabs: every tab may be some agent's foreground.
 var Flags = []string{
+	"--disable-background-timer-throttling",
+	"--disable-renderer-backgrounding",
+	"--disable-backgrounding-occluded-windows",
+	"--disable-ipc-flooding-protection",
 	"--no-first-run",
 	"--no-default-browser-check",
 	"--disable-background-networking",

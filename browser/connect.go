@@ -1,0 +1,323 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/target"
+
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/browser/launch"
+)
+
+// targetEvents are the browser-level events the supervisor applies.
+var targetEvents = map[string]bool{
+	"Target.targetCreated":     true,
+	"Target.targetInfoChanged": true,
+	"Target.targetDestroyed":   true,
+	"Target.targetCrashed":     true,
+}
+
+// ensure launches or connects if there is no live connection. Run goroutine
+// only.
+func (s *Supervisor) ensure(ctx context.Context) error {
+	if s.conn != nil {
+		select {
+		case <-s.conn.Done():
+			s.lost()
+		default:
+			return nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
+	defer cancel()
+	var wsURL string
+	err := s.act.Await(ctx, func(ctx context.Context) (err error) {
+		wsURL, err = s.start(ctx)
+		return err
+	}, nil)
+	if err != nil {
+		return err
+	}
+	conn, err := cdpconn.DialOptions(ctx, wsURL, cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready})
+	if err != nil {
+		s.stopProcess()
+		return fmt.Errorf("connect to the browser: %w", err)
+	}
+	s.conn = conn
+	s.pageBase = pageBase(wsURL)
+	s.discovered = false
+	s.gone = map[string]bool{}
+	// Discovery reports every existing target as created, before its reply.
+	err = s.act.Await(ctx, func(ctx context.Context) error {
+		return conn.Client.Target.SetDiscoverTargets(ctx, target.NewSetDiscoverTargetsArgs(true))
+	}, nil)
+	if err != nil {
+		s.disconnect()
+		return fmt.Errorf("discover targets: %w", err)
+	}
+	(*supervisorEvents)(s).Apply()
+	s.discovered = true
+	if s.launched {
+		// Our own browser: its first tab gets an actor now, like every tab
+		// opened later. A connected browser's existing tabs get theirs when
+		// first used, so a Chrome with hundreds of tabs is not flooded.
+		for _, e := range s.pages {
+			s.spawn(e)
+		}
+	}
+	s.publish()
+	s.log.Info().Bool("launched", s.launched).Int("pages", len(s.pages)).Msg("browser ready")
+	return nil
+}
+
+// start launches Chromium or resolves the endpoint to connect to, and
+// returns the browser's WebSocket URL.
+func (s *Supervisor) start(ctx context.Context) (string, error) {
+	switch {
+	case s.cfg.WSEndpoint != "":
+		s.launched = false
+		return s.cfg.WSEndpoint, nil
+	case s.cfg.BrowserURL != "":
+		s.launched = false
+		ws, err := resolveBrowserURL(ctx, s.cfg.BrowserURL)
+		if err != nil {
+			return "", fmt.Errorf("could not connect to Chrome at %s; check that it is running with --remote-debugging-port: %w", s.cfg.BrowserURL, err)
+		}
+		return ws, nil
+	}
+	profile := s.cfg.UserDataDir
+	if profile == "" && !s.cfg.Isolated {
+		profile = defaultProfile()
+	}
+	args := append([]string{}, s.cfg.Args...)
+	headless := s.cfg.Headless || !hasDisplay()
+	if headless {
+		w, h := viewport(s.cfg.Viewport)
+		args = append(args, fmt.Sprintf("--window-size=%d,%d", w, h))
+	}
+	proc, err := launch.Start(ctx, launch.Options{
+		ExecutablePath: s.cfg.ExecutablePath,
+		Headless:       headless,
+		UserDataDir:    profile,
+		Args:           args,
+		StartTimeout:   s.cfg.LaunchTimeout,
+	})
+	if err != nil {
+		if profile != "" && inUse(profile) {
+			return "", fmt.Errorf("the browser is already running for %s; use --isolated to run multiple browser instances", profile)
+		}
+		return "", err
+	}
+	s.proc, s.launched = proc, true
+	s.log.Info().Int("pid", proc.PID()).Bool("headless", headless).Msg("chromium started")
+	return proc.WebSocketURL(), nil
+}
+
+// lost forgets a browser whose connection went away: its pages and actors
+// are gone with it. Page ids keep counting from where they were. Run
+// goroutine only.
+func (s *Supervisor) lost() {
+	s.log.Warn().Msg("browser connection lost")
+	for id := range s.pages {
+		s.unregister(id, errors.New("the browser connection was lost"))
+	}
+	s.disconnect()
+	s.publish()
+}
+
+// disconnect closes the connection, and the browser if we launched it.
+func (s *Supervisor) disconnect() error {
+	if s.conn != nil {
+		if s.launched {
+			// Ask nicely first: Chromium then flushes its profile.
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			s.conn.Client.Browser.Close(ctx)
+			cancel()
+		}
+		s.conn.Close()
+		s.conn = nil
+	}
+	return s.stopProcess()
+}
+
+func (s *Supervisor) stopProcess() error {
+	if s.proc == nil {
+		return nil
+	}
+	err := s.proc.Close()
+	s.proc = nil
+	return err
+}
+
+// supervisorEvents applies the browser connection's events on the run
+// goroutine.
+type supervisorEvents Supervisor
+
+func (e *supervisorEvents) Ready() <-chan struct{} { return e.ready }
+
+func (e *supervisorEvents) Apply() {
+	s := (*Supervisor)(e)
+	if s.conn == nil {
+		return
+	}
+	for _, ev := range s.conn.Take() {
+		if err := s.apply(ev); err != nil {
+			s.log.Debug().Err(err).Str("method", ev.Method).Msg("undecodable event")
+		}
+	}
+}
+
+func (s *Supervisor) apply(ev cdpconn.Event) error {
+	switch ev.Method {
+	case "Target.targetCreated", "Target.targetInfoChanged":
+		var e struct {
+			TargetInfo target.Info `json:"targetInfo"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		info := e.TargetInfo
+		if !isPage(info) {
+			return nil
+		}
+		id := string(info.TargetID)
+		existing := s.pages[id]
+		if existing == nil {
+			// Only a creation makes a page; late updates of a tab we already
+			// closed must not bring it back under a new id.
+			if ev.Method != "Target.targetCreated" || s.gone[id] {
+				return nil
+			}
+			existing = s.register(id, info.Type, info.URL, info.Title)
+			if s.discovered {
+				// A tab the browser or a page opened (window.open, a
+				// target=_blank link) gets its own actor at once.
+				s.spawn(existing)
+			}
+		}
+		existing.URL, existing.Title = info.URL, info.Title
+		s.publish()
+	case "Target.targetDestroyed":
+		var e struct {
+			TargetID string `json:"targetId"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		s.unregister(e.TargetID, errors.New("the tab was closed"))
+	case "Target.targetCrashed":
+		var e struct {
+			TargetID string `json:"targetId"`
+			Status   string `json:"status"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		s.log.Warn().Str("target", e.TargetID).Str("status", e.Status).Msg("renderer crashed")
+	}
+	return nil
+}
+
+// isPage reports whether a target is a tab agents may drive: a page, but
+// not DevTools or Chrome's internal pages other than the new-tab page.
+func isPage(t target.Info) bool {
+	if t.Type != "page" {
+		return false
+	}
+	u := t.URL
+	switch {
+	case strings.HasPrefix(u, "devtools://"), strings.HasPrefix(u, "chrome-untrusted://"):
+		return false
+	case strings.HasPrefix(u, "chrome://"):
+		return strings.HasPrefix(u, "chrome://newtab") || strings.HasPrefix(u, "chrome://inspect")
+	}
+	return true
+}
+
+func createTarget(ctx context.Context, conn *cdpconn.Conn, background bool) (string, error) {
+	args := target.NewCreateTargetArgs("about:blank")
+	if background {
+		args.SetBackground(true)
+	}
+	r, err := conn.Client.Target.CreateTarget(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return string(r.TargetID), nil
+}
+
+func closeTarget(ctx context.Context, conn *cdpconn.Conn, targetID string) error {
+	_, err := conn.Client.Target.CloseTarget(ctx, target.NewCloseTargetArgs(target.ID(targetID)))
+	return err
+}
+
+// resolveBrowserURL asks a DevTools HTTP endpoint for its browser WebSocket.
+func resolveBrowserURL(ctx context.Context, raw string) (string, error) {
+	u, err := url.Parse(strings.TrimRight(raw, "/") + "/json/version")
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return "", fmt.Errorf("read %s: %w", u, err)
+	}
+	if v.WebSocketDebuggerURL == "" {
+		return "", fmt.Errorf("%s names no webSocketDebuggerUrl", u)
+	}
+	return v.WebSocketDebuggerURL, nil
+}
+
+// pageBase returns the prefix of page endpoints on the same host as a
+// browser endpoint: ws://HOST:PORT/devtools/page/.
+func pageBase(browserWS string) string {
+	if i := strings.Index(browserWS, "/devtools/"); i >= 0 {
+		return browserWS[:i] + "/devtools/page/"
+	}
+	return strings.TrimRight(browserWS, "/") + "/devtools/page/"
+}
+
+func hasDisplay() bool {
+	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+func defaultProfile() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "tabhive", "chrome-profile")
+}
+
+// inUse reports whether another Chromium holds the profile's lock.
+func inUse(profile string) bool {
+	_, err := os.Lstat(filepath.Join(profile, "SingletonLock"))
+	return err == nil
+}
+
+// viewport parses "WIDTHxHEIGHT", defaulting to 1280x720.
+func viewport(s string) (w, h int) {
+	if _, err := fmt.Sscanf(s, "%dx%d", &w, &h); err != nil || w <= 0 || h <= 0 {
+		return 1280, 720
+	}
+	return w, h
+}

@@ -1,0 +1,369 @@
+// Package browser is the supervisor actor: it launches Chromium or connects
+// to a running Chrome, keeps the browser-level CDP connection (the Target
+// domain), the registry of pages and their ids, and spawns and reaps one
+// page actor per tab.
+//
+// # Who owns what
+//
+// The supervisor's run goroutine (package actor) owns the connection, the
+// Chromium process and the registry. It publishes the registry as an
+// immutable value behind an atomic pointer after each change, so listing
+// pages and finding a page's actor never wait on anything: not on the
+// supervisor's mailbox, and never on a renderer (DESIGN §2 law 7). Its
+// handlers do no blocking I/O except launching or connecting; creating and
+// closing tabs happen on the caller's goroutine, over the browser connection,
+// which is safe for concurrent use.
+//
+// # Goroutines
+//
+// The run goroutine, stopped by [Supervisor.Close]; page actors, each
+// stopped by the supervisor when its tab goes away and all of them by Close;
+// and short goroutines that stop a page actor in the background, tracked and
+// waited for by Close.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/snapshot"
+)
+
+// ErrNoPage is returned for a page id that does not name an open page: it
+// never existed, or its tab was closed. Ids are never reused.
+var ErrNoPage = errors.New("no page with that id")
+
+// ErrLastPage is returned by [Supervisor.ClosePage] for the only open page.
+var ErrLastPage = errors.New("the last open page cannot be closed")
+
+// ErrShutdown is the cause of calls cut short by [Supervisor.Close].
+var ErrShutdown = errors.New("tabhive is shutting down")
+
+// Config says which browser to drive. The zero value of each field means its
+// documented default.
+type Config struct {
+	// ExecutablePath is the Chrome or Chromium binary to launch. If empty,
+	// the first of chromium, chromium-browser, google-chrome found on PATH.
+	ExecutablePath string
+	// Headless launches without a window. Without it, Chromium is headless
+	// anyway when no display is available.
+	Headless bool
+	// Isolated launches with a temporary profile, removed on exit.
+	Isolated bool
+	// UserDataDir is the profile to launch with. If empty and not Isolated,
+	// $XDG_CACHE_HOME/tabhive/chrome-profile (~/.cache/... by default).
+	UserDataDir string
+	// Args are extra Chromium switches for a launch.
+	Args []string
+	// Viewport is the window size of a launch, as "WIDTHxHEIGHT". If empty,
+	// 1280x720.
+	Viewport string
+	// BrowserURL connects to a running Chrome's DevTools HTTP endpoint, such
+	// as http://127.0.0.1:9222, instead of launching.
+	BrowserURL string
+	// WSEndpoint connects to a running Chrome's browser WebSocket, such as
+	// ws://127.0.0.1:9222/devtools/browser/<id>, instead of launching.
+	WSEndpoint string
+	// LaunchTimeout bounds starting or connecting to the browser. If zero,
+	// 30s.
+	LaunchTimeout time.Duration
+	// Logger receives the supervisor's logs and those of its page actors.
+	Logger zerolog.Logger
+}
+
+// PageInfo describes an open page as the browser reports it.
+type PageInfo struct {
+	ID       int
+	TargetID string
+	URL      string
+	Title    string
+}
+
+// Supervisor owns the browser and its pages. Its methods are safe for
+// concurrent use.
+type Supervisor struct {
+	// Immutable or safe from any goroutine.
+	cfg       Config
+	log       zerolog.Logger
+	act       *actor.Actor
+	snapshots snapshot.Counter // snapshot ids for every page of the process
+	nextID    atomic.Int64     // page ids, never reused (DESIGN §3)
+	view      atomic.Pointer[registry]
+	ready     chan struct{} // event signal shared by successive connections
+	stops     sync.WaitGroup
+
+	// Owned by the run goroutine; never touched elsewhere. After the run
+	// goroutine exits, Close reads them.
+	conn     *cdpconn.Conn
+	proc     *launch.Process
+	launched bool // we started the browser: close it, don't just disconnect
+	pageBase string
+	pages    map[string]*entry // by target id
+	gone     map[string]bool   // targets closed on this connection
+	// discovered is set once the targets that existed when we connected
+	// have been registered; targets created after that get an actor at once.
+	discovered bool
+}
+
+// entry is the supervisor's record of one page target.
+type entry struct {
+	PageInfo
+	actor *page.Actor // nil until first needed (connected mode)
+}
+
+// registry is an immutable view of the open pages, published after every
+// change.
+type registry struct {
+	pages []entry       // ordered by id
+	byID  map[int]entry // same entries
+	done  <-chan struct{}
+}
+
+// New returns a supervisor. The browser is launched or connected on first
+// need, so a client that only lists tools never starts one.
+func New(cfg Config) *Supervisor {
+	if cfg.LaunchTimeout == 0 {
+		cfg.LaunchTimeout = 30 * time.Second
+	}
+	s := &Supervisor{
+		cfg:   cfg,
+		log:   cfg.Logger.With().Str("actor", "browser").Logger(),
+		ready: make(chan struct{}, 1),
+		pages: map[string]*entry{},
+		gone:  map[string]bool{},
+	}
+	s.view.Store(&registry{byID: map[int]entry{}})
+	s.act = actor.New(actor.Config{
+		Name:        "browser",
+		MailboxSize: 1024,
+		Events:      (*supervisorEvents)(s),
+		Logger:      s.log,
+	})
+	s.act.Start()
+	return s
+}
+
+// up reports whether the browser connection is alive, from the published
+// view.
+func (r *registry) up() bool {
+	if r.done == nil {
+		return false
+	}
+	select {
+	case <-r.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Ensure launches or connects to the browser if that has not happened yet,
+// or if the connection was lost.
+func (s *Supervisor) Ensure(ctx context.Context) error {
+	if s.view.Load().up() {
+		return nil
+	}
+	_, err := actor.Ask(ctx, s.act, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.ensure(ctx)
+	})
+	return err
+}
+
+// Pages lists the open pages, ordered by id. It answers from the registry,
+// which Target events keep current: it never waits on a page.
+func (s *Supervisor) Pages(ctx context.Context) ([]PageInfo, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	v := s.view.Load()
+	out := make([]PageInfo, len(v.pages))
+	for i, e := range v.pages {
+		out[i] = e.PageInfo
+	}
+	return out, nil
+}
+
+// Page returns the actor of page id, starting it if it has none or its
+// previous one stopped while the tab is still open.
+func (s *Supervisor) Page(ctx context.Context, id int) (*page.Actor, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	e, ok := s.view.Load().byID[id]
+	if !ok {
+		return nil, ErrNoPage
+	}
+	if e.actor != nil && e.actor.Err() == nil {
+		return e.actor, nil
+	}
+	return actor.Ask(ctx, s.act, func(context.Context) (*page.Actor, error) {
+		e := s.pages[e.TargetID]
+		if e == nil {
+			return nil, ErrNoPage
+		}
+		return s.spawn(e), nil
+	})
+}
+
+// Info returns what the browser reports about page id.
+func (s *Supervisor) Info(id int) (PageInfo, bool) {
+	e, ok := s.view.Load().byID[id]
+	return e.PageInfo, ok
+}
+
+// NewPageOptions tune [Supervisor.NewPage].
+type NewPageOptions struct {
+	// Background opens the tab without bringing it to the front.
+	Background bool
+}
+
+// NewPage opens a tab on about:blank and returns it with its actor.
+func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo, *page.Actor, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return PageInfo{}, nil, err
+	}
+	conn, err := s.connection(ctx)
+	if err != nil {
+		return PageInfo{}, nil, err
+	}
+	targetID, err := createTarget(ctx, conn, opts.Background)
+	if err != nil {
+		return PageInfo{}, nil, fmt.Errorf("open a tab: %w", err)
+	}
+	type result struct {
+		info  PageInfo
+		actor *page.Actor
+	}
+	r, err := actor.Ask(ctx, s.act, func(context.Context) (result, error) {
+		e := s.register(targetID, "page", "about:blank", "")
+		return result{e.PageInfo, s.spawn(e)}, nil
+	})
+	return r.info, r.actor, err
+}
+
+// ClosePage closes page id's tab. It refuses with [ErrLastPage] when it is
+// the only open page, so the browser keeps a window.
+func (s *Supervisor) ClosePage(ctx context.Context, id int) error {
+	v := s.view.Load()
+	e, ok := v.byID[id]
+	if !ok {
+		return ErrNoPage
+	}
+	if len(v.pages) == 1 {
+		return ErrLastPage
+	}
+	conn, err := s.connection(ctx)
+	if err != nil {
+		return err
+	}
+	if err := closeTarget(ctx, conn, e.TargetID); err != nil {
+		return fmt.Errorf("close page %d: %w", id, err)
+	}
+	_, err = actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
+		s.unregister(e.TargetID, page.ErrClosed)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// connection returns the live browser connection.
+func (s *Supervisor) connection(ctx context.Context) (*cdpconn.Conn, error) {
+	return actor.Ask(ctx, s.act, func(ctx context.Context) (*cdpconn.Conn, error) {
+		if err := s.ensure(ctx); err != nil {
+			return nil, err
+		}
+		return s.conn, nil
+	})
+}
+
+// Close stops every page actor and the supervisor, then closes a browser
+// that was launched or disconnects from one that was connected to (DESIGN
+// §2 law 9). It returns within a few seconds whatever the browser does.
+func (s *Supervisor) Close() error {
+	s.act.Stop(ErrShutdown)
+	// The run goroutine has exited: its state is ours now.
+	var wg sync.WaitGroup
+	for _, e := range s.pages {
+		if e.actor != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); e.actor.Stop(ErrShutdown) }()
+		}
+	}
+	wg.Wait()
+	s.stops.Wait()
+	return s.disconnect()
+}
+
+// spawn returns e's running actor, starting one if needed. Run goroutine
+// only.
+func (s *Supervisor) spawn(e *entry) *page.Actor {
+	if e.actor != nil && e.actor.Err() == nil {
+		return e.actor
+	}
+	e.actor = page.Start(page.Config{
+		ID:           e.ID,
+		TargetID:     e.TargetID,
+		WebSocketURL: s.pageBase + e.TargetID,
+		Snapshots:    &s.snapshots,
+		Logger:       s.cfg.Logger,
+	})
+	s.publish()
+	return e.actor
+}
+
+// register records a page target, giving it the next page id, or returns
+// the existing record. Run goroutine only.
+func (s *Supervisor) register(targetID, typ, url, title string) *entry {
+	if e := s.pages[targetID]; e != nil {
+		return e
+	}
+	e := &entry{PageInfo: PageInfo{ID: int(s.nextID.Add(1)), TargetID: targetID, URL: url, Title: title}}
+	s.pages[targetID] = e
+	s.log.Debug().Int("page", e.ID).Str("target", targetID).Msg("page registered")
+	s.publish()
+	return e
+}
+
+// unregister forgets a target and stops its actor in the background. Run
+// goroutine only.
+func (s *Supervisor) unregister(targetID string, cause error) {
+	e := s.pages[targetID]
+	if e == nil {
+		return
+	}
+	delete(s.pages, targetID)
+	s.gone[targetID] = true
+	if e.actor != nil {
+		a := e.actor
+		s.stops.Add(1)
+		go func() { defer s.stops.Done(); a.Stop(cause) }()
+	}
+	s.log.Debug().Int("page", e.ID).Msg("page gone")
+	s.publish()
+}
+
+// publish makes the current registry visible to readers. Run goroutine
+// only.
+func (s *Supervisor) publish() {
+	r := &registry{byID: make(map[int]entry, len(s.pages))}
+	for _, e := range s.pages {
+		r.pages = append(r.pages, *e)
+		r.byID[e.ID] = *e
+	}
+	slices.SortFunc(r.pages, func(a, b entry) int { return a.ID - b.ID })
+	if s.conn != nil {
+		r.done = s.conn.Done()
+	}
+	s.view.Store(r)
+}

@@ -1,0 +1,153 @@
+package browser_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/page"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+func newSupervisor(t *testing.T) *browser.Supervisor {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	})
+	return s
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func TestLaunchListOpenClose(t *testing.T) {
+	t.Parallel()
+	s := newSupervisor(t)
+	pages, err := s.Pages(ctx(t))
+	if err != nil {
+		t.Fatalf("Pages = %v", err)
+	}
+	if len(pages) != 1 || pages[0].URL != "about:blank" || pages[0].ID != 1 {
+		t.Fatalf("Pages after launch = %+v, want one about:blank page with id 1", pages)
+	}
+	if err := s.ClosePage(ctx(t), pages[0].ID); !errors.Is(err, browser.ErrLastPage) {
+		t.Fatalf("ClosePage(last) = %v, want ErrLastPage", err)
+	}
+	info, a, err := s.NewPage(ctx(t), browser.NewPageOptions{})
+	if err != nil {
+		t.Fatalf("NewPage = %v", err)
+	}
+	if info.ID != 2 || a.ID() != 2 {
+		t.Fatalf("NewPage id = %d (actor %d), want 2", info.ID, a.ID())
+	}
+	got, err := s.Page(ctx(t), 2)
+	if err != nil || got != a {
+		t.Fatalf("Page(2) = %v, %v, want the new page's actor", got, err)
+	}
+	if err := s.ClosePage(ctx(t), 2); err != nil {
+		t.Fatalf("ClosePage(2) = %v", err)
+	}
+	if _, err := s.Page(ctx(t), 2); !errors.Is(err, browser.ErrNoPage) {
+		t.Fatalf("Page(closed) = %v, want ErrNoPage", err)
+	}
+	select {
+	case <-a.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("closed page's actor did not stop")
+	}
+	// Ids are never reused.
+	info, _, err = s.NewPage(ctx(t), browser.NewPageOptions{})
+	if err != nil || info.ID != 3 {
+		t.Fatalf("NewPage after a close = %+v, %v, want id 3", info, err)
+	}
+	if _, err := s.Page(ctx(t), 99); !errors.Is(err, browser.ErrNoPage) {
+		t.Fatalf("Page(99) = %v, want ErrNoPage", err)
+	}
+}
+
+// TestPopupGetsItsOwnActor: a tab a page opens itself (window.open) is
+// registered with the next id and can be driven at once.
+func TestPopupGetsItsOwnActor(t *testing.T) {
+	t.Parallel()
+	s := newSupervisor(t)
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("Opener", `<button onclick="window.open('/popup')">Open</button>`))
+	mux.Handle("/popup", browsertest.HTML("Popup", `<p>I am the popup</p>`))
+	srv := browsertest.Serve(t, mux)
+
+	a, err := s.Page(ctx(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.Snapshot(ctx(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := strings.Fields(snap.Text[strings.Index(snap.Text, `button "Open"`)-8:])[0]
+	uid = strings.TrimPrefix(uid, "uid=")
+	if _, err := a.Click(ctx(t), uid, false, page.InputOptions{}); err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	var popup browser.PageInfo
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		pages, _ := s.Pages(ctx(t))
+		if len(pages) == 2 && strings.HasSuffix(pages[1].URL, "/popup") {
+			popup = pages[1]
+			break
+		}
+	}
+	if popup.ID != 2 {
+		pages, _ := s.Pages(ctx(t))
+		t.Fatalf("popup not registered as page 2: %+v", pages)
+	}
+	pa, err := s.Page(ctx(t), popup.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := pa.Snapshot(ctx(t), false)
+	if err != nil || !strings.Contains(ps.Text, "I am the popup") {
+		t.Fatalf("popup snapshot = %q, %v", ps.Text, err)
+	}
+}
+
+func TestMissingBrowser(t *testing.T) {
+	t.Parallel()
+	s := browser.New(browser.Config{ExecutablePath: "/nonexistent/chromium", Headless: true, Isolated: true})
+	defer s.Close()
+	_, err := s.Pages(ctx(t))
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/chromium") {
+		t.Fatalf("Pages with a missing binary = %v, want an error naming it", err)
+	}
+}
+
+func TestNoBrowserOnPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	s := browser.New(browser.Config{Headless: true, Isolated: true})
+	defer s.Close()
+	if _, err := s.Pages(ctx(t)); !errors.Is(err, launch.ErrNotFound) {
+		t.Fatalf("Pages with no browser on PATH = %v, want launch.ErrNotFound", err)
+	}
+}
