@@ -222,6 +222,20 @@ func (s *Supervisor) Info(id int) (PageInfo, bool) {
 	return e.PageInfo, ok
 }
 
+// NoteTitle records the title a page reported after a navigation, ahead of
+// the browser's own update, so that a page list made at once shows it.
+func (s *Supervisor) NoteTitle(ctx context.Context, id int, url, title string) {
+	actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
+		for _, e := range s.pages {
+			if e.ID == id && e.URL == url {
+				e.Title = title
+				s.publish()
+			}
+		}
+		return struct{}{}, nil
+	})
+}
+
 // NewPageOptions tune [Supervisor.NewPage].
 type NewPageOptions struct {
 	// Background opens the tab without bringing it to the front.

@@ -77,3 +77,10 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string { return fmt.Sprintf("%s: timed out after %s", e.What, e.Budget) }
+
+// KeyError reports a key or key combination press_key cannot press. Its
+// message says what to write instead.
+type KeyError struct{ Err error }
+
+func (e *KeyError) Error() string { return e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }

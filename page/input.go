@@ -151,7 +151,7 @@ func (a *Actor) Fill(ctx context.Context, uid, value string, opts InputOptions) 
 func (a *Actor) PressKey(ctx context.Context, key string, opts InputOptions) (InputResult, error) {
 	combo, err := keys.Parse(key)
 	if err != nil {
-		return InputResult{}, err
+		return InputResult{}, &KeyError{Err: err}
 	}
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {

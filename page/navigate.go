@@ -2,6 +2,7 @@ package page
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
 )
 
 // Navigation kinds, as navigate_page names them.
@@ -46,7 +48,8 @@ type Navigation struct {
 
 // NavigationResult reports a finished navigation.
 type NavigationResult struct {
-	URL string // the main frame's URL afterwards
+	URL   string // the main frame's URL afterwards
+	Title string // the document's title afterwards, "" if it has none or did not answer
 	// BeforeUnload is "accepted" or "dismissed" when a beforeunload dialog
 	// was answered, else "".
 	BeforeUnload string
@@ -175,6 +178,7 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	}
 	res.URL = a.url
 	res.State = r.State
+	res.Title = a.title(ctx)
 	if answered.Load() {
 		res.BeforeUnload = "dismissed"
 		if accept {
@@ -182,4 +186,33 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		}
 	}
 	return res, nil
+}
+
+// BringToFront focuses the page's tab and brings it to the top of its
+// window.
+func (a *Actor) BringToFront(ctx context.Context) error {
+	_, err := ask(ctx, a, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, a.call(ctx, func(ctx context.Context) error { return a.c.Page.BringToFront(ctx) })
+	})
+	return err
+}
+
+// title reads document.title. The browser learns a new title a little after
+// the document has it, so a page list made right after a navigation would
+// show the URL; asking the page, which has just loaded, costs a round trip.
+func (a *Actor) title(ctx context.Context) string {
+	if a.dialog != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var t string
+	a.call(ctx, func(ctx context.Context) error {
+		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.title").SetReturnByValue(true))
+		if err == nil && r.ExceptionDetails == nil {
+			json.Unmarshal(r.Result.Value, &t)
+		}
+		return err
+	})
+	return t
 }

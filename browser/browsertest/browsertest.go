@@ -132,9 +132,11 @@ func HTML(title, body string) http.Handler {
 	})
 }
 
-// Main runs the tests, then shuts the browser down and fails the run if a
-// goroutine, a Chromium process or a temporary profile was left behind.
-func Main(m *testing.M) {
+// Main runs the tests (m is a *testing.M, or a wrapper whose Run also
+// shuts down what the tests share), then shuts the browser down and fails
+// the run if a goroutine, a Chromium process or a temporary profile was left
+// behind.
+func Main(m interface{ Run() int }) {
 	// A temporary directory of our own, so that profiles and processes of
 	// other test binaries running at the same time are not mistaken for
 	// leaks of this one.

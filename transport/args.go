@@ -1,0 +1,219 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// Tool arguments are declared as structs whose fields carry the JSON name,
+// the description an agent reads, and optional constraints:
+//
+//	type clickArgs struct {
+//		UID string `json:"uid" required:"true" desc:"The uid of an element ..."`
+//	}
+//
+// Supported tags besides json: required:"true", desc:"...", enum:"a,b",
+// minItems:"1", jsonType:"number" (to advertise a number for an int field,
+// as chrome-devtools-mcp does for pageId). The schema is made from the tags,
+// and decoding checks the same tags, so the two cannot drift apart.
+
+// param is one declared argument.
+type param struct {
+	name     string
+	field    []int // index path, through embedded structs
+	typ      reflect.Type
+	required bool
+	desc     string
+	enum     []string
+	minItems int
+	jsonType string
+}
+
+// params reads the declared arguments of an args struct type, those of
+// embedded structs included.
+func params(t reflect.Type) []param {
+	var out []param
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		p := param{name: name, field: f.Index, typ: f.Type, required: f.Tag.Get("required") == "true", desc: f.Tag.Get("desc")}
+		if e := f.Tag.Get("enum"); e != "" {
+			p.enum = strings.Split(e, ",")
+		}
+		if m := f.Tag.Get("minItems"); m != "" {
+			fmt.Sscan(m, &p.minItems)
+		}
+		p.jsonType = f.Tag.Get("jsonType")
+		out = append(out, p)
+	}
+	return out
+}
+
+// schemaType returns the JSON Schema type of a Go field type.
+func schemaType(t reflect.Type) map[string]any {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int, reflect.Int64:
+		return map[string]any{"type": "integer"}
+	case reflect.Float64:
+		return map[string]any{"type": "number"}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": schemaType(t.Elem())}
+	}
+	panic(fmt.Sprintf("transport: no schema for argument type %s", t))
+}
+
+// inputSchema builds the JSON Schema of an args struct type.
+func inputSchema(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for _, p := range params(t) {
+		s := schemaType(p.typ)
+		if p.jsonType != "" {
+			s["type"] = p.jsonType
+		}
+		if p.desc != "" {
+			s["description"] = p.desc
+		}
+		if p.enum != nil {
+			s["enum"] = p.enum
+		}
+		if p.minItems > 0 {
+			s["minItems"] = p.minItems
+		}
+		props[p.name] = s
+		if p.required {
+			required = append(required, p.name)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+// argError is bad input: it is reported without the "Error: " prefix of a
+// failed tool, as chrome-devtools-mcp reports its validation errors.
+type argError struct{ msg string }
+
+func (e *argError) Error() string { return e.msg }
+
+func badArgs(format string, a ...any) error { return &argError{fmt.Sprintf(format, a...)} }
+
+// decodeArgs checks raw tool arguments against the declared arguments of
+// dst's type and decodes them into dst. Every error is one sentence that
+// says what to send instead.
+func decodeArgs(tool string, raw json.RawMessage, dst any) error {
+	v := reflect.ValueOf(dst).Elem()
+	declared := params(v.Type())
+	var got map[string]json.RawMessage
+	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		if err := json.Unmarshal(raw, &got); err != nil {
+			return badArgs("Invalid arguments for tool %q: the arguments must be a JSON object.", tool)
+		}
+	}
+	var names []string
+	for _, p := range declared {
+		names = append(names, p.name)
+	}
+	var unknown []string
+	for k := range got {
+		if !slices.Contains(names, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		if len(names) == 0 {
+			return badArgs("Unknown argument for tool %q: %s. This tool does not accept any arguments.", tool, quoteAll(unknown))
+		}
+		word, them := "argument", "it"
+		if len(unknown) > 1 {
+			word, them = "arguments", "them"
+		}
+		return badArgs("Unknown %s for tool %q: %s. Expected arguments: %s. Remove %s and retry.", word, tool, quoteAll(unknown), quoteAll(names), them)
+	}
+	for _, p := range declared {
+		rawv, ok := got[p.name]
+		if !ok || bytes.Equal(bytes.TrimSpace(rawv), []byte("null")) {
+			if p.required {
+				return badArgs("Missing required argument %q for tool %q: %s", p.name, tool, p.desc)
+			}
+			continue
+		}
+		fv := v.FieldByIndex(p.field)
+		target := fv.Addr().Interface()
+		if err := json.Unmarshal(rawv, target); err != nil {
+			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), abbreviate(rawv))
+		}
+		if p.enum != nil {
+			if s, ok := fv.Interface().(string); ok && !slices.Contains(p.enum, s) {
+				return badArgs("Invalid argument %q for tool %q: %q is not one of %s.", p.name, tool, s, quoteAll(p.enum))
+			}
+		}
+		if p.minItems > 0 && fv.Kind() == reflect.Slice && fv.Len() < p.minItems {
+			return badArgs("Invalid argument %q for tool %q: give at least %d item(s).", p.name, tool, p.minItems)
+		}
+	}
+	return nil
+}
+
+func describe(p param) string {
+	t := p.typ
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "an array of strings"
+	}
+	return t.String()
+}
+
+func quoteAll(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}
+
+func abbreviate(raw json.RawMessage) string {
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+// errorsAs is errors.As for a target type, returning the match.
+func errorsAs[T error](err error) (T, bool) {
+	var t T
+	ok := errors.As(err, &t)
+	return t, ok
+}

@@ -1,0 +1,445 @@
+package transport_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
+)
+
+// One tabhive server (and so one Chromium) serves every test of this
+// binary, as one server serves many agents; each test opens its own pages.
+var shared struct {
+	once sync.Once
+	sup  *browser.Supervisor
+	srv  *transport.Server
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	browsertest.Main(&mainWithShutdown{m})
+}
+
+// mainWithShutdown closes the shared server after the tests and before
+// browsertest checks for leaks.
+type mainWithShutdown struct{ m *testing.M }
+
+func (w *mainWithShutdown) Run() int {
+	code := w.m.Run()
+	if shared.srv != nil {
+		shared.srv.Close()
+		if err := shared.sup.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "close supervisor:", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+func server(t *testing.T) *transport.Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	shared.once.Do(func() {
+		exe, err := browsertest.Executable()
+		if err != nil {
+			shared.err = err
+			return
+		}
+		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
+		shared.srv = transport.New(transport.Config{}, shared.sup)
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.srv
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// inMemory connects a client to the server in process.
+func inMemory(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	srv := server(t)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx(t), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := c.Connect(ctx(t), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// httpEndpoint serves the shared server over streamable HTTP for the test.
+func httpEndpoint(t *testing.T, cfg transport.HTTPConfig) string {
+	t.Helper()
+	srv := server(t)
+	ts := httptest.NewUnstartedServer(nil)
+	cfg.Addr = ts.Listener.Addr().String()
+	ts.Config.Handler = srv.HTTPHandler(cfg)
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL + transport.HTTPPath
+}
+
+func overHTTP(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	cs, err := c.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its text and whether it was an error.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// must calls a tool that must succeed.
+func must(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	text, isErr := call(t, cs, name, args)
+	if isErr {
+		t.Fatalf("%s(%v) failed:\n%s", name, args, text)
+	}
+	return text
+}
+
+// openPage opens url in a new page and returns its id.
+func openPage(t *testing.T, cs *mcp.ClientSession, url string) int {
+	t.Helper()
+	text := must(t, cs, "new_page", map[string]any{"url": url})
+	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
+	if m == nil {
+		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)
+	}
+	if m == nil {
+		t.Fatalf("new_page(%s) did not list the new page as selected:\n%s", url, text)
+	}
+	var id int
+	fmt.Sscan(m[1], &id)
+	t.Cleanup(func() {
+		call(t, cs, "close_page", map[string]any{"pageId": id})
+	})
+	return id
+}
+
+func uidOf(t *testing.T, snapshot, role, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`uid=(\S+) ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(snapshot)
+	if m == nil {
+		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
+	}
+	return m[1]
+}
+
+func fixtures(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.Handle("/button", browsertest.HTML("Button", `<button onclick="setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Done ' + (++window.n || (window.n = 1)); out.append(p) }, 50)">Run task</button><div id=out></div>`))
+	mux.Handle("/nav-a", browsertest.HTML("Page A", `<a href="/nav-b">Go to page B</a>`))
+	mux.Handle("/nav-b", browsertest.HTML("Page B", `<p>Page B loaded</p>`))
+	mux.Handle("/dialog", browsertest.HTML("Dialog", `<button onclick="alert('test dialog')">Alert</button><button onclick="out.textContent = 'after'">Other</button><p id=out></p>`))
+	mux.Handle("/count/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		label := strings.TrimPrefix(r.URL.Path, "/count/")
+		browsertest.HTML("Counter "+label, fmt.Sprintf(`<button onclick="c.textContent = '%s clicks: ' + (++n)">Count %s</button><p id=c>%s clicks: 0</p><script>let n = 0</script>`, label, label, label)).ServeHTTP(w, r)
+	}))
+	return browsertest.Serve(t, mux).URL
+}
+
+func TestToolsAndSchemas(t *testing.T) {
+	t.Parallel()
+	cs := inMemory(t)
+	res, err := cs.ListTools(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if strings.Contains("click fill hover press_key take_snapshot wait_for navigate_page handle_dialog", tool.Name) {
+			schema := fmt.Sprint(tool.InputSchema)
+			if !strings.Contains(schema, "pageId") {
+				t.Errorf("%s takes no pageId: %s", tool.Name, schema)
+			}
+		}
+	}
+	want := "click close_page fill handle_dialog hover list_pages navigate_page new_page press_key select_page take_snapshot wait_for"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("tools = %s\nwant    %s", got, want)
+	}
+}
+
+// TestInteract is the harness's interact scenario through an MCP client:
+// open, snapshot, click, wait_for, navigate, click a link, snapshot.
+func TestInteract(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	for _, tc := range []struct {
+		name string
+		cs   func(t *testing.T) *mcp.ClientSession
+	}{
+		{"in-memory", inMemory},
+		{"http", func(t *testing.T) *mcp.ClientSession { return overHTTP(t, httpEndpoint(t, transport.HTTPConfig{})) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := tc.cs(t)
+			id := openPage(t, cs, base+"/button")
+			snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+			if !strings.HasPrefix(snap, "## Latest page snapshot\nuid=") {
+				t.Fatalf("snapshot reply:\n%s", snap)
+			}
+			text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Run task")})
+			if text != "Successfully clicked on the element" {
+				t.Errorf("click reply = %q", text)
+			}
+			text = must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"Done 1"}, "timeout": 5000})
+			if !strings.HasPrefix(text, `Element matching one of ["Done 1"] found.`+"\n## Latest page snapshot\n") || !strings.Contains(text, `"Done 1"`) {
+				t.Errorf("wait_for reply:\n%s", text)
+			}
+			text = must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "url", "url": base + "/nav-a"})
+			if !strings.HasPrefix(text, "Successfully navigated to "+base+"/nav-a.\n## Pages\n") || !strings.Contains(text, fmt.Sprintf("%d: Page A (%s/nav-a) [selected]", id, base)) {
+				t.Errorf("navigate reply:\n%s", text)
+			}
+			snap = must(t, cs, "take_snapshot", nil)
+			text = must(t, cs, "click", map[string]any{"uid": uidOf(t, snap, "link", "Go to page B"), "includeSnapshot": true})
+			want := "Successfully clicked on the element\nPage navigated to " + base + "/nav-b.\n## Latest page snapshot\n"
+			if !strings.HasPrefix(text, want) || !strings.Contains(text, `"Page B loaded"`) {
+				t.Errorf("click on link reply:\n%s\nwant prefix:\n%s", text, want)
+			}
+		})
+	}
+}
+
+// TestBadInput: every kind of bad input gets a clear error and changes
+// nothing.
+//
+// Not parallel: it checks that the page list is unchanged afterwards.
+func TestBadInput(t *testing.T) {
+	base := fixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/button")
+	before := must(t, cs, "list_pages", nil)
+	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	button := uidOf(t, snap, "button", "Run task")
+	must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
+
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"take_snapshot", map[string]any{"pageId": id, "bogus": 1},
+			`Unknown argument for tool "take_snapshot": "bogus". Expected arguments: "verbose", "filePath". Remove it and retry.`},
+		{"list_pages", map[string]any{"x": 1, "y": 2},
+			`Unknown argument for tool "list_pages": "x", "y". This tool does not accept any arguments.`},
+		{"click", map[string]any{"pageId": id},
+			`Missing required argument "uid" for tool "click"`},
+		{"click", map[string]any{"pageId": id, "uid": 42},
+			`Invalid argument "uid" for tool "click": expected a string, got 42.`},
+		{"navigate_page", map[string]any{"pageId": id, "type": "sideways"},
+			`Invalid argument "type" for tool "navigate_page": "sideways" is not one of "url", "back", "forward", "reload".`},
+		{"click", map[string]any{"pageId": id, "uid": button},
+			"Error: Element with uid " + button + " no longer exists on the page."},
+		{"click", map[string]any{"pageId": id, "uid": "999_1"},
+			fmt.Sprintf(`Error: Element uid "999_1" not found on page %d.`, id)},
+		{"take_snapshot", map[string]any{"pageId": 9999},
+			"Error: No page found with id 9999. Call list_pages to see open pages."},
+		{"select_page", map[string]any{"pageId": 9999},
+			"Error: No page found with id 9999. Call list_pages to see open pages."},
+		{"navigate_page", map[string]any{"pageId": id, "url": "notaurl"},
+			`Error: Invalid URL: "notaurl". URLs must be valid according to the URL standard.`},
+		{"new_page", map[string]any{"url": "http://127.0.0.1:1/"},
+			"Error: Could not load http://127.0.0.1:1/ in a new page: net::ERR_UNSAFE_PORT at http://127.0.0.1:1/; no page was opened."},
+		{"press_key", map[string]any{"pageId": id, "key": "Control+Foo"},
+			`Error: Unknown key "Foo"`},
+		{"wait_for", map[string]any{"pageId": id, "text": []string{}},
+			`Invalid argument "text" for tool "wait_for": give at least 1 item(s).`},
+		{"handle_dialog", map[string]any{"pageId": id, "action": "accept"},
+			"Error: No open dialog found"},
+	}
+	for _, tt := range tests {
+		text, isErr := call(t, cs, tt.tool, tt.args)
+		if !isErr || !strings.Contains(text, tt.want) {
+			t.Errorf("%s(%v) = %v:\n%s\nwant an error containing:\n%s", tt.tool, tt.args, isErr, text, tt.want)
+		}
+		if strings.Contains(text, "goroutine") || strings.Contains(text, ".go:") {
+			t.Errorf("%s(%v) leaks a Go trace:\n%s", tt.tool, tt.args, text)
+		}
+	}
+	if after := must(t, cs, "list_pages", nil); after != before {
+		t.Errorf("bad input changed the pages:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// A closed page's id stays dead.
+	other := openPage(t, cs, base+"/nav-b")
+	must(t, cs, "close_page", map[string]any{"pageId": other})
+	text, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": other})
+	if !isErr || !strings.Contains(text, fmt.Sprintf("No page found with id %d", other)) {
+		t.Errorf("snapshot of a closed page = %q", text)
+	}
+}
+
+// TestDialogNotice: a click that opens an alert succeeds with the notice;
+// tools that need the renderer then fail at once with the notice; the
+// dialog is handled; other pages never notice.
+func TestDialogNotice(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/dialog")
+	other := openPage(t, cs, base+"/button")
+	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	notice := "# Open dialog\nalert: test dialog.\nCall handle_dialog to handle it before continuing."
+	text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Alert")})
+	if want := "The element was clicked and it opened a dialog.\n" + notice; text != want {
+		t.Errorf("click that opens an alert:\n%s\nwant:\n%s", text, want)
+	}
+	start := time.Now()
+	text, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	if want := notice + "\nError: A dialog is open (alert: test dialog)."; !isErr || text != want {
+		t.Errorf("snapshot with a dialog open:\n%s\nwant:\n%s", text, want)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("blocked tool took %v, want an immediate failure", took)
+	}
+	must(t, cs, "take_snapshot", map[string]any{"pageId": other})
+	must(t, cs, "list_pages", nil)
+	text = must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})
+	if !strings.HasPrefix(text, "Successfully accepted the dialog\n## Pages\n") {
+		t.Errorf("handle_dialog reply:\n%s", text)
+	}
+	must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Other")})
+}
+
+// TestParallelSessions: four HTTP sessions, each on its own page, click and
+// snapshot at the same time; every reply is about its own page, and no
+// session's selection moves another's.
+func TestParallelSessions(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	url := httpEndpoint(t, transport.HTTPConfig{})
+	const sessions, rounds = 4, 5
+	clients := make([]*mcp.ClientSession, sessions)
+	ids := make([]int, sessions)
+	for i := range clients {
+		clients[i] = overHTTP(t, url)
+		// No pageId below: each session relies on its own selection.
+		ids[i] = openPage(t, clients[i], fmt.Sprintf("%s/count/s%d", base, i))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions*rounds)
+	for i, cs := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			label := fmt.Sprintf("s%d", i)
+			for r := 1; r <= rounds; r++ {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "take_snapshot"})
+				if err != nil || res.IsError {
+					errs <- fmt.Errorf("%s snapshot: %v %v", label, err, res)
+					return
+				}
+				snap := res.Content[0].(*mcp.TextContent).Text
+				want := fmt.Sprintf(`"%s clicks: %d"`, label, r-1)
+				if !strings.Contains(snap, want) {
+					errs <- fmt.Errorf("%s round %d: snapshot lacks %s (another page's?):\n%s", label, r, want, snap)
+					return
+				}
+				m := regexp.MustCompile(`uid=(\S+) button "Count ` + label + `"`).FindStringSubmatch(snap)
+				if m == nil {
+					errs <- fmt.Errorf("%s: own button missing:\n%s", label, snap)
+					return
+				}
+				res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "click", Arguments: map[string]any{"uid": m[1]}})
+				if err != nil || res.IsError {
+					errs <- fmt.Errorf("%s click: %v %v", label, err, res)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i, cs := range clients {
+		text := must(t, cs, "list_pages", nil)
+		if !strings.Contains(text, fmt.Sprintf("%d: Counter s%d (%s/count/s%d) [selected]", ids[i], i, base, i)) {
+			t.Errorf("session %d's selection moved:\n%s", i, text)
+		}
+	}
+}
+
+func TestHTTPHostAndOriginChecks(t *testing.T) {
+	t.Parallel()
+	url := httpEndpoint(t, transport.HTTPConfig{Token: "s3cret"})
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"foreign host", map[string]string{"Host": "evil.example:80", "Authorization": "Bearer s3cret"}, http.StatusForbidden},
+		{"foreign origin", map[string]string{"Origin": "http://evil.example", "Authorization": "Bearer s3cret"}, http.StatusForbidden},
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
+		{"good", map[string]string{"Authorization": "Bearer s3cret"}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.header {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.want)
+		}
+	}
+}

@@ -1,0 +1,228 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/sandbox"
+)
+
+// reply collects what a tool call reports, and renders it as one text
+// block in chrome-devtools-mcp's order and wording (reference §3.2):
+// the tool's lines, "Page navigated to", the open-dialog notice, the page
+// list, the snapshot, then the error.
+type reply struct {
+	lines       []string
+	navigatedTo string
+	dialog      *page.Dialog // the page's open dialog, for page-scoped tools
+	pages       bool         // append the page list
+	snapshot    *string      // "## Latest page snapshot" section
+	savedTo     string       // snapshot written to this file instead
+}
+
+func (r *reply) line(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }
+
+// state records the page state a page-scoped result carries.
+func (r *reply) state(s page.State) { r.dialog = s.Dialog }
+
+// pageLine is one line of the page list.
+type pageLine struct {
+	info     browser.PageInfo
+	selected bool
+}
+
+// render builds the tool result. err, if non-nil, becomes the final
+// "Error: ..." line and marks the result as an error.
+func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolResult {
+	var out []string
+	out = append(out, r.lines...)
+	if r.navigatedTo != "" {
+		out = append(out, fmt.Sprintf("Page navigated to %s.", r.navigatedTo))
+	}
+	if d := r.dialog; d != nil {
+		def := ""
+		if d.Type == "prompt" {
+			def = fmt.Sprintf(" (default value: %q)", d.DefaultPrompt)
+		}
+		out = append(out, "# Open dialog", fmt.Sprintf("%s: %s%s.", d.Type, d.Message, def),
+			"Call handle_dialog to handle it before continuing.")
+	}
+	if r.pages {
+		if note != "" {
+			out = append(out, note)
+		}
+		if len(pages) > 0 {
+			out = append(out, "## Pages")
+			for _, p := range pages {
+				out = append(out, formatPage(p))
+			}
+		}
+	}
+	if r.savedTo != "" {
+		out = append(out, fmt.Sprintf("Saved snapshot to %s.", r.savedTo))
+	} else if r.snapshot != nil {
+		out = append(out, "## Latest page snapshot", *r.snapshot)
+	}
+	res := &mcp.CallToolResult{}
+	if err != nil {
+		res.IsError = true
+		msg := sentence(err)
+		if _, bare := errorsAs[*argError](err); !bare {
+			msg = "Error: " + msg
+		}
+		out = append(out, msg)
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: strings.Join(out, "\n")}}
+	return res
+}
+
+// formatPage renders "<id>: <title> (<url>) [selected]", or "<id>: <url>"
+// when the page has no title of its own.
+func formatPage(p pageLine) string {
+	title := p.info.Title
+	if placeholderTitle(title, p.info.URL) {
+		title = ""
+	}
+	label := p.info.URL
+	if title != "" {
+		label = fmt.Sprintf("%s (%s)", truncateTitle(title, 50), p.info.URL)
+	}
+	s := fmt.Sprintf("%d: %s", p.info.ID, label)
+	if p.selected {
+		s += " [selected]"
+	}
+	return s
+}
+
+// placeholderTitle reports whether Chrome made the title up from the URL,
+// as it does for pages without a <title>.
+func placeholderTitle(title, url string) bool {
+	if title == url {
+		return true
+	}
+	bare := strings.TrimPrefix(strings.TrimPrefix(url, "http://"), "https://")
+	return title == bare || title == strings.TrimSuffix(bare, "/")
+}
+
+func truncateTitle(t string, max int) string {
+	if utf8.RuneCountInString(t) <= max {
+		return t
+	}
+	r := []rune(t)
+	return string(r[:max-3]) + "..."
+}
+
+// noPageError reports a page id that names no open page.
+type noPageError struct{ id int }
+
+func (e *noPageError) Error() string {
+	return fmt.Sprintf("No page found with id %d. Call list_pages to see open pages.", e.id)
+}
+
+// budgetError is the cause of a call's context when its budget runs out.
+type budgetError struct {
+	tool   string
+	budget time.Duration
+	action bool // the tool changes the page
+}
+
+func (e *budgetError) Error() string {
+	return fmt.Sprintf("%s ran out of its %v budget", e.tool, e.budget)
+}
+
+func (e *budgetError) Unwrap() error { return context.DeadlineExceeded }
+
+// sentence turns an error into the one sentence the agent reads, in
+// chrome-devtools-mcp's wording where it has one. It never includes a Go
+// stack trace.
+func sentence(err error) string {
+	if be, ok := errorsAs[*budgetError](err); ok {
+		s := fmt.Sprintf("%s did not finish within its %v budget: the page did not answer in time.", be.tool, be.budget)
+		if be.action {
+			s += " The action may still take effect when the page recovers."
+		}
+		return s
+	}
+	if de, ok := errorsAs[*page.DialogError](err); ok {
+		return fmt.Sprintf("A dialog is open (%s: %s).", de.Dialog.Type, de.Dialog.Message)
+	}
+	if ue, ok := errorsAs[*page.UIDError](err); ok {
+		if ue.Gone {
+			return fmt.Sprintf("Element with uid %s no longer exists on the page.", ue.UID)
+		}
+		return fmt.Sprintf("Element uid %q not found on page %d.", ue.UID, ue.PageID)
+	}
+	if ie, ok := errorsAs[*page.InteractError](err); ok {
+		return fmt.Sprintf("Failed to interact with the element with uid %s. The element did not become interactive within the configured timeout.\nCause: %v", ie.UID, ie.Cause)
+	}
+	if ne, ok := errorsAs[*page.NavigationError](err); ok {
+		switch ne.Kind {
+		case page.NavigateBack, page.NavigateForward:
+			return fmt.Sprintf("Unable to navigate %s in the selected page: %s.", ne.Kind, ne.Reason)
+		case page.NavigateReload:
+			return fmt.Sprintf("Unable to reload the selected page: %s.", ne.Reason)
+		}
+		return fmt.Sprintf("Unable to navigate in the selected page: %s.", ne.Reason)
+	}
+	if ie, ok := errorsAs[*page.InvalidURLError](err); ok {
+		return fmt.Sprintf("Invalid URL: %q. URLs must be valid according to the URL standard.", ie.URL)
+	}
+	if te, ok := errorsAs[*page.TimeoutError](err); ok {
+		return fmt.Sprintf("Timed out after waiting %s", te.Budget)
+	}
+	if fe, ok := errorsAs[*page.UnsupportedFillError](err); ok {
+		return fmt.Sprintf("fill cannot set a %s; use click, press_key or type the value into a text field.", fe.Kind)
+	}
+	if ke, ok := errorsAs[*page.KeyError](err); ok {
+		return capitalize(ke.Error()) + "."
+	}
+	if de, ok := errorsAs[*sandbox.DeniedError](err); ok {
+		return de.Error()
+	}
+	switch {
+	case errors.Is(err, page.ErrNoDialog):
+		return "No open dialog found"
+	case errors.Is(err, page.ErrCrashed):
+		return "The page crashed. Navigate it to load it again, or close it with close_page."
+	case errors.Is(err, launch.ErrNotFound):
+		return capitalize(launch.ErrNotFound.Error()) + "."
+	case errors.Is(err, actor.ErrBusy):
+		return "The page has too many calls queued; wait for some to finish and retry."
+	case errors.Is(err, context.Canceled):
+		return "The call was cancelled."
+	case errors.Is(err, context.DeadlineExceeded):
+		return "The call ran out of time."
+	}
+	var ae *argError
+	if errors.As(err, &ae) {
+		return ae.msg
+	}
+	return period(capitalize(err.Error()))
+}
+
+// period ends a sentence with a full stop if it has no final punctuation.
+func period(s string) string {
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}

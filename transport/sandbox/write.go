@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteFile writes data to path if the sandbox allows it and returns the
+// canonical path written.
+//
+// If ext is not empty, it replaces the extension of the final component or
+// is appended when there is none, as chrome-devtools-mcp's ensureExtension
+// does: with ext ".txt", "a.png" becomes "a.txt" and "a" becomes "a.txt". A
+// leading dot does not start an extension (".env" becomes ".env.txt"). A
+// missing leading dot in ext is added.
+//
+// The path is checked twice: fully canonicalised, so that a final symlink
+// pointing outside the allowed locations is a *[DeniedError], and as the
+// canonical parent directory plus the final name, which is what is opened.
+// A final component that is a symbolic link, live or dangling, is refused
+// even when it points inside a root. Missing parent directories are created
+// with mode 0700; a new file gets mode 0600, an existing one is truncated
+// and keeps its mode. Failures other than denial read
+// "could not write <path>: <cause>".
+func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error) {
+	abs, err := s.abs(path)
+	if err != nil {
+		return "", err
+	}
+	abs = withExt(abs, ext)
+
+	full, err := canonicalize(abs)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	allowed := s.allowed()
+	if _, ok := allowed.root(full); !ok {
+		return "", &DeniedError{Path: path, Canonical: full}
+	}
+	// full differs from target only when the final component is an existing
+	// symlink, which write refuses; target is checked too so that even then
+	// nothing is created outside the allowed locations.
+	dir, err := canonicalize(filepath.Dir(abs))
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	target := filepath.Join(dir, filepath.Base(abs))
+	anchor, ok := allowed.root(target)
+	if !ok {
+		return "", &DeniedError{Path: path, Canonical: target}
+	}
+	if err := write(anchor, target, data); err != nil {
+		return "", fmt.Errorf("could not write %s: %w", target, err)
+	}
+	return target, nil
+}
+
+// TempFile writes data to a file called name in a fresh directory
+// tabhive-XXXXXX under the temp directory ([Config.TempDir]), and returns
+// its path. It is for outputs too large to inline in a reply, such as
+// screenshots over 2 MB. name must be a plain file name, without separators.
+// The directory is left for the agent to read; nothing removes it.
+func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
+		return "", fmt.Errorf("temp file name %q is not a plain file name", name)
+	}
+	dir, err := os.MkdirTemp(s.tempDir(), "tabhive-")
+	if err != nil {
+		return "", fmt.Errorf("could not write %s: %w", name, err)
+	}
+	target := filepath.Join(dir, name)
+	if err := write(dir, target, data); err != nil {
+		return "", fmt.Errorf("could not write %s: %w", target, err)
+	}
+	return target, nil
+}
+
+// errSymlink is the cause when the final path component is a symlink.
+var errSymlink = errors.New("the file is a symbolic link, which is never followed")
+
+// write creates or truncates target, which lies inside the directory anchor,
+// and writes data to it.
+//
+// The open goes through an os.Root at anchor: every component is opened
+// without following symlinks out of anchor, so a directory swapped for a
+// symlink after the sandbox check cannot redirect the write elsewhere.
+// os.Root does follow a final symlink that stays inside anchor, so the final
+// component is checked with Lstat first (O_NOFOLLOW semantics). Between
+// that check and the open a concurrent process could plant such a symlink;
+// the write would then still land inside anchor.
+func write(anchor, target string, data []byte) (err error) {
+	rel, err := filepath.Rel(anchor, target)
+	if err != nil {
+		return err
+	}
+	r, err := os.OpenRoot(anchor)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := r.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+	}
+	switch fi, err := r.Lstat(rel); {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return errSymlink
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	f, err := r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = f.Write(data)
+	return err
+}
+
+// withExt forces the extension ext onto the final component of the clean
+// absolute path p, like Node's path.extname: the extension starts at the
+// last dot of the name, unless that dot is the name's first character.
+func withExt(p, ext string) string {
+	if ext == "" {
+		return p
+	}
+	if !strings.HasPrefix(ext, ".") {
+		ext = "." + ext
+	}
+	dir, name := filepath.Split(p)
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		name = name[:i]
+	}
+	return dir + name + ext
+}

@@ -1,0 +1,320 @@
+// Package transport is tabhive's MCP server: the tool schemas, per-session
+// state (the selected page), argument validation, turning each tool call into
+// a message with a deadline for the supervisor or a page actor, and the reply
+// text. It serves stdio and streamable HTTP.
+//
+// It never reaches into actor state: it calls [browser.Supervisor] and
+// [page.Actor] methods, each of which is a message to an actor. Calls of
+// one session run concurrently (the SDK does not serialise them); calls to
+// one page are ordered by that page's actor, and calls to different pages
+// run in parallel. There is no tool-wide lock.
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/sandbox"
+)
+
+// Config configures the MCP server. The zero value of each field means its
+// documented default.
+type Config struct {
+	// Version is reported to clients as the server's version.
+	Version string
+	// Logger receives a line per tool call and the server's diagnostics.
+	Logger zerolog.Logger
+	// LaunchTimeout bounds starting the browser on the first call that needs
+	// it, before the call's own budget starts. If zero, 60s.
+	LaunchTimeout time.Duration
+	// Unrestricted lets file-writing tools write anywhere when the client
+	// declares no MCP roots (--allow-unrestricted-paths); otherwise such a
+	// client may write only in the temporary directory.
+	Unrestricted bool
+}
+
+// Server is tabhive's MCP server. It is safe for concurrent use by any
+// number of sessions.
+type Server struct {
+	cfg   Config
+	log   zerolog.Logger
+	sup   *browser.Supervisor
+	mcp   *mcp.Server
+	tools []*tool
+
+	sessions sync.Map       // *mcp.ServerSession → *session
+	watchers sync.WaitGroup // one per session, ends with it
+}
+
+// New returns a server whose tools drive the pages of sup.
+func New(cfg Config, sup *browser.Supervisor) *Server {
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	if cfg.LaunchTimeout == 0 {
+		cfg.LaunchTimeout = 60 * time.Second
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tabhive", Title: "tabhive: parallel Chrome for AI agents", Version: cfg.Version},
+		&mcp.ServerOptions{
+			Instructions: "tabhive drives Chrome for AI agents, many tabs in parallel. It speaks chrome-devtools-mcp's tools. " +
+				"Pass pageId to any page tool to act on that page regardless of the selected one: the safe way for parallel agents.",
+			RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
+				s.session(req.Session).rootsChanged()
+			},
+		})
+	for _, t := range s.toolList() {
+		s.add(t)
+	}
+	return s
+}
+
+// MCP returns the underlying MCP server, for transports.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Close ends every session and waits for their bookkeeping to finish.
+func (s *Server) Close() {
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
+	s.watchers.Wait()
+}
+
+// session returns the state of an MCP session, creating it on first use.
+func (s *Server) session(ss *mcp.ServerSession) *session {
+	if v, ok := s.sessions.Load(ss); ok {
+		return v.(*session)
+	}
+	v, loaded := s.sessions.LoadOrStore(ss, s.newSession(ss))
+	if !loaded && ss != nil {
+		s.watchers.Add(1)
+		go func() { // owned by the session: ends when it closes
+			defer s.watchers.Done()
+			ss.Wait()
+			s.sessions.Delete(ss)
+		}()
+	}
+	return v.(*session)
+}
+
+func (s *Server) newSession(ss *mcp.ServerSession) *session {
+	sess := &session{ss: ss, sandbox: sandbox.New(sandbox.Config{Unrestricted: s.cfg.Unrestricted})}
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil {
+			sess.rootsStale = true
+		}
+	}
+	return sess
+}
+
+// sandbox returns the file sandbox of the call's session.
+func (c *call) sandbox(ctx context.Context) *sandbox.Sandbox { return c.sess.files(ctx) }
+
+// tool is one MCP tool: its schema, its budget and its handler.
+type tool struct {
+	name        string
+	description string
+	readOnly    bool
+	// page marks a page-scoped tool: it takes an optional pageId, runs on
+	// that page or the session's selected one, and its reply carries the
+	// page's open-dialog notice.
+	page bool
+	// action marks a tool that changes the page: when it runs out of
+	// budget, the reply says the action may still take effect.
+	action bool
+	argType reflect.Type
+	// budget returns the call's deadline from its decoded arguments.
+	budget func(args any) time.Duration
+	run    func(ctx context.Context, c *call, args any) error
+}
+
+// pageArg is the optional pageId of every page-scoped tool.
+type pageArg struct {
+	PageID *int `json:"pageId" jsonType:"number" desc:"Targets a specific page by ID, whatever page is selected. Call list_pages to see ids. Defaults to the selected page."`
+}
+
+// call is one tool call in progress.
+type call struct {
+	s      *Server
+	sess   *session
+	r      *reply
+	pageID int
+	page   *page.Actor
+}
+
+// define makes a tool from a typed handler.
+func define[A any](t tool, budget func(*A) time.Duration, run func(ctx context.Context, c *call, a *A) error) *tool {
+	t.argType = reflect.TypeFor[A]()
+	t.budget = func(a any) time.Duration { return budget(a.(*A)) }
+	t.run = func(ctx context.Context, c *call, a any) error { return run(ctx, c, a.(*A)) }
+	return &t
+}
+
+// fixed is a budget that does not depend on the arguments.
+func fixed[A any](d time.Duration) func(*A) time.Duration { return func(*A) time.Duration { return d } }
+
+func (s *Server) add(t *tool) {
+	schema := inputSchema(t.argType)
+	if t.page {
+		schema["properties"].(map[string]any)["pageId"] = inputSchema(reflect.TypeFor[pageArg]())["properties"].(map[string]any)["pageId"]
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("transport: schema of %s: %v", t.name, err))
+	}
+	s.tools = append(s.tools, t)
+	s.mcp.AddTool(&mcp.Tool{
+		Name:        t.name,
+		Description: t.description,
+		InputSchema: json.RawMessage(raw),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly},
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.handle(ctx, t, req), nil
+	})
+}
+
+// handle runs one tool call from arguments to reply.
+func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	start := time.Now()
+	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
+	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
+	ev := s.log.Debug()
+	if res.IsError {
+		ev = s.log.Info()
+	}
+	ev.Str("tool", t.name).Int("page", c.pageID).Str("outcome", outcome).
+		Dur("took", time.Since(start)).Msg("tool call")
+	return res
+}
+
+func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage) (*mcp.CallToolResult, string) {
+	args := reflect.New(t.argType).Interface()
+	var pa pageArg
+	if t.page {
+		// pageId travels with the tool's own arguments; split it off.
+		var err error
+		if raw, err = splitPageID(t.name, raw, &pa); err != nil {
+			return c.r.render(nil, "", err), "bad-args"
+		}
+	}
+	if err := decodeArgs(t.name, raw, args); err != nil {
+		return c.r.render(nil, "", err), "bad-args"
+	}
+
+	// Starting the browser has its own bound; the call's budget starts once
+	// the browser is up.
+	lctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
+	err := s.sup.Ensure(lctx)
+	cancel()
+	if err != nil {
+		return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
+	}
+
+	budget := t.budget(args)
+	ctx, cancel = context.WithTimeoutCause(ctx, budget, &budgetError{tool: t.name, budget: budget, action: t.action})
+	defer cancel()
+
+	if t.page {
+		if err := c.resolvePage(ctx, pa.PageID); err != nil {
+			return c.finish(ctx, t, err), "no-page"
+		}
+	}
+	err = t.run(ctx, c, args)
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return c.finish(ctx, t, err), outcome(err)
+}
+
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case isBudget(err):
+		return "timeout"
+	}
+	return "error"
+}
+
+func isBudget(err error) bool {
+	_, ok := errorsAs[*budgetError](err)
+	return ok
+}
+
+// splitPageID removes pageId from raw arguments into pa.
+func splitPageID(tool string, raw json.RawMessage, pa *pageArg) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || string(raw) == "null" {
+		return raw, nil
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, badArgs("Invalid arguments for tool %q: the arguments must be a JSON object.", tool)
+	}
+	v, ok := m["pageId"]
+	if !ok {
+		return raw, nil
+	}
+	if err := decodeArgs(tool, json.RawMessage(`{"pageId":`+string(v)+`}`), pa); err != nil {
+		return nil, err
+	}
+	delete(m, "pageId")
+	return json.Marshal(m)
+}
+
+// resolvePage finds the page a page-scoped call acts on: pageId if given,
+// else the session's selected page.
+func (c *call) resolvePage(ctx context.Context, pageID *int) error {
+	if pageID != nil {
+		c.pageID = *pageID
+	} else {
+		pages, err := c.s.sup.Pages(ctx)
+		if err != nil {
+			return err
+		}
+		id, closed := c.sess.selectedPage(pages)
+		if closed {
+			return &argError{"The selected page has been closed. Call list_pages to see open pages."}
+		}
+		c.pageID = id
+	}
+	a, err := c.s.sup.Page(ctx, c.pageID)
+	if err != nil {
+		return noPage(err, c.pageID)
+	}
+	c.page = a
+	return nil
+}
+
+// finish renders the reply, with the page list when the tool asked for it.
+func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResult {
+	if de, ok := errorsAs[*page.DialogError](err); ok && c.r.dialog == nil {
+		d := de.Dialog
+		c.r.dialog = &d
+	}
+	if !c.r.pages {
+		return c.r.render(nil, "", err)
+	}
+	infos, perr := c.s.sup.Pages(context.WithoutCancel(ctx))
+	if perr != nil {
+		return c.r.render(nil, "", err)
+	}
+	selected, fell := c.sess.pageList(infos)
+	note := ""
+	if fell {
+		note = fmt.Sprintf("Note: the previously selected page was closed. Page %d is now selected.", selected)
+	}
+	lines := make([]pageLine, len(infos))
+	for i, p := range infos {
+		lines[i] = pageLine{info: p, selected: p.ID == selected}
+	}
+	return c.r.render(lines, note, err)
+}
