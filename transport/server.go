@@ -130,7 +130,7 @@ type tool struct {
 	page bool
 	// action marks a tool that changes the page: when it runs out of
 	// budget, the reply says the action may still take effect.
-	action bool
+	action  bool
 	argType reflect.Type
 	// budget returns the call's deadline from its decoded arguments.
 	budget func(args any) time.Duration

@@ -53,7 +53,9 @@ func (s *Server) toolList() []*tool {
 		define(tool{name: "list_pages", description: "Get a list of pages open in the browser.", readOnly: true},
 			fixed[noArgs](listBudget), runListPages),
 		define(tool{name: "navigate_page", description: "Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise.", page: true, action: true},
-			func(a *navigateArgs) time.Duration { return millis(a.Timeout, page.DefaultNavigationTimeout) + overhead }, runNavigate),
+			func(a *navigateArgs) time.Duration {
+				return millis(a.Timeout, page.DefaultNavigationTimeout) + overhead
+			}, runNavigate),
 		define(tool{name: "new_page", description: "Open a new tab and load a URL. Use project URL if not specified otherwise.", action: true},
 			func(a *newPageArgs) time.Duration { return millis(a.Timeout, page.DefaultNavigationTimeout) + overhead }, runNewPage),
 		define(tool{name: "press_key", description: "Press a key or key combination. Use this when other input methods like fill() cannot be used (e.g., keyboard shortcuts, navigation keys, or special key combinations).", page: true, action: true},
