@@ -37,8 +37,8 @@ func (p quietProbe) ArmQuiet(ctx context.Context) error {
 	return err
 }
 
-func (p quietProbe) WaitQuiet(ctx context.Context, quiet, max time.Duration) error {
-	expr := fmt.Sprintf("%s.wait(%d, %d)", strings.TrimSpace(quietJS), quiet.Milliseconds(), max.Milliseconds())
+func (p quietProbe) WaitQuiet(ctx context.Context, window, quiet, max time.Duration) error {
+	expr := fmt.Sprintf("%s.wait(%d, %d, %d)", strings.TrimSpace(quietJS), window.Milliseconds(), quiet.Milliseconds(), max.Milliseconds())
 	r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
 	if err != nil {
 		return err

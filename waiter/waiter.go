@@ -16,18 +16,23 @@
 //     probe window of 100 ms × CPU after the action, or later while still
 //     waiting): wait for it to finish, up to the navigation timeout, then
 //     wait for the new document's DOM to go quiet.
-//  3. Otherwise the DOM of the current document has had no mutation for
-//     100 ms × CPU (the quiet window), and every fetch, XHR or document
-//     request that the action started (sent between arming and the end of
-//     the probe window) has finished, up to 3 s × network. When such a request finishes after the quiet window
-//     began, the window starts again, so a response that re-renders the page
-//     is waited for.
+//  3. Otherwise the DOM of the current document has settled: at least
+//     100 ms × CPU have passed (the quiet window, in which an action's
+//     effects show) and the last 50 ms × CPU saw no mutation (the tail, which
+//     a burst of mutations keeps extending); and every fetch, XHR or
+//     document request that the action started (sent between arming and the
+//     end of the probe window) has finished, up to 3 s × network. When such
+//     a request finishes after the window began, the window starts again, so
+//     a response that re-renders the page is waited for.
 //
-// Two things make it faster and more faithful than chrome-devtools-mcp's
+// Three things make it faster and more faithful than chrome-devtools-mcp's
 // sequential version: the quiet window runs concurrently with the navigation
-// probe (a click that changes nothing settles in ~100 ms, not ~200 ms), and
-// requests the action started are waited for (a search whose results arrive
-// 600 ms later is not reported before they render).
+// probe (a click that changes nothing settles in ~100 ms, not ~200 ms);
+// mutations are recorded from before the action, so an effect that lands
+// within the window does not restart a full window (a button whose text
+// changes 50 ms after the click settles at ~100 ms, where upstream takes
+// ~250 ms); and requests the action started are waited for (a search whose
+// results arrive 600 ms later is not reported before they render).
 package waiter
 
 import (
@@ -42,11 +47,11 @@ type Page interface {
 	// ArmQuiet starts recording DOM mutations of the current document, so
 	// that a later WaitQuiet can count mutations from before it was called.
 	ArmQuiet(ctx context.Context) error
-	// WaitQuiet returns once the current document's DOM has had no mutation
-	// for quiet, counting from no earlier than the call, or once max has
-	// passed since the call. On a document without a recorder it installs
-	// one first.
-	WaitQuiet(ctx context.Context, quiet, max time.Duration) error
+	// WaitQuiet returns once at least window has passed since the call and
+	// the current document's DOM has had no mutation for the last quiet
+	// (quiet <= window), or once max has passed since the call. On a
+	// document without a recorder it installs one first.
+	WaitQuiet(ctx context.Context, window, quiet, max time.Duration) error
 }
 
 // Config sets the timing of one wait. The zero value of each field means its
@@ -73,7 +78,8 @@ type Config struct {
 // Base timings, before the multipliers (reference §3.8).
 const (
 	probeWindow   = 100 * time.Millisecond // a navigation must start within this
-	quietWindow   = 100 * time.Millisecond // DOM quiet for this long
+	quietWindow   = 100 * time.Millisecond // wait at least this long for effects to show
+	quietTail     = 50 * time.Millisecond  // and this long since the last DOM mutation
 	quietCap      = 3 * time.Second        // give up on quiet after this
 	navigationCap = 3 * time.Second        // default wait for a started navigation
 	requestCap    = 3 * time.Second        // give up on pending requests after this
@@ -279,7 +285,9 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		quietCh = ch
 		quietDone = false
 		finishedLate = false
-		go func() { ch <- page.WaitQuiet(qctx, scale(quietWindow, cpu), scale(quietCap, cpu)) }()
+		go func() {
+			ch <- page.WaitQuiet(qctx, scale(quietWindow, cpu), scale(quietTail, cpu), scale(quietCap, cpu))
+		}()
 	}
 	startQuiet()
 

@@ -34,15 +34,11 @@ func (p *fakePage) lastMutation(now time.Time) time.Time {
 	return last
 }
 
-func (p *fakePage) WaitQuiet(ctx context.Context, quiet, max time.Duration) error {
+func (p *fakePage) WaitQuiet(ctx context.Context, window, quiet, max time.Duration) error {
 	start := time.Now()
 	for {
 		now := time.Now()
-		from := start
-		if last := p.lastMutation(now); last.After(from) {
-			from = last
-		}
-		if now.Sub(from) >= quiet {
+		if now.Sub(start) >= window && now.Sub(p.lastMutation(now)) >= quiet {
 			return nil
 		}
 		if now.Sub(start) >= max {
@@ -78,9 +74,19 @@ func TestRun(t *testing.T) {
 			wantTime: 400 * time.Millisecond,
 		},
 		{
-			name:      "mutation 50ms later is waited for",
+			name:      "mutation 50ms later lands within the window",
 			mutations: []time.Duration{50 * time.Millisecond},
-			wantTime:  150 * time.Millisecond,
+			wantTime:  100 * time.Millisecond,
+		},
+		{
+			name:      "mutation late in the window extends it by the tail",
+			mutations: []time.Duration{80 * time.Millisecond},
+			wantTime:  130 * time.Millisecond,
+		},
+		{
+			name:      "a burst of mutations is waited out",
+			mutations: []time.Duration{20 * time.Millisecond, 60 * time.Millisecond, 100 * time.Millisecond, 140 * time.Millisecond, 180 * time.Millisecond, 220 * time.Millisecond},
+			wantTime:  270 * time.Millisecond,
 		},
 		{
 			name: "navigation is waited for, then the new document's quiet",
@@ -102,12 +108,12 @@ func TestRun(t *testing.T) {
 		},
 		{
 			name:      "request started by the action delays until its response renders",
-			mutations: []time.Duration{601 * time.Millisecond},
+			mutations: []time.Duration{601 * time.Millisecond, 660 * time.Millisecond},
 			events: func(w *waiter.Waiter) {
 				after(5*time.Millisecond, func() { w.RequestStarted("r1") })
 				after(600*time.Millisecond, func() { w.RequestFinished("r1") })
 			},
-			wantTime: 701 * time.Millisecond,
+			wantTime: 710 * time.Millisecond,
 		},
 		{
 			name: "request that never finishes stops at the cap",
