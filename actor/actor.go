@@ -336,6 +336,11 @@ func (a *Actor) loop() (exit error) {
 		case <-ready:
 			a.events.Apply()
 		case <-a.mb.Ready():
+			// select picks at random among ready cases: a stop must win
+			// over queued messages, which are then answered, not run.
+			if a.ctx.Err() != nil {
+				return context.Cause(a.ctx)
+			}
 			m, ok := a.mb.Receive()
 			if !ok {
 				continue
