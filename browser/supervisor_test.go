@@ -151,3 +151,66 @@ func TestNoBrowserOnPath(t *testing.T) {
 		t.Fatalf("Pages with no browser on PATH = %v, want launch.ErrNotFound", err)
 	}
 }
+
+// TestConnectOnlyDisconnects: a browser we connected to (--ws-endpoint,
+// --browser-url) is left running, tabs and all, when the supervisor closes
+// (DESIGN §2 law 9).
+func TestConnectOnlyDisconnects(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := launch.Start(ctx(t), launch.Options{ExecutablePath: exe, Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proc.Close() })
+	ws := proc.WebSocketURL()
+	httpURL := "http://" + strings.TrimPrefix(ws[:strings.Index(ws, "/devtools/")], "ws://")
+
+	for _, cfg := range []browser.Config{{WSEndpoint: ws}, {BrowserURL: httpURL}} {
+		s := browser.New(cfg)
+		pages, err := s.Pages(ctx(t))
+		if err != nil {
+			t.Fatalf("Pages(%+v) = %v", cfg, err)
+		}
+		if len(pages) == 0 {
+			t.Fatalf("connected browser lists no pages")
+		}
+		if _, _, err := s.NewPage(ctx(t), browser.NewPageOptions{}); err != nil {
+			t.Fatalf("NewPage = %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close = %v", err)
+		}
+		select {
+		case <-proc.Exited():
+			t.Fatalf("closing a connected supervisor killed the browser")
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	// Both tabs the two supervisors opened are still there.
+	s := browser.New(browser.Config{WSEndpoint: ws})
+	defer s.Close()
+	pages, err := s.Pages(ctx(t))
+	if err != nil || len(pages) != 3 {
+		t.Fatalf("after two connect/disconnect cycles: %d pages, %v; want 3", len(pages), err)
+	}
+	if pages[0].ID != 1 || pages[2].ID != 3 {
+		t.Errorf("a new supervisor numbers pages from 1: %+v", pages)
+	}
+}
+
+func TestConnectFailure(t *testing.T) {
+	t.Parallel()
+	s := browser.New(browser.Config{BrowserURL: "http://127.0.0.1:1"})
+	defer s.Close()
+	_, err := s.Pages(ctx(t))
+	if err == nil || !strings.Contains(err.Error(), "could not connect to Chrome at http://127.0.0.1:1") {
+		t.Fatalf("Pages with nothing to connect to = %v", err)
+	}
+}
