@@ -76,6 +76,8 @@ type Actor struct {
 	// events are forwarded to it.
 	waiter *waiter.Waiter
 
+	emu emulationState // conditions being emulated (emulate.go)
+
 	ids     *snapshot.IDs
 	snap    *snapshot.Node            // latest snapshot, or nil
 	uids    map[string]*snapshot.Node // uid index of snap
@@ -176,7 +178,7 @@ func (a *Actor) Stop(cause error) { a.act.Stop(cause) }
 func (a *Actor) init(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	conn, err := cdpconn.Dial(ctx, a.wsURL, func(m string) bool { return events[m] })
+	conn, err := cdpconn.Dial(ctx, a.wsURL, func(m string) bool { return events[m] || collected[m] })
 	if err != nil {
 		return err
 	}
@@ -416,6 +418,9 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
 	}
+	if collected[ev.Method] {
+		a.collect(ev)
+	}
 	return nil
 }
 
@@ -462,10 +467,13 @@ func (a *Actor) needRenderer() error {
 type State struct {
 	// Dialog is the dialog open at the end of the call, or nil.
 	Dialog *Dialog
+	// Emulation lists the emulated conditions in force, one reply line
+	// each ("Emulating CPU throttling: 4x slowdown").
+	Emulation []string
 }
 
 func (a *Actor) state() State {
-	var s State
+	s := State{Emulation: a.emu.lines()}
 	if a.dialog != nil {
 		d := *a.dialog
 		s.Dialog = &d

@@ -113,7 +113,12 @@ func (e *actionError) Unwrap() error { return e.err }
 // reported as done. A dialog opened by the action is a result, not an error.
 func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context) error) (ActionResult, error) {
 	before := a.url
-	cfg := waiter.Config{NavigationTimeout: opts.navigationTimeout, SkipStableDOM: opts.skipStableDOM}
+	cfg := waiter.Config{
+		CPU:               a.emu.cpu(),
+		Network:           a.emu.network(),
+		NavigationTimeout: opts.navigationTimeout,
+		SkipStableDOM:     opts.skipStableDOM,
+	}
 	if opts.handleDialog != nil {
 		c := a.c
 		cfg.HandleDialog = func(ctx context.Context, typ string) bool {

@@ -25,16 +25,24 @@ import (
 type reply struct {
 	lines       []string
 	navigatedTo string
+	emulation   []string     // the page's emulated conditions, for page-scoped tools
 	dialog      *page.Dialog // the page's open dialog, for page-scoped tools
 	pages       bool         // append the page list
 	snapshot    *string      // "## Latest page snapshot" section
 	savedTo     string       // snapshot written to this file instead
+	// sections are blocks that follow the snapshot, such as a console or
+	// network listing, each already rendered.
+	sections []string
+	images   []*mcp.ImageContent // content blocks after the text
 }
 
 func (r *reply) line(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }
 
 // state records the page state a page-scoped result carries.
-func (r *reply) state(s page.State) { r.dialog = s.Dialog }
+func (r *reply) state(s page.State) {
+	r.dialog = s.Dialog
+	r.emulation = s.Emulation
+}
 
 // pageLine is one line of the page list.
 type pageLine struct {
@@ -50,6 +58,7 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 	if r.navigatedTo != "" {
 		out = append(out, fmt.Sprintf("Page navigated to %s.", r.navigatedTo))
 	}
+	out = append(out, r.emulation...)
 	if d := r.dialog; d != nil {
 		def := ""
 		if d.Type == "prompt" {
@@ -74,6 +83,7 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 	} else if r.snapshot != nil {
 		out = append(out, "## Latest page snapshot", *r.snapshot)
 	}
+	out = append(out, r.sections...)
 	res := &mcp.CallToolResult{}
 	if err != nil {
 		res.IsError = true
@@ -84,6 +94,9 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 		out = append(out, msg)
 	}
 	res.Content = []mcp.Content{&mcp.TextContent{Text: strings.Join(out, "\n")}}
+	for _, img := range r.images {
+		res.Content = append(res.Content, img)
+	}
 	return res
 }
 

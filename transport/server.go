@@ -40,6 +40,24 @@ type Config struct {
 	// declares no MCP roots (--allow-unrestricted-paths); otherwise such a
 	// client may write only in the temporary directory.
 	Unrestricted bool
+	// ExperimentalVision adds the coordinate tools (click_at), as
+	// chrome-devtools-mcp's --experimentalVision does.
+	ExperimentalVision bool
+	// Screenshot sets take_screenshot's defaults and size limits.
+	Screenshot ScreenshotConfig
+}
+
+// ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The
+// zero value of each field means its documented default.
+type ScreenshotConfig struct {
+	// Format is png, jpeg or webp when the call names none. If empty, png.
+	Format string
+	// Quality is the jpeg/webp quality when the call gives none, 0-100. If
+	// nil, Chrome's default.
+	Quality *int
+	// MaxWidth and MaxHeight, if positive, scale screenshots down so that
+	// they fit, keeping the aspect ratio.
+	MaxWidth, MaxHeight int
 }
 
 // Server is tabhive's MCP server. It is safe for concurrent use by any

@@ -54,6 +54,9 @@ type config struct {
 	logFile        string
 	showVersion    bool
 	unrestricted   bool
+	vision         bool
+	screenshot     transport.ScreenshotConfig
+	shotQuality    int
 }
 
 // listFlag collects a repeatable string flag.
@@ -108,6 +111,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	str(&c.logLevel, "log-level", "logLevel", "info", "debug, info, warn or error")
 	str(&c.logFile, "log-file", "logFile", "", "write logs to this file instead of stderr")
 	boolean(&c.unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
+	boolean(&c.vision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
+	str(&c.screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")
+	both("screenshot-quality", "screenshotQuality", func(n string) {
+		fs.IntVar(&c.shotQuality, n, -1, "take_screenshot's default jpeg/webp quality, 0-100")
+	})
+	both("screenshot-max-width", "screenshotMaxWidth", func(n string) {
+		fs.IntVar(&c.screenshot.MaxWidth, n, 0, "scale screenshots down to at most this many pixels wide")
+	})
+	both("screenshot-max-height", "screenshotMaxHeight", func(n string) {
+		fs.IntVar(&c.screenshot.MaxHeight, n, 0, "scale screenshots down to at most this many pixels high")
+	})
 	boolean(&c.showVersion, "version", "version", "print the version and exit")
 	// chrome-devtools-mcp flags that change nothing here, accepted so that a
 	// command line written for it still starts.
@@ -118,6 +132,18 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	switch c.screenshot.Format {
+	case "", "png", "jpeg", "webp":
+	default:
+		return nil, fmt.Errorf("--screenshot-format %q: use png, jpeg or webp", c.screenshot.Format)
+	}
+	if c.shotQuality > 100 {
+		return nil, fmt.Errorf("--screenshot-quality %d: use 0 to 100", c.shotQuality)
+	}
+	if c.shotQuality >= 0 {
+		q := c.shotQuality
+		c.screenshot.Quality = &q
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: flags start with --, see --help", fs.Arg(0))
@@ -149,7 +175,13 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	cfg.browser.Logger = log
 
 	sup := browser.New(cfg.browser)
-	srv := transport.New(transport.Config{Version: version, Logger: log, Unrestricted: cfg.unrestricted}, sup)
+	srv := transport.New(transport.Config{
+		Version:            version,
+		Logger:             log,
+		Unrestricted:       cfg.unrestricted,
+		ExperimentalVision: cfg.vision,
+		Screenshot:         cfg.screenshot,
+	}, sup)
 	defer func() {
 		// Bounded: sessions end, page actors stop, a launched Chromium is
 		// closed (escalating to SIGKILL), its temporary profile removed.

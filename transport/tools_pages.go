@@ -1,0 +1,186 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/page"
+)
+
+// pageTools are the tools that list, open, select, close and navigate pages and answer dialogs.
+func (s *Server) pageTools() []*tool {
+	return []*tool{
+		define(tool{name: "close_page", description: "Closes the page by its index. The last open page cannot be closed."},
+			fixed[closePageArgs](listBudget), runClosePage),
+		define(tool{name: "handle_dialog", description: "If a browser dialog was opened, use this command to handle it", page: true},
+			fixed[handleDialogArgs](listBudget), runHandleDialog),
+		define(tool{name: "list_pages", description: "Get a list of pages open in the browser.", readOnly: true},
+			fixed[noArgs](listBudget), runListPages),
+		define(tool{name: "navigate_page", description: "Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise.", page: true, action: true},
+			func(a *navigateArgs) time.Duration {
+				return millis(a.Timeout, page.DefaultNavigationTimeout) + overhead
+			}, runNavigate),
+		define(tool{name: "new_page", description: "Open a new tab and load a URL. Use project URL if not specified otherwise.", action: true},
+			func(a *newPageArgs) time.Duration { return millis(a.Timeout, page.DefaultNavigationTimeout) + overhead }, runNewPage),
+		define(tool{name: "select_page", description: "Select a page as a context for future tool calls.", readOnly: true},
+			fixed[selectPageArgs](listBudget), runSelectPage),
+	}
+}
+
+type noArgs struct{}
+
+func runListPages(ctx context.Context, c *call, _ *noArgs) error {
+	c.r.pages = true
+	return nil
+}
+
+type selectPageArgs struct {
+	PageID       int  `json:"pageId" required:"true" jsonType:"number" desc:"The ID of the page to select. Call list_pages to get available pages."`
+	BringToFront bool `json:"bringToFront" desc:"Whether to focus the page and bring it to the top."`
+}
+
+func runSelectPage(ctx context.Context, c *call, a *selectPageArgs) error {
+	p, err := c.s.sup.Page(ctx, a.PageID)
+	if err != nil {
+		return noPage(err, a.PageID)
+	}
+	if a.BringToFront {
+		if err := p.BringToFront(ctx); err != nil {
+			return err
+		}
+	}
+	c.sess.selectPage(a.PageID)
+	c.r.pages = true
+	return nil
+}
+
+type closePageArgs struct {
+	PageID int `json:"pageId" required:"true" jsonType:"number" desc:"The ID of the page to close. Call list_pages to list pages."`
+}
+
+func runClosePage(ctx context.Context, c *call, a *closePageArgs) error {
+	c.r.pages = true
+	err := c.s.sup.ClosePage(ctx, a.PageID)
+	if errors.Is(err, browser.ErrLastPage) {
+		c.r.line("The last open page cannot be closed. It is fine to keep it open.")
+		return nil
+	}
+	return noPage(err, a.PageID)
+}
+
+// noPage words a missing page the way chrome-devtools-mcp does, with what
+// to do next.
+func noPage(err error, id int) error {
+	if errors.Is(err, browser.ErrNoPage) {
+		return &noPageError{id}
+	}
+	return err
+}
+
+type newPageArgs struct {
+	URL        string `json:"url" required:"true" desc:"URL to load in a new page."`
+	Background bool   `json:"background" desc:"Whether to open the page in the background without bringing it to the front. Default is false (foreground)."`
+	Timeout    *int   `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
+}
+
+func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
+	if err := page.CheckURL(a.URL); err != nil {
+		return err
+	}
+	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background})
+	if err != nil {
+		return err
+	}
+	if a.URL != "about:blank" {
+		res, err := p.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: a.URL, Timeout: millis(a.Timeout, 0)})
+		if err == nil {
+			c.s.sup.NoteTitle(ctx, info.ID, res.URL, res.Title)
+		}
+		if err != nil {
+			// Leave nothing behind: the agent asked for a loaded page.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			c.s.sup.ClosePage(cctx, info.ID)
+			c.r.pages = true
+			if ne, ok := errorsAs[*page.NavigationError](err); ok {
+				return fmt.Errorf("could not load %s in a new page: %s; no page was opened", a.URL, ne.Reason)
+			}
+			return err
+		}
+	}
+	c.sess.selectPage(info.ID)
+	c.r.pages = true
+	return nil
+}
+
+type navigateArgs struct {
+	Type               string `json:"type" enum:"url,back,forward,reload" desc:"Navigate the page by URL, back or forward in history, or reload."`
+	URL                string `json:"url" desc:"Target URL (only type=url)"`
+	IgnoreCache        bool   `json:"ignoreCache" desc:"Whether to ignore cache on reload."`
+	HandleBeforeUnload string `json:"handleBeforeUnload" enum:"accept,dismiss" desc:"Whether to auto accept or dismiss beforeunload dialogs triggered by this navigation. Default is accept."`
+	InitScript         string `json:"initScript" desc:"A JavaScript script to be executed on each new document before any other scripts for the next navigation."`
+	Timeout            *int   `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
+}
+
+func runNavigate(ctx context.Context, c *call, a *navigateArgs) error {
+	kind := a.Type
+	if kind == "" {
+		if a.URL == "" {
+			return errors.New("Either URL or a type is required.")
+		}
+		kind = page.NavigateURL
+	}
+	if kind == page.NavigateURL && a.URL == "" {
+		return errors.New("A URL is required for navigation of type=url.")
+	}
+	res, err := c.page.Navigate(ctx, page.Navigation{
+		Kind: kind, URL: a.URL, IgnoreCache: a.IgnoreCache, Timeout: millis(a.Timeout, 0),
+		HandleBeforeUnload: a.HandleBeforeUnload, InitScript: a.InitScript,
+	})
+	c.r.pages = true
+	if err != nil {
+		return err
+	}
+	c.s.sup.NoteTitle(ctx, c.pageID, res.URL, res.Title)
+	c.r.state(res.State)
+	switch res.BeforeUnload {
+	case "accepted":
+		c.r.line("Accepted a beforeunload dialog.")
+	case "dismissed":
+		c.r.line("Dismissed a beforeunload dialog.")
+	}
+	switch kind {
+	case page.NavigateURL:
+		c.r.line("Successfully navigated to %s.", res.URL)
+	case page.NavigateBack:
+		c.r.line("Successfully navigated back to %s.", res.URL)
+	case page.NavigateForward:
+		c.r.line("Successfully navigated forward to %s.", res.URL)
+	case page.NavigateReload:
+		c.r.line("Successfully reloaded the page.")
+	}
+	return nil
+}
+
+type handleDialogArgs struct {
+	Action     string `json:"action" required:"true" enum:"accept,dismiss" desc:"Whether to dismiss or accept the dialog"`
+	PromptText string `json:"promptText" desc:"Optional prompt text to enter into the dialog."`
+}
+
+func runHandleDialog(ctx context.Context, c *call, a *handleDialogArgs) error {
+	state, err := c.page.HandleDialog(ctx, a.Action == "accept", a.PromptText)
+	if err != nil {
+		return err
+	}
+	c.r.state(state)
+	if a.Action == "accept" {
+		c.r.line("Successfully accepted the dialog")
+	} else {
+		c.r.line("Successfully dismissed the dialog")
+	}
+	c.r.pages = true
+	return nil
+}
