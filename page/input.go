@@ -174,7 +174,10 @@ func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, ac
 		if err != nil {
 			return InputResult{}, err
 		}
-		node := dom.BackendNodeID(n.BackendNodeID)
+		node, err := a.nodeID(ctx, n)
+		if err != nil {
+			return InputResult{}, err
+		}
 		res, err := a.perform(ctx, actionOptions{}, func(ctx context.Context) error {
 			return action(ctx, node)
 		})

@@ -122,3 +122,9 @@ func (a *Actor) resolve(uid string) (*snapshot.Node, error) {
 	}
 	return n, nil
 }
+
+// nodeID returns the backend DOM node id of a snapshot node, for CDP
+// commands that act on it. It runs on the actor goroutine.
+func (a *Actor) nodeID(ctx context.Context, n *snapshot.Node) (dom.BackendNodeID, error) {
+	return dom.BackendNodeID(n.BackendNodeID), nil
+}

@@ -45,6 +45,10 @@ type Config struct {
 	ExperimentalVision bool
 	// Screenshot sets take_screenshot's defaults and size limits.
 	Screenshot ScreenshotConfig
+	// RedactNetworkHeaders replaces the values of sensitive headers
+	// (authorization, cookies, ...) with <redacted> in network request
+	// details (--redact-network-headers).
+	RedactNetworkHeaders bool
 }
 
 // ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The

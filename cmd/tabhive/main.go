@@ -55,6 +55,7 @@ type config struct {
 	showVersion    bool
 	unrestricted   bool
 	vision         bool
+	redactHeaders  bool
 	screenshot     transport.ScreenshotConfig
 	shotQuality    int
 }
@@ -112,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	str(&c.logFile, "log-file", "logFile", "", "write logs to this file instead of stderr")
 	boolean(&c.unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
 	boolean(&c.vision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
+	boolean(&c.redactHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
 	str(&c.screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")
 	both("screenshot-quality", "screenshotQuality", func(n string) {
 		fs.IntVar(&c.shotQuality, n, -1, "take_screenshot's default jpeg/webp quality, 0-100")
@@ -176,11 +178,12 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 
 	sup := browser.New(cfg.browser)
 	srv := transport.New(transport.Config{
-		Version:            version,
-		Logger:             log,
-		Unrestricted:       cfg.unrestricted,
-		ExperimentalVision: cfg.vision,
-		Screenshot:         cfg.screenshot,
+		Version:              version,
+		Logger:               log,
+		Unrestricted:         cfg.unrestricted,
+		ExperimentalVision:   cfg.vision,
+		RedactNetworkHeaders: cfg.redactHeaders,
+		Screenshot:           cfg.screenshot,
 	}, sup)
 	defer func() {
 		// Bounded: sessions end, page actors stop, a launched Chromium is
