@@ -26,6 +26,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -380,4 +382,24 @@ func (s *Supervisor) publish() {
 		r.done = s.conn.Done()
 	}
 	s.view.Store(r)
+}
+
+// Local reports whether the browser runs on this machine: launched by us,
+// or connected to on a loopback address. Files it uploads are then read
+// from this machine's disk, so they go through the file sandbox.
+func (s *Supervisor) Local() bool {
+	endpoint := s.cfg.WSEndpoint
+	if endpoint == "" {
+		endpoint = s.cfg.BrowserURL
+	}
+	if endpoint == "" {
+		return true
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }

@@ -75,6 +75,10 @@ type Actor struct {
 	// waiter is the post-action waiter of the action in progress, if any;
 	// events are forwarded to it.
 	waiter *waiter.Waiter
+	// watch, if non-nil, receives the events an action in progress waits
+	// for (Input.dragIntercepted, Page.fileChooserOpened). Set and cleared
+	// around the action; sends never block.
+	watch chan cdpconn.Event
 
 	emu emulationState // conditions being emulated (emulate.go)
 
@@ -119,6 +123,8 @@ var events = map[string]bool{
 	"Network.loadingFinished":           true,
 	"Network.loadingFailed":             true,
 	"Inspector.targetCrashed":           true,
+	"Input.dragIntercepted":             true,
+	"Page.fileChooserOpened":            true,
 }
 
 // Start spawns the actor for a page. It returns at once; connecting happens
@@ -417,6 +423,13 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 	case "Inspector.targetCrashed":
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
+	case "Input.dragIntercepted", "Page.fileChooserOpened":
+		if a.watch != nil {
+			select {
+			case a.watch <- ev:
+			default:
+			}
+		}
 	}
 	if collected[ev.Method] {
 		a.collect(ev)

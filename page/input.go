@@ -2,6 +2,7 @@ package page
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/page/internal/keys"
+	"github.com/tabhive/tabhive/page/snapshot"
 )
 
 // actionabilityTimeout bounds the wait for an element to get a box that can
@@ -40,15 +42,77 @@ type InputResult struct {
 	Snapshot string
 }
 
+// target is an element an input action works on: its uid, its snapshot
+// node and its backend DOM node id.
+type target struct {
+	uid  string
+	node *snapshot.Node
+	id   dom.BackendNodeID
+}
+
+// element resolves uid for an input action. It runs on the actor goroutine.
+func (a *Actor) element(ctx context.Context, uid string) (target, error) {
+	n, err := a.resolve(uid)
+	if err != nil {
+		return target{}, err
+	}
+	id, err := a.nodeID(ctx, n)
+	if err != nil {
+		return target{}, err
+	}
+	return target{uid: uid, node: n, id: id}, nil
+}
+
+// onElement resolves uid and runs an input action on it under the waiter.
+func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, action func(ctx context.Context, t target) error) (InputResult, error) {
+	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
+		if err := a.needRenderer(); err != nil {
+			return InputResult{}, err
+		}
+		t, err := a.element(ctx, uid)
+		if err != nil {
+			return InputResult{}, err
+		}
+		res, err := a.actOn(ctx, t, actionOptions{}, action)
+		return a.finishInput(ctx, res, err, opts)
+	})
+}
+
+// actOn performs an action on t and words its failure: a node that left the
+// page is a [*UIDError], errors the agent can fix (a bad fill value) pass
+// through, and anything else is an [*InteractError].
+func (a *Actor) actOn(ctx context.Context, t target, opts actionOptions, action func(ctx context.Context, t target) error) (ActionResult, error) {
+	res, err := a.perform(ctx, opts, func(ctx context.Context) error { return action(ctx, t) })
+	if err == nil {
+		return res, nil
+	}
+	var ue *UnsupportedFillError
+	var fe *FillValueError
+	switch {
+	case errors.Is(err, errNodeGone):
+		err = &UIDError{UID: t.uid, PageID: a.id, Gone: true, Cause: err}
+	case errors.As(err, &ue), errors.As(err, &fe), errors.Is(err, ErrCrashed), ctx.Err() != nil:
+	default:
+		err = &InteractError{UID: t.uid, Cause: err}
+	}
+	return res, err
+}
+
 // Click clicks the element uid names, twice for a double click, and waits
-// for the consequences.
+// for the consequences. Clicking an <option> of a native <select> selects
+// it, as a user picking it from the list would.
 func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOptions) (InputResult, error) {
 	clicks := 1
 	if double {
 		clicks = 2
 	}
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, node dom.BackendNodeID) error {
-		x, y, err := clickablePoint(ctx, a.c, node)
+	return a.onElement(ctx, uid, opts, func(ctx context.Context, t target) error {
+		if !double && t.node.Role == "option" {
+			if picked, err := selectNativeOption(ctx, a.c, t.id); err != nil || picked {
+				return err
+			}
+		}
+		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err
 		}
@@ -56,92 +120,48 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	})
 }
 
+// selectOptionJS selects this <option> through its <select>, if it belongs
+// to an enabled single-choice one, firing input and change as a user's pick
+// does. It returns whether it did.
+const selectOptionJS = `function () {
+  const opt = this;
+  if (!(opt instanceof HTMLOptionElement) || opt.disabled) return false;
+  const sel = opt.closest('select');
+  if (!sel || sel.multiple || sel.disabled) return false;
+  if (opt.parentElement instanceof HTMLOptGroupElement && opt.parentElement.disabled) return false;
+  if (sel.value !== opt.value) {
+    sel.value = opt.value;
+    sel.dispatchEvent(new Event('input', {bubbles: true}));
+    sel.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+  return true;
+}`
+
+func selectNativeOption(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (bool, error) {
+	var picked bool
+	err := callOn(ctx, c, node, selectOptionJS, &picked)
+	return picked, err
+}
+
+// ClickAt clicks at viewport coordinates (click_at, behind
+// --experimental-vision) and waits for the consequences.
+func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts InputOptions) (InputResult, error) {
+	clicks := 1
+	if double {
+		clicks = 2
+	}
+	return a.keyboard(ctx, opts, func(ctx context.Context) error { return mouseClick(ctx, a.c, x, y, clicks) })
+}
+
 // Hover moves the mouse over the element uid names and waits for the
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, node dom.BackendNodeID) error {
-		x, y, err := clickablePoint(ctx, a.c, node)
+	return a.onElement(ctx, uid, opts, func(ctx context.Context, t target) error {
+		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err
 		}
 		return a.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
-	})
-}
-
-// UnsupportedFillError reports an element fill cannot handle yet.
-type UnsupportedFillError struct{ Kind string }
-
-func (e *UnsupportedFillError) Error() string {
-	return fmt.Sprintf("fill does not support %s elements", e.Kind)
-}
-
-// fillJS focuses a text field and selects its content, so that inserted
-// text replaces it. It returns the kind of element.
-const fillJS = `function () {
-  const el = this;
-  if (el instanceof HTMLSelectElement) return 'select';
-  if (el instanceof HTMLInputElement) {
-    const t = el.type;
-    if (['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(t)) return 'input type=' + t;
-    if (['date', 'datetime-local', 'month', 'time', 'week', 'color', 'range'].includes(t)) return 'direct';
-  } else if (!(el instanceof HTMLTextAreaElement) && !el.isContentEditable) {
-    return '<' + el.localName + '>';
-  }
-  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  el.focus();
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
-    el.select();
-  } else {
-    const range = document.createRange();
-    range.selectNodeContents(el);
-    const sel = window.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-  }
-  return 'text';
-}`
-
-// setValueJS sets the value of inputs that take no typing (date, color,
-// range...) the way a user's pick would, with input and change events.
-const setValueJS = `function (v) {
-  this.focus();
-  this.value = v;
-  this.dispatchEvent(new Event('input', {bubbles: true}));
-  this.dispatchEvent(new Event('change', {bubbles: true}));
-}`
-
-// Fill replaces the content of a text input, textarea or editable element
-// with value, as typing would, and waits for the consequences.
-func (a *Actor) Fill(ctx context.Context, uid, value string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, node dom.BackendNodeID) error {
-		obj, err := resolveObject(ctx, a.c, node)
-		if err != nil {
-			return err
-		}
-		defer releaseObject(a.c, obj)
-		r, err := a.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fillJS).
-			SetObjectID(obj).SetReturnByValue(true))
-		if err != nil {
-			return err
-		}
-		if r.ExceptionDetails != nil {
-			return fmt.Errorf("prepare field: %s", r.ExceptionDetails.Text)
-		}
-		kind := strings.Trim(string(r.Result.Value), `"`)
-		switch kind {
-		case "text":
-		case "direct":
-			arg, _ := jsonArg(value)
-			_, err := a.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(setValueJS).
-				SetObjectID(obj).SetArguments([]runtime.CallArgument{arg}))
-			return err
-		default:
-			return &UnsupportedFillError{Kind: kind}
-		}
-		if value == "" {
-			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")})
-		}
-		return a.c.Input.InsertText(ctx, input.NewInsertTextArgs(value))
 	})
 }
 
@@ -153,44 +173,40 @@ func (a *Actor) PressKey(ctx context.Context, key string, opts InputOptions) (In
 	if err != nil {
 		return InputResult{}, &KeyError{Err: err}
 	}
-	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
-		if err := a.needRenderer(); err != nil {
-			return InputResult{}, err
+	return a.keyboard(ctx, opts, func(ctx context.Context) error { return pressKey(ctx, a.c, combo) })
+}
+
+// TypeText types text into the focused element, key by key where the
+// keyboard has the character and as inserted text where it does not, then
+// presses submitKey if it is not empty.
+func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts InputOptions) (InputResult, error) {
+	var submit *keys.Combo
+	if submitKey != "" {
+		combo, err := keys.Parse(submitKey)
+		if err != nil {
+			return InputResult{}, &KeyError{Err: err}
 		}
-		res, err := a.perform(ctx, actionOptions{}, func(ctx context.Context) error {
-			return pressKey(ctx, a.c, combo)
-		})
-		return a.finishInput(ctx, res, err, opts)
+		submit = &combo
+	}
+	return a.keyboard(ctx, opts, func(ctx context.Context) error {
+		if err := typeText(ctx, a.c, text); err != nil {
+			return err
+		}
+		if submit != nil {
+			return pressKey(ctx, a.c, *submit)
+		}
+		return nil
 	})
 }
 
-// onElement resolves uid and runs an input action on it under the waiter.
-func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, action func(ctx context.Context, node dom.BackendNodeID) error) (InputResult, error) {
+// keyboard runs an action that needs no element (keys, coordinates) under
+// the waiter.
+func (a *Actor) keyboard(ctx context.Context, opts InputOptions, action func(ctx context.Context) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
 		}
-		n, err := a.resolve(uid)
-		if err != nil {
-			return InputResult{}, err
-		}
-		node, err := a.nodeID(ctx, n)
-		if err != nil {
-			return InputResult{}, err
-		}
-		res, err := a.perform(ctx, actionOptions{}, func(ctx context.Context) error {
-			return action(ctx, node)
-		})
-		if err != nil {
-			var ue *UnsupportedFillError
-			switch {
-			case errors.Is(err, errNodeGone):
-				err = &UIDError{UID: uid, PageID: a.id, Gone: true, Cause: err}
-			case errors.As(err, &ue), errors.Is(err, ErrCrashed), ctx.Err() != nil:
-			default:
-				err = &InteractError{UID: uid, Cause: err}
-			}
-		}
+		res, err := a.perform(ctx, actionOptions{}, action)
 		return a.finishInput(ctx, res, err, opts)
 	})
 }
@@ -362,4 +378,66 @@ func releaseObject(c *cdp.Client, id runtime.RemoteObjectID) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	c.Runtime.ReleaseObject(ctx, runtime.NewReleaseObjectArgs(id))
+}
+
+// typeText sends text as key presses; characters the keyboard layout lacks
+// (accents, emoji) are inserted as text, as an IME would.
+func typeText(ctx context.Context, c *cdp.Client, text string) error {
+	for _, r := range text {
+		k, ok := keys.ForText(r)
+		if !ok {
+			if err := c.Input.InsertText(ctx, input.NewInsertTextArgs(string(r))); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := c.Input.DispatchKeyEvent(ctx, keyEvent("keyDown", k, 0)); err != nil {
+			return err
+		}
+		if err := c.Input.DispatchKeyEvent(ctx, keyEvent("keyUp", k, 0)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callOn calls a function declaration on a node's JavaScript object, with
+// args passed by value, and decodes its JSON result into out (nil: ignore).
+func callOn(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, fn string, out any, args ...any) error {
+	obj, err := resolveObject(ctx, c, node)
+	if err != nil {
+		return err
+	}
+	defer releaseObject(c, obj)
+	call := runtime.NewCallFunctionOnArgs(fn).SetObjectID(obj).SetReturnByValue(true)
+	if len(args) > 0 {
+		cargs := make([]runtime.CallArgument, len(args))
+		for i, v := range args {
+			if cargs[i], err = jsonArg(v); err != nil {
+				return err
+			}
+		}
+		call.SetArguments(cargs)
+	}
+	r, err := c.Runtime.CallFunctionOn(ctx, call)
+	if err != nil {
+		return err
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("in page: %s", exceptionText(r.ExceptionDetails))
+	}
+	if out != nil && len(r.Result.Value) > 0 {
+		return json.Unmarshal(r.Result.Value, out)
+	}
+	return nil
+}
+
+// exceptionText is the message of a thrown exception as the page would
+// print it, without its stack.
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != nil {
+		first, _, _ := strings.Cut(*d.Exception.Description, "\n    at ")
+		return first
+	}
+	return d.Text
 }

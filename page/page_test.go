@@ -59,7 +59,11 @@ func snap(t *testing.T, a *page.Actor) string {
 // uidOf finds the uid of the line with role and name in a snapshot.
 func uidOf(t *testing.T, text, role, name string) string {
 	t.Helper()
-	m := regexp.MustCompile(`uid=(\S+) ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(text)
+	prefix := `uid=(\S+) `
+	if role != "" {
+		prefix += regexp.QuoteMeta(role) + ` `
+	}
+	m := regexp.MustCompile(prefix + `"` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(text)
 	if m == nil {
 		t.Fatalf("no %s %q in snapshot:\n%s", role, name, text)
 	}

@@ -75,6 +75,8 @@ func schemaType(t reflect.Type) map[string]any {
 		return map[string]any{"type": "number"}
 	case reflect.Slice:
 		return map[string]any{"type": "array", "items": schemaType(t.Elem())}
+	case reflect.Struct:
+		return inputSchema(t)
 	}
 	panic(fmt.Sprintf("transport: no schema for argument type %s", t))
 }
@@ -190,6 +192,9 @@ func describe(p param) string {
 	case reflect.Float64:
 		return "a number"
 	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Struct {
+			return "an array of objects"
+		}
 		return "an array of strings"
 	}
 	return t.String()

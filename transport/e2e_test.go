@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -60,7 +61,7 @@ func server(t *testing.T) *transport.Server {
 			return
 		}
 		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
-		shared.srv = transport.New(transport.Config{}, shared.sup)
+		shared.srv = transport.New(transport.Config{ExperimentalVision: true}, shared.sup)
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -200,9 +201,13 @@ func TestToolsAndSchemas(t *testing.T) {
 			}
 		}
 	}
-	want := "click close_page fill handle_dialog hover list_pages navigate_page new_page press_key select_page take_snapshot wait_for"
-	if got := strings.Join(names, " "); got != want {
-		t.Errorf("tools = %s\nwant    %s", got, want)
+	for _, want := range strings.Fields("click click_at close_page drag fill fill_form handle_dialog hover list_pages navigate_page new_page press_key select_page take_snapshot type_text upload_file wait_for") {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools lack %s: %v", want, names)
+		}
+	}
+	if !slices.IsSorted(names) {
+		t.Errorf("tools are not sorted by name: %v", names)
 	}
 }
 

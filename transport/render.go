@@ -194,6 +194,15 @@ func sentence(err error) string {
 	if te, ok := errorsAs[*page.TimeoutError](err); ok {
 		return fmt.Sprintf("Timed out after waiting %s", te.Budget)
 	}
+	if fe, ok := errorsAs[*page.FillValueError](err); ok {
+		return fe.Msg
+	}
+	switch {
+	case errors.Is(err, page.ErrNoFileChooser):
+		return "Failed to upload file. The element could not accept the file directly, and clicking it did not trigger a file chooser."
+	case errors.Is(err, page.ErrMultipleFiles):
+		return "Multiple file uploads only work with <input type=file multiple>: give one file, or use an input that takes several."
+	}
 	if fe, ok := errorsAs[*page.UnsupportedFillError](err); ok {
 		return fmt.Sprintf("fill cannot set a %s; use click, press_key or type the value into a text field.", fe.Kind)
 	}

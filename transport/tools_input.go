@@ -2,22 +2,41 @@ package transport
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/tabhive/tabhive/page"
 )
 
 // inputTools are the tools that act on a page as a user would.
 func (s *Server) inputTools() []*tool {
-	return []*tool{
+	tools := []*tool{
 		define(tool{name: "click", description: "Clicks on the provided element", page: true, action: true},
 			fixed[clickArgs](inputBudget), runClick),
-		define(tool{name: "fill", description: "Type text into an input or text area, replacing its content.", page: true, action: true},
+		define(tool{name: "drag", description: "Drag an element onto another element", page: true, action: true},
+			fixed[dragArgs](inputBudget), runDrag),
+		define(tool{name: "fill", description: "Type text into an input, text area or select an option from a <select> element.", page: true, action: true},
 			fixed[fillArgs](inputBudget), runFill),
+		define(tool{name: "fill_form", description: "Fill out multiple form elements (inputs, selects, checkboxes, radios) at once. Prefer this tool over several fill or click calls when filling a form: one call instead of many round trips.", page: true, action: true},
+			func(a *fillFormArgs) time.Duration { return inputBudget * time.Duration(max(1, len(a.Elements))) }, runFillForm),
 		define(tool{name: "hover", description: "Hover over the provided element", page: true, action: true},
 			fixed[hoverArgs](inputBudget), runHover),
 		define(tool{name: "press_key", description: "Press a key or key combination. Use this when other input methods like fill() cannot be used (e.g., keyboard shortcuts, navigation keys, or special key combinations).", page: true, action: true},
 			fixed[pressKeyArgs](inputBudget), runPressKey),
+		define(tool{name: "type_text", description: "Type text using keyboard into a previously focused input", page: true, action: true},
+			func(a *typeTextArgs) time.Duration {
+				return inputBudget + time.Duration(len(a.Text))*10*time.Millisecond
+			}, runTypeText),
+		define(tool{name: "upload_file", description: "Upload a file through a provided element.", page: true, action: true},
+			fixed[uploadArgs](inputBudget), s.runUpload),
 	}
+	if s.cfg.ExperimentalVision {
+		tools = append(tools, define(tool{name: "click_at", description: "Clicks at the provided coordinates", page: true, action: true},
+			fixed[clickAtArgs](inputBudget), runClickAt))
+	}
+	return tools
 }
 
 type clickArgs struct {
@@ -31,22 +50,48 @@ func runClick(ctx context.Context, c *call, a *clickArgs) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case res.Dialog && a.DblClick:
-		c.r.line("The element was double clicked and it opened a dialog.")
-	case res.Dialog:
-		c.r.line("The element was clicked and it opened a dialog.")
-	case a.DblClick:
-		c.r.line("Successfully double clicked on the element")
-	default:
-		c.r.line("Successfully clicked on the element")
-	}
-	c.input(res)
+	c.acted(res, clickLine(a.DblClick, res.Dialog, "on the element"))
 	return nil
 }
 
-// input records what every input tool reports after its own line.
-func (c *call) input(res page.InputResult) {
+// clickLine words a click, or a click that opened a dialog, as upstream
+// does.
+func clickLine(double, dialog bool, where string) string {
+	switch {
+	case dialog && double:
+		return "The element was double clicked and it opened a dialog."
+	case dialog:
+		return "The element was clicked and it opened a dialog."
+	case double:
+		return "Successfully double clicked " + where
+	}
+	return "Successfully clicked " + where
+}
+
+type clickAtArgs struct {
+	X               float64 `json:"x" required:"true" desc:"The x coordinate"`
+	Y               float64 `json:"y" required:"true" desc:"The y coordinate"`
+	DblClick        bool    `json:"dblClick" desc:"Set to true for double clicks. Default is false."`
+	IncludeSnapshot bool    `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+}
+
+func runClickAt(ctx context.Context, c *call, a *clickAtArgs) error {
+	res, err := c.page.ClickAt(ctx, a.X, a.Y, a.DblClick, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	if err != nil {
+		return err
+	}
+	line := clickLine(a.DblClick, false, "at the coordinates")
+	if res.Dialog {
+		line = "The click at the coordinates opened a dialog."
+	}
+	c.acted(res, line)
+	return nil
+}
+
+// acted records what every input tool reports: its own line, then the
+// navigation, the page state and the snapshot when asked for.
+func (c *call) acted(res page.InputResult, line string) {
+	c.r.line("%s", line)
 	c.r.navigatedTo = res.NavigatedTo
 	c.r.state(res.State)
 	if res.Snapshot != "" {
@@ -64,14 +109,17 @@ func runHover(ctx context.Context, c *call, a *hoverArgs) error {
 	if err != nil {
 		return err
 	}
-	c.r.line("Successfully hovered over the element")
-	c.input(res)
+	line := "Successfully hovered over the element"
+	if res.Dialog {
+		line = "The element was hovered and it opened a dialog."
+	}
+	c.acted(res, line)
 	return nil
 }
 
 type fillArgs struct {
 	UID             string `json:"uid" required:"true" desc:"The uid of an element on the page from the page content snapshot"`
-	Value           string `json:"value" required:"true" desc:"The value to fill in."`
+	Value           string `json:"value" required:"true" desc:"The value to fill in. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons."`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
 }
 
@@ -80,8 +128,44 @@ func runFill(ctx context.Context, c *call, a *fillArgs) error {
 	if err != nil {
 		return err
 	}
-	c.r.line("Successfully filled out the element")
-	c.input(res)
+	line := "Successfully filled out the element"
+	if res.Dialog {
+		line = "The element was filled out and it opened a dialog."
+	}
+	c.acted(res, line)
+	return nil
+}
+
+type formElement struct {
+	UID   string `json:"uid" required:"true" desc:"The uid of the element to fill out"`
+	Value string `json:"value" required:"true" desc:"Value for the element. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons."`
+}
+
+type fillFormArgs struct {
+	Elements        []formElement `json:"elements" required:"true" minItems:"1" desc:"Elements from snapshot to fill out."`
+	IncludeSnapshot bool          `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+}
+
+func runFillForm(ctx context.Context, c *call, a *fillFormArgs) error {
+	fields := make([]page.FormField, len(a.Elements))
+	for i, e := range a.Elements {
+		if e.UID == "" {
+			return badArgs("Invalid argument \"elements\" for tool \"fill_form\": element %d has no uid.", i+1)
+		}
+		fields[i] = page.FormField{UID: e.UID, Value: e.Value}
+	}
+	res, err := c.page.FillForm(ctx, fields, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	if err != nil {
+		return err
+	}
+	line := "Successfully filled out the form"
+	if res.Interrupted != "" {
+		line = fmt.Sprintf("Filling out the element with uid %s opened a dialog.", res.Interrupted)
+		if res.Interrupted != a.Elements[len(a.Elements)-1].UID {
+			line += " The remaining elements were not filled out."
+		}
+	}
+	c.acted(res.InputResult, line)
 	return nil
 }
 
@@ -95,7 +179,73 @@ func runPressKey(ctx context.Context, c *call, a *pressKeyArgs) error {
 	if err != nil {
 		return err
 	}
-	c.r.line("Successfully pressed key: %s", a.Key)
-	c.input(res)
+	c.acted(res, "Successfully pressed key: "+a.Key)
+	return nil
+}
+
+type typeTextArgs struct {
+	Text            string `json:"text" required:"true" desc:"The text to type"`
+	SubmitKey       string `json:"submitKey" desc:"Optional key to press after typing. E.g., \"Enter\", \"Tab\", \"Escape\""`
+	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+}
+
+func runTypeText(ctx context.Context, c *call, a *typeTextArgs) error {
+	res, err := c.page.TypeText(ctx, a.Text, a.SubmitKey, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf(`Typed text "%s"`, a.Text)
+	if a.SubmitKey != "" {
+		line = fmt.Sprintf(`Typed text "%s + %s"`, a.Text, a.SubmitKey)
+	}
+	c.acted(res, line)
+	return nil
+}
+
+type dragArgs struct {
+	FromUID         string `json:"from_uid" required:"true" desc:"The uid of the element to drag"`
+	ToUID           string `json:"to_uid" required:"true" desc:"The uid of the element to drop into"`
+	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+}
+
+func runDrag(ctx context.Context, c *call, a *dragArgs) error {
+	res, err := c.page.Drag(ctx, a.FromUID, a.ToUID, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	if err != nil {
+		return err
+	}
+	c.acted(res, "Successfully dragged an element")
+	return nil
+}
+
+type uploadArgs struct {
+	UID             string   `json:"uid" required:"true" desc:"The uid of the file input element or an element that will open file chooser on the page from the page content snapshot"`
+	FilePaths       []string `json:"filePaths" required:"true" minItems:"1" desc:"One or more files paths to upload. File paths have to be local to the browser instance (not the MCP)."`
+	IncludeSnapshot bool     `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+}
+
+func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
+	paths := a.FilePaths
+	if s.sup.Local() {
+		// The browser reads the files from this machine: they go through the
+		// same sandbox as the files tools write (upstream validates them
+		// for local browsers only).
+		sb := c.sandbox(ctx)
+		paths = make([]string, len(a.FilePaths))
+		for i, p := range a.FilePaths {
+			canonical, err := sb.Resolve(p)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Stat(canonical); err != nil {
+				return fmt.Errorf("cannot upload %s: %w", p, err)
+			}
+			paths[i] = canonical
+		}
+	}
+	res, err := c.page.UploadFile(ctx, a.UID, paths, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	if err != nil {
+		return err
+	}
+	c.acted(res, fmt.Sprintf("File uploaded from %s.", strings.Join(a.FilePaths, ", ")))
 	return nil
 }

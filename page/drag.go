@@ -1,0 +1,125 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/input"
+
+	"github.com/tabhive/tabhive/browser/cdpconn"
+)
+
+// dragSettle is how long a drag waits for Chrome to report an HTML5 drag
+// it intercepted, and pauses between dragging over the target and
+// dropping, as upstream does (seed 000 §5.7: its one fixed delay).
+const dragSettle = 50 * time.Millisecond
+
+// Drag drags the element fromUID onto toUID and waits for the
+// consequences. HTML5 drag and drop (draggable elements with dragstart and
+// drop handlers) is intercepted and replayed with Chrome's drag events, as
+// Puppeteer does; otherwise the mouse drag itself is what the page sees.
+func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptions) (InputResult, error) {
+	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
+		if err := a.needRenderer(); err != nil {
+			return InputResult{}, err
+		}
+		from, err := a.element(ctx, fromUID)
+		if err != nil {
+			return InputResult{}, err
+		}
+		to, err := a.element(ctx, toUID)
+		if err != nil {
+			return InputResult{}, err
+		}
+		if err := a.call(ctx, func(ctx context.Context) error {
+			return a.c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(true))
+		}); err != nil {
+			return InputResult{}, err
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			a.act.Await(rctx, func(ctx context.Context) error {
+				return a.c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(false))
+			}, nil)
+		}()
+		watch := make(chan cdpconn.Event, 4)
+		a.watch = watch
+		defer func() { a.watch = nil }()
+		res, err := a.actOn(ctx, from, actionOptions{}, func(ctx context.Context, from target) error {
+			return a.dragAction(ctx, from, to, watch)
+		})
+		return a.finishInput(ctx, res, err, opts)
+	})
+}
+
+// dragAction presses on from, moves onto to, and releases there. It runs on
+// the waiter's goroutine.
+func (a *Actor) dragAction(ctx context.Context, from, to target, watch <-chan cdpconn.Event) error {
+	fx, fy, err := clickablePoint(ctx, a.c, from.id)
+	if err != nil {
+		return err
+	}
+	mouse := func(typ string, x, y float64, buttons int) error {
+		ev := input.NewDispatchMouseEventArgs(typ, x, y).SetButton(input.MouseButtonLeft).SetButtons(buttons)
+		if typ != "mouseMoved" {
+			ev.SetClickCount(1)
+		}
+		return a.c.Input.DispatchMouseEvent(ctx, ev)
+	}
+	if err := mouse("mouseMoved", fx, fy, 0); err != nil {
+		return err
+	}
+	if err := mouse("mousePressed", fx, fy, 1); err != nil {
+		return err
+	}
+	tx, ty, err := clickablePoint(ctx, a.c, to.id)
+	if err != nil {
+		return err
+	}
+	if err := mouse("mouseMoved", tx, ty, 1); err != nil {
+		return err
+	}
+	select {
+	case ev := <-watch:
+		var e struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(ev.Params, &e); err != nil {
+			return err
+		}
+		var data input.DragData
+		if err := json.Unmarshal(e.Data, &data); err != nil {
+			return err
+		}
+		for _, typ := range []string{"dragEnter", "dragOver"} {
+			if err := a.c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
+				return err
+			}
+		}
+		if err := sleep(ctx, dragSettle); err != nil {
+			return err
+		}
+		if err := a.c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
+			return err
+		}
+	case <-time.After(dragSettle):
+		// Not an HTML5 drag: the mouse events are the drag.
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return mouse("mouseReleased", tx, ty, 0)
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

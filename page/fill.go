@@ -1,0 +1,264 @@
+package page
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/input"
+
+	"github.com/tabhive/tabhive/page/internal/keys"
+)
+
+// UnsupportedFillError reports an element fill cannot set.
+type UnsupportedFillError struct{ Kind string }
+
+func (e *UnsupportedFillError) Error() string {
+	return fmt.Sprintf("fill does not support %s elements", e.Kind)
+}
+
+// FillValueError reports a value the element cannot take. Its message is
+// chrome-devtools-mcp's sentence.
+type FillValueError struct{ Msg string }
+
+func (e *FillValueError) Error() string { return e.Msg }
+
+// fieldJS tells what kind of field this is, and for checkboxes, radios and
+// switches whether it is on: "toggle", "select", "text", "direct" (inputs
+// set by value: date, color, range...), or "unsupported:<what>".
+const fieldJS = `function () {
+  const el = this;
+  if (el instanceof HTMLInputElement) {
+    const t = el.type;
+    if (t === 'checkbox' || t === 'radio') return {kind: 'toggle', on: el.checked};
+    if (['button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(t)) return {kind: 'unsupported:input type=' + t};
+    if (['date', 'datetime-local', 'month', 'time', 'week', 'color', 'range'].includes(t)) return {kind: 'direct'};
+    return {kind: 'text'};
+  }
+  const role = el.getAttribute && el.getAttribute('role');
+  if (role === 'checkbox' || role === 'radio' || role === 'switch') {
+    return {kind: 'toggle', on: el.getAttribute('aria-checked') === 'true'};
+  }
+  if (el instanceof HTMLSelectElement) return {kind: 'select'};
+  if (el instanceof HTMLTextAreaElement || el.isContentEditable) return {kind: 'text'};
+  return {kind: 'unsupported:<' + (el.localName || '#text') + '>'};
+}`
+
+// focusTextJS focuses a text field and selects its content, so that
+// inserted text replaces it.
+const focusTextJS = `function () {
+  const el = this;
+  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  el.focus();
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    el.select();
+  } else {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+}`
+
+// setValueJS sets the value of a field that takes no typing (a select, a
+// date or colour input) the way a user's pick does, with input and change
+// events. For a select, v is an option's value.
+const setValueJS = `function (v) {
+  this.focus();
+  if (this.value !== v) {
+    this.value = v;
+    this.dispatchEvent(new Event('input', {bubbles: true}));
+    this.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+}`
+
+// selectByTextJS picks the option of this <select> whose text is v (or,
+// failing that, whose value is v) and returns its value, or null.
+const selectByTextJS = `function (v) {
+  const norm = (s) => s.replace(/\s+/g, ' ').trim();
+  const opts = Array.from(this.options);
+  const o = opts.find((o) => norm(o.text) === norm(v) || o.label === v) || opts.find((o) => o.value === v);
+  return o ? o.value : null;
+}`
+
+// valueJS returns this element's value property.
+const valueJS = `function () { return typeof this.value === 'string' ? this.value : null; }`
+
+// option is an option of a combobox, from the latest snapshot.
+type option struct {
+	name string
+	id   dom.BackendNodeID
+}
+
+// fillPlan is what a fill needs, gathered on the actor goroutine so that
+// the action itself touches no actor state.
+type fillPlan struct {
+	value   string
+	options []option // a combobox's options; nil for other elements
+}
+
+// planFill reads, from the snapshot, the options of a combobox: upstream
+// picks a combobox's option by its accessible name.
+func (a *Actor) planFill(ctx context.Context, t target, value string) (fillPlan, error) {
+	p := fillPlan{value: value}
+	if t.node.Role != "combobox" {
+		return p, nil
+	}
+	for _, c := range t.node.Children {
+		if c.Role != "option" {
+			continue
+		}
+		id, err := a.nodeID(ctx, c)
+		if err != nil {
+			return p, err
+		}
+		p.options = append(p.options, option{name: c.Name, id: id})
+	}
+	return p, nil
+}
+
+// Fill sets the element uid names to value, as a user would, and waits for
+// the consequences: text fields get value typed in place of their content;
+// checkboxes, radios and switches take "true" or "false"; a <select> or
+// combobox takes the text of one of its options.
+func (a *Actor) Fill(ctx context.Context, uid, value string, opts InputOptions) (InputResult, error) {
+	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
+		if err := a.needRenderer(); err != nil {
+			return InputResult{}, err
+		}
+		res, err := a.fill(ctx, uid, value)
+		return a.finishInput(ctx, res, err, opts)
+	})
+}
+
+// FormField is one element of a fill_form call.
+type FormField struct {
+	UID   string
+	Value string
+}
+
+// FillFormResult reports a fill_form call. Interrupted is the uid whose
+// fill opened a dialog, when one did; the fields after it were not filled.
+type FillFormResult struct {
+	InputResult
+	Interrupted string
+}
+
+// FillForm fills fields one after another, each in its own wait for
+// consequences, and reports the last one's. It stops at the first error, or
+// at a dialog a fill opened.
+func (a *Actor) FillForm(ctx context.Context, fields []FormField, opts InputOptions) (FillFormResult, error) {
+	return ask(ctx, a, func(ctx context.Context) (FillFormResult, error) {
+		var out FillFormResult
+		if err := a.needRenderer(); err != nil {
+			return out, err
+		}
+		var res ActionResult
+		for _, f := range fields {
+			r, err := a.fill(ctx, f.UID, f.Value)
+			if err != nil {
+				out.State = a.state()
+				return out, err
+			}
+			if r.NavigatedTo != "" {
+				res.NavigatedTo = r.NavigatedTo
+			}
+			res.State, res.Dialog = r.State, r.Dialog
+			if r.Dialog {
+				out.Interrupted = f.UID
+				break
+			}
+		}
+		in, err := a.finishInput(ctx, res, nil, opts)
+		out.InputResult = in
+		return out, err
+	})
+}
+
+// fill runs one fill on the actor goroutine.
+func (a *Actor) fill(ctx context.Context, uid, value string) (ActionResult, error) {
+	t, err := a.element(ctx, uid)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	plan, err := a.planFill(ctx, t, value)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t target) error {
+		return a.fillAction(ctx, t, plan)
+	})
+}
+
+// fillAction sets one field. It runs on the waiter's goroutine and uses only
+// the CDP client and the plan.
+func (a *Actor) fillAction(ctx context.Context, t target, p fillPlan) error {
+	if len(p.options) > 0 {
+		var picked *option
+		for i := range p.options {
+			if p.options[i].name == p.value {
+				picked = &p.options[i]
+				break
+			}
+		}
+		if picked == nil {
+			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", p.value)}
+		}
+		var v *string
+		if err := callOn(ctx, a.c, picked.id, valueJS, &v); err != nil {
+			return err
+		}
+		if v == nil {
+			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", p.value)}
+		}
+		return a.setField(ctx, t.id, *v)
+	}
+	return a.setField(ctx, t.id, p.value)
+}
+
+// setField sets a field to value according to its kind.
+func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string) error {
+	var field struct {
+		Kind string `json:"kind"`
+		On   bool   `json:"on"`
+	}
+	if err := callOn(ctx, a.c, id, fieldJS, &field); err != nil {
+		return err
+	}
+	switch field.Kind {
+	case "toggle":
+		if value != "true" && value != "false" {
+			return &FillValueError{Msg: fmt.Sprintf(`Checkboxes, radio boxes and toggles require "true" or "false" value, but %s was used`, value)}
+		}
+		if field.On == (value == "true") {
+			return nil
+		}
+		x, y, err := clickablePoint(ctx, a.c, id)
+		if err != nil {
+			return err
+		}
+		return mouseClick(ctx, a.c, x, y, 1)
+	case "select":
+		var v *string
+		if err := callOn(ctx, a.c, id, selectByTextJS, &v, value); err != nil {
+			return err
+		}
+		if v == nil {
+			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
+		}
+		return callOn(ctx, a.c, id, setValueJS, nil, *v)
+	case "direct":
+		return callOn(ctx, a.c, id, setValueJS, nil, value)
+	case "text":
+		if err := callOn(ctx, a.c, id, focusTextJS, nil); err != nil {
+			return err
+		}
+		if value == "" {
+			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")})
+		}
+		return a.c.Input.InsertText(ctx, input.NewInsertTextArgs(value))
+	}
+	return &UnsupportedFillError{Kind: strings.TrimPrefix(field.Kind, "unsupported:")}
+}

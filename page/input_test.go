@@ -1,0 +1,273 @@
+package page_test
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
+)
+
+// statusOf reads the text of the element with id "status" from a snapshot,
+// which test pages use to report what they saw.
+func statusOf(t *testing.T, a *page.Actor) string {
+	t.Helper()
+	s := snap(t, a)
+	i := strings.Index(s, `"status: `)
+	if i < 0 {
+		t.Fatalf("no status line in:\n%s", s)
+	}
+	rest := s[i+len(`"status: `):]
+	return rest[:strings.Index(rest, `"`)]
+}
+
+const statusScript = `<p id=report>status: none</p><script>function report(s) { document.getElementById('report').textContent = 'status: ' + s }</script>`
+
+func TestClickDoubleAndHover(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Mouse", `<button ondblclick="report('dbl')" onclick="report('single')">Target</button>
+<div onmouseover="report('hovered')" style="width:100px;height:40px">Hover zone</div>`+statusScript),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Target"), true, page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "dbl" {
+		t.Errorf("after double click, status = %q", got)
+	}
+	if _, err := a.Hover(ctx(t), uidOf(t, snap(t, a), "", "Hover zone"), page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "hovered" {
+		t.Errorf("after hover, status = %q", got)
+	}
+	res, err := a.ClickAt(ctx(t), 20, 12, false, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Snapshot, "status: single") {
+		t.Errorf("click_at on the button's coordinates did not click it:\n%s", res.Snapshot)
+	}
+}
+
+func TestClickOptionSelectsIt(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Select", `<select id=s onchange="report(this.value)">
+<option value=r>Red</option><optgroup label=Warm><option value=o>Orange</option></optgroup><option value=b>Blue</option></select>`+statusScript),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := a.Click(ctx(t), uidOf(t, s, "option", "Orange"), false, page.InputOptions{}); err != nil {
+		t.Fatalf("click on option in an optgroup = %v", err)
+	}
+	if got := statusOf(t, a); got != "o" {
+		t.Errorf("status = %q, want o", got)
+	}
+	if _, err := a.Click(ctx(t), uidOf(t, s, "option", "Blue"), false, page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "b" {
+		t.Errorf("status = %q, want b", got)
+	}
+}
+
+func TestFillKinds(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Form", `<label>Name <input id=name></label>
+<label>Agree <input type=checkbox id=agree onchange="report('agree=' + this.checked)"></label>
+<label><input type=radio name=size value=s onchange="report('size=s')">Small</label>
+<label><input type=radio name=size value=l onchange="report('size=l')">Large</label>
+<div role=switch tabindex=0 aria-checked=false aria-label=Wifi style="width:40px;height:20px" onclick="this.setAttribute('aria-checked', this.getAttribute('aria-checked') !== 'true'); report('wifi=' + this.getAttribute('aria-checked'))"></div>
+<label>Color <select id=color onchange="report('color=' + this.value)"><option value="">Pick one</option><option value=r>Red</option><option value=g>Green</option></select></label>
+<label>When <input type=date id=when onchange="report('when=' + this.value)"></label>
+<label>Notes <textarea id=notes></textarea></label>`+statusScript),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	fill := func(role, name, value string) error {
+		_, err := a.Fill(ctx(t), uidOf(t, s, role, name), value, page.InputOptions{})
+		return err
+	}
+	for _, tt := range []struct{ role, name, value, want string }{
+		{"checkbox", "Agree", "true", "agree=true"},
+		{"checkbox", "Agree", "false", "agree=false"},
+		{"radio", "Large", "true", "size=l"},
+		{"switch", "Wifi", "true", "wifi=true"},
+		{"combobox", "Color", "Green", "color=g"},
+		{"combobox", "Color", "Pick one", "color="},
+	} {
+		if err := fill(tt.role, tt.name, tt.value); err != nil {
+			t.Fatalf("Fill(%s %q, %q) = %v", tt.role, tt.name, tt.value, err)
+		}
+		if got := statusOf(t, a); got != tt.want {
+			t.Errorf("Fill(%s %q, %q): status %q, want %q", tt.role, tt.name, tt.value, got, tt.want)
+		}
+	}
+	// A toggle that is already in the asked state is left alone.
+	if err := fill("switch", "Wifi", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "color=" {
+		t.Errorf("filling a switch with its current state changed it: status %q", got)
+	}
+	var fe *page.FillValueError
+	if err := fill("checkbox", "Agree", "yes"); !errors.As(err, &fe) || fe.Msg != `Checkboxes, radio boxes and toggles require "true" or "false" value, but yes was used` {
+		t.Errorf("Fill(checkbox, yes) = %v", err)
+	}
+	if err := fill("combobox", "Color", "Purple"); !errors.As(err, &fe) || fe.Msg != `Could not find option with text "Purple"` {
+		t.Errorf("Fill(select, Purple) = %v", err)
+	}
+	long := strings.Repeat("A long line of text. ", 200)
+	if err := fill("textbox", "Notes", long); err != nil {
+		t.Fatalf("Fill(textarea, long) = %v", err)
+	}
+	if !strings.Contains(snap(t, a), strings.TrimSpace(long[:100])) {
+		t.Error("long text not in the textarea")
+	}
+	if err := fill("textbox", "Name", "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	if got := snap(t, a); !strings.Contains(got, `textbox "Name" focusable focused value="Ada"`) {
+		t.Errorf("text not filled:\n%s", got)
+	}
+}
+
+// TestFillFormFillsEachInOrder: two text inputs and a checkbox, each value
+// landing in its own field.
+func TestFillFormFillsEachInOrder(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Form", `<label>First <input id=a></label><label>Last <input id=b></label>
+<label>Agree <input type=checkbox></label>`),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	res, err := a.FillForm(ctx(t), []page.FormField{
+		{UID: uidOf(t, s, "textbox", "First"), Value: "Ada"},
+		{UID: uidOf(t, s, "textbox", "Last"), Value: "Lovelace"},
+		{UID: uidOf(t, s, "checkbox", "Agree"), Value: "true"},
+	}, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`textbox "First" value="Ada"`, `textbox "Last" value="Lovelace"`, `checkbox "Agree" checked focusable focused`} {
+		if !strings.Contains(res.Snapshot, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, res.Snapshot)
+		}
+	}
+}
+
+func TestTypeTextAndSubmit(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Type", `<form onsubmit="event.preventDefault(); report('sent ' + q.value)"><input id=q aria-label=Query autofocus></form>`+statusScript),
+	})
+	a := open(t, base+"/")
+	if _, err := a.Click(ctx(t), uidOf(t, snap(t, a), "textbox", "Query"), false, page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.TypeText(ctx(t), "Héllo wörld!", "Enter", page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "sent Héllo wörld!" {
+		t.Errorf("status = %q", got)
+	}
+	var ke *page.KeyError
+	if _, err := a.TypeText(ctx(t), "x", "Entr", page.InputOptions{}); !errors.As(err, &ke) {
+		t.Errorf("TypeText with a bad submit key = %v, want KeyError", err)
+	}
+}
+
+// TestPressKeyReleasesModifiersOnFailure: a key whose keydown handler opens
+// an alert never has its press acknowledged; Control must still be released
+// once the dialog is gone (upstream #2309).
+func TestPressKeyReleasesModifiersOnFailure(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Keys", `<input aria-label=Box autofocus onkeydown="if (event.key === 'b') alert('stop'); report(event.key + (event.ctrlKey ? '+ctrl' : ''))">`+statusScript),
+	})
+	a := open(t, base+"/")
+	if _, err := a.Click(ctx(t), uidOf(t, snap(t, a), "textbox", "Box"), false, page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.PressKey(ctx(t), "Control+b", page.InputOptions{})
+	if err != nil {
+		t.Fatalf("PressKey = %v", err)
+	}
+	if !res.Dialog {
+		t.Fatalf("PressKey result %+v, want the dialog reported", res)
+	}
+	if _, err := a.HandleDialog(ctx(t), true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.PressKey(ctx(t), "a", page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "a" {
+		t.Errorf("after the failed Control+b, pressing a gives %q: Control is still held", got)
+	}
+}
+
+func TestDrag(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Drag", `<div role=button draggable=true id=item ondragstart="event.dataTransfer.setData('text/plain', 'item')">Item</div>
+<div id=zone role=region aria-label=Zone style="width:200px;height:100px;border:1px solid" ondragover="event.preventDefault()" ondrop="event.preventDefault(); report('dropped ' + event.dataTransfer.getData('text/plain'))">Drop here</div>`+statusScript),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := a.Drag(ctx(t), uidOf(t, s, "button", "Item"), uidOf(t, s, "region", "Zone"), page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "dropped item" {
+		t.Errorf("status = %q, want dropped item", got)
+	}
+}
+
+func TestUploadFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f1, f2 := filepath.Join(dir, "one.txt"), filepath.Join(dir, "two.txt")
+	os.WriteFile(f1, []byte("1"), 0o600)
+	os.WriteFile(f2, []byte("22"), 0o600)
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Upload", `<label>Single <input type=file id=single onchange="report(Array.from(this.files).map(f => f.name + ':' + f.size).join(','))"></label>
+<label>Many <input type=file multiple onchange="report(Array.from(this.files).map(f => f.name).join(','))"></label>
+<input type=file id=picker style="display:none" onchange="report('proxy ' + this.files[0].name)">
+<button onclick="document.getElementById('picker').click()">Choose file</button><button>Not a file input</button>`+statusScript),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Single"), []string{f1}, page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "one.txt:1" {
+		t.Errorf("single upload: status %q", got)
+	}
+	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Many"), []string{f1, f2}, page.InputOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, a); got != "one.txt,two.txt" {
+		t.Errorf("multiple upload: status %q", got)
+	}
+	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Single"), []string{f1, f2}, page.InputOptions{}); !errors.Is(err, page.ErrMultipleFiles) {
+		t.Errorf("two files on a single input = %v", err)
+	}
+	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Choose file"), []string{f2}, page.InputOptions{}); err != nil {
+		t.Fatalf("upload through a file chooser = %v", err)
+	}
+	if got := statusOf(t, a); got != "proxy two.txt" {
+		t.Errorf("chooser upload: status %q", got)
+	}
+	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Not a file input"), []string{f1}, page.InputOptions{}); !errors.Is(err, page.ErrNoFileChooser) {
+		t.Errorf("upload on a plain button = %v, want ErrNoFileChooser", err)
+	}
+}

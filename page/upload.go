@@ -1,0 +1,121 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/page"
+
+	"github.com/tabhive/tabhive/browser/cdpconn"
+)
+
+// fileChooserTimeout bounds the wait for a click to open a file chooser
+// (upstream: 3 s).
+const fileChooserTimeout = 3 * time.Second
+
+// ErrNoFileChooser is returned by [Actor.UploadFile] when the element is
+// not a file input and clicking it opened no file chooser.
+var ErrNoFileChooser = errors.New("the element could not accept the file directly, and clicking it did not trigger a file chooser")
+
+// ErrMultipleFiles is returned by [Actor.UploadFile] for several files on a
+// file input that takes one.
+var ErrMultipleFiles = errors.New("multiple file uploads only work with <input type=file multiple>")
+
+// fileInputJS reports whether this is a file input, and whether it takes
+// several files.
+const fileInputJS = `function () {
+  const ok = this instanceof HTMLInputElement && this.type === 'file';
+  return {file: ok, multiple: ok && this.multiple};
+}`
+
+// UploadFile gives files (paths on the browser's machine) to the element
+// uid names: directly when it is an <input type=file>, otherwise through
+// the file chooser that clicking it opens.
+func (a *Actor) UploadFile(ctx context.Context, uid string, files []string, opts InputOptions) (InputResult, error) {
+	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
+		if err := a.needRenderer(); err != nil {
+			return InputResult{}, err
+		}
+		t, err := a.element(ctx, uid)
+		if err != nil {
+			return InputResult{}, err
+		}
+		var kind struct{ File, Multiple bool }
+		if err := a.call(ctx, func(ctx context.Context) error { return callOn(ctx, a.c, t.id, fileInputJS, &kind) }); err != nil {
+			if errors.Is(err, errNodeGone) {
+				return InputResult{}, &UIDError{UID: uid, PageID: a.id, Gone: true, Cause: err}
+			}
+			return InputResult{}, err
+		}
+		if kind.File {
+			if len(files) > 1 && !kind.Multiple {
+				return InputResult{}, ErrMultipleFiles
+			}
+			err := a.call(ctx, func(ctx context.Context) error { return setFiles(ctx, a, t.id, files) })
+			return a.finishInput(ctx, ActionResult{State: a.state()}, err, opts)
+		}
+		return a.uploadThroughChooser(ctx, t, files, opts)
+	})
+}
+
+// uploadThroughChooser clicks an element that opens a file chooser (a
+// styled button in front of a hidden input) and answers the chooser.
+func (a *Actor) uploadThroughChooser(ctx context.Context, t target, files []string, opts InputOptions) (InputResult, error) {
+	intercept := func(ctx context.Context, on bool) error {
+		return a.c.Page.SetInterceptFileChooserDialog(ctx, page.NewSetInterceptFileChooserDialogArgs(on))
+	}
+	if err := a.call(ctx, func(ctx context.Context) error { return intercept(ctx, true) }); err != nil {
+		return InputResult{}, err
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		a.act.Await(rctx, func(ctx context.Context) error { return intercept(ctx, false) }, nil)
+	}()
+	watch := make(chan cdpconn.Event, 4)
+	a.watch = watch
+	defer func() { a.watch = nil }()
+	res, err := a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t target) error {
+		x, y, err := clickablePoint(ctx, a.c, t.id)
+		if err != nil {
+			return err
+		}
+		if err := mouseClick(ctx, a.c, x, y, 1); err != nil {
+			return err
+		}
+		wait := time.NewTimer(fileChooserTimeout)
+		defer wait.Stop()
+		for {
+			select {
+			case ev := <-watch:
+				if ev.Method != "Page.fileChooserOpened" {
+					continue
+				}
+				var e struct {
+					BackendNodeID dom.BackendNodeID `json:"backendNodeId"`
+				}
+				if err := json.Unmarshal(ev.Params, &e); err != nil {
+					return err
+				}
+				return setFiles(ctx, a, e.BackendNodeID, files)
+			case <-wait.C:
+				return ErrNoFileChooser
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	})
+	var ie *InteractError
+	if errors.As(err, &ie) && errors.Is(err, ErrNoFileChooser) || err == nil && res.Dialog {
+		// A click that opened a dialog opened no file chooser either.
+		err = ErrNoFileChooser
+	}
+	return a.finishInput(ctx, res, err, opts)
+}
+
+func setFiles(ctx context.Context, a *Actor, node dom.BackendNodeID, files []string) error {
+	return a.c.DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(files).SetBackendNodeID(node))
+}
