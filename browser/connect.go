@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	cdpbrowser "github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/target"
 
 	"github.com/tabhive/tabhive/browser/cdpconn"
@@ -56,6 +57,7 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 	s.pageBase = pageBase(wsURL)
 	s.discovered = false
 	s.gone = map[string]bool{}
+	s.resetContexts()
 	// Discovery reports every existing target as created, before its reply.
 	err = s.act.Await(ctx, func(ctx context.Context) error {
 		return conn.Client.Target.SetDiscoverTargets(ctx, target.NewSetDiscoverTargetsArgs(true))
@@ -197,7 +199,11 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 			if ev.Method != "Target.targetCreated" || s.gone[id] {
 				return nil
 			}
-			existing = s.register(id, info.Type, info.URL, info.Title)
+			var contextID string
+			if info.BrowserContextID != nil {
+				contextID = string(*info.BrowserContextID)
+			}
+			existing = s.register(id, info.Type, info.URL, info.Title, contextID)
 			if s.discovered {
 				// A tab the browser or a page opened (window.open, a
 				// target=_blank link) gets its own actor at once.
@@ -243,10 +249,13 @@ func isPage(t target.Info) bool {
 	return true
 }
 
-func createTarget(ctx context.Context, conn *cdpconn.Conn, background bool) (string, error) {
+func createTarget(ctx context.Context, conn *cdpconn.Conn, background bool, contextID string) (string, error) {
 	args := target.NewCreateTargetArgs("about:blank")
 	if background {
 		args.SetBackground(true)
+	}
+	if contextID != "" {
+		args.SetBrowserContextID(cdpbrowser.ContextID(contextID))
 	}
 	r, err := conn.Client.Target.CreateTarget(ctx, args)
 	if err != nil {

@@ -90,6 +90,9 @@ type PageInfo struct {
 	TargetID string
 	URL      string
 	Title    string
+	// Context is the name of the isolated context the page lives in
+	// (new_page's isolatedContext), or "" for the default one.
+	Context string
 }
 
 // Supervisor owns the browser and its pages. Its methods are safe for
@@ -113,6 +116,10 @@ type Supervisor struct {
 	pageBase string
 	pages    map[string]*entry // by target id
 	gone     map[string]bool   // targets closed on this connection
+	// contexts maps an isolated context's name to its browser context id,
+	// and contextNames the other way; both reset with the connection.
+	contexts     map[string]string
+	contextNames map[string]string
 	// discovered is set once the targets that existed when we connected
 	// have been registered; targets created after that get an actor at once.
 	discovered bool
@@ -145,6 +152,7 @@ func New(cfg Config) *Supervisor {
 		pages: map[string]*entry{},
 		gone:  map[string]bool{},
 	}
+	s.resetContexts()
 	s.view.Store(&registry{byID: map[int]entry{}})
 	s.act = actor.New(actor.Config{
 		Name:        "browser",
@@ -242,6 +250,9 @@ func (s *Supervisor) NoteTitle(ctx context.Context, id int, url, title string) {
 type NewPageOptions struct {
 	// Background opens the tab without bringing it to the front.
 	Background bool
+	// Context names an isolated browser context to open the page in,
+	// created on first use; "" is the default context.
+	Context string
 }
 
 // NewPage opens a tab on about:blank and returns it with its actor.
@@ -249,11 +260,27 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 	if err := s.Ensure(ctx); err != nil {
 		return PageInfo{}, nil, err
 	}
-	conn, err := s.connection(ctx)
+	type where struct {
+		conn      *cdpconn.Conn
+		contextID string
+	}
+	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
+		if err := s.ensure(ctx); err != nil {
+			return where{}, err
+		}
+		var id string
+		if opts.Context != "" {
+			var err error
+			if id, err = s.contextID(ctx, opts.Context); err != nil {
+				return where{}, err
+			}
+		}
+		return where{s.conn, id}, nil
+	})
 	if err != nil {
 		return PageInfo{}, nil, err
 	}
-	targetID, err := createTarget(ctx, conn, opts.Background)
+	targetID, err := createTarget(ctx, w.conn, opts.Background, w.contextID)
 	if err != nil {
 		return PageInfo{}, nil, fmt.Errorf("open a tab: %w", err)
 	}
@@ -262,7 +289,7 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 		actor *page.Actor
 	}
 	r, err := actor.Ask(ctx, s.act, func(context.Context) (result, error) {
-		e := s.register(targetID, "page", "about:blank", "")
+		e := s.register(targetID, "page", "about:blank", "", w.contextID)
 		return result{e.PageInfo, s.spawn(e)}, nil
 	})
 	return r.info, r.actor, err
@@ -340,11 +367,11 @@ func (s *Supervisor) spawn(e *entry) *page.Actor {
 
 // register records a page target, giving it the next page id, or returns
 // the existing record. Run goroutine only.
-func (s *Supervisor) register(targetID, typ, url, title string) *entry {
+func (s *Supervisor) register(targetID, typ, url, title, contextID string) *entry {
 	if e := s.pages[targetID]; e != nil {
 		return e
 	}
-	e := &entry{PageInfo: PageInfo{ID: int(s.nextID.Add(1)), TargetID: targetID, URL: url, Title: title}}
+	e := &entry{PageInfo: PageInfo{ID: int(s.nextID.Add(1)), TargetID: targetID, URL: url, Title: title, Context: s.contextNames[contextID]}}
 	s.pages[targetID] = e
 	s.log.Debug().Int("page", e.ID).Str("target", targetID).Msg("page registered")
 	s.publish()
@@ -402,4 +429,9 @@ func (s *Supervisor) Local() bool {
 	host := u.Hostname()
 	ip := net.ParseIP(host)
 	return host == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+func (s *Supervisor) resetContexts() {
+	s.contexts = map[string]string{}
+	s.contextNames = map[string]string{}
 }

@@ -101,7 +101,8 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 }
 
 // formatPage renders "<id>: <title> (<url>) [selected]", or "<id>: <url>"
-// when the page has no title of its own.
+// when the page has no title of its own, then the page's isolated context
+// if it has one.
 func formatPage(p pageLine) string {
 	title := p.info.Title
 	if placeholderTitle(title, p.info.URL) {
@@ -114,6 +115,9 @@ func formatPage(p pageLine) string {
 	s := fmt.Sprintf("%d: %s", p.info.ID, label)
 	if p.selected {
 		s += " [selected]"
+	}
+	if p.info.Context != "" {
+		s += " isolatedContext=" + p.info.Context
 	}
 	return s
 }

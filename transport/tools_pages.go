@@ -81,16 +81,17 @@ func noPage(err error, id int) error {
 }
 
 type newPageArgs struct {
-	URL        string `json:"url" required:"true" desc:"URL to load in a new page."`
-	Background bool   `json:"background" desc:"Whether to open the page in the background without bringing it to the front. Default is false (foreground)."`
-	Timeout    *int   `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
+	URL             string `json:"url" required:"true" desc:"URL to load in a new page."`
+	Background      bool   `json:"background" desc:"Whether to open the page in the background without bringing it to the front. Default is false (foreground)."`
+	IsolatedContext string `json:"isolatedContext" desc:"If specified, the page is created in an isolated browser context with the given name. Pages in the same browser context share cookies and storage. Pages in different browser contexts are fully isolated (useful for clean-slate testing of cookies and authentication)."`
+	Timeout         *int   `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
 }
 
 func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
 	if err := page.CheckURL(a.URL); err != nil {
 		return err
 	}
-	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background})
+	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background, Context: a.IsolatedContext})
 	if err != nil {
 		return err
 	}
