@@ -93,6 +93,18 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 			RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
 				s.session(req.Session).rootsChanged()
 			},
+			// Ask for the client's roots as soon as it is ready, so that a
+			// file-writing tool seldom has to wait for them.
+			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+				sess := s.session(req.Session)
+				if sess.rootsCapable {
+					sess.fetchRoots()
+				} else if !s.cfg.Unrestricted {
+					s.log.Warn().Msg("The connecting client did not negotiate the MCP roots capability. " +
+						"File-writing tools will be restricted to the OS temp directory. " +
+						"To allow other paths, start the server with --allow-unrestricted-paths.")
+				}
+			},
 		})
 	for _, t := range s.toolList() {
 		s.add(t)
@@ -129,9 +141,14 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 }
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
-	sess := &session{ss: ss, sandbox: sandbox.New(sandbox.Config{Unrestricted: s.cfg.Unrestricted})}
+	sess := &session{ss: ss, sandbox: sandbox.New(sandbox.Config{Unrestricted: s.cfg.Unrestricted}), background: &s.watchers}
 	if ss != nil {
-		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && p.Capabilities.RootsV2 != nil {
+		// The SDK decodes a client's "roots" capability only into the
+		// deprecated Roots struct, whose one field is listChanged: a client
+		// that declares roots without it cannot be told from one without
+		// roots, and is treated as having none (temp dir only).
+		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && (p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged) {
+			sess.rootsCapable = true
 			sess.rootsStale = true
 		}
 	}

@@ -20,6 +20,11 @@ import (
 type session struct {
 	ss      *mcp.ServerSession // nil in tests that drive tools directly
 	sandbox *sandbox.Sandbox   // where this client's file-writing tools may write
+	// rootsCapable reports that the client declared the roots capability.
+	rootsCapable bool
+	// background counts the session's short-lived goroutines (roots
+	// requests); the server waits for it on Close.
+	background *sync.WaitGroup
 
 	mu       sync.Mutex // guards the fields below
 	selected int        // page id; 0 until a page is selected
@@ -29,6 +34,9 @@ type session struct {
 	// rootsStale is set until the client's roots were fetched, and again
 	// when it says they changed.
 	rootsStale bool
+	// fetching is non-nil while a roots/list request is in flight, and
+	// closed when it ends.
+	fetching chan struct{}
 }
 
 // rootsTimeout bounds asking the client for its roots: a client that
@@ -36,37 +44,68 @@ type session struct {
 // #2476).
 const rootsTimeout = 5 * time.Second
 
-// files returns the session's sandbox, with the client's current roots.
+// files returns the session's sandbox with the client's roots. If they are
+// being fetched, or must be fetched again, it waits for that, but no longer
+// than rootsTimeout and never holding anything another call needs.
 func (s *session) files(ctx context.Context) *sandbox.Sandbox {
-	s.mu.Lock()
-	stale := s.rootsStale
-	s.rootsStale = false
-	s.mu.Unlock()
-	if !stale || s.ss == nil {
-		return s.sandbox
+	if done := s.fetchRoots(); done != nil {
+		ctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+		defer cancel()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, rootsTimeout)
-	defer cancel()
-	r, err := s.ss.ListRoots(ctx, nil)
-	if err != nil {
-		s.mu.Lock()
-		s.rootsStale = true // try again next time
-		s.mu.Unlock()
-		return s.sandbox
-	}
-	uris := make([]string, len(r.Roots))
-	for i, root := range r.Roots {
-		uris[i] = root.URI
-	}
-	s.sandbox.SetRoots(uris) // a root that does not resolve is skipped
 	return s.sandbox
 }
 
-// rootsChanged marks the client's roots for fetching again.
+// fetchRoots starts asking the client for its roots if they are stale and
+// no request is in flight, and returns a channel closed when the request
+// in flight (if any) ends. The request runs on its own goroutine, bounded
+// by rootsTimeout.
+func (s *session) fetchRoots() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fetching != nil {
+		return s.fetching
+	}
+	if !s.rootsStale || s.ss == nil {
+		return nil
+	}
+	s.rootsStale = false
+	done := make(chan struct{})
+	s.fetching = done
+	s.background.Add(1)
+	go func() { // ends within rootsTimeout
+		defer s.background.Done()
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), rootsTimeout)
+		defer cancel()
+		r, err := s.ss.ListRoots(ctx, nil)
+		s.mu.Lock()
+		s.fetching = nil
+		if err != nil {
+			s.rootsStale = true // try again next time
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+		uris := make([]string, len(r.Roots))
+		for i, root := range r.Roots {
+			uris[i] = root.URI
+		}
+		s.sandbox.SetRoots(uris) // a root that does not resolve is skipped
+	}()
+	return done
+}
+
+// rootsChanged fetches the client's roots again.
 func (s *session) rootsChanged() {
 	s.mu.Lock()
 	s.rootsStale = true
 	s.mu.Unlock()
+	s.fetchRoots()
 }
 
 // selectedPage returns the session's page id for a page-scoped tool called

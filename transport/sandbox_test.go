@@ -1,0 +1,105 @@
+package transport_test
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// connectWithRoots connects an in-memory client that declares the roots
+// capability with the given roots.
+func connectWithRoots(t *testing.T, roots ...string) (*mcp.Client, *mcp.ClientSession) {
+	t.Helper()
+	srv := server(t)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx(t), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "roots", Version: "0"}, nil)
+	for _, r := range roots {
+		c.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: r}).String()})
+	}
+	// Roots are a feature of protocol versions before 2026-07-28, which
+	// deprecates them; today's clients (Claude Code, VS Code) speak those.
+	cs, err := c.Connect(ctx(t), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return c, cs
+}
+
+// TestSnapshotFileThroughRoots: take_snapshot's filePath goes through the
+// session's roots plus the temp dir; roots are refreshed when the client
+// says they changed.
+func TestSnapshotFileThroughRoots(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	root := t.TempDir() // inside the test's own temp dir, which is the OS temp dir here
+	outside := filepath.Join(os.Getenv("HOME"), "tabhive-denied", "snap.txt")
+	client, cs := connectWithRoots(t, root)
+	id := openPage(t, cs, base+"/nav-a")
+
+	path := filepath.Join(root, "deep", "snap.md")
+	text := must(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": path})
+	want := filepath.Join(root, "deep", "snap.txt")
+	if text != "Saved snapshot to "+want+"." {
+		t.Errorf("take_snapshot(filePath) = %q, want it saved to %s", text, want)
+	}
+	if b, err := os.ReadFile(want); err != nil || !strings.Contains(string(b), `link "Go to page B"`) {
+		t.Errorf("snapshot file: %q, %v", b, err)
+	}
+	if fi, err := os.Stat(want); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("snapshot file mode: %v, %v", fi.Mode(), err)
+	}
+	got, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": outside})
+	if !isErr || !strings.Contains(got, "Access denied: path "+outside) || !strings.Contains(got, "is not within any of the configured workspace roots.") {
+		t.Errorf("writing outside the roots: %v %q", isErr, got)
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("denied write created %s", outside)
+	}
+
+	// A root added later is honoured once the client says the list changed.
+	extra := filepath.Join(os.Getenv("HOME"), ".cache", "tabhive-test-root")
+	os.MkdirAll(extra, 0o700)
+	t.Cleanup(func() { os.RemoveAll(extra) })
+	client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: extra}).String()})
+	target := filepath.Join(extra, "later.txt")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, isErr = call(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": target})
+		if !isErr || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // the roots refresh is asynchronous
+	}
+	if isErr {
+		t.Errorf("after adding a root: %q", got)
+	}
+}
+
+// TestNoRootsMeansTempDirOnly: a client without the roots capability may
+// write only in the temporary directory.
+func TestNoRootsMeansTempDirOnly(t *testing.T) {
+	t.Parallel()
+	base := fixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/nav-a")
+	tmp := filepath.Join(os.TempDir(), "tabhive-snap-"+filepath.Base(t.Name())+".txt")
+	t.Cleanup(func() { os.Remove(tmp) })
+	if text := must(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": tmp}); text != "Saved snapshot to "+tmp+"." {
+		t.Errorf("temp dir write: %q", text)
+	}
+	home := filepath.Join(os.Getenv("HOME"), "tabhive-no-roots.txt")
+	if got, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": home}); !isErr || !strings.HasPrefix(got, "Error: Access denied") {
+		t.Errorf("write outside temp without roots: %v %q", isErr, got)
+	}
+}
