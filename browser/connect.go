@@ -15,8 +15,10 @@ import (
 	cdpbrowser "github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/target"
 
+	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/page"
 )
 
 // targetEvents are the browser-level events the supervisor applies.
@@ -77,8 +79,35 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 		}
 	}
 	s.publish()
-	s.log.Info().Bool("launched", s.launched).Int("pages", len(s.pages)).Msg("browser ready")
+	s.generation.Add(1)
+	s.watchers.Add(1)
+	go s.watch(conn, s.proc)
+	s.log.Info().Bool("launched", s.launched).Int("pages", len(s.pages)).Int64("generation", s.generation.Load()).Msg("browser ready")
 	return nil
+}
+
+// watch waits for a browser connection to go away, or for the browser we
+// launched to exit, and then has the supervisor forget it at once, so that
+// its pages drop out of the page list and the next call relaunches or
+// reconnects. It ends with the connection, which Close closes.
+func (s *Supervisor) watch(conn *cdpconn.Conn, proc *launch.Process) {
+	defer s.watchers.Done()
+	var exited <-chan struct{}
+	if proc != nil {
+		exited = proc.Exited()
+	}
+	select {
+	case <-conn.Done():
+	case <-exited:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
+		if s.conn == conn { // not already replaced
+			s.lost()
+		}
+		return struct{}{}, nil
+	})
 }
 
 // start launches Chromium or resolves the endpoint to connect to, and
@@ -120,6 +149,7 @@ func (s *Supervisor) start(ctx context.Context) (string, error) {
 		return "", err
 	}
 	s.proc, s.launched = proc, true
+	s.pid.Store(int64(proc.PID()))
 	s.log.Info().Int("pid", proc.PID()).Bool("headless", headless).Msg("chromium started")
 	return proc.WebSocketURL(), nil
 }
@@ -155,6 +185,7 @@ func (s *Supervisor) stopProcess() error {
 	if s.proc == nil {
 		return nil
 	}
+	s.pid.Store(0)
 	err := s.proc.Close()
 	s.proc = nil
 	return err
@@ -219,7 +250,7 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		s.unregister(e.TargetID, errors.New("the tab was closed"))
+		s.unregister(e.TargetID, page.ErrClosed)
 	case "Target.targetCrashed":
 		var e struct {
 			TargetID string `json:"targetId"`
@@ -229,6 +260,10 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 			return err
 		}
 		s.log.Warn().Str("target", e.TargetID).Str("status", e.Status).Msg("renderer crashed")
+		if en := s.pages[e.TargetID]; en != nil {
+			en.Crashed = true
+			s.publish()
+		}
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	cdpbrowser "github.com/mafredri/cdp/protocol/browser"
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/actor"
@@ -82,6 +83,8 @@ type Config struct {
 	LaunchTimeout time.Duration
 	// Logger receives the supervisor's logs and those of its page actors.
 	Logger zerolog.Logger
+	// PageHooks are given to every page actor, to count what pages do.
+	PageHooks page.Hooks
 }
 
 // PageInfo describes an open page as the browser reports it.
@@ -93,6 +96,9 @@ type PageInfo struct {
 	// Context is the name of the isolated context the page lives in
 	// (new_page's isolatedContext), or "" for the default one.
 	Context string
+	// Crashed reports that the page's renderer crashed and the page has
+	// not been navigated since.
+	Crashed bool
 }
 
 // Supervisor owns the browser and its pages. Its methods are safe for
@@ -104,9 +110,14 @@ type Supervisor struct {
 	act       *actor.Actor
 	snapshots snapshot.Counter // snapshot ids for every page of the process
 	nextID    atomic.Int64     // page ids, never reused (DESIGN §3)
-	view      atomic.Pointer[registry]
-	ready     chan struct{} // event signal shared by successive connections
-	stops     sync.WaitGroup
+	// generation counts browsers: 1 after the first launch or connection,
+	// one more after each relaunch or reconnection.
+	generation atomic.Int64
+	pid        atomic.Int64 // of the launched browser, 0 if none
+	view       atomic.Pointer[registry]
+	ready      chan struct{} // event signal shared by successive connections
+	stops      sync.WaitGroup
+	watchers   sync.WaitGroup // one per browser connection: see watch
 
 	// Owned by the run goroutine; never touched elsewhere. After the run
 	// goroutine exits, Close reads them.
@@ -134,9 +145,11 @@ type entry struct {
 // registry is an immutable view of the open pages, published after every
 // change.
 type registry struct {
-	pages []entry       // ordered by id
-	byID  map[int]entry // same entries
-	done  <-chan struct{}
+	pages    []entry         // ordered by id
+	byID     map[int]entry   // same entries
+	done     <-chan struct{} // closed when the browser connection is gone
+	exited   <-chan struct{} // closed when a launched browser exited; nil if none
+	pageBase string          // ws://HOST:PORT/devtools/page/
 }
 
 // New returns a supervisor. The browser is launched or connected on first
@@ -172,6 +185,8 @@ func (r *registry) up() bool {
 	}
 	select {
 	case <-r.done:
+		return false
+	case <-r.exited:
 		return false
 	default:
 		return true
@@ -226,19 +241,47 @@ func (s *Supervisor) Page(ctx context.Context, id int) (*page.Actor, error) {
 	})
 }
 
+// PageEndpoint returns the DevTools WebSocket URL of page id, for a
+// debugger to attach to alongside tabhive.
+func (s *Supervisor) PageEndpoint(id int) (string, bool) {
+	v := s.view.Load()
+	e, ok := v.byID[id]
+	if !ok || v.pageBase == "" {
+		return "", false
+	}
+	return v.pageBase + e.TargetID, true
+}
+
+// BrowserPID returns the process id of the Chromium this supervisor
+// launched and still runs, or 0.
+func (s *Supervisor) BrowserPID() int { return int(s.pid.Load()) }
+
+// Generation counts the browsers this supervisor has driven: 0 before the
+// first launch or connection, then one more after each relaunch or
+// reconnection. Sessions compare it to tell an agent that page ids changed.
+func (s *Supervisor) Generation() int64 { return s.generation.Load() }
+
+// Count returns the number of open pages, from the registry; it never
+// starts the browser.
+func (s *Supervisor) Count() int { return len(s.view.Load().pages) }
+
 // Info returns what the browser reports about page id.
 func (s *Supervisor) Info(id int) (PageInfo, bool) {
 	e, ok := s.view.Load().byID[id]
 	return e.PageInfo, ok
 }
 
-// NoteTitle records the title a page reported after a navigation, ahead of
-// the browser's own update, so that a page list made at once shows it.
-func (s *Supervisor) NoteTitle(ctx context.Context, id int, url, title string) {
+// NoteNavigated records that a page navigated, with the title it reported,
+// ahead of the browser's own update, so that a page list made at once shows
+// it; a crashed page that navigated has a renderer again.
+func (s *Supervisor) NoteNavigated(ctx context.Context, id int, url, title string) {
 	actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
 		for _, e := range s.pages {
-			if e.ID == id && e.URL == url {
-				e.Title = title
+			if e.ID == id {
+				e.Crashed = false
+				if e.URL == url {
+					e.Title = title
+				}
 				s.publish()
 			}
 		}
@@ -345,7 +388,9 @@ func (s *Supervisor) Close() error {
 	}
 	wg.Wait()
 	s.stops.Wait()
-	return s.disconnect()
+	err := s.disconnect()
+	s.watchers.Wait()
+	return err
 }
 
 // spawn returns e's running actor, starting one if needed. Run goroutine
@@ -360,6 +405,8 @@ func (s *Supervisor) spawn(e *entry) *page.Actor {
 		WebSocketURL: s.pageBase + e.TargetID,
 		Snapshots:    &s.snapshots,
 		Logger:       s.cfg.Logger,
+		Hooks:        s.cfg.PageHooks,
+		Grant:        s.grant,
 	})
 	s.publish()
 	return e.actor
@@ -407,6 +454,10 @@ func (s *Supervisor) publish() {
 	slices.SortFunc(r.pages, func(a, b entry) int { return a.ID - b.ID })
 	if s.conn != nil {
 		r.done = s.conn.Done()
+		r.pageBase = s.pageBase
+	}
+	if s.proc != nil {
+		r.exited = s.proc.Exited()
 	}
 	s.view.Store(r)
 }
@@ -434,4 +485,19 @@ func (s *Supervisor) Local() bool {
 func (s *Supervisor) resetContexts() {
 	s.contexts = map[string]string{}
 	s.contextNames = map[string]string{}
+}
+
+// grant grants a permission in a browser context over the browser-level
+// connection, which lives as long as the browser: a grant made on a page's
+// own session would be withdrawn when that session detaches.
+func (s *Supervisor) grant(ctx context.Context, browserContextID, permission string) error {
+	conn, err := s.connection(ctx)
+	if err != nil {
+		return err
+	}
+	args := cdpbrowser.NewSetPermissionArgs(cdpbrowser.PermissionDescriptor{Name: permission}, cdpbrowser.PermissionSettingGranted)
+	if browserContextID != "" {
+		args.SetBrowserContextID(cdpbrowser.ContextID(browserContextID))
+	}
+	return conn.Client.Browser.SetPermission(ctx, args)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -212,5 +213,54 @@ func TestConnectFailure(t *testing.T) {
 	_, err := s.Pages(ctx(t))
 	if err == nil || !strings.Contains(err.Error(), "could not connect to Chrome at http://127.0.0.1:1") {
 		t.Fatalf("Pages with nothing to connect to = %v", err)
+	}
+}
+
+// TestRelaunchAfterBrowserDeath: when the launched browser dies, the next
+// call relaunches it; page ids go on from where they were, never reused.
+func TestRelaunchAfterBrowserDeath(t *testing.T) {
+	t.Parallel()
+	s := newSupervisor(t)
+	if _, _, err := s.NewPage(ctx(t), browser.NewPageOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.Page(ctx(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := s.Generation()
+	pid := s.BrowserPID()
+	if pid == 0 {
+		t.Fatal("no browser pid")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The page's actor and the supervisor notice at once: sockets are gone.
+	select {
+	case <-a.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("page actor still running after its browser died")
+	}
+	for deadline := time.Now().Add(5 * time.Second); s.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("supervisor did not notice its browser died")
+		}
+	}
+	if s.Count() != 0 {
+		t.Errorf("the dead browser's pages are still listed: %d", s.Count())
+	}
+	pages, err := s.Pages(ctx(t))
+	if err != nil {
+		t.Fatalf("Pages after the browser died = %v", err)
+	}
+	if s.Generation() != gen+1 || s.BrowserPID() == pid {
+		t.Errorf("generation %d pid %d after relaunch, want %d and a new pid", s.Generation(), s.BrowserPID(), gen+1)
+	}
+	if len(pages) != 1 || pages[0].ID != 3 {
+		t.Errorf("pages after relaunch = %+v, want one page with id 3", pages)
+	}
+	if _, err := s.Page(ctx(t), 2); !errors.Is(err, browser.ErrNoPage) {
+		t.Errorf("old page id after relaunch = %v, want ErrNoPage", err)
 	}
 }

@@ -12,12 +12,24 @@ const TypeIssue = "issue"
 // still recognised.
 const maxIssueKeys = 1000
 
+// maxArgs is the most arguments a [Message] keeps; [Message.ArgCount]
+// still counts them all.
+const maxArgs = 100
+
+// maxFrames is the most stack lines a message keeps: chrome-devtools-mcp
+// shows no more than 50 (STACK_TRACE_MAX_LINES) and counts the rest.
+const maxFrames = 50
+
+// maxIssueDetails is the most affected resources an aggregated issue keeps;
+// [Message.Count] still counts them all.
+const maxIssueDetails = 100
+
 // A Message is one item of the console stream: a console API call, an
 // uncaught exception or an aggregated browser issue.
 //
 // Args, Stack, Causes and IssueDetails are never modified in place once
-// stored (an issue's details are replaced, not appended to), so a copy of a
-// Message stays valid while the collector updates the original.
+// stored (they are replaced, not appended to), so a copy of a Message stays
+// valid while the collector updates the original.
 type Message struct {
 	// ID is the msgid: stamped on collection, per page, from 1.
 	ID int
@@ -28,40 +40,73 @@ type Message struct {
 	// browser issue.
 	Type string
 	// Text is the message text; an exception's text ("Uncaught Error: boom");
-	// an issue's title (empty if the caller had none).
+	// an issue's title.
 	Text string
-	// Args are the call's arguments, already rendered as text.
-	Args []string
-	// Stack is where the message was logged or the exception thrown, innermost
-	// frame first; nil if unknown.
+	// Args are the call's arguments, at most 100 of them.
+	Args []Arg
+	// ArgCount is the number of arguments of the call.
+	ArgCount int
+	// Stack is where the message was logged or the exception thrown: at most
+	// 50 lines, innermost frame first, with the asynchronous callers after
+	// their marker frames (see [CallFrame.Async]); nil if unknown.
 	Stack []CallFrame
-	// Causes is an exception's cause chain, direct cause first.
+	// MoreFrames is the number of stack lines beyond those in Stack.
+	MoreFrames int
+	// Ref is an opaque reference to an exception's value in the page (see
+	// [Arg.Ref]), from which its owner can read the cause chain.
+	Ref string
+	// Causes is an exception's cause chain, direct cause first, once read;
+	// see [Console.SetCauses].
 	Causes []Cause
+	// CausesRead reports whether Causes holds the cause chain as read from
+	// the page (possibly none), so it need not be read again.
+	CausesRead bool
 
-	// IssueCode is an issue's CDP InspectorIssueCode, such as
-	// "MixedContentIssue"; issues are aggregated by it.
+	// IssueCode is the code issues are aggregated by, such as
+	// "MixedContentIssue" or "GenericIssue::FormLabelForNameError".
 	IssueCode string
 	// Count is the number of distinct issues aggregated into an issue
 	// message; 0 for other messages.
 	Count int
-	// IssueDetails holds the details of each aggregated issue, in arrival
-	// order, as the caller rendered them.
+	// IssueDetails holds the details of the first 100 aggregated issues, in
+	// arrival order, as the caller rendered them.
 	IssueDetails []string
 }
 
-// A CallFrame is one stack frame. Line and Column are 0-based, as CDP gives
-// them.
+// An Arg is one argument of a console API call.
+type Arg struct {
+	// Value is the argument as it is shown when it is not, or can no longer
+	// be, read back from the page: a primitive as JavaScript's String()
+	// gives it ("null" for null, "undefined"), an error's first line, or the
+	// "[object Object]"-style placeholder of another object.
+	Value string
+	// Ref, if not empty, is an opaque reference the collector's owner can
+	// use to read the argument's full value from the page (a CDP object id).
+	// The collectors never interpret it.
+	Ref string
+	// Error reports whether the argument is an Error object.
+	Error bool
+}
+
+// A CallFrame is one line of a stack trace. Line and Column are 0-based, as
+// CDP gives them.
 type CallFrame struct {
 	Function string // function name; empty for anonymous code
-	URL      string // script URL
+	URL      string // script URL; empty for code without one
+	ScriptID string // CDP script id
 	Line     int
 	Column   int
+	// Async, if not empty, makes this frame a marker that the frames after
+	// it belong to an asynchronous caller of the frames before it, such as
+	// "setTimeout", "await" or "Promise.then". A marker has no location.
+	Async string
 }
 
 // A Cause is one link of an exception's cause chain (error.cause).
 type Cause struct {
-	Text  string      // the cause's message, such as "TypeError: x is undefined"
-	Stack []CallFrame // where the cause was created; nil if unknown
+	Text       string      // the cause's message, such as "TypeError: x is undefined"
+	Stack      []CallFrame // where the cause was created; nil if unknown
+	MoreFrames int         // stack lines beyond those in Stack
 }
 
 // ConsoleEvent is CDP Runtime.consoleAPICalled, with its arguments rendered.
@@ -69,21 +114,23 @@ type ConsoleEvent struct {
 	// Type is the CDP type; "warning" is stored as "warn".
 	Type  string
 	Text  string      // the message text
-	Args  []string    // the arguments, rendered as text
+	Args  []Arg       // the arguments
 	Stack []CallFrame // the call's stack, innermost frame first
 }
 
 // ExceptionEvent is CDP Runtime.exceptionThrown.
 type ExceptionEvent struct {
 	// Text is the line the list shows, such as "Uncaught Error: boom".
-	Text   string
-	Stack  []CallFrame // where it was thrown, innermost frame first
-	Causes []Cause     // the cause chain, direct cause first
+	Text  string
+	Stack []CallFrame // where it was thrown, innermost frame first
+	// Ref is an opaque reference to the exception value, see [Message.Ref].
+	Ref string
 }
 
-// IssueEvent is CDP Audits.issueAdded.
+// IssueEvent is one browser issue, from CDP Audits.issueAdded. (One CDP
+// issue may make several, as DevTools splits a cookie issue by reason.)
 type IssueEvent struct {
-	// Code is the CDP InspectorIssueCode.
+	// Code is the code issues are aggregated by, see [Message.IssueCode].
 	Code string
 	// Key identifies the issue within its code, like DevTools' primaryKey
 	// (for instance the canonical JSON of its details). An issue whose code
@@ -127,6 +174,9 @@ type Console struct {
 	// segment limit drops it, and the next issue of that code starts a new
 	// aggregate.
 	aggregates map[string]*Message
+	// strs shares repeated script URLs and function names; reset on
+	// navigation.
+	strs interner
 }
 
 type issueKey struct{ code, key string }
@@ -141,7 +191,7 @@ func NewConsole(cfg Config) *Console {
 		seenIssues: make(map[issueKey]struct{}),
 		aggregates: make(map[string]*Message),
 	}
-	c.store = NewStore(limit, c.dropped)
+	c.store = NewSizedStore(limit, cfg.maxBytes(), (*Message).size, c.dropped)
 	return c
 }
 
@@ -158,12 +208,58 @@ func (c *Console) ConsoleAPICalled(ev ConsoleEvent) {
 	if typ == "warning" {
 		typ = "warn"
 	}
-	c.add(&Message{Type: typ, Text: ev.Text, Args: ev.Args, Stack: ev.Stack})
+	m := &Message{Type: typ, Text: clip(ev.Text), ArgCount: len(ev.Args)}
+	m.Stack, m.MoreFrames = c.keepFrames(ev.Stack)
+	args := ev.Args[:min(len(ev.Args), maxArgs)]
+	if len(args) > 0 {
+		m.Args = make([]Arg, len(args))
+		for i, a := range args {
+			a.Value = clip(a.Value)
+			m.Args[i] = a
+		}
+	}
+	c.add(m)
 }
 
 // ExceptionThrown records an uncaught exception as an "error" message.
 func (c *Console) ExceptionThrown(ev ExceptionEvent) {
-	c.add(&Message{Type: "error", Text: ev.Text, Stack: ev.Stack, Causes: ev.Causes})
+	m := &Message{Type: "error", Text: clip(ev.Text), Ref: ev.Ref}
+	m.Stack, m.MoreFrames = c.keepFrames(ev.Stack)
+	c.add(m)
+}
+
+// keepFrames returns a copy of the first maxFrames lines of a stack and
+// counts the rest.
+func (c *Console) keepFrames(stack []CallFrame) ([]CallFrame, int) {
+	if len(stack) == 0 {
+		return nil, 0
+	}
+	kept := make([]CallFrame, min(len(stack), maxFrames))
+	for i := range kept {
+		f := stack[i]
+		f.Function, f.URL, f.ScriptID, f.Async = c.strs.get(f.Function), c.strs.get(f.URL), c.strs.get(f.ScriptID), c.strs.get(f.Async)
+		kept[i] = f
+	}
+	return kept, len(stack) - len(kept)
+}
+
+// SetCauses records the cause chain of the exception with the given msgid,
+// as its owner read it from the page, and marks it read. It does nothing if
+// no kept message has that id. Each cause's stack is cut to 50 lines.
+func (c *Console) SetCauses(id int, causes []Cause) {
+	m, ok := c.store.Get(id)
+	if !ok {
+		return
+	}
+	kept := make([]Cause, len(causes))
+	for i, cause := range causes {
+		cause.Text = clip(cause.Text)
+		var more int
+		cause.Stack, more = c.keepFrames(cause.Stack)
+		cause.MoreFrames += more
+		kept[i] = cause
+	}
+	m.Causes, m.CausesRead = kept, true
 }
 
 // IssueAdded records a browser issue: dropped if its code and key were seen
@@ -178,19 +274,22 @@ func (c *Console) IssueAdded(ev IssueEvent) {
 		return
 	}
 	c.seenIssues[k] = struct{}{}
+	details := clip(ev.Details)
 	if m := c.aggregates[ev.Code]; m != nil {
 		m.Count++
-		// Clip so the append copies: a Message copy handed out earlier must
-		// not see its backing array written.
-		m.IssueDetails = append(slices.Clip(m.IssueDetails), ev.Details)
+		if len(m.IssueDetails) < maxIssueDetails {
+			// Clip so the append copies: a Message copy handed out earlier
+			// must not see its backing array written.
+			m.IssueDetails = append(slices.Clip(m.IssueDetails), details)
+		}
 		return
 	}
 	m := &Message{
 		Type:         TypeIssue,
-		Text:         ev.Title,
+		Text:         clip(ev.Title),
 		IssueCode:    ev.Code,
 		Count:        1,
-		IssueDetails: []string{ev.Details},
+		IssueDetails: []string{details},
 	}
 	c.add(m)
 	c.aggregates[ev.Code] = m
@@ -205,10 +304,27 @@ func (c *Console) FrameNavigated(nav Navigation) {
 	c.store.Split()
 	clear(c.seenIssues)
 	clear(c.aggregates)
+	c.strs.reset()
 }
 
 func (c *Console) add(m *Message) {
 	m.ID = c.store.Add(m)
+}
+
+// size estimates the bytes m holds, for [Config.MaxBytes]. Issue details
+// added later are not counted; there are at most maxIssueDetails of them.
+func (m *Message) size() int {
+	n := 64 + len(m.Type) + len(m.Text) + len(m.Ref)
+	for _, a := range m.Args {
+		n += 24 + len(a.Value) + len(a.Ref)
+	}
+	for _, f := range m.Stack {
+		n += 48 + len(f.Function) + len(f.URL) + len(f.ScriptID) + len(f.Async)
+	}
+	for _, d := range m.IssueDetails {
+		n += len(d)
+	}
+	return n
 }
 
 // List returns copies of the messages f selects, in the order they were
@@ -236,16 +352,18 @@ func (c *Console) Message(id int) (Message, bool) {
 }
 
 // Grouped is one entry of a console listing: a message standing for Times
-// consecutive identical messages (Times >= 1). Its ID is the first one's.
+// consecutive repeated messages (Times >= 1). Its ID is the first one's.
 type Grouped struct {
 	Message
 	Times int
 }
 
-// Group folds runs of consecutive identical messages (same type, text and
-// args) into one entry with a repeat count, keeping the first message's id,
-// as the DevTools console does. Issues are never folded. Paginate the result,
-// not the input: chrome-devtools-mcp pages after grouping.
+// Group folds runs of consecutive repeated messages into one entry with a
+// repeat count, keeping the first message's id. As in chrome-devtools-mcp
+// (ConsoleFormatter.groupConsecutive), messages repeat when their type, text
+// and number of arguments are equal, whatever the arguments' values; issues
+// are never folded. Paginate the result, not the input: chrome-devtools-mcp
+// pages after grouping.
 func Group(msgs []Message) []Grouped {
 	var out []Grouped
 	for _, m := range msgs {
@@ -260,5 +378,5 @@ func Group(msgs []Message) []Grouped {
 
 // repeats reports whether b repeats a for grouping.
 func repeats(a, b Message) bool {
-	return a.Type != TypeIssue && a.Type == b.Type && a.Text == b.Text && slices.Equal(a.Args, b.Args)
+	return a.Type != TypeIssue && b.Type != TypeIssue && a.Type == b.Type && a.Text == b.Text && a.ArgCount == b.ArgCount
 }

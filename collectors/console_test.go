@@ -3,13 +3,22 @@ package collectors
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
 var mainNavigation = Navigation{FrameID: mainFrame, MainFrame: true}
 
 func logged(text string, args ...string) ConsoleEvent {
-	return ConsoleEvent{Type: "log", Text: text, Args: args}
+	return ConsoleEvent{Type: "log", Text: text, Args: values(args...)}
+}
+
+func values(vs ...string) []Arg {
+	var args []Arg
+	for _, v := range vs {
+		args = append(args, Arg{Value: v})
+	}
+	return args
 }
 
 func msgIDs(msgs []Message) []int {
@@ -31,18 +40,14 @@ func texts(msgs []Message) []string {
 func TestConsoleSources(t *testing.T) {
 	c := NewConsole(Config{})
 	stack := []CallFrame{{Function: "f", URL: "https://a.test/app.js", Line: 9, Column: 4}}
-	c.ConsoleAPICalled(ConsoleEvent{Type: "warning", Text: "careful", Args: []string{"careful"}, Stack: stack})
-	c.ExceptionThrown(ExceptionEvent{
-		Text:   "Uncaught Error: boom",
-		Stack:  stack,
-		Causes: []Cause{{Text: "TypeError: x is undefined"}},
-	})
+	c.ConsoleAPICalled(ConsoleEvent{Type: "warning", Text: "careful", Args: values("careful"), Stack: stack})
+	c.ExceptionThrown(ExceptionEvent{Text: "Uncaught Error: boom", Stack: stack, Ref: "obj-1"})
 	c.IssueAdded(IssueEvent{Code: "MixedContentIssue", Key: "k1", Title: "Mixed content", Details: `{"url":"http://x"}`})
 	c.ConsoleAPICalled(ConsoleEvent{Type: "startGroupCollapsed", Text: "group"})
 
 	want := []Message{
-		{ID: 1, Type: "warn", Text: "careful", Args: []string{"careful"}, Stack: stack},
-		{ID: 2, Type: "error", Text: "Uncaught Error: boom", Stack: stack, Causes: []Cause{{Text: "TypeError: x is undefined"}}},
+		{ID: 1, Type: "warn", Text: "careful", Args: values("careful"), ArgCount: 1, Stack: stack},
+		{ID: 2, Type: "error", Text: "Uncaught Error: boom", Stack: stack, Ref: "obj-1"},
 		{ID: 3, Type: TypeIssue, Text: "Mixed content", IssueCode: "MixedContentIssue", Count: 1, IssueDetails: []string{`{"url":"http://x"}`}},
 		{ID: 4, Type: "startGroupCollapsed", Text: "group"},
 	}
@@ -55,6 +60,19 @@ func TestConsoleSources(t *testing.T) {
 	if _, ok := c.Message(5); ok {
 		t.Errorf("Message(5) = true, want false")
 	}
+
+	// The cause chain is read later and recorded on the message; a copy
+	// handed out before does not change.
+	before, _ := c.Message(2)
+	c.SetCauses(2, []Cause{{Text: "TypeError: x is undefined"}})
+	after, _ := c.Message(2)
+	if !after.CausesRead || len(after.Causes) != 1 || after.Causes[0].Text != "TypeError: x is undefined" {
+		t.Errorf("after SetCauses: Message(2) = %+v", after)
+	}
+	if before.CausesRead || before.Causes != nil {
+		t.Errorf("copy taken before SetCauses changed: %+v", before)
+	}
+	c.SetCauses(99, nil) // unknown id: nothing happens
 }
 
 func TestConsoleFilterKeepsIDs(t *testing.T) {
@@ -85,8 +103,8 @@ func TestConsoleFilterKeepsIDs(t *testing.T) {
 }
 
 func TestGroup(t *testing.T) {
-	a := Message{Type: "log", Text: "A", Args: []string{"A"}}
-	b := Message{Type: "log", Text: "B", Args: []string{"B"}}
+	a := Message{Type: "log", Text: "A", Args: values("A"), ArgCount: 1}
+	b := Message{Type: "log", Text: "B", Args: values("B"), ArgCount: 1}
 	issue := Message{Type: TypeIssue, Text: "Issue", IssueCode: "CookieIssue", Count: 1}
 	with := func(m Message, id int) Message { m.ID = id; return m }
 
@@ -112,14 +130,29 @@ func TestGroup(t *testing.T) {
 			want: []entry{{7, "B", 1}, {8, "A", 3}},
 		},
 		{
-			name: "different args",
-			msgs: []Message{with(a, 1), {ID: 2, Type: "log", Text: "A", Args: []string{"A", "x"}}},
+			name: "different number of args",
+			msgs: []Message{with(a, 1), {ID: 2, Type: "log", Text: "A", Args: values("A", "x"), ArgCount: 2}},
 			want: []entry{{1, "A", 1}, {2, "A", 1}},
 		},
 		{
+			// As upstream: the text and count decide, not the values
+			// ({} and {a: 1} both read "[object Object]").
+			name: "same text and count, different values",
+			msgs: []Message{
+				{ID: 1, Type: "log", Text: "[object Object]", Args: []Arg{{Value: "[object Object]", Ref: "1"}}, ArgCount: 1},
+				{ID: 2, Type: "log", Text: "[object Object]", Args: []Arg{{Value: "[object Object]", Ref: "2"}}, ArgCount: 1},
+			},
+			want: []entry{{1, "[object Object]", 2}},
+		},
+		{
 			name: "different type",
-			msgs: []Message{with(a, 1), {ID: 2, Type: "error", Text: "A", Args: []string{"A"}}},
+			msgs: []Message{with(a, 1), {ID: 2, Type: "error", Text: "A", Args: values("A"), ArgCount: 1}},
 			want: []entry{{1, "A", 1}, {2, "A", 1}},
+		},
+		{
+			name: "uncaught errors are grouped",
+			msgs: []Message{{ID: 1, Type: "error", Text: "Uncaught (in promise)"}, {ID: 2, Type: "error", Text: "Uncaught (in promise)"}},
+			want: []entry{{1, "Uncaught (in promise)", 2}},
 		},
 		{
 			name: "issues are not grouped",
@@ -323,5 +356,74 @@ func TestConsoleLimit(t *testing.T) {
 	}
 	if got, max := c.store.Len(), keptSegments*DefaultMaxMessages; got > max {
 		t.Errorf("store.Len() = %d, want <= %d", got, max)
+	}
+}
+
+func TestConsoleBoundsOneMessage(t *testing.T) {
+	c := NewConsole(Config{})
+	var args []Arg
+	for range maxArgs + 5 {
+		args = append(args, Arg{Value: strings.Repeat("x", maxField+10)})
+	}
+	stack := make([]CallFrame, maxFrames+7)
+	c.ConsoleAPICalled(ConsoleEvent{Type: "log", Text: strings.Repeat("y", maxField+1), Args: args, Stack: stack})
+	m, _ := c.Message(1)
+	if m.ArgCount != maxArgs+5 || len(m.Args) != maxArgs {
+		t.Errorf("ArgCount, len(Args) = %d, %d, want %d, %d", m.ArgCount, len(m.Args), maxArgs+5, maxArgs)
+	}
+	if !strings.HasSuffix(m.Text, truncated) || !strings.HasSuffix(m.Args[0].Value, truncated) {
+		t.Errorf("long text and argument not cut short")
+	}
+	if len(m.Stack) != maxFrames || m.MoreFrames != 7 {
+		t.Errorf("len(Stack), MoreFrames = %d, %d, want %d, 7", len(m.Stack), m.MoreFrames, maxFrames)
+	}
+	c.ExceptionThrown(ExceptionEvent{Text: "Uncaught Error: x", Stack: stack})
+	c.SetCauses(2, []Cause{{Text: "Error: cause", Stack: stack}})
+	m, _ = c.Message(2)
+	if len(m.Stack) != maxFrames || m.MoreFrames != 7 || len(m.Causes[0].Stack) != maxFrames || m.Causes[0].MoreFrames != 7 {
+		t.Errorf("exception stack not cut to %d lines: %d+%d, cause %d+%d", maxFrames, len(m.Stack), m.MoreFrames, len(m.Causes[0].Stack), m.Causes[0].MoreFrames)
+	}
+}
+
+// A page that logs huge messages forever is bounded by bytes, not only by
+// count.
+func TestConsoleByteBudget(t *testing.T) {
+	c := NewConsole(Config{MaxBytes: 1 << 20})
+	big := strings.Repeat("z", maxField)
+	for range 1000 {
+		c.ConsoleAPICalled(ConsoleEvent{Type: "log", Text: big, Args: values(big)})
+	}
+	n := len(c.List(MessageFilter{}))
+	if n == 0 || n*2*maxField > 1<<20+2*maxField+1024 {
+		t.Errorf("kept %d messages of %d bytes, want them to fit in 1 MiB", n, 2*maxField)
+	}
+}
+
+func TestConsoleIssueDetailsBounded(t *testing.T) {
+	c := NewConsole(Config{})
+	for i := range maxIssueDetails + 20 {
+		c.IssueAdded(IssueEvent{Code: "CorsIssue::InvalidHeaders", Key: fmt.Sprint(i), Details: "d"})
+	}
+	m, _ := c.Message(1)
+	if m.Count != maxIssueDetails+20 || len(m.IssueDetails) != maxIssueDetails {
+		t.Errorf("Count, len(IssueDetails) = %d, %d, want %d, %d", m.Count, len(m.IssueDetails), maxIssueDetails+20, maxIssueDetails)
+	}
+}
+
+func TestIssueTitle(t *testing.T) {
+	tests := []struct {
+		code, want string
+		ok         bool
+	}{
+		{"QuirksModeIssue", "Page layout may be unexpected due to Quirks Mode", true},
+		{"GenericIssue::FormLabelForNameError", "Incorrect use of <label for=FORM_ELEMENT>", true},
+		{"DeprecationIssue::UnloadHandler", "Deprecated feature used", true},
+		{"CorsIssue::InvalidHeaders", "Ensure CORS response header values are valid", true},
+		{"SomethingNewIssue", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := IssueTitle(tt.code); got != tt.want || ok != tt.ok {
+			t.Errorf("IssueTitle(%q) = %q, %v, want %q, %v", tt.code, got, ok, tt.want, tt.ok)
+		}
 	}
 }

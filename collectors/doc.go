@@ -23,6 +23,24 @@
 // that request, and everything that followed it, into the new segment
 // ([Network.FrameNavigated]).
 //
+// # Network
+//
+// A request's headers are those CDP reports with it, completed by the raw
+// headers sent on the wire (cookies and the like), as Puppeteer merges them;
+// a response's are the raw headers received when CDP sends them. Chrome sends
+// the raw headers on their own (Network.*ExtraInfo), before or after the
+// events they belong to; they are matched to requests and redirect hops in
+// order. Bodies are not kept: the owner reads them from the page when asked.
+//
+// # Console
+//
+// Console API calls, uncaught exceptions and browser issues share one stream
+// and one id sequence. A message's object arguments are kept as opaque
+// references ([Arg.Ref]) for the owner to read on demand; an exception's cause
+// chain is read once and recorded ([Console.SetCauses]). Issues are
+// de-duplicated and aggregated by code, with DevTools' titles
+// ([IssueTitle]).
+//
 // # Ids
 //
 // Every item gets an id when it is collected: per collector (that is, per

@@ -41,11 +41,17 @@ type Request struct {
 
 	// Method, URL, Headers, PostData and HasPostData describe the request as
 	// sent.
-	Method      string
-	URL         string
-	Headers     map[string]string // request headers
-	PostData    string            // request body, if CDP sent it inline
-	HasPostData bool              // whether the request has a body, even if PostData is empty
+	Method string
+	URL    string
+	// Headers are the request headers, names in lower case: those CDP
+	// reported with the request, updated and completed by the raw headers
+	// sent on the wire (Network.requestWillBeSentExtraInfo: cookies and
+	// the like) as Puppeteer merges them.
+	Headers []Header
+	// PostData is the request body if CDP sent it inline and it is at most
+	// 32 KiB; a longer body is left for the owner to read from the page.
+	PostData    string
+	HasPostData bool // whether the request has a body, even if PostData is empty
 
 	// Response is the response, or the redirect response of an earlier hop;
 	// nil until one is received.
@@ -71,13 +77,29 @@ type Request struct {
 	RedirectChain []Request
 
 	sentTimestamp time.Duration // monotonic time of Sent, see timeAt
+
+	// gotRequestExtra reports whether the raw request headers were applied.
+	gotRequestExtra bool
+	// prev is the hop this one was redirected from, or nil. Only raw
+	// header matching follows it; a chain has at most Chrome's 20 hops.
+	prev *Request
+}
+
+// A Header is one HTTP header.
+type Header struct {
+	Name, Value string
 }
 
 // A Response is what a request got back.
 type Response struct {
-	Status        int               // HTTP status code
-	StatusText    string            // HTTP status text
-	Headers       map[string]string // response headers
+	Status     int    // HTTP status code
+	StatusText string // HTTP status text
+	// Headers are the response headers, names in lower case: the raw
+	// headers received (Network.responseReceivedExtraInfo) when CDP sent
+	// them, else those of the response event. A header received several
+	// times is one entry whose values are joined with ", " ("\n " for
+	// set-cookie), as Puppeteer shows them.
+	Headers       []Header
 	MIMEType      string
 	RemoteAddress string // "ip:port" of the server, if known
 	FromCache     bool   // served from the memory, disk or prefetch cache
@@ -122,8 +144,8 @@ type RequestEvent struct {
 	FrameID     string
 	Type        string // CDP resource type, see [Request.Type]
 	Method      string
-	URL         string
-	Headers     map[string]string
+	URL         string // with its fragment, if any
+	Headers     []Header
 	PostData    string
 	HasPostData bool
 	// WallTime is CDP wallTime.
@@ -134,13 +156,37 @@ type RequestEvent struct {
 	// RedirectResponse is CDP redirectResponse: set when this event starts
 	// the next hop of an existing request.
 	RedirectResponse *Response
+	// RedirectHasExtraInfo is CDP redirectHasExtraInfo: the raw headers of
+	// RedirectResponse come in a [ResponseExtraInfoEvent].
+	RedirectHasExtraInfo bool
 }
 
 // ResponseEvent is CDP Network.responseReceived.
 type ResponseEvent struct {
 	RequestID string
 	Response  Response
-	Timestamp time.Duration // see [RequestEvent.Timestamp]
+	// HasExtraInfo is CDP hasExtraInfo: the raw headers of Response come
+	// in a [ResponseExtraInfoEvent].
+	HasExtraInfo bool
+	Timestamp    time.Duration // see [RequestEvent.Timestamp]
+}
+
+// RequestExtraInfoEvent is CDP Network.requestWillBeSentExtraInfo: the
+// headers as sent on the wire. It may arrive before or after the
+// [RequestEvent] of its hop.
+type RequestExtraInfoEvent struct {
+	RequestID string
+	Headers   []Header
+}
+
+// ResponseExtraInfoEvent is CDP Network.responseReceivedExtraInfo: the
+// status and headers as received on the wire. It may arrive before or after
+// the [ResponseEvent] (or, for a redirect, the [RequestEvent] of the next
+// hop) it belongs to.
+type ResponseExtraInfoEvent struct {
+	RequestID  string
+	StatusCode int
+	Headers    []Header
 }
 
 // FinishedEvent is CDP Network.loadingFinished.
@@ -179,7 +225,27 @@ type Network struct {
 	// Invariant: every value is in store; entries leave with their item (see
 	// dropped), so the map is bounded by the store.
 	byRequestID map[string]*Request
+	// early holds raw request headers that arrived before their request,
+	// oldest first. Invariant: at most maxEarly entries.
+	early []RequestExtraInfoEvent
+	// rawResponses holds raw response headers that arrived before the
+	// response (or redirect) they belong to, oldest first. Chrome sends
+	// them in the order of the responses, so the first one of a CDP id
+	// belongs to that id's next response. Invariant: at most maxEarly.
+	rawResponses []ResponseExtraInfoEvent
+	// awaiting maps a CDP request id to the hop whose response (or
+	// redirect) arrived saying its raw headers would follow, before they
+	// did. Invariant: every value is in store and leaves with its item,
+	// like byRequestID.
+	awaiting map[string]*Request
+	// strs shares repeated header names and values; reset on navigation.
+	strs interner
 }
+
+// maxEarly bounds the raw request headers kept for requests not seen yet.
+// They are normally claimed within a few events; the bound only matters for
+// headers of requests that are never reported.
+const maxEarly = 64
 
 // NewNetwork returns an empty network collector with the limits of cfg.
 func NewNetwork(cfg Config) *Network {
@@ -187,8 +253,21 @@ func NewNetwork(cfg Config) *Network {
 	if limit <= 0 {
 		limit = DefaultMaxRequests
 	}
-	n := &Network{byRequestID: make(map[string]*Request)}
-	n.store = NewStore(limit, n.dropped)
+	n := &Network{byRequestID: make(map[string]*Request), awaiting: make(map[string]*Request)}
+	n.store = NewSizedStore(limit, cfg.maxBytes(), (*Request).size, n.dropped)
+	return n
+}
+
+// size estimates the bytes r holds, for [Config.MaxBytes]. The response,
+// which arrives later, is not counted.
+func (r *Request) size() int {
+	n := 160 + len(r.RequestID) + len(r.LoaderID) + len(r.FrameID) + len(r.Method) + len(r.URL) + len(r.PostData)
+	for _, h := range r.Headers {
+		n += 32 + len(h.Name) + len(h.Value)
+	}
+	for _, hop := range r.RedirectChain {
+		n += 160 + len(hop.URL)
+	}
 	return n
 }
 
@@ -196,6 +275,9 @@ func NewNetwork(cfg Config) *Network {
 func (n *Network) dropped(r *Request) {
 	if n.byRequestID[r.RequestID] == r {
 		delete(n.byRequestID, r.RequestID)
+	}
+	if n.awaiting[r.RequestID] == r {
+		delete(n.awaiting, r.RequestID)
 	}
 }
 
@@ -206,30 +288,145 @@ func (n *Network) dropped(r *Request) {
 func (n *Network) RequestWillBeSent(ev RequestEvent) {
 	r := &Request{
 		RequestID:     ev.RequestID,
-		LoaderID:      ev.LoaderID,
-		FrameID:       ev.FrameID,
-		Type:          ev.Type,
+		LoaderID:      n.strs.get(ev.LoaderID),
+		FrameID:       n.strs.get(ev.FrameID),
+		Type:          n.strs.get(ev.Type),
 		IsNavigation:  ev.Type == resourceDocument && ev.RequestID == ev.LoaderID,
-		Method:        ev.Method,
-		URL:           ev.URL,
-		Headers:       ev.Headers,
-		PostData:      ev.PostData,
-		HasPostData:   ev.HasPostData,
+		Method:        n.strs.get(ev.Method),
+		URL:           clip(ev.URL),
+		Headers:       n.mergeHeaders(nil, ev.Headers),
+		HasPostData:   ev.HasPostData || ev.PostData != "",
 		Sent:          ev.WallTime,
 		sentTimestamp: ev.Timestamp,
 	}
+	if len(ev.PostData) <= maxField {
+		r.PostData = ev.PostData
+	}
 	if prev := n.byRequestID[ev.RequestID]; prev != nil && ev.RedirectResponse != nil {
-		resp := *ev.RedirectResponse
-		prev.Response = &resp
+		prev.Response = n.response(prev, *ev.RedirectResponse, ev.RedirectHasExtraInfo)
 		prev.Finished = true
 		prev.Responded = prev.timeAt(ev.Timestamp)
 		prev.Ended = prev.Responded
+		r.prev = prev
 		hop := *prev
-		hop.RedirectChain = nil
+		hop.RedirectChain, hop.prev = nil, nil
 		r.RedirectChain = append(slices.Clip(prev.RedirectChain), hop)
+	}
+	if i := slices.IndexFunc(n.early, func(e RequestExtraInfoEvent) bool { return e.RequestID == ev.RequestID }); i >= 0 {
+		r.Headers = n.mergeHeaders(r.Headers, n.early[i].Headers)
+		r.gotRequestExtra = true
+		n.early = slices.Delete(n.early, i, i+1)
 	}
 	r.ID = n.store.Add(r)
 	n.byRequestID[ev.RequestID] = r
+}
+
+// RequestExtraInfo records the raw headers of a request hop: Chrome sends
+// them in the order of the hops, so they are merged into the oldest hop with
+// that CDP id that has none yet, or kept for the next hop if every hop has
+// them.
+func (n *Network) RequestExtraInfo(ev RequestExtraInfoEvent) {
+	var oldest *Request
+	for r := n.byRequestID[ev.RequestID]; r != nil; r = r.prev {
+		if !r.gotRequestExtra {
+			oldest = r
+		}
+	}
+	if oldest != nil {
+		oldest.Headers = n.mergeHeaders(oldest.Headers, ev.Headers)
+		oldest.gotRequestExtra = true
+		return
+	}
+	if len(n.early) >= maxEarly {
+		n.early = slices.Delete(n.early, 0, 1)
+	}
+	n.early = append(n.early, ev)
+}
+
+// ResponseExtraInfo records the raw status and headers of a response,
+// which replace those of the response event: now, if a response of that CDP
+// id is waiting for them, else when the next one arrives.
+func (n *Network) ResponseExtraInfo(ev ResponseExtraInfoEvent) {
+	if r := n.awaiting[ev.RequestID]; r != nil {
+		delete(n.awaiting, ev.RequestID)
+		resp := *r.Response
+		r.Response = n.withRaw(resp, ev)
+		return
+	}
+	if len(n.rawResponses) >= maxEarly {
+		n.rawResponses = slices.Delete(n.rawResponses, 0, 1)
+	}
+	n.rawResponses = append(n.rawResponses, ev)
+}
+
+// response returns resp as r's response: with its raw status and headers
+// if it has some (hasRaw) and they arrived, else normalised and marked to
+// take them when they do.
+func (n *Network) response(r *Request, resp Response, hasRaw bool) *Response {
+	if hasRaw {
+		i := slices.IndexFunc(n.rawResponses, func(e ResponseExtraInfoEvent) bool { return e.RequestID == r.RequestID })
+		if i >= 0 {
+			raw := n.rawResponses[i]
+			n.rawResponses = slices.Delete(n.rawResponses, i, i+1)
+			return n.withRaw(resp, raw)
+		}
+		n.awaiting[r.RequestID] = r
+	}
+	resp.Headers = n.normalizeHeaders(resp.Headers)
+	return &resp
+}
+
+// withRaw returns resp with the raw status and headers of raw, normalised.
+func (n *Network) withRaw(resp Response, raw ResponseExtraInfoEvent) *Response {
+	if raw.StatusCode != 0 {
+		resp.Status = raw.StatusCode
+	}
+	resp.Headers = n.normalizeHeaders(raw.Headers)
+	return &resp
+}
+
+// mergeHeaders returns base updated with more as Puppeteer does it: names
+// in lower case, a header already present keeps its place and takes the new
+// value, others are appended. base is not modified.
+func (n *Network) mergeHeaders(base, more []Header) []Header {
+	out := make([]Header, len(base), len(base)+len(more))
+	copy(out, base)
+	for _, h := range more {
+		name := n.strs.get(strings.ToLower(h.Name))
+		value := n.strs.get(clip(h.Value))
+		if i := slices.IndexFunc(out, func(o Header) bool { return o.Name == name }); i >= 0 {
+			out[i].Value = value
+			continue
+		}
+		out = append(out, Header{Name: name, Value: value})
+	}
+	return out
+}
+
+// normalizeHeaders lowercases response header names and joins the lines of
+// a header received several times (CDP separates them with "\n") with ", ",
+// or "\n " for set-cookie, dropping empty ones, as Puppeteer does.
+func (n *Network) normalizeHeaders(hs []Header) []Header {
+	out := make([]Header, 0, len(hs))
+	for _, h := range hs {
+		name := strings.ToLower(h.Name)
+		value := h.Value
+		if strings.Contains(value, "\n") {
+			var parts []string
+			for _, v := range strings.Split(value, "\n") {
+				if v = strings.TrimSpace(v); v != "" {
+					parts = append(parts, v)
+				}
+			}
+			sep := ", "
+			if name == "set-cookie" {
+				sep = "\n "
+			}
+			value = strings.Join(parts, sep)
+		}
+		out = append(out, Header{Name: n.strs.get(name), Value: n.strs.get(clip(value))})
+	}
+	return out
 }
 
 // ResponseReceived records the response of a kept request; events for
@@ -239,8 +436,7 @@ func (n *Network) ResponseReceived(ev ResponseEvent) {
 	if r == nil {
 		return
 	}
-	resp := ev.Response
-	r.Response = &resp
+	r.Response = n.response(r, ev.Response, ev.HasExtraInfo)
 	r.Responded = r.timeAt(ev.Timestamp)
 }
 
@@ -285,6 +481,7 @@ func (n *Network) FrameNavigated(nav Navigation) {
 	if !nav.splits() {
 		return
 	}
+	n.strs.reset()
 	cur := n.store.List(false)
 	start := -1
 	for i := len(cur) - 1; i >= 0; i-- {

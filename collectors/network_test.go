@@ -3,6 +3,7 @@ package collectors
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,7 +87,7 @@ func TestNetworkLifecycle(t *testing.T) {
 	wall := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	ev := sent("1.1", "Fetch", "https://example.test/api")
 	ev.Method = "POST"
-	ev.Headers = map[string]string{"Content-Type": "application/json"}
+	ev.Headers = []Header{{"Content-Type", "application/json"}}
 	ev.PostData, ev.HasPostData = `{"a":1}`, true
 	ev.WallTime, ev.Timestamp = wall, 100*time.Second
 	n.RequestWillBeSent(ev)
@@ -94,7 +95,7 @@ func TestNetworkLifecycle(t *testing.T) {
 	if got, want := n.InFlight(), []string{"1.1"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("InFlight() after send = %q, want %q", got, want)
 	}
-	resp := Response{Status: 201, StatusText: "Created", Headers: map[string]string{"X": "y"}, MIMEType: "application/json", RemoteAddress: "127.0.0.1:80"}
+	resp := Response{Status: 201, StatusText: "Created", Headers: []Header{{"x", "y"}}, MIMEType: "application/json", RemoteAddress: "127.0.0.1:80"}
 	n.ResponseReceived(ResponseEvent{RequestID: "1.1", Response: resp, Timestamp: 100*time.Second + 30*time.Millisecond})
 	n.LoadingFinished(FinishedEvent{RequestID: "1.1", EncodedDataLength: 512, Timestamp: 100*time.Second + 50*time.Millisecond})
 
@@ -104,7 +105,7 @@ func TestNetworkLifecycle(t *testing.T) {
 	}
 	want := Request{
 		ID: 1, RequestID: "1.1", LoaderID: "L0", FrameID: mainFrame, Type: "Fetch",
-		Method: "POST", URL: "https://example.test/api", Headers: ev.Headers,
+		Method: "POST", URL: "https://example.test/api", Headers: []Header{{"content-type", "application/json"}},
 		PostData: `{"a":1}`, HasPostData: true,
 		Response: &resp, Finished: true, EncodedDataLength: 512,
 		Sent:          wall,
@@ -166,11 +167,11 @@ func TestNetworkRedirectChain(t *testing.T) {
 	n.RequestWillBeSent(first)
 
 	second := navigationSent("L1", mainFrame, "https://a.test/")
-	second.RedirectResponse = &Response{Status: 301, Headers: map[string]string{"Location": "https://a.test/"}}
+	second.RedirectResponse = &Response{Status: 301, Headers: []Header{{"Location", "https://a.test/"}}}
 	n.RequestWillBeSent(second)
 
 	third := navigationSent("L1", mainFrame, "https://a.test/home")
-	third.RedirectResponse = &Response{Status: 302, Headers: map[string]string{"Location": "/home"}}
+	third.RedirectResponse = &Response{Status: 302, Headers: []Header{{"Location", "/home"}}}
 	n.RequestWillBeSent(third)
 
 	n.ResponseReceived(ResponseEvent{RequestID: "L1", Response: Response{Status: 200}})
@@ -190,8 +191,8 @@ func TestNetworkRedirectChain(t *testing.T) {
 	if want := []string{"301", "302", "200"}; !reflect.DeepEqual(statuses, want) {
 		t.Errorf("statuses = %q, want %q", statuses, want)
 	}
-	if got := reqs[0].Response.Headers["Location"]; got != "https://a.test/" {
-		t.Errorf("first hop Location = %q, want %q", got, "https://a.test/")
+	if got, want := reqs[0].Response.Headers, []Header{{"location", "https://a.test/"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("first hop headers = %q, want %q", got, want)
 	}
 
 	final := reqs[2]
@@ -458,7 +459,7 @@ func TestNetworkIDsStableUnderFilteringAndPaging(t *testing.T) {
 func TestNetworkCopiesSafeWhileFeeding(t *testing.T) {
 	n := NewNetwork(Config{MaxRequests: 20})
 	n.RequestWillBeSent(navigationSent("L0", mainFrame, "/"))
-	n.ResponseReceived(ResponseEvent{RequestID: "L0", Response: Response{Status: 200, Headers: map[string]string{"A": "b"}}})
+	n.ResponseReceived(ResponseEvent{RequestID: "L0", Response: Response{Status: 200, Headers: []Header{{"A", "b"}}}})
 	snapshot := n.List(RequestFilter{IncludePreserved: true})
 
 	var wg sync.WaitGroup // waited for below
@@ -466,7 +467,8 @@ func TestNetworkCopiesSafeWhileFeeding(t *testing.T) {
 		for range 100 {
 			for _, r := range snapshot {
 				_ = r.Status()
-				_ = r.Response.Headers["A"]
+				_ = r.Response.Headers[0].Value
+				_ = len(r.Headers)
 				_ = len(r.RedirectChain)
 			}
 		}
@@ -479,10 +481,207 @@ func TestNetworkCopiesSafeWhileFeeding(t *testing.T) {
 		}
 		n.RequestWillBeSent(ev)
 		n.ResponseReceived(ResponseEvent{RequestID: "L0", Response: Response{Status: 304}})
+		n.RequestExtraInfo(RequestExtraInfoEvent{RequestID: "L0", Headers: []Header{{"Cookie", "x"}}})
+		n.ResponseExtraInfo(ResponseExtraInfoEvent{RequestID: "L0", StatusCode: 304, Headers: []Header{{"A", "c"}}})
 		n.LoadingFinished(FinishedEvent{RequestID: id})
 	}
 	wg.Wait()
 	if got, want := snapshot[0].Status(), "200"; got != want {
 		t.Errorf("copy Status() = %q, want %q (copies do not follow later events)", got, want)
+	}
+}
+
+func TestNetworkRawHeaders(t *testing.T) {
+	h := func(kv ...string) []Header {
+		var out []Header
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, Header{kv[i], kv[i+1]})
+		}
+		return out
+	}
+	ev := sent("1", "Fetch", "/api")
+	ev.Headers = h("Referer", "http://a.test/", "User-Agent", "UA")
+	extra := RequestExtraInfoEvent{RequestID: "1", Headers: h("accept", "*/*", "cookie", "sid=1", "referer", "http://a.test/x", "user-agent", "UA")}
+	wantRequest := h("referer", "http://a.test/x", "user-agent", "UA", "accept", "*/*", "cookie", "sid=1")
+	resp := Response{Status: 200, Headers: h("Content-Type", "text/plain")}
+	respExtra := ResponseExtraInfoEvent{RequestID: "1", StatusCode: 201, Headers: h("Content-Type", "text/plain", "Set-Cookie", "a=1\nb=2", "Vary", "A\n\nB")}
+	wantResponse := h("content-type", "text/plain", "set-cookie", "a=1\n b=2", "vary", "A, B")
+
+	orders := map[string][]func(n *Network){
+		"events first": {
+			func(n *Network) { n.RequestWillBeSent(ev) },
+			func(n *Network) { n.RequestExtraInfo(extra) },
+			func(n *Network) {
+				n.ResponseReceived(ResponseEvent{RequestID: "1", Response: resp, HasExtraInfo: true})
+			},
+			func(n *Network) { n.ResponseExtraInfo(respExtra) },
+		},
+		"raw headers first": {
+			func(n *Network) { n.RequestExtraInfo(extra) },
+			func(n *Network) { n.RequestWillBeSent(ev) },
+			func(n *Network) { n.ResponseExtraInfo(respExtra) },
+			func(n *Network) {
+				n.ResponseReceived(ResponseEvent{RequestID: "1", Response: resp, HasExtraInfo: true})
+			},
+		},
+	}
+	for name, steps := range orders {
+		t.Run(name, func(t *testing.T) {
+			n := NewNetwork(Config{})
+			for _, step := range steps {
+				step(n)
+			}
+			r, _ := n.Request(1)
+			if !reflect.DeepEqual(r.Headers, wantRequest) {
+				t.Errorf("request headers = %q, want %q", r.Headers, wantRequest)
+			}
+			if r.Response == nil || r.Response.Status != 201 || !reflect.DeepEqual(r.Response.Headers, wantResponse) {
+				t.Errorf("response = %+v, want status 201 and headers %q", r.Response, wantResponse)
+			}
+			if len(n.early) != 0 {
+				t.Errorf("early = %v, want it claimed", n.early)
+			}
+		})
+	}
+
+	// Without raw headers, the event's are shown, normalised.
+	n := NewNetwork(Config{})
+	n.RequestWillBeSent(ev)
+	n.ResponseReceived(ResponseEvent{RequestID: "1", Response: resp})
+	if r, _ := n.Request(1); !reflect.DeepEqual(r.Response.Headers, h("content-type", "text/plain")) {
+		t.Errorf("response headers without raw ones = %q", r.Response.Headers)
+	}
+}
+
+// Chrome sends the raw headers of each hop of a redirect chain ahead of the
+// events of that hop; they are matched to the hops in order.
+func TestNetworkRedirectRawHeaders(t *testing.T) {
+	raw := func(status int, kv ...string) ResponseExtraInfoEvent {
+		ev := ResponseExtraInfoEvent{RequestID: "1", StatusCode: status}
+		for i := 0; i < len(kv); i += 2 {
+			ev.Headers = append(ev.Headers, Header{kv[i], kv[i+1]})
+		}
+		return ev
+	}
+	hop := func(url string, status int) RequestEvent {
+		ev := sent("1", "Fetch", url)
+		ev.RedirectResponse = &Response{Status: status}
+		ev.RedirectHasExtraInfo = true
+		return ev
+	}
+	tests := []struct {
+		name  string
+		steps func(n *Network)
+	}{
+		{"as Chrome sends them", func(n *Network) {
+			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
+			n.ResponseExtraInfo(raw(302, "Location", "/r2"))
+			n.ResponseExtraInfo(raw(301, "Location", "/json"))
+			n.RequestWillBeSent(hop("/r2", 302))
+			n.RequestWillBeSent(hop("/json", 301))
+			n.ResponseExtraInfo(raw(200, "Content-Type", "application/json"))
+			n.ResponseReceived(ResponseEvent{RequestID: "1", Response: Response{Status: 200}, HasExtraInfo: true})
+		}},
+		{"raw headers last", func(n *Network) {
+			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
+			n.RequestWillBeSent(hop("/r2", 302))
+			n.ResponseExtraInfo(raw(302, "Location", "/r2"))
+			n.RequestWillBeSent(hop("/json", 301))
+			n.ResponseExtraInfo(raw(301, "Location", "/json"))
+			n.ResponseReceived(ResponseEvent{RequestID: "1", Response: Response{Status: 200}, HasExtraInfo: true})
+			n.ResponseExtraInfo(raw(200, "Content-Type", "application/json"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NewNetwork(Config{})
+			tt.steps(n)
+			want := [][]Header{{{"location", "/r2"}}, {{"location", "/json"}}, {{"content-type", "application/json"}}}
+			for i, w := range want {
+				r, _ := n.Request(i + 1)
+				if !reflect.DeepEqual(r.Response.Headers, w) {
+					t.Errorf("hop %d headers = %q, want %q", i+1, r.Response.Headers, w)
+				}
+			}
+			if len(n.awaiting) != 0 || len(n.rawResponses) != 0 {
+				t.Errorf("awaiting %v, rawResponses %v: want all claimed", n.awaiting, n.rawResponses)
+			}
+		})
+	}
+}
+
+func TestNetworkEarlyHeadersBounded(t *testing.T) {
+	n := NewNetwork(Config{})
+	for i := range 10 * maxEarly {
+		n.RequestExtraInfo(RequestExtraInfoEvent{RequestID: fmt.Sprint("never-", i)})
+		n.ResponseExtraInfo(ResponseExtraInfoEvent{RequestID: fmt.Sprint("never-", i)})
+	}
+	if len(n.early) > maxEarly || len(n.rawResponses) > maxEarly {
+		t.Errorf("len(early), len(rawResponses) = %d, %d, want <= %d", len(n.early), len(n.rawResponses), maxEarly)
+	}
+}
+
+func TestNetworkLargeBodiesAndURLs(t *testing.T) {
+	n := NewNetwork(Config{})
+	ev := sent("1", "Fetch", "data:text/plain,"+strings.Repeat("a", 2*maxField))
+	ev.Method, ev.PostData = "POST", strings.Repeat("b", maxField+1)
+	n.RequestWillBeSent(ev)
+	r, _ := n.Request(1)
+	if len(r.URL) > maxField+len(truncated) || !strings.HasSuffix(r.URL, truncated) {
+		t.Errorf("URL kept %d bytes, want it cut to %d", len(r.URL), maxField)
+	}
+	if r.PostData != "" || !r.HasPostData {
+		t.Errorf("PostData kept %d bytes, HasPostData %v; want a large body left to be read on demand", len(r.PostData), r.HasPostData)
+	}
+}
+
+// Raw request headers go to the oldest hop of a chain that lacks them,
+// whichever hop was reported last.
+func TestNetworkRequestRawHeadersOfRedirectHops(t *testing.T) {
+	raw := func(v string) RequestExtraInfoEvent {
+		return RequestExtraInfoEvent{RequestID: "1", Headers: []Header{{"X-Hop", v}}}
+	}
+	hop := func(url string) RequestEvent {
+		ev := sent("1", "Fetch", url)
+		ev.RedirectResponse = &Response{Status: 302}
+		return ev
+	}
+	tests := []struct {
+		name  string
+		steps func(n *Network)
+	}{
+		{"each after its hop", func(n *Network) {
+			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
+			n.RequestExtraInfo(raw("1"))
+			n.RequestWillBeSent(hop("/r2"))
+			n.RequestExtraInfo(raw("2"))
+		}},
+		{"each before its hop", func(n *Network) {
+			n.RequestExtraInfo(raw("1"))
+			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
+			n.RequestExtraInfo(raw("2"))
+			n.RequestWillBeSent(hop("/r2"))
+		}},
+		{"the first one late", func(n *Network) {
+			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
+			n.RequestWillBeSent(hop("/r2"))
+			n.RequestExtraInfo(raw("1"))
+			n.RequestExtraInfo(raw("2"))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n := NewNetwork(Config{})
+			tt.steps(n)
+			for i, want := range []string{"1", "2"} {
+				r, _ := n.Request(i + 1)
+				if got := r.Headers; len(got) != 1 || got[0] != (Header{"x-hop", want}) {
+					t.Errorf("hop %d headers = %q, want x-hop: %s", i+1, got, want)
+				}
+			}
+			if len(n.early) != 0 {
+				t.Errorf("early = %v, want all claimed", n.early)
+			}
+		})
 	}
 }

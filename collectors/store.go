@@ -1,6 +1,9 @@
 package collectors
 
-import "slices"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // keptSegments is how many navigation segments a [Store] keeps: the current
 // one and the two before it, as chrome-devtools-mcp does (maxNavigationSaved).
@@ -12,8 +15,20 @@ const keptSegments = 3
 const DefaultMaxRequests = 1000
 
 // DefaultMaxMessages is the number of messages a [Console] keeps per
-// navigation when [Config.MaxMessages] is zero.
+// navigation when [Config.MaxMessages] is zero. chrome-devtools-mcp keeps
+// 10,000; a tenth of that is plenty for an agent and keeps a page that logs
+// forever small.
 const DefaultMaxMessages = 1000
+
+// DefaultMaxBytes is the approximate number of bytes of text (URLs, headers,
+// message text, arguments, stacks) each collector keeps per navigation when
+// [Config.MaxBytes] is zero. The count limits bound a page that logs or polls
+// forever; this bounds one whose every message or request is huge.
+const DefaultMaxBytes = 4 << 20
+
+// maxField is the most bytes the collectors keep of one string (a message,
+// an argument, a URL, a header value, a request body); longer ones are cut short and marked "... <truncated>".
+const maxField = 32 << 10
 
 // Config sets the collectors' per-navigation limits. The zero value gives the
 // documented defaults.
@@ -26,6 +41,17 @@ type Config struct {
 	// segment; the oldest are dropped first. If zero or negative, defaults to
 	// [DefaultMaxMessages].
 	MaxMessages int
+	// MaxBytes is the approximate size, in bytes of text, above which each
+	// collector drops the oldest items of a navigation segment. If zero or
+	// negative, defaults to [DefaultMaxBytes].
+	MaxBytes int
+}
+
+func (cfg Config) maxBytes() int {
+	if cfg.MaxBytes <= 0 {
+		return DefaultMaxBytes
+	}
+	return cfg.MaxBytes
 }
 
 // Navigation describes a committed frame navigation, as reported by CDP
@@ -66,16 +92,24 @@ func (nav Navigation) splits() bool {
 type Store[T any] struct {
 	limit  int     // most items per segment; <= 0 means no limit
 	onDrop func(T) // called for each dropped item; may be nil
+	// maxBytes and size bound a segment by the size of its items; size is
+	// nil when maxBytes <= 0.
+	maxBytes int
+	size     func(T) int
 
 	// segs holds the kept segments, oldest first; the last is the current one.
 	// Invariant: len(segs) <= keptSegments; empty until the first use.
-	segs   [][]entry[T]
+	segs [][]entry[T]
+	// bytes is the size of the current segment's items, as size reported
+	// when each was added.
+	bytes  int
 	lastID int // id of the last item added; 0 before the first
 }
 
-// entry is an item with the id it was stamped with.
+// entry is an item with the id it was stamped with and its size when added.
 type entry[T any] struct {
 	id   int
+	size int
 	item T
 }
 
@@ -89,15 +123,42 @@ func NewStore[T any](limit int, onDrop func(T)) *Store[T] {
 	return &Store[T]{limit: limit, onDrop: onDrop}
 }
 
+// NewSizedStore is [NewStore] with a second bound: when the items of the
+// current segment add up to more than maxBytes, as measured by size when
+// each is added, its oldest items are dropped too. The newest item is always
+// kept, however large.
+func NewSizedStore[T any](limit, maxBytes int, size func(T) int, onDrop func(T)) *Store[T] {
+	s := NewStore(limit, onDrop)
+	if maxBytes > 0 && size != nil {
+		s.maxBytes, s.size = maxBytes, size
+	}
+	return s
+}
+
 // Add appends item to the current segment and returns its id. If the segment
 // is over the limit, its oldest items are dropped.
 func (s *Store[T]) Add(item T) int {
 	s.init()
 	s.lastID++
+	e := entry[T]{id: s.lastID, item: item}
+	if s.size != nil {
+		e.size = s.size(item)
+	}
 	last := len(s.segs) - 1
-	cur := append(s.segs[last], entry[T]{id: s.lastID, item: item})
+	cur := append(s.segs[last], e)
+	s.bytes += e.size
+	n := 0
 	if s.limit > 0 && len(cur) > s.limit {
-		n := len(cur) - s.limit
+		n = len(cur) - s.limit
+		for _, e := range cur[:n] {
+			s.bytes -= e.size
+		}
+	}
+	for s.maxBytes > 0 && s.bytes > s.maxBytes && n < len(cur)-1 {
+		s.bytes -= cur[n].size
+		n++
+	}
+	if n > 0 {
 		for _, e := range cur[:n] {
 			s.drop(e.item)
 		}
@@ -134,6 +195,9 @@ func (s *Store[T]) SplitFrom(id int) {
 	clear(cur[i:])
 	s.segs[last] = cur[:i]
 	s.push(moved)
+	for _, e := range moved {
+		s.bytes += e.size
+	}
 }
 
 // List returns the items of the current segment or, if includePreserved is
@@ -187,6 +251,7 @@ func (s *Store[T]) init() {
 // push appends seg as the new current segment and discards the oldest
 // segment if more than keptSegments remain.
 func (s *Store[T]) push(seg []entry[T]) {
+	s.bytes = 0
 	s.segs = append(s.segs, seg)
 	if len(s.segs) <= keptSegments {
 		return
@@ -206,3 +271,56 @@ func (s *Store[T]) drop(item T) {
 		s.onDrop(item)
 	}
 }
+
+// truncated marks a string cut short, as chrome-devtools-mcp marks a
+// truncated body.
+const truncated = "... <truncated>"
+
+// clip returns s, or its first maxField bytes (cut at a character boundary)
+// followed by "... <truncated>" if it is longer.
+func clip(s string) string {
+	if len(s) <= maxField {
+		return s
+	}
+	cut := maxField
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncated
+}
+
+// maxInterned bounds an [interner]; maxInternLen is the longest string it
+// shares.
+const (
+	maxInterned  = 4096
+	maxInternLen = 256
+)
+
+// An interner shares the storage of strings that repeat from one item to
+// the next (header names and values, script URLs), which would otherwise be
+// a fresh copy per request or message. It is bounded: once full, it returns
+// new strings as they are, until reset.
+type interner struct {
+	m map[string]string
+}
+
+// get returns the shared copy of s.
+func (in *interner) get(s string) string {
+	if len(s) > maxInternLen {
+		return s
+	}
+	if v, ok := in.m[s]; ok {
+		return v
+	}
+	if in.m == nil {
+		in.m = make(map[string]string)
+	}
+	if len(in.m) < maxInterned {
+		in.m[s] = s
+	}
+	return s
+}
+
+// reset empties the interner, so that strings of a document that is gone
+// stop taking its room.
+func (in *interner) reset() { clear(in.m) }

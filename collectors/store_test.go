@@ -2,7 +2,10 @@ package collectors
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestStoreIDsStartAtOneAndIncrease(t *testing.T) {
@@ -153,5 +156,52 @@ func TestStoreSizeStaysFlat(t *testing.T) {
 		if got, max := cap(seg), 4*limit; got > max {
 			t.Errorf("cap(segs[%d]) = %d, want <= %d", i, got, max)
 		}
+	}
+}
+
+func TestSizedStoreDropsOldestOverBudget(t *testing.T) {
+	var dropped []string
+	s := NewSizedStore(100, 10, func(v string) int { return len(v) }, func(v string) { dropped = append(dropped, v) })
+	for _, v := range []string{"aaaa", "bbbb", "cc"} { // 10 bytes: fits
+		s.Add(v)
+	}
+	if len(dropped) != 0 {
+		t.Fatalf("dropped %q at the budget, want none", dropped)
+	}
+	s.Add("d") // 11 bytes: the oldest goes
+	if got, want := s.List(false), []string{"bbbb", "cc", "d"}; !slices.Equal(got, want) {
+		t.Errorf("List() = %q, want %q", got, want)
+	}
+	s.Add("0123456789abc") // bigger than the budget alone: kept, everything else goes
+	if got, want := s.List(false), []string{"0123456789abc"}; !slices.Equal(got, want) {
+		t.Errorf("List() = %q, want %q (the newest item is always kept)", got, want)
+	}
+	if want := []string{"aaaa", "bbbb", "cc", "d"}; !slices.Equal(dropped, want) {
+		t.Errorf("dropped %q, want %q", dropped, want)
+	}
+
+	// A new segment starts with an empty budget; a split moves the bytes of
+	// the items it moves.
+	s.Split()
+	s.Add("eeeeeeeeee")
+	if got, want := s.List(true), []string{"0123456789abc", "eeeeeeeeee"}; !slices.Equal(got, want) {
+		t.Errorf("after a split: List(true) = %q, want %q", got, want)
+	}
+	id := s.Add("f") // over budget in the current segment: drops "eeeeeeeeee"
+	s.SplitFrom(id)
+	s.Add("ggggggggg") // "f" + 9 = 10: fits
+	if got, want := s.List(false), []string{"f", "ggggggggg"}; !slices.Equal(got, want) {
+		t.Errorf("after SplitFrom: List() = %q, want %q", got, want)
+	}
+}
+
+func TestClip(t *testing.T) {
+	if got := clip("short"); got != "short" {
+		t.Errorf("clip(short) = %q", got)
+	}
+	long := strings.Repeat("é", maxField) // 2 bytes each
+	got := clip(long)
+	if !strings.HasSuffix(got, truncated) || len(got) > maxField+len(truncated) || !utf8.ValidString(got) {
+		t.Errorf("clip(long) = %d bytes, valid %v, want <= %d valid bytes ending %q", len(got), utf8.ValidString(got), maxField+len(truncated), truncated)
 	}
 }

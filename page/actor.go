@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -41,6 +42,31 @@ type Config struct {
 	OnExit func(err error)
 	// ConnectTimeout bounds connecting and enabling domains. If zero, 15s.
 	ConnectTimeout time.Duration
+	// Hooks let the owner count what the page does.
+	Hooks Hooks
+	// Grant, if non-nil, grants a permission (such as "geolocation") in a
+	// browser context ("" for the default one) over a connection that
+	// outlives the page. Chrome withdraws a grant when the session that
+	// made it detaches, so a grant from the page's own session would vanish
+	// when any page that granted the same goes away. If nil, the page's own
+	// session grants.
+	Grant func(ctx context.Context, browserContextID, permission string) error
+}
+
+// Hooks are called when things worth counting happen on a page. Nil hooks
+// are skipped. They run on the page's goroutines and must not block.
+type Hooks struct {
+	// EvaluateDone is called after each evaluate_script, with its duration
+	// and whether it ran out of time.
+	EvaluateDone func(d time.Duration, timedOut bool)
+	// ScriptTerminated is called when Runtime.terminateExecution is sent to
+	// stop a script still running past its deadline.
+	ScriptTerminated func()
+	// DialogOpened is called when a JavaScript dialog opens.
+	DialogOpened func()
+	// StaleDropped is called for a call dropped unrun because its caller's
+	// deadline passed while it waited in the page's mailbox.
+	StaleDropped func()
 }
 
 // Actor drives one page target. Its exported methods may be called from any
@@ -55,6 +81,8 @@ type Actor struct {
 	act      *actor.Actor
 	counter  *snapshot.Counter
 	timeout  time.Duration
+	hooks    Hooks
+	grant    func(ctx context.Context, browserContextID, permission string) error
 
 	// Owned by the run goroutine; never touched elsewhere.
 	// Lifecycle: conn and c are set by init before any message runs.
@@ -86,6 +114,11 @@ type Actor struct {
 	snap    *snapshot.Node            // latest snapshot, or nil
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
+
+	// console and network are the page's collectors (collect.go), fed from
+	// the events in collected, in arrival order.
+	console *collectors.Console
+	network *collectors.Network
 }
 
 // frame is what the actor knows of one frame.
@@ -137,7 +170,11 @@ func Start(cfg Config) *Actor {
 		log:      cfg.Logger.With().Int("page", cfg.ID).Logger(),
 		counter:  cfg.Snapshots,
 		timeout:  cfg.ConnectTimeout,
+		hooks:    cfg.Hooks,
+		grant:    cfg.Grant,
 		frames:   map[string]*frame{},
+		console:  collectors.NewConsole(collectors.Config{}),
+		network:  collectors.NewNetwork(collectors.Config{}),
 	}
 	if a.counter == nil {
 		a.counter = new(snapshot.Counter)
@@ -147,9 +184,10 @@ func Start(cfg Config) *Actor {
 	}
 	a.ids = snapshot.NewIDs(a.counter)
 	a.act = actor.New(actor.Config{
-		Name:   fmt.Sprintf("page %d", cfg.ID),
-		Events: (*eventSource)(a),
-		Init:   a.init,
+		Name:    fmt.Sprintf("page %d", cfg.ID),
+		Events:  (*eventSource)(a),
+		Init:    a.init,
+		OnStale: cfg.Hooks.StaleDropped,
 		OnExit: func(err error) {
 			if a.conn != nil {
 				a.conn.Close()
@@ -214,6 +252,12 @@ func (a *Actor) init(ctx context.Context) error {
 	}, nil)
 	if err != nil {
 		return fmt.Errorf("enable domains: %w", err)
+	}
+	// Issues and asynchronous stacks for the collectors, once Runtime is on
+	// (Chrome refuses the stack depth before). Best effort: a page without
+	// them still works.
+	if err := a.act.Await(ctx, a.enableCollectors, nil); err != nil {
+		a.log.Debug().Err(err).Msg("enable collectors")
 	}
 	var tree *page.GetFrameTreeReply
 	err = a.act.Await(ctx, func(ctx context.Context) (err error) {
@@ -293,6 +337,9 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		}
 		a.dialog = d
 		a.dialogSeq++
+		if a.hooks.DialogOpened != nil {
+			a.hooks.DialogOpened()
+		}
 		a.log.Debug().Str("type", d.Type).Msg("dialog opened")
 		if a.waiter != nil {
 			a.waiter.DialogOpened(d.Type)
@@ -393,7 +440,7 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		}
 	case "Network.requestWillBeSent":
 		if a.waiter == nil {
-			return nil
+			break // still collected below
 		}
 		var e struct {
 			RequestID        string          `json:"requestId"`
@@ -411,7 +458,7 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		if a.waiter == nil {
-			return nil
+			break // still collected below
 		}
 		var e struct {
 			RequestID string `json:"requestId"`
@@ -438,7 +485,8 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 }
 
 // ask runs fn on the actor's goroutine. Every exported method goes through
-// it.
+// it. A page whose renderer crashed fails at once, except for navigating,
+// which starts a new renderer.
 func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, error)) (T, error) {
 	return actor.Ask(ctx, a.act, func(ctx context.Context) (T, error) {
 		if a.crashed {

@@ -47,7 +47,7 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 		watch := make(chan cdpconn.Event, 4)
 		a.watch = watch
 		defer func() { a.watch = nil }()
-		res, err := a.actOn(ctx, from, actionOptions{}, func(ctx context.Context, from target) error {
+		res, err := a.actOn(ctx, from, actionOptions{}, func(ctx context.Context, from elementRef) error {
 			return a.dragAction(ctx, from, to, watch)
 		})
 		return a.finishInput(ctx, res, err, opts)
@@ -56,7 +56,7 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 
 // dragAction presses on from, moves onto to, and releases there. It runs on
 // the waiter's goroutine.
-func (a *Actor) dragAction(ctx context.Context, from, to target, watch <-chan cdpconn.Event) error {
+func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-chan cdpconn.Event) error {
 	fx, fy, err := clickablePoint(ctx, a.c, from.id)
 	if err != nil {
 		return err

@@ -101,7 +101,7 @@ type fillPlan struct {
 
 // planFill reads, from the snapshot, the options of a combobox: upstream
 // picks a combobox's option by its accessible name.
-func (a *Actor) planFill(ctx context.Context, t target, value string) (fillPlan, error) {
+func (a *Actor) planFill(ctx context.Context, t elementRef, value string) (fillPlan, error) {
 	p := fillPlan{value: value}
 	if t.node.Role != "combobox" {
 		return p, nil
@@ -187,14 +187,14 @@ func (a *Actor) fill(ctx context.Context, uid, value string) (ActionResult, erro
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t target) error {
+	return a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t elementRef) error {
 		return a.fillAction(ctx, t, plan)
 	})
 }
 
 // fillAction sets one field. It runs on the waiter's goroutine and uses only
 // the CDP client and the plan.
-func (a *Actor) fillAction(ctx context.Context, t target, p fillPlan) error {
+func (a *Actor) fillAction(ctx context.Context, t elementRef, p fillPlan) error {
 	if len(p.options) > 0 {
 		var picked *option
 		for i := range p.options {

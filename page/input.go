@@ -42,29 +42,29 @@ type InputResult struct {
 	Snapshot string
 }
 
-// target is an element an input action works on: its uid, its snapshot
+// elementRef is an element an input action works on: its uid, its snapshot
 // node and its backend DOM node id.
-type target struct {
+type elementRef struct {
 	uid  string
 	node *snapshot.Node
 	id   dom.BackendNodeID
 }
 
 // element resolves uid for an input action. It runs on the actor goroutine.
-func (a *Actor) element(ctx context.Context, uid string) (target, error) {
+func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 	n, err := a.resolve(uid)
 	if err != nil {
-		return target{}, err
+		return elementRef{}, err
 	}
 	id, err := a.nodeID(ctx, n)
 	if err != nil {
-		return target{}, err
+		return elementRef{}, err
 	}
-	return target{uid: uid, node: n, id: id}, nil
+	return elementRef{uid: uid, node: n, id: id}, nil
 }
 
 // onElement resolves uid and runs an input action on it under the waiter.
-func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, action func(ctx context.Context, t target) error) (InputResult, error) {
+func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, action func(ctx context.Context, t elementRef) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
@@ -81,7 +81,7 @@ func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, ac
 // actOn performs an action on t and words its failure: a node that left the
 // page is a [*UIDError], errors the agent can fix (a bad fill value) pass
 // through, and anything else is an [*InteractError].
-func (a *Actor) actOn(ctx context.Context, t target, opts actionOptions, action func(ctx context.Context, t target) error) (ActionResult, error) {
+func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef) error) (ActionResult, error) {
 	res, err := a.perform(ctx, opts, func(ctx context.Context) error { return action(ctx, t) })
 	if err == nil {
 		return res, nil
@@ -106,7 +106,7 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	if double {
 		clicks = 2
 	}
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, t target) error {
+	return a.onElement(ctx, uid, opts, func(ctx context.Context, t elementRef) error {
 		if !double && t.node.Role == "option" {
 			if picked, err := selectNativeOption(ctx, a.c, t.id); err != nil || picked {
 				return err
@@ -156,7 +156,7 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 // Hover moves the mouse over the element uid names and waits for the
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, t target) error {
+	return a.onElement(ctx, uid, opts, func(ctx context.Context, t elementRef) error {
 		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err

@@ -11,6 +11,8 @@ import (
 
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/tabhive/tabhive/actor"
 )
 
 // Navigation kinds, as navigate_page names them.
@@ -75,8 +77,16 @@ func (a *Actor) Navigate(ctx context.Context, nav Navigation) (NavigationResult,
 			return NavigationResult{}, err
 		}
 	}
-	return ask(ctx, a, func(ctx context.Context) (NavigationResult, error) {
-		return a.navigate(ctx, nav)
+	// Not ask: navigating is how a crashed page gets a new renderer.
+	return actor.Ask(ctx, a.act, func(ctx context.Context) (NavigationResult, error) {
+		crashed := a.crashed
+		a.crashed = false
+		res, err := a.navigate(ctx, nav)
+		if err != nil && crashed {
+			a.crashed = true
+			return res, fmt.Errorf("%w: %w", ErrCrashed, err)
+		}
+		return res, err
 	})
 }
 
@@ -87,7 +97,7 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	}
 	timeout := nav.Timeout
 	if timeout <= 0 {
-		timeout = DefaultNavigationTimeout
+		timeout = a.emu.timeouts().Navigation
 	}
 	accept := nav.HandleBeforeUnload != "dismiss"
 	var answered atomic.Bool // set on the waiter's goroutine, read after it

@@ -63,7 +63,7 @@ func (a *Actor) UploadFile(ctx context.Context, uid string, files []string, opts
 
 // uploadThroughChooser clicks an element that opens a file chooser (a
 // styled button in front of a hidden input) and answers the chooser.
-func (a *Actor) uploadThroughChooser(ctx context.Context, t target, files []string, opts InputOptions) (InputResult, error) {
+func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []string, opts InputOptions) (InputResult, error) {
 	intercept := func(ctx context.Context, on bool) error {
 		return a.c.Page.SetInterceptFileChooserDialog(ctx, page.NewSetInterceptFileChooserDialogArgs(on))
 	}
@@ -78,7 +78,7 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t target, files []stri
 	watch := make(chan cdpconn.Event, 4)
 	a.watch = watch
 	defer func() { a.watch = nil }()
-	res, err := a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t target) error {
+	res, err := a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t elementRef) error {
 		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err

@@ -203,7 +203,7 @@ type WaitForResult struct {
 // means DefaultWaitForTimeout).
 func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Duration) (WaitForResult, error) {
 	if timeout <= 0 {
-		timeout = DefaultWaitForTimeout
+		timeout = a.Timeouts().WaitFor
 	}
 	return ask(ctx, a, func(ctx context.Context) (WaitForResult, error) {
 		var res WaitForResult

@@ -94,7 +94,11 @@ func inputSchema(t reflect.Type) map[string]any {
 			s["description"] = p.desc
 		}
 		if p.enum != nil {
-			s["enum"] = p.enum
+			if items, ok := s["items"].(map[string]any); ok {
+				items["enum"] = p.enum // an array of enum values
+			} else {
+				s["enum"] = p.enum
+			}
 		}
 		if p.minItems > 0 {
 			s["minItems"] = p.minItems
@@ -166,8 +170,14 @@ func decodeArgs(tool string, raw json.RawMessage, dst any) error {
 			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), abbreviate(rawv))
 		}
 		if p.enum != nil {
-			if s, ok := fv.Interface().(string); ok && !slices.Contains(p.enum, s) {
-				return badArgs("Invalid argument %q for tool %q: %q is not one of %s.", p.name, tool, s, quoteAll(p.enum))
+			values, _ := fv.Interface().([]string)
+			if s, ok := fv.Interface().(string); ok {
+				values = []string{s}
+			}
+			for _, v := range values {
+				if !slices.Contains(p.enum, v) {
+					return badArgs("Invalid argument %q for tool %q: %q is not one of %s.", p.name, tool, v, quoteAll(p.enum))
+				}
 			}
 		}
 		if p.minItems > 0 && fv.Kind() == reflect.Slice && fv.Len() < p.minItems {

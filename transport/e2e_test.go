@@ -60,8 +60,9 @@ func server(t *testing.T) *transport.Server {
 			shared.err = err
 			return
 		}
-		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
-		shared.srv = transport.New(transport.Config{ExperimentalVision: true}, shared.sup)
+		metrics := transport.NewMetrics()
+		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, PageHooks: metrics.PageHooks()})
+		shared.srv = transport.New(transport.Config{ExperimentalVision: true, Metrics: metrics}, shared.sup)
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)
@@ -201,7 +202,7 @@ func TestToolsAndSchemas(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range strings.Fields("click click_at close_page drag fill fill_form handle_dialog hover list_pages navigate_page new_page press_key select_page take_snapshot type_text upload_file wait_for") {
+	for _, want := range strings.Fields("click click_at close_page drag emulate evaluate_script fill fill_form get_console_message get_network_request handle_dialog hover list_console_messages list_network_requests list_pages navigate_page new_page press_key resize_page select_page take_screenshot take_snapshot type_text upload_file wait_for") {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools lack %s: %v", want, names)
 		}
@@ -310,6 +311,12 @@ func TestBadInput(t *testing.T) {
 	}
 	if after := must(t, cs, "list_pages", nil); after != before {
 		t.Errorf("bad input changed the pages:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// A page with no snapshot yet.
+	fresh := openPage(t, cs, base+"/nav-b")
+	if text, isErr := call(t, cs, "click", map[string]any{"pageId": fresh, "uid": "1_1"}); !isErr ||
+		text != fmt.Sprintf("Error: No snapshot found for page %d. Use take_snapshot to capture one.", fresh) {
+		t.Errorf("click before any snapshot: %q", text)
 	}
 	// A closed page's id stays dead.
 	other := openPage(t, cs, base+"/nav-b")

@@ -33,6 +33,9 @@ type HTTPConfig struct {
 	Token string
 	// SessionTimeout closes sessions idle this long. If zero, 30 minutes.
 	SessionTimeout time.Duration
+	// MaxSessions refuses new sessions while this many are open; 0 means no
+	// limit.
+	MaxSessions int
 }
 
 // HTTPPath is where the MCP endpoint is served.
@@ -49,6 +52,7 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 	hosts := allowedHosts(cfg.Addr, cfg.AllowedHosts)
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, streamable)
+	mux.Handle("/metrics", s.metrics.Handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
@@ -72,6 +76,10 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 				http.Error(w, "Unauthorized: send the token given to tabhive's --auth-token as \"Authorization: Bearer <token>\".", http.StatusUnauthorized)
 				return
 			}
+		}
+		if cfg.MaxSessions > 0 && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.sessionCount() >= cfg.MaxSessions {
+			http.Error(w, fmt.Sprintf("Service Unavailable: tabhive already serves %d sessions, the most allowed (--max-sessions). End one (DELETE %s with its Mcp-Session-Id) or wait for an idle one to time out.", cfg.MaxSessions, HTTPPath), http.StatusServiceUnavailable)
+			return
 		}
 		mux.ServeHTTP(w, r)
 	})

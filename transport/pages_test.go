@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
@@ -84,5 +85,53 @@ func TestNewPageBackgroundAndSelect(t *testing.T) {
 	// A page tool without pageId acts on the selected page.
 	if snap := must(t, cs, "take_snapshot", nil); !strings.Contains(snap, `"Go to page B"`) {
 		t.Errorf("snapshot of the selected page:\n%s", snap)
+	}
+}
+
+// TestPageClosedByItself: a tab that a page opened (window.open) gets the
+// next id and can be driven; when it closes itself (window.close) it is
+// reaped: its id is gone for good and the selection falls back, with
+// upstream's note.
+func TestPageClosedByItself(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("Opener", `<button onclick="window.open('/popup')">Open</button>`))
+	mux.Handle("/popup", browsertest.HTML("Popup", `<button onclick="window.close()">Close me</button>`))
+	base := browsertest.Serve(t, mux).URL
+	cs := inMemory(t)
+	opener := openPage(t, cs, base+"/")
+	must(t, cs, "click", map[string]any{"pageId": opener, "uid": uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": opener}), "button", "Open")})
+	var popup int
+	for deadline := time.Now().Add(10 * time.Second); popup == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		m := regexp.MustCompile(`(?m)^(\d+): .*/popup\)?( \[selected\])?$`).FindStringSubmatch(must(t, cs, "list_pages", nil))
+		if m != nil {
+			fmt.Sscan(m[1], &popup)
+		}
+	}
+	if popup <= opener {
+		t.Fatalf("popup not listed with a new id (opener %d)", opener)
+	}
+	must(t, cs, "select_page", map[string]any{"pageId": popup})
+	clicked := must(t, cs, "click", map[string]any{"uid": uidOf(t, must(t, cs, "take_snapshot", nil), "button", "Close me")})
+	if !strings.HasPrefix(clicked, "Successfully clicked on the element\nThe page closed.\n") {
+		t.Errorf("click that closes its page: %q", clicked)
+	}
+	var list string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if list = must(t, cs, "list_pages", nil); !strings.Contains(list, "/popup") {
+			break
+		}
+	}
+	if strings.Contains(list, "/popup") {
+		t.Fatalf("popup still listed after window.close():\n%s", list)
+	}
+	// The note comes once, with the first page list that no longer has the
+	// page: the click's own reply, or the next list.
+	const note = "Note: the previously selected page was closed. Page "
+	if !strings.Contains(clicked, note) && !strings.HasPrefix(list, note) {
+		t.Errorf("no fallback note after the selected page closed itself:\n%s\n%s", clicked, list)
+	}
+	if text, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": popup}); !isErr || !strings.Contains(text, fmt.Sprintf("No page found with id %d", popup)) {
+		t.Errorf("the closed popup's id: %q", text)
 	}
 }

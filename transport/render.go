@@ -23,6 +23,7 @@ import (
 // the tool's lines, "Page navigated to", the open-dialog notice, the page
 // list, the snapshot, then the error.
 type reply struct {
+	notice      string // the reconnect notice, first of all
 	lines       []string
 	navigatedTo string
 	emulation   []string     // the page's emulated conditions, for page-scoped tools
@@ -54,6 +55,9 @@ type pageLine struct {
 // "Error: ..." line and marks the result as an error.
 func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolResult {
 	var out []string
+	if r.notice != "" {
+		out = append(out, r.notice)
+	}
 	out = append(out, r.lines...)
 	if r.navigatedTo != "" {
 		out = append(out, fmt.Sprintf("Page navigated to %s.", r.navigatedTo))
@@ -118,6 +122,9 @@ func formatPage(p pageLine) string {
 	}
 	if p.info.Context != "" {
 		s += " isolatedContext=" + p.info.Context
+	}
+	if p.info.Crashed {
+		s += " [crashed]"
 	}
 	return s
 }
@@ -210,19 +217,32 @@ func sentence(err error) string {
 	if fe, ok := errorsAs[*page.UnsupportedFillError](err); ok {
 		return fmt.Sprintf("fill cannot set a %s; use click, press_key or type the value into a text field.", fe.Kind)
 	}
+	if se, ok := errorsAs[*page.ScriptError](err); ok {
+		return "The script threw: " + se.Msg
+	}
+	if errors.Is(err, page.ErrFramesMixed) {
+		return "Elements from different frames can't be evaluated together."
+	}
 	if ke, ok := errorsAs[*page.KeyError](err); ok {
 		return capitalize(ke.Error()) + "."
 	}
 	if de, ok := errorsAs[*sandbox.DeniedError](err); ok {
 		return de.Error()
 	}
+	if se, ok := errorsAs[*page.ScreenshotError](err); ok {
+		return se.Error()
+	}
 	switch {
 	case errors.Is(err, page.ErrNoDialog):
 		return "No open dialog found"
 	case errors.Is(err, page.ErrCrashed):
-		return "The page crashed. Navigate it to load it again, or close it with close_page."
+		return "The page's renderer crashed; other pages are unaffected. Navigate it (navigate_page) to load it again, or close it with close_page."
 	case errors.Is(err, launch.ErrNotFound):
 		return capitalize(launch.ErrNotFound.Error()) + "."
+	case errors.Is(err, page.ErrClosed):
+		return "The page was closed while the call ran. Call list_pages to see open pages."
+	case errors.Is(err, actor.ErrStopped):
+		return "The page went away while the call ran (" + rootCause(err) + "). Call list_pages to see open pages."
 	case errors.Is(err, actor.ErrBusy):
 		return "The page has too many calls queued; wait for some to finish and retry."
 	case errors.Is(err, context.Canceled):
@@ -251,4 +271,15 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// rootCause is the innermost error's message.
+func rootCause(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
 }

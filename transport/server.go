@@ -13,9 +13,11 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,6 +47,18 @@ type Config struct {
 	ExperimentalVision bool
 	// Screenshot sets take_screenshot's defaults and size limits.
 	Screenshot ScreenshotConfig
+	// IsolateSessions gives each MCP session a browser context of its own
+	// (--isolate-sessions): it sees and touches only its own pages, which
+	// are closed when the session ends. Otherwise sessions share the pages
+	// but never each other's selection.
+	IsolateSessions bool
+	// MaxPagesPerSession limits the pages one session may have open; 0 means
+	// no limit.
+	MaxPagesPerSession int
+	// Metrics receives the server's counters; pass the same Metrics's
+	// PageHooks to the supervisor so that page events are counted too. If
+	// nil, the server keeps metrics of its own.
+	Metrics *Metrics
 	// RedactNetworkHeaders replaces the values of sensitive headers
 	// (authorization, cookies, ...) with <redacted> in network request
 	// details (--redact-network-headers).
@@ -73,8 +87,12 @@ type Server struct {
 	mcp   *mcp.Server
 	tools []*tool
 
-	sessions sync.Map       // *mcp.ServerSession → *session
-	watchers sync.WaitGroup // one per session, ends with it
+	metrics  *Metrics
+	sessions sync.Map           // *mcp.ServerSession → *session
+	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
+	watchers sync.WaitGroup     // one per session, ends with it; and roots requests
+	stop     context.CancelFunc // ends the metrics summary
+	done     sync.WaitGroup     // the metrics summary goroutine
 }
 
 // New returns a server whose tools drive the pages of sup.
@@ -85,7 +103,15 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if cfg.LaunchTimeout == 0 {
 		cfg.LaunchTimeout = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup}
+	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	s.metrics.gauges(sup.Count, s.sessionCount)
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.done.Add(1)
+	go func() { defer s.done.Done(); s.metrics.logEvery(ctx, s.log, time.Minute) }()
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tabhive", Title: "tabhive: parallel Chrome for AI agents", Version: cfg.Version},
 		&mcp.ServerOptions{
 			Instructions: "tabhive drives Chrome for AI agents, many tabs in parallel. It speaks chrome-devtools-mcp's tools. " +
@@ -117,10 +143,21 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Close ends every session and waits for their bookkeeping to finish.
 func (s *Server) Close() {
+	s.stop()
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
 	}
 	s.watchers.Wait()
+	s.done.Wait()
+}
+
+// Metrics returns the server's metrics.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
+func (s *Server) sessionCount() int {
+	n := 0
+	s.sessions.Range(func(any, any) bool { n++; return true })
+	return n
 }
 
 // session returns the state of an MCP session, creating it on first use.
@@ -131,10 +168,19 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 	v, loaded := s.sessions.LoadOrStore(ss, s.newSession(ss))
 	if !loaded && ss != nil {
 		s.watchers.Add(1)
+		sess := v.(*session)
 		go func() { // owned by the session: ends when it closes
 			defer s.watchers.Done()
 			ss.Wait()
 			s.sessions.Delete(ss)
+			if sess.isolated != "" {
+				// The session's pages go with it.
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := s.sup.CloseContexts(ctx, sess.isolated); err != nil {
+					s.log.Warn().Err(err).Str("context", sess.isolated).Msg("closing an ended session's pages")
+				}
+			}
 		}()
 	}
 	return v.(*session)
@@ -142,6 +188,9 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
 	sess := &session{ss: ss, sandbox: sandbox.New(sandbox.Config{Unrestricted: s.cfg.Unrestricted}), background: &s.watchers}
+	if s.cfg.IsolateSessions {
+		sess.isolated = fmt.Sprintf("session-%d", s.nextCtx.Add(1))
+	}
 	if ss != nil {
 		// The SDK decodes a client's "roots" capability only into the
 		// deprecated Roots struct, whose one field is listChanged: a client
@@ -186,6 +235,7 @@ type call struct {
 	s      *Server
 	sess   *session
 	r      *reply
+	budget time.Duration // the call's deadline, from its start
 	pageID int
 	page   *page.Actor
 }
@@ -226,6 +276,7 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	start := time.Now()
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
+	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()
 	if res.IsError {
 		ev = s.log.Info()
@@ -257,19 +308,36 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 	if err != nil {
 		return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
 	}
+	if c.sess.browserChanged(s.sup.Generation()) {
+		c.r.notice = "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
+	}
 
 	budget := t.budget(args)
+	if t.page {
+		// The page comes first, under a bound of its own: the CPU and
+		// network it emulates stretch its own waits (seed 003 §2.5), and the
+		// budget stretches as much as the longest of them, a navigation's.
+		rctx, cancel := context.WithTimeout(ctx, listBudget)
+		err := c.resolvePage(rctx, pa.PageID)
+		cancel()
+		if err != nil {
+			return c.finish(ctx, t, err), "no-page"
+		}
+		budget += c.page.Timeouts().Navigation - page.DefaultNavigationTimeout
+	}
+	c.budget = budget
 	ctx, cancel = context.WithTimeoutCause(ctx, budget, &budgetError{tool: t.name, budget: budget, action: t.action})
 	defer cancel()
 
-	if t.page {
-		if err := c.resolvePage(ctx, pa.PageID); err != nil {
-			return c.finish(ctx, t, err), "no-page"
-		}
-	}
 	err = t.run(ctx, c, args)
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
 		err = context.Cause(ctx)
+	case errors.Is(err, context.DeadlineExceeded):
+		// An inner wait, whose deadline is the call's minus headroom, ran
+		// out first: the call ran out of its budget.
+		err = &budgetError{tool: t.name, budget: budget, action: t.action}
 	}
 	return c.finish(ctx, t, err), outcome(err)
 }
@@ -315,7 +383,7 @@ func (c *call) resolvePage(ctx context.Context, pageID *int) error {
 	if pageID != nil {
 		c.pageID = *pageID
 	} else {
-		pages, err := c.s.sup.Pages(ctx)
+		pages, err := c.pages(ctx)
 		if err != nil {
 			return err
 		}
@@ -325,16 +393,67 @@ func (c *call) resolvePage(ctx context.Context, pageID *int) error {
 		}
 		c.pageID = id
 	}
-	a, err := c.s.sup.Page(ctx, c.pageID)
+	a, err := c.pageActor(ctx, c.pageID)
 	if err != nil {
-		return noPage(err, c.pageID)
+		return err
 	}
 	c.page = a
 	return nil
 }
 
+// pages returns the pages the session may see, giving an isolated session
+// its first page when it has none, as a fresh browser has one.
+func (c *call) pages(ctx context.Context) ([]browser.PageInfo, error) {
+	all, err := c.s.sup.Pages(ctx)
+	if err != nil || c.sess.isolated == "" {
+		return all, err
+	}
+	mine := c.visible(all)
+	if len(mine) > 0 {
+		return mine, nil
+	}
+	c.sess.firstPage.Lock()
+	defer c.sess.firstPage.Unlock()
+	if all, err = c.s.sup.Pages(ctx); err != nil {
+		return nil, err
+	}
+	if mine = c.visible(all); len(mine) > 0 {
+		return mine, nil
+	}
+	if _, _, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Context: c.sess.isolated}); err != nil {
+		return nil, err
+	}
+	all, err = c.s.sup.Pages(ctx)
+	return c.visible(all), err
+}
+
+// visible keeps the pages the session owns, with their contexts named as
+// the session sees them.
+func (c *call) visible(all []browser.PageInfo) []browser.PageInfo {
+	var out []browser.PageInfo
+	for _, p := range all {
+		if c.sess.owns(p) {
+			p.Context = c.sess.displayContext(p.Context)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pageActor returns the actor of page id if the session may act on it.
+func (c *call) pageActor(ctx context.Context, id int) (*page.Actor, error) {
+	if info, ok := c.s.sup.Info(id); ok && !c.sess.owns(info) {
+		return nil, &noPageError{id}
+	}
+	a, err := c.s.sup.Page(ctx, id)
+	return a, noPage(err, id)
+}
+
 // finish renders the reply, with the page list when the tool asked for it.
 func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResult {
+	if errors.Is(err, page.ErrNoSnapshot) {
+		err = fmt.Errorf("No snapshot found for page %d. Use take_snapshot to capture one.", c.pageID)
+	}
 	if de, ok := errorsAs[*page.DialogError](err); ok && c.r.dialog == nil {
 		d := de.Dialog
 		c.r.dialog = &d
@@ -342,7 +461,7 @@ func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResu
 	if !c.r.pages {
 		return c.r.render(nil, "", err)
 	}
-	infos, perr := c.s.sup.Pages(context.WithoutCancel(ctx))
+	infos, perr := c.pages(context.WithoutCancel(ctx))
 	if perr != nil {
 		return c.r.render(nil, "", err)
 	}

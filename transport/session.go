@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,8 +19,11 @@ import (
 // them), so its fields are guarded by mu; calls on the same page are then
 // ordered by that page's actor.
 type session struct {
-	ss      *mcp.ServerSession // nil in tests that drive tools directly
-	sandbox *sandbox.Sandbox   // where this client's file-writing tools may write
+	ss *mcp.ServerSession // nil in tests that drive tools directly
+	// isolated, when not empty, is the browser context this session's pages
+	// live in (--isolate-sessions): the session sees and touches only them.
+	isolated string
+	sandbox  *sandbox.Sandbox // where this client's file-writing tools may write
 	// rootsCapable reports that the client declared the roots capability.
 	rootsCapable bool
 	// background counts the session's short-lived goroutines (roots
@@ -37,6 +41,78 @@ type session struct {
 	// fetching is non-nil while a roots/list request is in flight, and
 	// closed when it ends.
 	fetching chan struct{}
+	// generation is the browser generation this session last saw.
+	generation int64
+	// opened are the pages this session opened, for the per-session limit.
+	opened map[int]bool
+	// firstPage serialises giving an isolated session its first page.
+	firstPage sync.Mutex
+}
+
+// owns reports whether the session may see and act on page p: any page
+// when sessions share the browser, only those of its own contexts when
+// isolated.
+func (s *session) owns(p browser.PageInfo) bool {
+	return s.isolated == "" || p.Context == s.isolated || strings.HasPrefix(p.Context, s.isolated+"/")
+}
+
+// contextName returns the browser context for new_page's isolatedContext:
+// the name itself when sessions share the browser; inside the session's own
+// namespace when isolated.
+func (s *session) contextName(name string) string {
+	switch {
+	case s.isolated == "":
+		return name
+	case name == "":
+		return s.isolated
+	}
+	return s.isolated + "/" + name
+}
+
+// displayContext is how a page's context is shown to this session: an
+// isolated session does not see its own namespace.
+func (s *session) displayContext(name string) string {
+	if s.isolated == "" {
+		return name
+	}
+	if name == s.isolated {
+		return ""
+	}
+	return strings.TrimPrefix(name, s.isolated+"/")
+}
+
+// opening records a page this session opened.
+func (s *session) opening(id int) {
+	s.mu.Lock()
+	if s.opened == nil {
+		s.opened = map[int]bool{}
+	}
+	s.opened[id] = true
+	s.mu.Unlock()
+}
+
+// openCount returns how many pages the session opened that are still open.
+func (s *session) openCount(pages []browser.PageInfo) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, p := range pages {
+		if s.opened[p.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// browserChanged records the browser generation a call runs against and
+// reports whether the browser was relaunched or reconnected since the
+// session's previous call: the reply then says page ids changed, once.
+func (s *session) browserChanged(gen int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := s.generation != 0 && gen != s.generation
+	s.generation = gen
+	return changed
 }
 
 // rootsTimeout bounds asking the client for its roots: a client that

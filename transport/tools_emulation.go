@@ -1,4 +1,238 @@
 package transport
 
-// emulationTools change how a page behaves: viewport, network, CPU, locale (issue 3).
-func (s *Server) emulationTools() []*tool { return nil }
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabhive/tabhive/page"
+)
+
+// emulationTools change how a page behaves: network, CPU, position, user
+// agent, media features, viewport, headers and size (issue 3).
+func (s *Server) emulationTools() []*tool {
+	return []*tool{
+		define(tool{name: "emulate", description: "Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call.", page: true, action: true},
+			emulateBudget, runEmulate),
+		define(tool{name: "resize_page", description: "Resizes the page's window so that the page has specified dimension", page: true, action: true},
+			fixed[resizeArgs](listBudget), runResize),
+	}
+}
+
+const viewportFormat = "'<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'"
+
+type emulateArgs struct {
+	NetworkConditions    string   `json:"networkConditions" enum:"Offline,Slow 3G,Fast 3G,Slow 4G,Fast 4G" desc:"Throttle network. Omit to disable throttling."`
+	CPUThrottlingRate    *float64 `json:"cpuThrottlingRate" desc:"Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling"`
+	Geolocation          string   "json:\"geolocation\" desc:\"Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. Longitude between -180 and 180. Omit to clear the geolocation override.\""
+	UserAgent            string   `json:"userAgent" desc:"User agent to emulate. Omit or set to empty string to clear the user agent override."`
+	ColorScheme          string   `json:"colorScheme" enum:"dark,light,auto" desc:"Emulate the dark or the light mode. Omit or set to \"auto\" to reset to the default."`
+	ForcedColors         string   "json:\"forcedColors\" enum:\"active,none,auto\" desc:\"Emulate the `forced-colors` CSS media feature. Omit or set to \\\"auto\\\" to reset to the default.\""
+	PrefersContrast      string   "json:\"prefersContrast\" enum:\"more,less,custom,no-preference,auto\" desc:\"Emulate the `prefers-contrast` CSS media feature. Omit or set to \\\"auto\\\" to reset to the default.\""
+	PrefersReducedMotion string   "json:\"prefersReducedMotion\" enum:\"reduce,no-preference,auto\" desc:\"Emulate the `prefers-reduced-motion` CSS media feature. Omit or set to \\\"auto\\\" to reset to the default.\""
+	Viewport             string   `json:"viewport" desc:"Emulate device viewports '<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'. 'touch' and 'mobile' to emulate mobile devices. 'landscape' to emulate landscape mode. Omit to clear the viewport override."`
+	ExtraHTTPHeaders     *string  `json:"extraHttpHeaders" desc:"Extra HTTP headers as a JSON string object, e.g. {\"X-Custom\": \"value\", \"Authorization\": \"Bearer token\"}. Headers are included into every HTTP request originating from the page and persist across navigations until cleared. Pass an empty string to clear all extra headers."`
+}
+
+// emulateBudget covers the reload that a change of the mobile or touch
+// flags causes, under the network and CPU the call itself asks for.
+func emulateBudget(a *emulateArgs) time.Duration {
+	e := page.Emulation{Network: a.NetworkConditions}
+	if r := a.CPUThrottlingRate; r != nil && *r >= 1 && *r <= 20 {
+		e.CPU = *r
+	}
+	return e.Timeouts().Navigation + overhead
+}
+
+func runEmulate(ctx context.Context, c *call, a *emulateArgs) error {
+	e, err := a.emulation()
+	if err != nil {
+		return err
+	}
+	state, err := c.page.Emulate(ctx, e)
+	c.r.state(state)
+	if err != nil {
+		return err
+	}
+	c.r.line("Emulation configured successfully")
+	return nil
+}
+
+// emulation checks the arguments and turns them into what the page
+// emulates. Every error is a sentence for the agent, and nothing has been
+// changed when one is returned.
+func (a *emulateArgs) emulation() (page.Emulation, error) {
+	e := page.Emulation{
+		Network:              a.NetworkConditions,
+		UserAgent:            a.UserAgent,
+		ColorScheme:          a.ColorScheme,
+		ForcedColors:         a.ForcedColors,
+		PrefersContrast:      a.PrefersContrast,
+		PrefersReducedMotion: a.PrefersReducedMotion,
+	}
+	if r := a.CPUThrottlingRate; r != nil {
+		if !(*r >= 1 && *r <= 20) {
+			return e, badArgs("Invalid argument %q for tool %q: expected a number from 1 to 20, got %s.", "cpuThrottlingRate", "emulate", strconv.FormatFloat(*r, 'f', -1, 64))
+		}
+		e.CPU = *r
+	}
+	var err error
+	if e.Geolocation, err = parseGeolocation(a.Geolocation); err != nil {
+		return e, err
+	}
+	if e.Viewport, err = parseViewport(a.Viewport); err != nil {
+		return e, err
+	}
+	if a.ExtraHTTPHeaders != nil {
+		if e.Headers, err = parseHeaders(*a.ExtraHTTPHeaders); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
+}
+
+// number parses a number as JavaScript's Number() does for the forms an
+// agent writes: surrounding spaces allowed, nothing else.
+func number(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+// parseGeolocation parses "<latitude>,<longitude>"; "" means none. The
+// errors are upstream's.
+func parseGeolocation(s string) (*page.Geolocation, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	lat, ok := number(parts[0])
+	if !ok || lat < -90 || lat > 90 {
+		return nil, badArgs("Invalid latitude %q. Latitude must be a number between -90 and 90.", strings.TrimSpace(parts[0]))
+	}
+	var lonText string
+	if len(parts) > 1 {
+		lonText = parts[1]
+	}
+	lon, ok := number(lonText)
+	if !ok || lon < -180 || lon > 180 {
+		return nil, badArgs("Invalid longitude %q. Longitude must be a number between -180 and 180.", strings.TrimSpace(lonText))
+	}
+	return &page.Geolocation{Latitude: lat, Longitude: lon}, nil
+}
+
+// parseViewport parses "<w>x<h>x<dpr>[,mobile][,touch][,landscape]"; ""
+// means none. The errors are upstream's, except that width and height must
+// be whole numbers (Chrome takes nothing else).
+func parseViewport(s string) (*page.Viewport, error) {
+	if s == "" {
+		return nil, nil
+	}
+	dims, tags, _ := strings.Cut(s, ",")
+	v := &page.Viewport{}
+	for _, t := range strings.Split(tags, ",") {
+		switch strings.TrimSpace(t) {
+		case "mobile":
+			v.Mobile = true
+		case "touch":
+			v.Touch = true
+		case "landscape":
+			v.Landscape = true
+		}
+	}
+	parts := strings.Split(dims, "x")
+	for len(parts) < 2 {
+		parts = append(parts, "")
+	}
+	side := func(name, text string) (int, error) {
+		f, ok := number(text)
+		if !ok || f <= 0 || f != math.Trunc(f) || f > page.MaxViewportSide {
+			return 0, badArgs("Invalid viewport %s %q. Expected format %s with a positive integer %s.", name, strings.TrimSpace(text), viewportFormat, name)
+		}
+		return int(f), nil
+	}
+	var err error
+	if v.Width, err = side("width", parts[0]); err != nil {
+		return nil, err
+	}
+	if v.Height, err = side("height", parts[1]); err != nil {
+		return nil, err
+	}
+	if len(parts) > 2 {
+		dpr, ok := number(parts[2])
+		if !ok || dpr <= 0 {
+			return nil, badArgs("Invalid devicePixelRatio %q. Expected a positive number.", strings.TrimSpace(parts[2]))
+		}
+		v.DeviceScaleFactor = dpr
+	}
+	return v, nil
+}
+
+// parseHeaders parses a JSON object of header names to string values; ""
+// means no headers (an empty, non-nil map).
+func parseHeaders(s string) (map[string]string, error) {
+	if s == "" {
+		return map[string]string{}, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &raw); err != nil || raw == nil {
+		why := "Headers must be a JSON object"
+		if _, isSyntax := err.(*json.SyntaxError); isSyntax {
+			why = err.Error()
+		}
+		return nil, badArgs("Invalid JSON for headers: %s. Pass an object such as {\"X-Custom\": \"value\"}.", why)
+	}
+	h := make(map[string]string, len(raw))
+	for name, v := range raw {
+		if !validHeaderName(name) {
+			return nil, badArgs("Invalid header name %q in extraHttpHeaders.", name)
+		}
+		var value string
+		if err := json.Unmarshal(v, &value); err != nil {
+			return nil, badArgs("Invalid value for header %q in extraHttpHeaders: expected a string, got %s.", name, abbreviate(v))
+		}
+		if strings.ContainsAny(value, "\r\n\x00") {
+			return nil, badArgs("Invalid value for header %q in extraHttpHeaders: it must not contain line breaks.", name)
+		}
+		h[name] = value
+	}
+	return h, nil
+}
+
+// validHeaderName reports whether name is an HTTP field name (RFC 9110
+// token).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte(`"(),/:;<=>?@[\]{}`), c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+type resizeArgs struct {
+	Width  int `json:"width" required:"true" desc:"Page width"`
+	Height int `json:"height" required:"true" desc:"Page height"`
+}
+
+func runResize(ctx context.Context, c *call, a *resizeArgs) error {
+	for _, d := range []struct {
+		name  string
+		value int
+	}{{"width", a.Width}, {"height", a.Height}} {
+		if d.value <= 0 || d.value > page.MaxViewportSide {
+			return badArgs("Invalid argument %q for tool %q: expected a positive integer, got %d.", d.name, "resize_page", d.value)
+		}
+	}
+	state, err := c.page.Resize(ctx, a.Width, a.Height)
+	c.r.state(state)
+	c.r.pages = true
+	return err
+}

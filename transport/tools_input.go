@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -47,6 +48,13 @@ type clickArgs struct {
 
 func runClick(ctx context.Context, c *call, a *clickArgs) error {
 	res, err := c.page.Click(ctx, a.UID, a.DblClick, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	if errors.Is(err, page.ErrClosed) {
+		// A click on a close button closes the page: the click worked.
+		c.r.line("%s", clickLine(a.DblClick, false, "on the element"))
+		c.r.line("The page closed.")
+		c.r.pages = true
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -43,9 +43,9 @@ type selectPageArgs struct {
 }
 
 func runSelectPage(ctx context.Context, c *call, a *selectPageArgs) error {
-	p, err := c.s.sup.Page(ctx, a.PageID)
+	p, err := c.pageActor(ctx, a.PageID)
 	if err != nil {
-		return noPage(err, a.PageID)
+		return err
 	}
 	if a.BringToFront {
 		if err := p.BringToFront(ctx); err != nil {
@@ -63,7 +63,16 @@ type closePageArgs struct {
 
 func runClosePage(ctx context.Context, c *call, a *closePageArgs) error {
 	c.r.pages = true
-	err := c.s.sup.ClosePage(ctx, a.PageID)
+	info, ok := c.s.sup.Info(a.PageID)
+	if !ok || !c.sess.owns(info) {
+		return &noPageError{a.PageID}
+	}
+	var err error
+	if mine, perr := c.pages(ctx); perr == nil && c.sess.isolated != "" && len(mine) == 1 {
+		err = browser.ErrLastPage // a session keeps a page, as a browser keeps a window
+	} else {
+		err = c.s.sup.ClosePage(ctx, a.PageID)
+	}
 	if errors.Is(err, browser.ErrLastPage) {
 		c.r.line("The last open page cannot be closed. It is fine to keep it open.")
 		return nil
@@ -91,14 +100,20 @@ func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
 	if err := page.CheckURL(a.URL); err != nil {
 		return err
 	}
-	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background, Context: a.IsolatedContext})
+	if max := c.s.cfg.MaxPagesPerSession; max > 0 {
+		if all, err := c.s.sup.Pages(ctx); err == nil && c.sess.openCount(all) >= max {
+			return fmt.Errorf("This session already has %d open pages, the most allowed (--max-pages-per-session). Close one with close_page first.", max)
+		}
+	}
+	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background, Context: c.sess.contextName(a.IsolatedContext)})
 	if err != nil {
 		return err
 	}
+	c.sess.opening(info.ID)
 	if a.URL != "about:blank" {
 		res, err := p.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: a.URL, Timeout: millis(a.Timeout, 0)})
 		if err == nil {
-			c.s.sup.NoteTitle(ctx, info.ID, res.URL, res.Title)
+			c.s.sup.NoteNavigated(ctx, info.ID, res.URL, res.Title)
 		}
 		if err != nil {
 			// Leave nothing behind: the agent asked for a loaded page.
@@ -145,7 +160,7 @@ func runNavigate(ctx context.Context, c *call, a *navigateArgs) error {
 	if err != nil {
 		return err
 	}
-	c.s.sup.NoteTitle(ctx, c.pageID, res.URL, res.Title)
+	c.s.sup.NoteNavigated(ctx, c.pageID, res.URL, res.Title)
 	c.r.state(res.State)
 	switch res.BeforeUnload {
 	case "accepted":

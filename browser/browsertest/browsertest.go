@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/target"
 	"go.uber.org/goleak"
 
@@ -85,6 +86,17 @@ func Chromium(t testing.TB) *Browser {
 
 // WebSocketURL returns the browser-level DevTools endpoint.
 func (b *Browser) WebSocketURL() string { return b.proc.WebSocketURL() }
+
+// Grant grants a permission in a browser context ("" for the default one)
+// over the browser-level connection, as the supervisor does for its pages:
+// it is a page.Config.Grant.
+func (b *Browser) Grant(ctx context.Context, browserContextID, permission string) error {
+	args := cdpbrowser.NewSetPermissionArgs(cdpbrowser.PermissionDescriptor{Name: permission}, cdpbrowser.PermissionSettingGranted)
+	if browserContextID != "" {
+		args.SetBrowserContextID(cdpbrowser.ContextID(browserContextID))
+	}
+	return b.conn.Client.Browser.SetPermission(ctx, args)
+}
 
 // Target is a tab opened for one test.
 type Target struct {

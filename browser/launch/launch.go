@@ -91,6 +91,10 @@ type Process struct {
 	temp    bool
 	exited  chan struct{} // closed when the process has exited
 	stderr  *tail
+	// stderrPipe is the read end of Chromium's stderr; stderrDone is
+	// closed when the copy from it ends.
+	stderrPipe *os.File
+	stderrDone chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -131,13 +135,31 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 
 	p.cmd = exec.Command(exe, args...)
 	p.cmd.Stdout = io.Discard
-	p.cmd.Stderr = p.stderr
-	p.cmd.SysProcAttr = sysProcAttr()
-	if err := p.cmd.Start(); err != nil {
+	// Chromium's stderr goes through a pipe of our own rather than a Go
+	// writer: exec would then make Wait wait until every process holding
+	// the pipe exits, renderers included, so Exited would not mean "the
+	// browser exited".
+	r, w, err := os.Pipe()
+	if err != nil {
 		p.removeProfile()
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
-	go func() { // owned by the process: ends when it exits
+	p.cmd.Stderr = w
+	p.cmd.SysProcAttr = sysProcAttr()
+	if err := p.cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		p.removeProfile()
+		return nil, fmt.Errorf("start %s: %w", exe, err)
+	}
+	w.Close()
+	p.stderrPipe = r
+	p.stderrDone = make(chan struct{})
+	go func() { // ends when the last writer closes the pipe, or Close closes it
+		defer close(p.stderrDone)
+		io.Copy(p.stderr, r)
+	}()
+	go func() { // ends when the browser process exits
 		p.cmd.Wait()
 		close(p.exited)
 	}()
@@ -213,6 +235,10 @@ func (p *Process) Close() error {
 				}
 			}
 		}
+		// Helpers that outlive the browser must not keep our copy running;
+		// closing the read end makes their writes fail.
+		p.stderrPipe.Close()
+		<-p.stderrDone
 		if err := p.removeProfile(); err != nil && p.closeErr == nil {
 			p.closeErr = err
 		}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,6 +57,9 @@ type config struct {
 	unrestricted   bool
 	vision         bool
 	redactHeaders  bool
+	isolate        bool
+	maxSessions    int
+	maxPages       int
 	screenshot     transport.ScreenshotConfig
 	shotQuality    int
 }
@@ -108,6 +112,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	str(&c.authToken, "auth-token", "authToken", os.Getenv("TABHIVE_AUTH_TOKEN"), "require \"Authorization: Bearer <token>\" over HTTP (default $TABHIVE_AUTH_TOKEN)")
 	both("session-idle-timeout", "sessionIdleTimeout", func(n string) {
 		fs.DurationVar(&c.sessionIdle, n, 30*time.Minute, "close HTTP sessions idle this long")
+	})
+	boolean(&c.isolate, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
+	both("max-sessions", "maxSessions", func(n string) {
+		fs.IntVar(&c.maxSessions, n, 0, "refuse new HTTP sessions while this many are open (0: no limit)")
+	})
+	both("max-pages-per-session", "maxPagesPerSession", func(n string) {
+		fs.IntVar(&c.maxPages, n, 0, "refuse new_page in a session that has this many pages open (0: no limit)")
 	})
 	str(&c.logLevel, "log-level", "logLevel", "info", "debug, info, warn or error")
 	str(&c.logFile, "log-file", "logFile", "", "write logs to this file instead of stderr")
@@ -175,6 +186,8 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	}
 	defer closeLog()
 	cfg.browser.Logger = log
+	metrics := transport.NewMetrics()
+	cfg.browser.PageHooks = metrics.PageHooks()
 
 	sup := browser.New(cfg.browser)
 	srv := transport.New(transport.Config{
@@ -185,13 +198,21 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		RedactNetworkHeaders: cfg.redactHeaders,
 		Screenshot:           cfg.screenshot,
 	}, sup)
+	var closeBrowser sync.Once
+	stopBrowser := func() {
+		closeBrowser.Do(func() {
+			// Bounded: page actors stop (their calls are answered), a
+			// launched Chromium is closed (escalating to SIGKILL) and its
+			// temporary profile removed; a connected one is only
+			// disconnected.
+			if err := sup.Close(); err != nil {
+				log.Warn().Err(err).Msg("closing the browser")
+			}
+		})
+	}
 	defer func() {
-		// Bounded: sessions end, page actors stop, a launched Chromium is
-		// closed (escalating to SIGKILL), its temporary profile removed.
+		stopBrowser()
 		srv.Close()
-		if err := sup.Close(); err != nil {
-			log.Warn().Err(err).Msg("closing the browser")
-		}
 		log.Info().Msg("stopped")
 	}()
 
@@ -203,10 +224,13 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		}
 		return nil
 	}
-	return serveHTTP(ctx, cfg, srv, log, stdout)
+	return serveHTTP(ctx, cfg, srv, stopBrowser, log, stdout)
 }
 
-func serveHTTP(ctx context.Context, cfg *config, srv *transport.Server, log zerolog.Logger, stdout io.Writer) error {
+// serveHTTP serves until ctx ends. Then drain runs at once, so that calls
+// in flight are answered (their pages stop), while the HTTP server stops
+// taking requests and flushes those replies.
+func serveHTTP(ctx context.Context, cfg *config, srv *transport.Server, drain func(), log zerolog.Logger, stdout io.Writer) error {
 	addr := cfg.httpAddr
 	if !strings.Contains(addr, ":") {
 		return fmt.Errorf("--http wants HOST:PORT or :PORT, got %q", addr)
@@ -224,6 +248,7 @@ func serveHTTP(ctx context.Context, cfg *config, srv *transport.Server, log zero
 		AllowedOrigins: splitList(cfg.allowedOrigins),
 		Token:          cfg.authToken,
 		SessionTimeout: cfg.sessionIdle,
+		MaxSessions:    cfg.maxSessions,
 	})
 	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	url := fmt.Sprintf("http://%s%s", ln.Addr(), transport.HTTPPath)
@@ -236,12 +261,15 @@ func serveHTTP(ctx context.Context, cfg *config, srv *transport.Server, log zero
 		return err
 	case <-ctx.Done():
 	}
+	drained := make(chan struct{})
+	go func() { defer close(drained); drain() }() // bounded: see browser.Supervisor.Close
 	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
 		hs.Close() // streams still open: cut them
 	}
 	<-errc
+	<-drained
 	return nil
 }
 

@@ -160,8 +160,28 @@ func TestHTTPAndSignalShutdown(t *testing.T) {
 		t.Errorf("foreign Host: status %d, want 403", resp.StatusCode)
 	}
 
+	// A call in flight when the signal comes is answered, not dropped.
+	inflight := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := sessions[0].CallTool(ctx(t), &mcp.CallToolParams{Name: "wait_for", Arguments: map[string]any{"text": []string{"never appears"}, "timeout": 20000}})
+		if err != nil {
+			res = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "protocol error: " + err.Error()}}}
+		}
+		inflight <- res
+	}()
+	time.Sleep(300 * time.Millisecond) // let the call reach its page
+
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case res := <-inflight:
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !res.IsError || !strings.Contains(text, "shutting down") {
+			t.Errorf("call in flight at shutdown got %v %q, want an error saying tabhive is shutting down", res.IsError, text)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("call in flight at shutdown was not answered")
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

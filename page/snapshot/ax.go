@@ -64,6 +64,21 @@ func Build(f *Frame, verbose bool) *Node {
 	return out[0]
 }
 
+// Subtree filters the AX nodes of one element and its descendants (as
+// Accessibility.queryAXTree returns them, the element first) the way Build
+// filters a whole tree; insideControl says whether an ancestor of the element
+// is a control. It returns the nodes that stand for the element: itself with
+// its kept descendants, or only those.
+func Subtree(f *Frame, insideControl bool) []*Node {
+	root := axTree(f)
+	if root == nil {
+		return nil
+	}
+	interesting := map[*axNode]bool{}
+	collectInteresting(interesting, root, insideControl)
+	return serialize(root, interesting)
+}
+
 func axTree(f *Frame) *axNode {
 	if f == nil || len(f.Nodes) == 0 {
 		return nil

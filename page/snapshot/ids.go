@@ -13,10 +13,23 @@ type Counter struct{ n atomic.Int64 }
 // Next returns the next snapshot id.
 func (c *Counter) Next() int64 { return c.n.Add(1) }
 
-// key identifies a DOM node for uid reuse: same document, same node.
+// key identifies a DOM node for uid reuse: same document, same node. A
+// node is known either by its backend node id (AX tree snapshots) or by its
+// walker ref (default snapshots); the two never match each other.
 type key struct {
 	loaderID string
 	backend  int
+	ref      string
+}
+
+func keyOf(n *Node) (key, bool) {
+	if !n.Ref.IsZero() {
+		return key{loaderID: n.LoaderID, ref: n.Ref.key()}, true
+	}
+	if n.BackendNodeID != 0 {
+		return key{loaderID: n.LoaderID, backend: n.BackendNodeID}, true
+	}
+	return key{}, false
 }
 
 // IDs keeps one page's uids stable across its snapshots: a node whose
@@ -41,8 +54,8 @@ func (ids *IDs) Assign(root *Node) map[string]*Node {
 	next := map[key]string{}
 	root.Walk(func(node *Node, _ int) {
 		var uid string
-		k := key{node.LoaderID, node.BackendNodeID}
-		if node.BackendNodeID != 0 {
+		k, known := keyOf(node)
+		if known {
 			if old, ok := ids.byKey[k]; ok {
 				if _, taken := index[old]; !taken {
 					uid = old
@@ -58,7 +71,7 @@ func (ids *IDs) Assign(root *Node) map[string]*Node {
 		}
 		node.UID = uid
 		index[uid] = node
-		if node.BackendNodeID != 0 {
+		if known {
 			next[k] = uid
 		}
 	})

@@ -2,7 +2,15 @@
 // read, in chrome-devtools-mcp's format (reference §3.4), and keeps the uids
 // of its lines stable across snapshots (reference §4).
 //
-// It does no I/O: the page actor fetches the tree and owns the [IDs].
+// A tree comes from one of two sources: Accessibility.getFullAXTree,
+// filtered as Puppeteer filters it ([Build], verbose snapshots), or the
+// page actor's in-page walker, which computes the filtered tree itself
+// ([DecodeWalk], [Walk.Tree], default snapshots; Chrome's own subtrees fill
+// in what it cannot see, through [Subtree]). Both give [Node]s that print
+// alike; a node is known by its backend DOM node id in the first and by its
+// walker [Ref] in the second.
+//
+// It does no I/O: the page actor fetches the trees and owns the [IDs].
 package snapshot
 
 import (
@@ -20,8 +28,11 @@ type Node struct {
 	Children []*Node
 
 	// BackendNodeID is the DOM node behind this node, or 0 if none (for
-	// example an InlineTextBox).
+	// example an InlineTextBox) or not looked up yet (see Ref).
 	BackendNodeID int
+	// Ref names the node for the in-page walker of default snapshots; zero in
+	// snapshots built from the AX tree.
+	Ref Ref
 	// FrameID and LoaderID identify the document the node belongs to.
 	FrameID  string
 	LoaderID string

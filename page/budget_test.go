@@ -1,0 +1,49 @@
+package page
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestBudgetsNest: on every path, an inner wait ends before the wait that
+// contains it, so the page's own error reaches the caller before the
+// caller's deadline fires (DESIGN §2 law 3): call deadline > waits
+// (within) > a script's own deadline (within - scriptReserve, when the
+// budget allows one).
+func TestBudgetsNest(t *testing.T) {
+	for _, budget := range []time.Duration{
+		50 * time.Millisecond, 200 * time.Millisecond, time.Second, 5 * time.Second, 30 * time.Second, 10 * time.Minute,
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), budget)
+		outer, _ := ctx.Deadline()
+		wctx, wcancel := within(ctx)
+		inner, ok := wctx.Deadline()
+		if !ok || !inner.Before(outer) {
+			t.Errorf("budget %v: waits end at %v, not before the call's deadline %v", budget, inner, outer)
+		}
+		if h := outer.Sub(inner); h < 20*time.Millisecond || h > 250*time.Millisecond {
+			t.Errorf("budget %v: headroom %v, want between 20ms and 250ms", budget, h)
+		}
+		if budget > scriptReserve+250*time.Millisecond {
+			script := inner.Add(-reserveFor(time.Until(inner)))
+			if !script.Before(inner) || !script.After(time.Now()) {
+				t.Errorf("budget %v: a script's deadline %v is not inside the waits' %v", budget, script, inner)
+			}
+			// A timed-out script is reported within the call's budget: its
+			// deadline, the grace, and terminate's round trip fit before the
+			// waits end.
+			if script.Add(terminateGrace).After(inner) {
+				t.Errorf("budget %v: grace after the script's deadline overruns the waits", budget)
+			}
+		}
+		wcancel()
+		cancel()
+	}
+	// No deadline: nothing to nest, and within adds none.
+	wctx, cancel := within(context.Background())
+	defer cancel()
+	if _, ok := wctx.Deadline(); ok {
+		t.Error("within invented a deadline")
+	}
+}

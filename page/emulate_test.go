@@ -1,0 +1,434 @@
+package page_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/page"
+)
+
+// emulationSite serves the page the emulation tests load and /echo, which
+// answers with the request headers it got.
+func emulationSite(t *testing.T) string {
+	return serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Probe", `<button onclick="">Nothing</button>
+<button onclick="alert('emulation dialog')">Alert</button>`),
+		"/echo": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]string{"ua": r.UserAgent(), "x": r.Header.Get("X-Test")})
+		}),
+	})
+}
+
+// prober reads what a page sees through a CDP session of its own on the
+// page's tab: the actor's session is the one under test.
+type prober struct {
+	t    *testing.T
+	conn *cdpconn.Conn
+}
+
+// openProbed starts a page actor on a fresh tab at url, with a prober on
+// the same tab.
+func openProbed(t *testing.T, url string) (*page.Actor, prober) {
+	t.Helper()
+	b := browsertest.Chromium(t)
+	tab := b.NewTab(t)
+	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL, Grant: b.Grant})
+	t.Cleanup(func() { a.Stop(nil) })
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
+		t.Fatalf("Navigate(%s) = %v", url, err)
+	}
+	conn, err := cdpconn.Dial(ctx(t), tab.WebSocketURL, func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return a, prober{t, conn}
+}
+
+// eval evaluates expr in the page, awaiting a promise, and decodes its
+// value into v.
+func (p prober) eval(expr string, v any) {
+	p.t.Helper()
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := p.conn.Client.Runtime.Evaluate(c, runtime.NewEvaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	if r.ExceptionDetails != nil {
+		p.t.Fatalf("evaluate %s: %s", expr, r.ExceptionDetails.Text)
+	}
+	if err := json.Unmarshal(r.Result.Value, v); err != nil {
+		p.t.Fatalf("evaluate %s = %s: %v", expr, r.Result.Value, err)
+	}
+}
+
+func (p prober) str(expr string) string {
+	p.t.Helper()
+	var s string
+	p.eval(expr, &s)
+	return s
+}
+
+func (p prober) boolean(expr string) bool {
+	p.t.Helper()
+	var b bool
+	p.eval(expr, &b)
+	return b
+}
+
+func (p prober) number(expr string) float64 {
+	p.t.Helper()
+	var f float64
+	p.eval(expr, &f)
+	return f
+}
+
+const (
+	geoJS  = `new Promise(r => navigator.geolocation.getCurrentPosition(p => r(p.coords.latitude + ',' + p.coords.longitude), e => r('error ' + e.code), {timeout: 1000}))`
+	echoJS = `fetch('/echo').then(r => r.json()).then(j => j.ua + '|' + j.x, e => 'failed: ' + e.message)`
+	sizeJS = `innerWidth + 'x' + innerHeight + 'x' + devicePixelRatio`
+	// loopJS times a fixed amount of work, in ms.
+	loopJS = `(() => { const t = performance.now(); let x = 0; for (let i = 0; i < 2e7; i++) x += i % 7; return performance.now() - t })()`
+)
+
+// fastest runs a timing expression five times and returns the smallest
+// result, so that runs slowed by a busy machine do not count.
+func (p prober) fastest(expr string) float64 {
+	p.t.Helper()
+	best := p.number(expr)
+	for range 4 {
+		best = min(best, p.number(expr))
+	}
+	return best
+}
+
+func emulate(t *testing.T, a *page.Actor, e page.Emulation) page.State {
+	t.Helper()
+	s, err := a.Emulate(ctx(t), e)
+	if err != nil {
+		t.Fatalf("Emulate(%+v) = %v", e, err)
+	}
+	return s
+}
+
+func TestEmulationTimeouts(t *testing.T) {
+	tests := []struct {
+		e                   page.Emulation
+		navigation, waitFor time.Duration
+	}{
+		{page.Emulation{}, 10 * time.Second, 5 * time.Second},
+		{page.Emulation{CPU: 1}, 10 * time.Second, 5 * time.Second},
+		{page.Emulation{Network: page.NetworkSlow3G, CPU: 4}, 400 * time.Second, 20 * time.Second},
+		{page.Emulation{Network: page.NetworkFast3G}, 50 * time.Second, 5 * time.Second},
+		{page.Emulation{Network: page.NetworkSlow4G, CPU: 2.5}, 62500 * time.Millisecond, 12500 * time.Millisecond},
+		{page.Emulation{Network: page.NetworkFast4G, CPU: 20}, 200 * time.Second, 100 * time.Second},
+		{page.Emulation{Network: page.NetworkOffline}, 10 * time.Second, 5 * time.Second},
+		// Upstream prints 27500.000000000004 ms; whole milliseconds here.
+		{page.Emulation{Network: page.NetworkSlow4G, CPU: 1.1}, 27500 * time.Millisecond, 5500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		got := tt.e.Timeouts()
+		if got.Navigation != tt.navigation || got.WaitFor != tt.waitFor {
+			t.Errorf("%+v.Timeouts() = %+v, want {Navigation:%v WaitFor:%v}", tt.e, got, tt.navigation, tt.waitFor)
+		}
+	}
+	if got, want := (page.Emulation{}).Timeouts(), page.DefaultTimeouts(); got != want {
+		t.Errorf("no emulation: %+v, want the defaults %+v", got, want)
+	}
+}
+
+// everything is an emulation with every setting on.
+func everything() page.Emulation {
+	return page.Emulation{
+		Network:              page.NetworkFast3G,
+		CPU:                  4,
+		Geolocation:          &page.Geolocation{Latitude: 51.5, Longitude: -0.12},
+		UserAgent:            "TabhiveTest/1.0",
+		ColorScheme:          "dark",
+		ForcedColors:         "active",
+		PrefersContrast:      "more",
+		PrefersReducedMotion: "reduce",
+		Viewport:             &page.Viewport{Width: 400, Height: 300, DeviceScaleFactor: 2},
+		Headers:              map[string]string{"X-Test": "hello"},
+	}
+}
+
+func TestEmulateAppliesEachSetting(t *testing.T) {
+	t.Parallel()
+	a, p := openProbed(t, emulationSite(t)+"/")
+	// A second, unemulated page runs the same CPU loop right after each
+	// throttled run, so that both see the same machine load.
+	_, plain := openProbed(t, emulationSite(t)+"/")
+	defaultUA := p.str(`navigator.userAgent`)
+
+	state := emulate(t, a, everything())
+	want := []string{
+		"Emulating network conditions: Fast 3G",
+		"Default navigation timeout set to 200000 ms",
+		"Emulating geolocation: latitude=51.5, longitude=-0.12",
+		`Emulating viewport: {"deviceScaleFactor":2,"isMobile":false,"hasTouch":false,"isLandscape":false,"width":400,"height":300}`,
+		"Emulating user agent: TabhiveTest/1.0",
+		"Emulating CPU throttling: 4x slowdown",
+		"Emulating color scheme: dark",
+		"Emulating forced-colors: active",
+		"Emulating prefers-contrast: more",
+		"Emulating prefers-reduced-motion: reduce",
+	}
+	if !slices.Equal(state.Emulation, want) {
+		t.Errorf("State.Emulation =\n%s\nwant\n%s", strings.Join(state.Emulation, "\n"), strings.Join(want, "\n"))
+	}
+	if got := a.Timeouts(); got != (page.Timeouts{Navigation: 200 * time.Second, WaitFor: 20 * time.Second}) {
+		t.Errorf("Timeouts() = %+v, want 200s and 20s", got)
+	}
+
+	if got := p.str(`navigator.userAgent`); got != "TabhiveTest/1.0" {
+		t.Errorf("navigator.userAgent = %q (default %q)", got, defaultUA)
+	}
+	start := time.Now()
+	if got := p.str(echoJS); got != "TabhiveTest/1.0|hello" {
+		t.Errorf("request headers (user agent|X-Test) = %q", got)
+	}
+	// Fast 3G adds 562.5 ms of latency to every request.
+	if took := time.Since(start); took < 450*time.Millisecond {
+		t.Errorf("a request under Fast 3G took %v, want at least ~560ms", took)
+	}
+	for _, q := range []string{"(prefers-color-scheme: dark)", "(forced-colors: active)", "(prefers-contrast: more)", "(prefers-reduced-motion: reduce)"} {
+		if !p.boolean(`matchMedia('` + q + `').matches`) {
+			t.Errorf("matchMedia(%s) does not match", q)
+		}
+	}
+	if got := p.str(sizeJS); got != "400x300x2" {
+		t.Errorf("viewport = %s, want 400x300x2", got)
+	}
+	if got := p.str(geoJS); got != "51.5,-0.12" {
+		t.Errorf("geolocation = %q, want 51.5,-0.12", got)
+	}
+	// A 4x slowdown, asserted loosely: the best of five paired runs must
+	// be at least 1.5 times as slow as its unthrottled twin.
+	var ratios []float64
+	for range 5 {
+		throttled := p.number(loopJS)
+		unthrottled := plain.number(loopJS)
+		ratios = append(ratios, throttled/unthrottled)
+	}
+	slices.Sort(ratios)
+	t.Logf("CPU rate 4: throttled/unthrottled loop time ratios %.2f", ratios)
+	if ratios[len(ratios)-1] < 1.5 {
+		t.Errorf("CPU rate 4: loop ratios %.2f, want at least one of 1.5 or more", ratios)
+	}
+}
+
+// TestEmulateResetsOmittedSettings: each call replaces every setting,
+// except the extra headers, which only change when given.
+func TestEmulateResetsOmittedSettings(t *testing.T) {
+	t.Parallel()
+	a, p := openProbed(t, emulationSite(t)+"/")
+	defaultUA := p.str(`navigator.userAgent`)
+	defaultSize := p.str(sizeJS)
+	e := everything()
+	e.Network = page.NetworkOffline
+	emulate(t, a, e)
+	if p.boolean(`navigator.onLine`) {
+		t.Errorf("navigator.onLine is true while emulating Offline")
+	}
+	if got := p.str(echoJS); !strings.HasPrefix(got, "failed") {
+		t.Errorf("a request while Offline = %q, want a failure", got)
+	}
+
+	state := emulate(t, a, page.Emulation{CPU: 2})
+	if want := []string{"Emulating CPU throttling: 2x slowdown"}; !slices.Equal(state.Emulation, want) {
+		t.Errorf("State.Emulation = %q, want %q", state.Emulation, want)
+	}
+	if got := a.Timeouts(); got != (page.Timeouts{Navigation: 20 * time.Second, WaitFor: 10 * time.Second}) {
+		t.Errorf("Timeouts() = %+v, want 20s and 10s", got)
+	}
+	if !p.boolean(`navigator.onLine`) {
+		t.Errorf("still offline after the network was omitted")
+	}
+	if got := p.str(`navigator.userAgent`); got != defaultUA {
+		t.Errorf("user agent = %q, want the default %q", got, defaultUA)
+	}
+	if got := p.str(echoJS); got != defaultUA+"|hello" {
+		t.Errorf("request headers (user agent|X-Test) = %q, want the default agent and the kept header", got)
+	}
+	for _, q := range []string{"(prefers-color-scheme: dark)", "(forced-colors: active)", "(prefers-contrast: more)", "(prefers-reduced-motion: reduce)"} {
+		if p.boolean(`matchMedia('` + q + `').matches`) {
+			t.Errorf("matchMedia(%s) still matches", q)
+		}
+	}
+	if got := p.str(sizeJS); got != defaultSize {
+		t.Errorf("viewport = %s, want the default %s", got, defaultSize)
+	}
+	if got := p.str(geoJS); got == "51.5,-0.12" {
+		t.Errorf("geolocation still emulated: %s", got)
+	}
+
+	state = emulate(t, a, page.Emulation{Headers: map[string]string{}})
+	if len(state.Emulation) != 0 {
+		t.Errorf("State.Emulation = %q after a reset, want none", state.Emulation)
+	}
+	if got := p.str(echoJS); got != defaultUA+"|" {
+		t.Errorf("request headers (user agent|X-Test) = %q, want the header cleared", got)
+	}
+	if got := a.Timeouts(); got != page.DefaultTimeouts() {
+		t.Errorf("Timeouts() = %+v after a reset, want the defaults", got)
+	}
+}
+
+// TestEmulatedCPUSlowsTheWaiter: the post-action waiter's quiet window is
+// 100 ms × CPU, so under a rate of 4 a click that changes nothing takes
+// about 400 ms.
+func TestEmulatedCPUSlowsTheWaiter(t *testing.T) {
+	t.Parallel()
+	a, _ := openProbed(t, emulationSite(t)+"/")
+	emulate(t, a, page.Emulation{CPU: 4})
+	uid := uidOf(t, snap(t, a), "button", "Nothing")
+	start := time.Now()
+	res, err := a.Click(ctx(t), uid, false, page.InputOptions{})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if took := time.Since(start); took < 350*time.Millisecond {
+		t.Errorf("no-op click under a 4x CPU slowdown took %v, want at least ~400ms", took)
+	}
+	if want := []string{"Emulating CPU throttling: 4x slowdown"}; !slices.Equal(res.State.Emulation, want) {
+		t.Errorf("click's State.Emulation = %q, want %q", res.State.Emulation, want)
+	}
+}
+
+// TestEmulateMobileTouchReloads: turning on touch reloads the page, as
+// Puppeteer does, so that the new document offers touch events; turning it
+// off reloads again.
+func TestEmulateMobileTouchReloads(t *testing.T) {
+	t.Parallel()
+	a, p := openProbed(t, emulationSite(t)+"/")
+	p.eval(`window.marker = 'before'`, new(string))
+	emulate(t, a, page.Emulation{Viewport: &page.Viewport{Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true, Touch: true}})
+	if p.boolean(`window.marker === 'before'`) {
+		t.Errorf("page not reloaded after touch was turned on")
+	}
+	if !p.boolean(`'ontouchstart' in window && navigator.maxTouchPoints > 0 && matchMedia('(pointer: coarse)').matches`) {
+		t.Errorf("no touch support after emulating a touch viewport")
+	}
+	if got := p.number(`devicePixelRatio`); got != 3 {
+		t.Errorf("devicePixelRatio = %v, want 3", got)
+	}
+	if got := p.str(`screen.orientation.type`); got != "portrait-primary" {
+		t.Errorf("screen orientation = %s, want portrait-primary", got)
+	}
+	p.eval(`window.marker = 'mobile'`, new(string))
+	emulate(t, a, page.Emulation{})
+	if p.boolean(`window.marker === 'mobile'`) {
+		t.Errorf("page not reloaded after touch was turned off")
+	}
+	if p.boolean(`'ontouchstart' in window`) {
+		t.Errorf("touch events still offered after the viewport was removed")
+	}
+}
+
+// TestResize: resize_page sets this page's size only; an emulated viewport
+// takes precedence, and the size comes back when it is removed.
+func TestResize(t *testing.T) {
+	t.Parallel()
+	base := emulationSite(t)
+	a, p := openProbed(t, base+"/")
+	_, other := openProbed(t, base+"/")
+	otherSize := other.str(sizeJS)
+
+	state, err := a.Resize(ctx(t), 500, 400)
+	if err != nil {
+		t.Fatalf("Resize = %v", err)
+	}
+	if len(state.Emulation) != 0 {
+		t.Errorf("State.Emulation = %q after a resize, want none (upstream reports none)", state.Emulation)
+	}
+	if got := p.str(`innerWidth + 'x' + innerHeight`); got != "500x400" {
+		t.Errorf("size after Resize(500, 400) = %s", got)
+	}
+	if got := other.str(sizeJS); got != otherSize {
+		t.Errorf("another page's size changed from %s to %s", otherSize, got)
+	}
+	emulate(t, a, page.Emulation{Viewport: &page.Viewport{Width: 300, Height: 200}})
+	if got := p.str(sizeJS); got != "300x200x1" {
+		t.Errorf("size with an emulated viewport = %s, want 300x200x1", got)
+	}
+	emulate(t, a, page.Emulation{})
+	if got := p.str(`innerWidth + 'x' + innerHeight`); got != "500x400" {
+		t.Errorf("size after the viewport was removed = %s, want the resized 500x400", got)
+	}
+	if _, err := a.Resize(ctx(t), 0, 400); err == nil {
+		t.Errorf("Resize(0, 400) succeeded")
+	}
+}
+
+// TestEmulateWhileDialogOpen: a dialog pauses the renderer, which applies
+// the overrides; emulate and resize fail at once and change nothing.
+func TestEmulateWhileDialogOpen(t *testing.T) {
+	t.Parallel()
+	a, _ := openProbed(t, emulationSite(t)+"/")
+	emulate(t, a, page.Emulation{CPU: 2})
+	if _, err := a.Click(ctx(t), uidOf(t, snap(t, a), "button", "Alert"), false, page.InputOptions{}); err != nil {
+		t.Fatalf("Click(alert) = %v", err)
+	}
+	start := time.Now()
+	state, err := a.Emulate(ctx(t), everything())
+	var de *page.DialogError
+	if !errors.As(err, &de) {
+		t.Fatalf("Emulate with a dialog open = %v, want DialogError", err)
+	}
+	if want := []string{"Emulating CPU throttling: 2x slowdown"}; !slices.Equal(state.Emulation, want) || state.Dialog == nil {
+		t.Errorf("State = %+v, want the old emulation and the dialog", state)
+	}
+	if _, err := a.Resize(ctx(t), 500, 400); !errors.As(err, &de) {
+		t.Errorf("Resize with a dialog open = %v, want DialogError", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("failing with a dialog open took %v", took)
+	}
+	if got := a.Timeouts(); got.WaitFor != 10*time.Second {
+		t.Errorf("Timeouts() = %+v, want those of the CPU rate 2 still in force", got)
+	}
+	if _, err := a.HandleDialog(ctx(t), true, ""); err != nil {
+		t.Fatalf("HandleDialog = %v", err)
+	}
+}
+
+// TestEmulateRejectsBadSettings: settings out of range fail before anything
+// is applied.
+func TestEmulateRejectsBadSettings(t *testing.T) {
+	t.Parallel()
+	a, _ := openProbed(t, emulationSite(t)+"/")
+	emulate(t, a, page.Emulation{CPU: 2})
+	for _, e := range []page.Emulation{
+		{Network: "5G"},
+		{CPU: 0.5},
+		{CPU: 21},
+		{Geolocation: &page.Geolocation{Latitude: 91}},
+		{Geolocation: &page.Geolocation{Longitude: -181}},
+		{Viewport: &page.Viewport{Width: 0, Height: 10}},
+		{Viewport: &page.Viewport{Width: 10, Height: 10, DeviceScaleFactor: -1}},
+	} {
+		if _, err := a.Emulate(ctx(t), e); err == nil {
+			t.Errorf("Emulate(%+v) succeeded", e)
+		}
+	}
+	state, err := a.State(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Emulating CPU throttling: 2x slowdown"}; !slices.Equal(state.Emulation, want) {
+		t.Errorf("State.Emulation = %q after rejected calls, want %q", state.Emulation, want)
+	}
+}

@@ -1,0 +1,319 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// Image formats of [Actor.Screenshot].
+const (
+	FormatPNG  = "png"
+	FormatJPEG = "jpeg"
+	FormatWebP = "webp"
+)
+
+// ScreenshotOptions say what [Actor.Screenshot] captures and how. The zero
+// value captures the viewport as a PNG at the page's own resolution.
+type ScreenshotOptions struct {
+	// Format is [FormatPNG], [FormatJPEG] or [FormatWebP]. If empty, PNG.
+	Format string
+	// Quality is the JPEG or WebP quality, 0 to 100; PNG ignores it. If
+	// nil, Chrome's default (80).
+	Quality *int
+	// UID, if set, names an element of the latest snapshot: it is scrolled
+	// into view and captured alone.
+	UID string
+	// FullPage captures the whole scrollable page instead of the viewport.
+	// It cannot be combined with UID.
+	FullPage bool
+	// MaxWidth and MaxHeight, if positive, bound the image's size in
+	// pixels: a bigger capture is scaled down to fit, keeping its aspect
+	// ratio. The bound is on image pixels, so a page with a device pixel
+	// ratio of 2 is scaled by half as much again.
+	MaxWidth, MaxHeight int
+}
+
+// Screenshot is an image of a page or of one of its elements.
+type Screenshot struct {
+	// Data is the image, encoded in Format.
+	Data []byte
+	// Format is png, jpeg or webp.
+	Format string
+	State
+}
+
+// ScreenshotError reports a screenshot that cannot be taken as asked. Its
+// Error text is the sentence the agent reads.
+type ScreenshotError struct {
+	// UID is the element asked for.
+	UID string
+	// Conflict is set when the call asked for an element and the full page
+	// at once; otherwise the element has no visible box to capture.
+	Conflict bool
+}
+
+func (e *ScreenshotError) Error() string {
+	if e.Conflict {
+		// chrome-devtools-mcp's sentence, verbatim.
+		return `Providing both "uid" and "fullPage" is not allowed.`
+	}
+	return fmt.Sprintf("Element with uid %s is not visible: it has no box on the page to take a screenshot of.", e.UID)
+}
+
+// errNotVisible is what elementBox returns for an element without a box.
+var errNotVisible = errors.New("the element has no visible box")
+
+// Screenshot captures the viewport, the full page or one element.
+//
+// Chrome does the work: the capture is clipped to the element's box or to
+// the page's content size, and scaled down (the clip's scale) to fit
+// MaxWidth and MaxHeight, so no image is decoded here. A full-page capture,
+// or one of an element that does not fit in the viewport, uses
+// captureBeyondViewport, which Chrome undoes when the capture ends: the
+// page's viewport size and emulated metrics are left as they were. One
+// trace remains, as with chrome-devtools-mcp, which captures the same way:
+// Chrome leaves the page's classic scrollbar hidden until it next loads.
+func (a *Actor) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screenshot, error) {
+	if opts.Format == "" {
+		opts.Format = FormatPNG
+	}
+	switch opts.Format {
+	case FormatPNG, FormatJPEG, FormatWebP:
+	default:
+		return Screenshot{}, fmt.Errorf("screenshot: unknown format %q", opts.Format)
+	}
+	return ask(ctx, a, func(ctx context.Context) (Screenshot, error) {
+		// The dialog check comes first, as in chrome-devtools-mcp, whose
+		// tools check for a dialog before they look at their arguments.
+		if err := a.needRenderer(); err != nil {
+			return Screenshot{}, err
+		}
+		if opts.UID != "" && opts.FullPage {
+			return Screenshot{}, &ScreenshotError{UID: opts.UID, Conflict: true}
+		}
+		data, err := a.screenshot(ctx, opts)
+		if err != nil {
+			return Screenshot{}, err
+		}
+		return Screenshot{Data: data, Format: opts.Format, State: a.state()}, nil
+	})
+}
+
+// screenshot runs on the actor goroutine.
+func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte, error) {
+	var node dom.BackendNodeID
+	if opts.UID != "" {
+		n, err := a.resolve(opts.UID)
+		if err != nil {
+			return nil, err
+		}
+		if node, err = a.nodeID(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	var data []byte
+	err := a.call(ctx, func(ctx context.Context) (err error) {
+		data, err = capture(ctx, a.c, node, opts)
+		return err
+	})
+	switch {
+	case errors.Is(err, errNodeGone):
+		return nil, &UIDError{UID: opts.UID, PageID: a.id, Gone: true, Cause: err}
+	case errors.Is(err, errNotVisible):
+		return nil, &ScreenshotError{UID: opts.UID}
+	case err != nil:
+		return nil, err
+	}
+	return data, nil
+}
+
+// rect is a rectangle in CSS pixels, in page (document) coordinates: the
+// coordinates of Page.captureScreenshot's clip.
+type rect struct{ x, y, w, h float64 }
+
+// capture takes the screenshot of node, or of the page when node is 0. It
+// runs in the goroutine of [Actor.call], so it is given the CDP client and
+// never touches actor state.
+func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts ScreenshotOptions) ([]byte, error) {
+	args := page.NewCaptureScreenshotArgs().SetFormat(opts.Format).SetOptimizeForSpeed(true)
+	if opts.Format != FormatPNG && opts.Quality != nil {
+		args.SetQuality(min(max(*opts.Quality, 0), 100))
+	}
+
+	// area is what to capture; nil means the viewport as it is.
+	var area *rect
+	beyond := false
+	switch {
+	case node != 0:
+		box, inView, err := elementBox(ctx, c, node)
+		if err != nil {
+			return nil, err
+		}
+		area, beyond = &box, !inView
+	case opts.FullPage:
+		m, err := c.Page.GetLayoutMetrics(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("screenshot: layout metrics: %w", err)
+		}
+		if size := m.CSSContentSize; size.Width >= 1 && size.Height >= 1 {
+			area = &rect{w: math.Round(size.Width), h: math.Round(size.Height)}
+		}
+		beyond = true
+	}
+
+	scale := 1.0
+	if opts.MaxWidth > 0 || opts.MaxHeight > 0 {
+		vp, dpr, err := viewport(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		src := vp
+		if area != nil {
+			src = *area
+		}
+		if s := downscale(src, dpr, opts.MaxWidth, opts.MaxHeight); s < 1 {
+			scale = s
+			area = &src
+		}
+	}
+
+	if area != nil {
+		args.SetClip(page.Viewport{X: area.x, Y: area.y, Width: area.w, Height: area.h, Scale: scale})
+	}
+	if beyond {
+		args.SetCaptureBeyondViewport(true)
+	}
+	r, err := c.Page.CaptureScreenshot(ctx, args)
+	if err != nil {
+		return nil, fmt.Errorf("take screenshot: %v", chromeMessage(err))
+	}
+	return r.Data, nil
+}
+
+// elementBox scrolls a node into view and returns its bounding box in page
+// coordinates, rounded to whole CSS pixels as Puppeteer rounds a clip, and
+// whether it lies inside the visual viewport.
+func elementBox(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (box rect, inView bool, err error) {
+	err = c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node))
+	if isNodeGone(err) || isDetached(err) {
+		return rect{}, false, errNodeGone
+	}
+	// Any other failure ("Node does not have a layout object") means the
+	// node is not rendered, and getContentQuads below finds no box.
+	q, err := c.DOM.GetContentQuads(ctx, dom.NewGetContentQuadsArgs().SetBackendNodeID(node))
+	if isNodeGone(err) {
+		return rect{}, false, errNodeGone
+	}
+	if err != nil {
+		return rect{}, false, errNotVisible
+	}
+	// The quads are in the viewport's coordinates: one per line box of an
+	// inline element, four transformed corners of a rotated one. The
+	// screenshot is of their bounding box.
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, quad := range q.Quads {
+		if len(quad) != 8 {
+			continue
+		}
+		for i := 0; i < 8; i += 2 {
+			x0, x1 = min(x0, quad[i]), max(x1, quad[i])
+			y0, y1 = min(y0, quad[i+1]), max(y1, quad[i+1])
+		}
+	}
+	if !(x1-x0 >= 1 && y1-y0 >= 1) { // also false for no quads (±Inf)
+		return rect{}, false, errNotVisible
+	}
+	m, err := c.Page.GetLayoutMetrics(ctx)
+	if err != nil {
+		return rect{}, false, fmt.Errorf("screenshot: layout metrics: %w", err)
+	}
+	vv := m.CSSVisualViewport
+	inView = x0 >= 0 && y0 >= 0 && x1 <= vv.ClientWidth && y1 <= vv.ClientHeight
+	return roundRect(rect{x: x0 + vv.PageX, y: y0 + vv.PageY, w: x1 - x0, h: y1 - y0}), inView, nil
+}
+
+// roundRect snaps a rectangle's corner to whole pixels and keeps its far edge
+// where it was (Puppeteer's roundRectangle), so that a box at a fractional
+// offset is captured whole.
+func roundRect(r rect) rect {
+	x, y := math.Round(r.x), math.Round(r.y)
+	return rect{x: x, y: y, w: math.Round(r.w + r.x - x), h: math.Round(r.h + r.y - y)}
+}
+
+// viewportJS returns the viewport in page coordinates, scrollbars included
+// (what a capture without a clip shows), and the device pixel ratio:
+// Page.getLayoutMetrics reports neither an emulated nor a forced device
+// scale factor.
+const viewportJS = `[visualViewport.pageLeft, visualViewport.pageTop, innerWidth, innerHeight, devicePixelRatio]`
+
+// viewport returns the viewport's rectangle and the device pixel ratio.
+func viewport(ctx context.Context, c *cdp.Client) (rect, float64, error) {
+	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(viewportJS).SetReturnByValue(true))
+	if err != nil {
+		return rect{}, 0, fmt.Errorf("screenshot: viewport: %w", err)
+	}
+	if r.ExceptionDetails != nil {
+		return rect{}, 0, fmt.Errorf("screenshot: viewport: %s", r.ExceptionDetails.Text)
+	}
+	var v [5]float64
+	if err := json.Unmarshal(r.Result.Value, &v); err != nil {
+		return rect{}, 0, fmt.Errorf("screenshot: viewport: %w", err)
+	}
+	dpr := v[4]
+	if dpr <= 0 {
+		dpr = 1
+	}
+	return rect{x: v[0], y: v[1], w: v[2], h: v[3]}, dpr, nil
+}
+
+// downscale returns the scale that fits a capture of src, at device pixel
+// ratio dpr, within maxW × maxH image pixels (a bound of 0 is no bound),
+// keeping the aspect ratio: the smaller of the two ratios, or 1 when the
+// capture already fits. Chrome rounds the image size to the nearest pixel,
+// so a bound that decides the scale is met exactly. As chrome-devtools-mcp
+// does, a scale that would leave a side under one pixel is not applied.
+func downscale(src rect, dpr float64, maxW, maxH int) float64 {
+	w, h := src.w*dpr, src.h*dpr
+	if w <= 0 || h <= 0 {
+		return 1
+	}
+	scale := 1.0
+	if maxW > 0 {
+		scale = min(scale, float64(maxW)/w)
+	}
+	if maxH > 0 {
+		scale = min(scale, float64(maxH)/h)
+	}
+	if scale >= 1 || math.Round(w*scale) < 1 || math.Round(h*scale) < 1 {
+		return 1
+	}
+	return scale
+}
+
+// isDetached reports whether a DOM command failed because the node was
+// removed from its document: it still exists, so isNodeGone says no, but
+// for the agent it is gone from the page.
+func isDetached(err error) bool {
+	var re *rpcc.ResponseError
+	return errors.As(err, &re) && strings.Contains(re.Message, "detached")
+}
+
+// chromeMessage returns Chrome's own message for a failed command, without
+// the client library's prefixes.
+func chromeMessage(err error) any {
+	var re *rpcc.ResponseError
+	if errors.As(err, &re) {
+		return re.Message
+	}
+	return err
+}

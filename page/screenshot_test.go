@@ -1,0 +1,371 @@
+package page
+
+// An internal test: the device pixel ratio is emulated through the actor's
+// own DevTools session, as an emulate tool does; an override set from
+// another session changes devicePixelRatio but not the pixels that session
+// captures.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg"
+	"image/png"
+	"math"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/emulation"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+)
+
+// tallPage is 3000 CSS pixels tall; its "Green box" button is a 200×50 green
+// rectangle at (100, 1500), far below the fold of the test viewport. It has
+// no scrollbar: a capture beyond the viewport removes a page's classic
+// scrollbar until it next loads (a Chrome quirk), which would change its
+// width between captures.
+const tallPage = `<style>html { scrollbar-width: none } body { margin: 0 } button { position: absolute; border: 0; padding: 0 }</style>
+<div style="height: 3000px; background: linear-gradient(#fdd, #ddf)"></div>
+<button aria-label="Green box" style="top: 1500px; left: 100px; width: 200px; height: 50px; background: green"></button>
+<button aria-label="Tall box" style="top: 2000px; left: 400px; width: 100px; height: 900px; background: green"></button>
+<iframe style="position: absolute; top: 1200px; left: 300px; width: 200px; height: 100px; border: 0"
+  srcdoc="<body style='margin: 0'><button aria-label='Framed box' style='margin: 20px 0 0 30px; width: 60px; height: 30px; border: 0; background: green'></button>"></iframe>
+<button id=vanish aria-label="Vanishing" style="top: 10px; left: 10px; width: 20px; height: 20px"></button>
+<button id=gone aria-label="Leaving" style="top: 10px; left: 40px; width: 20px; height: 20px"></button>
+<button onclick="vanish.style.display = 'none'; gone.remove()" style="top: 40px; left: 10px">Hide them</button>
+<button onclick="alert('shot dialog')" style="top: 70px; left: 10px">Alert</button>`
+
+// The viewport of the test pages, in CSS pixels.
+const vpWidth, vpHeight = 800, 600
+
+func shotCtx(t *testing.T) context.Context {
+	// Generous: full-page captures render in software, and a loaded 2-core
+	// machine can take many seconds for three at once.
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// shotPage opens the tall page on a fresh tab, with an 800×600 viewport at
+// device pixel ratio 1.
+func shotPage(t *testing.T) *Actor {
+	t.Helper()
+	srv := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		browsertest.HTML("Tall", tallPage).ServeHTTP(w, r)
+	}))
+	tab := browsertest.Chromium(t).NewTab(t)
+	a := Start(Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	t.Cleanup(func() { a.Stop(nil) })
+	shotMetrics(t, a, 1)
+	if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: srv.URL + "/"}); err != nil {
+		t.Fatalf("Navigate = %v", err)
+	}
+	return a
+}
+
+// shotMetrics emulates the test viewport at a device pixel ratio, through
+// the actor's session.
+func shotMetrics(t *testing.T, a *Actor, dpr float64) {
+	t.Helper()
+	_, err := ask(shotCtx(t), a, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, a.call(ctx, func(ctx context.Context) error {
+			return a.c.Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(vpWidth, vpHeight, dpr, false))
+		})
+	})
+	if err != nil {
+		t.Fatalf("setDeviceMetricsOverride: %v", err)
+	}
+}
+
+// shotUIDs takes a snapshot and returns the uid of each named button.
+func shotUIDs(t *testing.T, a *Actor, names ...string) []string {
+	t.Helper()
+	s, err := a.Snapshot(shotCtx(t), false)
+	if err != nil {
+		t.Fatalf("Snapshot = %v", err)
+	}
+	var uids []string
+	for _, name := range names {
+		m := regexp.MustCompile(`uid=(\S+) button "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(s.Text)
+		if m == nil {
+			t.Fatalf("no button %q in snapshot:\n%s", name, s.Text)
+		}
+		uids = append(uids, m[1])
+	}
+	return uids
+}
+
+func shoot(t *testing.T, a *Actor, opts ScreenshotOptions) Screenshot {
+	t.Helper()
+	s, err := a.Screenshot(shotCtx(t), opts)
+	if err != nil {
+		t.Fatalf("Screenshot(%+v) = %v", opts, err)
+	}
+	return s
+}
+
+// shotDecode decodes a PNG or JPEG screenshot.
+func shotDecode(t *testing.T, data []byte) image.Image {
+	t.Helper()
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decode screenshot: %v", err)
+	}
+	return img
+}
+
+// shotSize returns an image's size as "WxH".
+func shotSize(t *testing.T, data []byte) string {
+	t.Helper()
+	b := shotDecode(t, data).Bounds()
+	return fmt.Sprintf("%dx%d", b.Dx(), b.Dy())
+}
+
+func isGreen(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return r>>8 < 20 && g>>8 > 100 && b>>8 < 20
+}
+
+func TestScreenshotFormats(t *testing.T) {
+	t.Parallel()
+	a := shotPage(t)
+	tests := []struct {
+		format string
+		magic  string
+	}{
+		{"", "\x89PNG\r\n\x1a\n"},
+		{FormatPNG, "\x89PNG\r\n\x1a\n"},
+		{FormatJPEG, "\xff\xd8\xff"},
+		{FormatWebP, "RIFF"},
+	}
+	for _, tt := range tests {
+		s := shoot(t, a, ScreenshotOptions{Format: tt.format})
+		if !bytes.HasPrefix(s.Data, []byte(tt.magic)) {
+			t.Errorf("Screenshot(%q) starts % x, want % x", tt.format, s.Data[:min(len(s.Data), 12)], tt.magic)
+		}
+		if want := tt.format; want != "" && s.Format != want {
+			t.Errorf("Screenshot(%q).Format = %q", tt.format, s.Format)
+		}
+	}
+	if s := shoot(t, a, ScreenshotOptions{}); shotSize(t, s.Data) != fmt.Sprint(vpWidth, "x", vpHeight) {
+		t.Errorf("viewport screenshot is %s, want %dx%d", shotSize(t, s.Data), vpWidth, vpHeight)
+	}
+	low, high := 5, 100
+	small := shoot(t, a, ScreenshotOptions{Format: FormatJPEG, Quality: &low})
+	big := shoot(t, a, ScreenshotOptions{Format: FormatJPEG, Quality: &high})
+	if len(small.Data) >= len(big.Data) {
+		t.Errorf("jpeg at quality 5 is %d bytes, at 100 %d: quality not applied", len(small.Data), len(big.Data))
+	}
+	// PNG ignores quality rather than failing.
+	shoot(t, a, ScreenshotOptions{Format: FormatPNG, Quality: &low})
+}
+
+// TestScreenshotFullPage: the whole 3000 px page at device pixel ratios 1
+// and 2, and the emulated viewport is as it was afterwards.
+func TestScreenshotFullPage(t *testing.T) {
+	t.Parallel()
+	a := shotPage(t)
+	for _, dpr := range []int{1, 2} {
+		shotMetrics(t, a, float64(dpr))
+		img := shotDecode(t, shoot(t, a, ScreenshotOptions{FullPage: true}).Data)
+		if b := img.Bounds(); b.Dx() != vpWidth*dpr || b.Dy() != 3000*dpr {
+			t.Errorf("full page screenshot at device pixel ratio %d is %dx%d, want %dx%d", dpr, b.Dx(), b.Dy(), vpWidth*dpr, 3000*dpr)
+		}
+		if c := img.At(150*dpr, 1525*dpr); !isGreen(c) {
+			t.Errorf("full page screenshot at the green box is %v", c)
+		}
+		want := fmt.Sprintf("%dx%d", vpWidth*dpr, vpHeight*dpr)
+		if got := shotSize(t, shoot(t, a, ScreenshotOptions{}).Data); got != want {
+			t.Errorf("viewport after a full page screenshot is %s, want %s", got, want)
+		}
+	}
+}
+
+// TestScreenshotElement: an element is scrolled to and captured alone, at
+// the device pixel ratio: one below the fold, one taller than the viewport,
+// one inside an iframe.
+func TestScreenshotElement(t *testing.T) {
+	t.Parallel()
+	a := shotPage(t)
+	uids := shotUIDs(t, a, "Green box", "Tall box", "Framed box")
+	tests := []struct {
+		name string
+		uid  string
+		w, h int
+	}{
+		{"below the fold", uids[0], 200, 50},
+		{"taller than the viewport", uids[1], 100, 900},
+		{"in an iframe", uids[2], 60, 30},
+	}
+	for _, dpr := range []int{1, 2} {
+		shotMetrics(t, a, float64(dpr))
+		for _, tt := range tests {
+			img := shotDecode(t, shoot(t, a, ScreenshotOptions{UID: tt.uid}).Data)
+			if b := img.Bounds(); b.Dx() != tt.w*dpr || b.Dy() != tt.h*dpr {
+				t.Errorf("%s at device pixel ratio %d: %dx%d, want %dx%d", tt.name, dpr, b.Dx(), b.Dy(), tt.w*dpr, tt.h*dpr)
+			}
+			for _, p := range []image.Point{{1, 1}, {tt.w * dpr / 2, tt.h * dpr / 2}, {tt.w*dpr - 2, tt.h*dpr - 2}} {
+				if c := img.At(p.X, p.Y); !isGreen(c) {
+					t.Errorf("%s at device pixel ratio %d: pixel %v is %v, want green", tt.name, dpr, p, c)
+				}
+			}
+		}
+	}
+}
+
+func TestScreenshotErrors(t *testing.T) {
+	t.Parallel()
+	a := shotPage(t)
+	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: "1_1"}); !errors.Is(err, ErrNoSnapshot) {
+		t.Errorf("Screenshot(uid) before any snapshot = %v, want ErrNoSnapshot", err)
+	}
+	uids := shotUIDs(t, a, "Green box", "Vanishing", "Leaving", "Hide them")
+	box, vanishing, leaving, hide := uids[0], uids[1], uids[2], uids[3]
+	var se *ScreenshotError
+	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: box, FullPage: true}); !errors.As(err, &se) || !se.Conflict {
+		t.Errorf("Screenshot(uid and fullPage) = %v, want ScreenshotError{Conflict}", err)
+	}
+	if _, err := a.Click(shotCtx(t), hide, false, InputOptions{}); err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: vanishing}); !errors.As(err, &se) || se.Conflict || se.UID != vanishing {
+		t.Errorf("Screenshot(hidden element) = %v, want ScreenshotError{UID: %s}", err, vanishing)
+	}
+	var ue *UIDError
+	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: leaving}); !errors.As(err, &ue) || !ue.Gone {
+		t.Errorf("Screenshot(removed element) = %v, want UIDError{Gone}", err)
+	}
+	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{Format: "gif"}); err == nil {
+		t.Error("Screenshot(gif) succeeded")
+	}
+}
+
+// TestScreenshotDownscale: MaxWidth and MaxHeight bound the image's pixels,
+// at device pixel ratios 1 and 2, for the viewport, the full page and an
+// element; what already fits is left alone.
+func TestScreenshotDownscale(t *testing.T) {
+	t.Parallel()
+	a := shotPage(t)
+	uid := shotUIDs(t, a, "Green box")[0]
+	tests := []struct {
+		name string
+		opts ScreenshotOptions
+		want [2]string // at device pixel ratio 1, 2
+	}{
+		{"viewport width", ScreenshotOptions{MaxWidth: 400}, [2]string{"400x300", "400x300"}},
+		{"viewport height", ScreenshotOptions{MaxHeight: 150}, [2]string{"200x150", "200x150"}},
+		{"viewport both", ScreenshotOptions{MaxWidth: 400, MaxHeight: 150}, [2]string{"200x150", "200x150"}},
+		{"viewport fits", ScreenshotOptions{MaxWidth: 1000, MaxHeight: 1000}, [2]string{"800x600", "1000x750"}},
+		{"full page", ScreenshotOptions{FullPage: true, MaxHeight: 500}, [2]string{"133x500", "133x500"}},
+		{"element", ScreenshotOptions{UID: uid, MaxWidth: 300}, [2]string{"200x50", "300x75"}},
+		{"element jpeg", ScreenshotOptions{UID: uid, MaxWidth: 100, Format: FormatJPEG}, [2]string{"100x25", "100x25"}},
+	}
+	for i, dpr := range []float64{1, 2} {
+		shotMetrics(t, a, dpr)
+		for _, tt := range tests {
+			if got := shotSize(t, shoot(t, a, tt.opts).Data); got != tt.want[i] {
+				t.Errorf("%s at device pixel ratio %v: %s, want %s", tt.name, dpr, got, tt.want[i])
+			}
+		}
+	}
+	// The element captures scrolled the green box into view: a scaled
+	// viewport capture shows the page where it is scrolled to, not its top.
+	img := shotDecode(t, shoot(t, a, ScreenshotOptions{MaxWidth: 400}).Data)
+	green := 0
+	for y := range img.Bounds().Dy() {
+		for x := range img.Bounds().Dx() {
+			if isGreen(img.At(x, y)) {
+				green++
+			}
+		}
+	}
+	if want := 100 * 25 * 9 / 10; green < want { // the 200×50 box at half scale, and maybe more
+		t.Errorf("scaled viewport capture of the scrolled page has %d green pixels, want at least %d", green, want)
+	}
+}
+
+// TestScreenshotDialog: with a dialog open the screenshot fails at once
+// with the dialog, and works again once it is handled.
+func TestScreenshotDialog(t *testing.T) {
+	t.Parallel()
+	a := shotPage(t)
+	res, err := a.Click(shotCtx(t), shotUIDs(t, a, "Alert")[0], false, InputOptions{})
+	if err != nil || !res.Dialog {
+		t.Fatalf("Click(Alert) = %+v, %v; want a dialog", res, err)
+	}
+	start := time.Now()
+	_, err = a.Screenshot(shotCtx(t), ScreenshotOptions{})
+	var de *DialogError
+	if !errors.As(err, &de) || de.Dialog.Message != "shot dialog" {
+		t.Errorf("Screenshot with a dialog open = %v, want DialogError", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Screenshot with a dialog open took %v, want an immediate failure", took)
+	}
+	if _, err := a.HandleDialog(shotCtx(t), true, ""); err != nil {
+		t.Fatalf("HandleDialog = %v", err)
+	}
+	shoot(t, a, ScreenshotOptions{})
+}
+
+// TestScreenshotParallelPages: screenshots of several pages at once all
+// succeed; nothing serialises them across pages.
+func TestScreenshotParallelPages(t *testing.T) {
+	t.Parallel()
+	actors := []*Actor{}
+	for range 3 {
+		a := shotPage(t)
+		actors = append(actors, a)
+	}
+	errs := make(chan error, len(actors))
+	for _, a := range actors {
+		go func() {
+			s, err := a.Screenshot(shotCtx(t), ScreenshotOptions{FullPage: true})
+			if err == nil {
+				_, err = png.DecodeConfig(bytes.NewReader(s.Data))
+			}
+			errs <- err
+		}()
+	}
+	for range actors {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestScreenshotScaleFits checks the scale given to Chrome, which sizes the
+// image at round(CSS size × device pixel ratio × scale).
+func TestScreenshotScaleFits(t *testing.T) {
+	tests := []struct {
+		name       string
+		src        rect
+		dpr        float64
+		maxW, maxH int
+		want       string // image size after scaling, as Chrome rounds it
+	}{
+		{"no bound", rect{w: 800, h: 600}, 1, 0, 0, "800x600"},
+		{"fits", rect{w: 800, h: 600}, 1, 800, 600, "800x600"},
+		{"width", rect{w: 800, h: 600}, 1, 400, 0, "400x300"},
+		{"height", rect{w: 800, h: 600}, 1, 0, 150, "200x150"},
+		{"both, height decides", rect{w: 800, h: 600}, 1, 400, 150, "200x150"},
+		{"odd bounds", rect{w: 781, h: 493}, 1, 333, 211, "333x210"},
+		{"device pixels", rect{w: 800, h: 600}, 2, 1000, 1000, "1000x750"},
+		{"fractional ratio", rect{w: 201, h: 51}, 1.5, 97, 0, "97x25"},
+		{"tall page", rect{w: 800, h: 3000}, 1, 0, 500, "133x500"},
+		{"would vanish", rect{w: 10, h: 100000}, 1, 0, 100, "10x100000"},
+	}
+	for _, tt := range tests {
+		s := downscale(tt.src, tt.dpr, tt.maxW, tt.maxH)
+		got := fmt.Sprintf("%vx%v", math.Round(tt.src.w*tt.dpr*s), math.Round(tt.src.h*tt.dpr*s))
+		if got != tt.want {
+			t.Errorf("%s: downscale(%v, %v, %d, %d) = %v, giving %s, want %s", tt.name, tt.src, tt.dpr, tt.maxW, tt.maxH, s, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,543 @@
+package transport_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
+)
+
+// debugFixtures serves the pages of the console and network tests.
+func debugFixtures(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.Handle("/console", browsertest.HTML("Console", `<script>
+console.log('hello', 1, {a: 1, b: [true, null]});
+console.warn('careful');
+console.error('bad');
+for (let i = 0; i < 3; i++) console.info('again');
+console.log(null);
+function thrower() { throw new Error('boom', {cause: new TypeError('inner')}); }
+</script><script>thrower();</script>`))
+	netPage := browsertest.HTML("Net", `<script>
+fetch('/json').then(r => r.text());
+fetch('/r1').then(r => r.text());
+fetch('http://127.0.0.1:9/nothing').catch(() => {});
+fetch('/echo', {method: 'POST', body: JSON.stringify({hello: 'world'}), headers: {'content-type': 'application/json', 'authorization': 'Bearer s3cret', 'x-custom': 'c'}});
+fetch('/bin').then(r => r.arrayBuffer());
+fetch('/big').then(r => r.text());
+</script>`)
+	// The document sets a cookie, which the later requests send.
+	mux.HandleFunc("/net", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Set-Cookie", "sid=secret; Path=/")
+		netPage.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`)
+	})
+	mux.Handle("/r1", http.RedirectHandler("/r2", http.StatusFound))
+	mux.Handle("/r2", http.RedirectHandler("/json", http.StatusMovedPermanently))
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, "got %s", body)
+	})
+	mux.HandleFunc("/bin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Write([]byte{0xff, 0xfe, 0x00, 0x80})
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, strings.Repeat("x", 12000))
+	})
+	mux.HandleFunc("/dir/", func(w http.ResponseWriter, r *http.Request) {
+		browsertest.HTML("Dir", `<script src="/js/app%20one.js"></script><script src="/js/app.js?v=2"></script><script>
+log('inline');
+</script>`).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/js/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		if r.URL.Path == "/js/app one.js" {
+			io.WriteString(w, "function log(s) {\n  console.log(s);\n}\n")
+		} else {
+			io.WriteString(w, "log('from app');\n")
+		}
+	})
+	mux.Handle("/alert", browsertest.HTML("Alert", `<button onclick="console.log('before', {a: 1}); alert('stop')">Alert</button>`))
+	mux.HandleFunc("/quirks", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><head><title>Quirks</title><link rel=icon href="data:,"></head><body>no doctype</body></html>`)
+	})
+	mux.Handle("/n/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := strings.TrimPrefix(r.URL.Path, "/n/")
+		browsertest.HTML("Nav "+n, `<script>console.log('nav `+n+`')</script>`).ServeHTTP(w, r)
+	}))
+	return browsertest.Serve(t, mux).URL
+}
+
+// until calls a tool until its text satisfies cond, for pages whose
+// activity outlives their load; it fails the test after 10 s.
+func until(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text := must(t, cs, name, args)
+		if cond(text) {
+			return text
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s(%v) never satisfied the condition; last reply:\n%s", name, args, text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func expectText(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s:\n%s\nwant:\n%s", what, got, want)
+	}
+}
+
+func TestDebugConsoleTools(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	for _, tc := range []struct {
+		name string
+		cs   func(t *testing.T) *mcp.ClientSession
+	}{
+		{"in-memory", inMemory},
+		{"http", func(t *testing.T) *mcp.ClientSession { return overHTTP(t, httpEndpoint(t, transport.HTTPConfig{})) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := tc.cs(t)
+			id := openPage(t, cs, base+"/console")
+			list := until(t, cs, "list_console_messages", map[string]any{"pageId": id}, func(s string) bool { return strings.Contains(s, "Uncaught") })
+			expectText(t, "list_console_messages", list, `## Console messages
+Showing 1-6 of 6 (Page 1 of 1).
+msgid=1 [log] hello 1 [object Object] (3 args)
+msgid=2 [warn] careful (1 args)
+msgid=3 [error] bad (1 args)
+msgid=4 [info] again (1 args) [3 times]
+msgid=7 [log]  (1 args)
+msgid=8 [error] Uncaught Error: boom (0 args)`)
+
+			text := must(t, cs, "list_console_messages", map[string]any{"pageId": id, "types": []string{"error"}, "includeStackTraces": true})
+			expectText(t, "errors with stack traces", text, `## Console messages
+Showing 1-2 of 2 (Page 1 of 1).
+msgid=3 [error] bad (1 args)
+  at  (console:4:9)
+msgid=8 [error] Uncaught Error: boom (0 args)
+  at thrower (console:7:28)
+  at  (console:8:18)
+  Caused by: TypeError: inner
+  at thrower (console:7:54)
+  at  (console:8:18)
+Note: stack trace line and column numbers use 1-based indexing`)
+
+			text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 1})
+			expectText(t, "get_console_message(1)", text, `ID: 1
+Message: log> hello 1 [object Object]
+### Arguments
+Arg #0: hello
+Arg #1: 1
+Arg #2: {"a":1,"b":[true,null]}
+### Stack trace
+at  (console:2:9)
+Note: line and column numbers use 1-based indexing`)
+
+			// A message without text shows its first argument instead.
+			text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 7})
+			expectText(t, "get_console_message(7)", text, `ID: 7
+Message: log> null
+### Stack trace
+at  (console:6:9)
+Note: line and column numbers use 1-based indexing`)
+
+			text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 8})
+			expectText(t, "get_console_message(8)", text, `ID: 8
+Message: error> Uncaught Error: boom
+### Stack trace
+at thrower (console:7:28)
+at  (console:8:18)
+Caused by: TypeError: inner
+at thrower (console:7:54)
+at  (console:8:18)
+Note: line and column numbers use 1-based indexing`)
+
+			text, isErr := call(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 99})
+			if !isErr || text != "Request not found for selected page" {
+				t.Errorf("get_console_message(99) = %v %q", isErr, text)
+			}
+		})
+	}
+}
+
+// Pagination at the edges, with upstream's lines.
+func TestDebugPagination(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/console")
+	until(t, cs, "list_console_messages", map[string]any{"pageId": id}, func(s string) bool { return strings.Contains(s, "Uncaught") })
+	tests := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"pageSize": 4}, `## Console messages
+Showing 1-4 of 6 (Page 1 of 2).
+Next page: 1
+msgid=1 [log] hello 1 [object Object] (3 args)
+msgid=2 [warn] careful (1 args)
+msgid=3 [error] bad (1 args)
+msgid=4 [info] again (1 args) [3 times]`},
+		{map[string]any{"pageSize": 4, "pageIdx": 1}, `## Console messages
+Showing 5-6 of 6 (Page 2 of 2).
+Previous page: 0
+msgid=7 [log]  (1 args)
+msgid=8 [error] Uncaught Error: boom (0 args)`},
+		{map[string]any{"pageSize": 4, "pageIdx": 2}, `## Console messages
+Invalid page number provided. Showing first page.
+Showing 1-4 of 6 (Page 1 of 2).
+Next page: 1
+msgid=1 [log] hello 1 [object Object] (3 args)
+msgid=2 [warn] careful (1 args)
+msgid=3 [error] bad (1 args)
+msgid=4 [info] again (1 args) [3 times]`},
+		{map[string]any{"pageIdx": 0}, `## Console messages
+Showing 1-6 of 6 (Page 1 of 1).
+msgid=1 [log] hello 1 [object Object] (3 args)
+msgid=2 [warn] careful (1 args)
+msgid=3 [error] bad (1 args)
+msgid=4 [info] again (1 args) [3 times]
+msgid=7 [log]  (1 args)
+msgid=8 [error] Uncaught Error: boom (0 args)`},
+		{map[string]any{"pageSize": 6}, `## Console messages
+Showing 1-6 of 6 (Page 1 of 1).
+msgid=1 [log] hello 1 [object Object] (3 args)
+msgid=2 [warn] careful (1 args)
+msgid=3 [error] bad (1 args)
+msgid=4 [info] again (1 args) [3 times]
+msgid=7 [log]  (1 args)
+msgid=8 [error] Uncaught Error: boom (0 args)`},
+		{map[string]any{"types": []string{"debug"}, "pageIdx": 3}, `## Console messages
+<no console messages found>`},
+	}
+	for _, tt := range tests {
+		tt.args["pageId"] = id
+		expectText(t, fmt.Sprintf("list_console_messages(%v)", tt.args), must(t, cs, "list_console_messages", tt.args), tt.want)
+	}
+
+	bad := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"list_console_messages", map[string]any{"pageSize": 0}, `Invalid argument "pageSize" for tool "list_console_messages": expected a positive integer, got 0.`},
+		{"list_console_messages", map[string]any{"types": []string{"log", "warning"}}, `Invalid argument "types" for tool "list_console_messages": "warning" is not one of "log", "debug", "info", "error", "warn", "dir", "dirxml", "table", "trace", "clear", "startGroup", "startGroupCollapsed", "endGroup", "assert", "profile", "profileEnd", "count", "timeEnd", "verbose", "issue".`},
+		{"list_network_requests", map[string]any{"pageIdx": -1}, `Invalid argument "pageIdx" for tool "list_network_requests": expected a non-negative integer, got -1.`},
+		{"list_network_requests", map[string]any{"resourceTypes": []string{"XHR"}}, `Invalid argument "resourceTypes" for tool "list_network_requests": "XHR" is not one of`},
+		{"get_console_message", map[string]any{}, `Missing required argument "msgid" for tool "get_console_message"`},
+	}
+	for _, tt := range bad {
+		tt.args["pageId"] = id
+		text, isErr := call(t, cs, tt.tool, tt.args)
+		if !isErr || !strings.HasPrefix(text, tt.want) {
+			t.Errorf("%s(%v) = %v %q, want an error starting %q", tt.tool, tt.args, isErr, text, tt.want)
+		}
+	}
+}
+
+// volatileHeaders are request and response headers whose values depend on
+// the browser build or the time.
+var volatileHeaders = regexp.MustCompile(`(?m)^- (user-agent|sec-ch-ua|sec-ch-ua-mobile|sec-ch-ua-platform|date|accept-language|keep-alive):.*$`)
+
+func normalizeHeaders(s string) string { return volatileHeaders.ReplaceAllString(s, "- $1:*") }
+
+func TestDebugNetworkTools(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/net")
+	list := until(t, cs, "list_network_requests", map[string]any{"pageId": id}, func(s string) bool {
+		return strings.Count(s, "\nreqid=") == 9 && !strings.Contains(s, "[pending]")
+	})
+	// The order of the fetches is the page's; the redirect's later hops
+	// come last.
+	expectText(t, "list_network_requests", list, fmt.Sprintf(`## Network requests
+Showing 1-9 of 9 (Page 1 of 1).
+reqid=1 GET %[1]s/net [200]
+reqid=2 GET %[1]s/json [200]
+reqid=3 GET %[1]s/r1 [302]
+reqid=4 GET http://127.0.0.1:9/nothing [net::ERR_UNSAFE_PORT]
+reqid=5 POST %[1]s/echo [201]
+reqid=6 GET %[1]s/bin [200]
+reqid=7 GET %[1]s/big [200]
+reqid=8 GET %[1]s/r2 [301]
+reqid=9 GET %[1]s/json [200]`, base))
+
+	text := must(t, cs, "list_network_requests", map[string]any{"pageId": id, "resourceTypes": []string{"document"}, "pageSize": 1, "pageIdx": 0})
+	expectText(t, "documents", text, fmt.Sprintf(`## Network requests
+Showing 1-1 of 1 (Page 1 of 1).
+reqid=1 GET %s/net [200]`, base))
+	text = must(t, cs, "list_network_requests", map[string]any{"pageId": id, "resourceTypes": []string{"websocket"}})
+	expectText(t, "no websockets", text, "## Network requests\nNo requests found.")
+
+	text = normalizeHeaders(must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 9}))
+	host := strings.TrimPrefix(base, "http://")
+	expectText(t, "get_network_request(9)", text, fmt.Sprintf(`## Request %[1]s/json
+Status: 200
+### Request Headers
+- user-agent:*
+- referer:%[1]s/net
+- accept:*/*
+- accept-encoding:gzip, deflate, br, zstd
+- accept-language:*
+- connection:keep-alive
+- cookie:sid=secret
+- host:%[2]s
+- sec-fetch-dest:empty
+- sec-fetch-mode:cors
+- sec-fetch-site:same-origin
+- sec-ch-ua:*
+- sec-ch-ua-mobile:*
+- sec-ch-ua-platform:*
+### Response Headers
+- content-length:11
+- content-type:application/json
+- date:*
+### Response Body
+{"ok":true}
+### Redirect chain
+reqid=8 GET %[1]s/r2 [301]
+  reqid=3 GET %[1]s/r1 [302]`, base, host))
+
+	text = normalizeHeaders(must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 4}))
+	expectText(t, "get_network_request(4)", text, fmt.Sprintf(`## Request http://127.0.0.1:9/nothing
+Status: net::ERR_UNSAFE_PORT
+### Request Headers
+- sec-ch-ua-platform:*
+- referer:%s/
+- user-agent:*
+- sec-ch-ua:*
+- sec-ch-ua-mobile:*
+### Request failed with
+net::ERR_UNSAFE_PORT`, base))
+
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 5})
+	for _, want := range []string{"- authorization:Bearer s3cret\n", "- x-custom:c\n", "### Request Body\n{\"hello\":\"world\"}\n### Response Headers\n", "### Response Body\ngot {\"hello\":\"world\"}"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("get_network_request(5) lacks %q:\n%s", want, text)
+		}
+	}
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 6})
+	if !strings.HasSuffix(text, "### Response Body\n<binary data>") {
+		t.Errorf("binary response:\n%s", text)
+	}
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 7})
+	if !strings.HasSuffix(text, "### Response Body\n"+strings.Repeat("x", 10000)+"... <truncated>") {
+		t.Errorf("big response does not end with 10000 x and the truncation mark:\n%.300s", text[strings.Index(text, "### Response Body"):])
+	}
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 3})
+	if !strings.Contains(text, "- location:/r2\n### Response Body\n<not available anymore>") || strings.Contains(text, "### Redirect chain") {
+		t.Errorf("first redirect hop:\n%s", text)
+	}
+
+	// Bodies to files, with upstream's forced extensions.
+	dir := t.TempDir()
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 5, "requestFilePath": filepath.Join(dir, "req.txt"), "responseFilePath": filepath.Join(dir, "resp")})
+	reqFile, respFile := filepath.Join(dir, "req.network-request"), filepath.Join(dir, "resp.network-response")
+	for _, want := range []string{"### Request Body\nSaved to " + reqFile + ".\n", "### Response Body\nSaved to " + respFile + "."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("get_network_request with files lacks %q:\n%s", want, text)
+		}
+	}
+	if b, err := os.ReadFile(reqFile); err != nil || string(b) != `{"hello":"world"}` {
+		t.Errorf("request body file = %q, %v", b, err)
+	}
+	if b, err := os.ReadFile(respFile); err != nil || string(b) != `got {"hello":"world"}` {
+		t.Errorf("response body file = %q, %v", b, err)
+	}
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 3, "responseFilePath": filepath.Join(dir, "redirect")})
+	if !strings.HasSuffix(text, "### Response Body\n<Response body not available anymore>") {
+		t.Errorf("redirect hop to a file:\n%s", text)
+	}
+
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id})
+	expectText(t, "get_network_request without reqid", text, "Nothing is currently selected in the DevTools Network panel.")
+	text, isErr := call(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 99})
+	if !isErr || text != "Request not found for selected page" {
+		t.Errorf("get_network_request(99) = %v %q", isErr, text)
+	}
+	text, isErr = call(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 5, "responseFilePath": "/etc/tabhive-denied"})
+	if !isErr || !strings.Contains(text, "Access denied: path /etc/tabhive-denied") {
+		t.Errorf("get_network_request to a denied path = %v %q", isErr, text)
+	}
+}
+
+// Three navigations are kept and listed with preserved data; the fourth
+// drops the oldest; ids stay.
+func TestDebugPreservedNavigations(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/n/1")
+	for i := 2; i <= 4; i++ {
+		must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "url", "url": fmt.Sprintf("%s/n/%d", base, i)})
+	}
+	text := until(t, cs, "list_console_messages", map[string]any{"pageId": id, "includePreservedMessages": true}, func(s string) bool { return strings.Contains(s, "nav 4") })
+	expectText(t, "preserved messages", text, `## Console messages
+Showing 1-3 of 3 (Page 1 of 1).
+msgid=2 [log] nav 2 (1 args)
+msgid=3 [log] nav 3 (1 args)
+msgid=4 [log] nav 4 (1 args)`)
+	expectText(t, "current messages", must(t, cs, "list_console_messages", map[string]any{"pageId": id}), `## Console messages
+Showing 1-1 of 1 (Page 1 of 1).
+msgid=4 [log] nav 4 (1 args)`)
+	text = must(t, cs, "list_network_requests", map[string]any{"pageId": id, "includePreservedRequests": true})
+	expectText(t, "preserved requests", text, fmt.Sprintf(`## Network requests
+Showing 1-3 of 3 (Page 1 of 1).
+reqid=2 GET %[1]s/n/2 [200]
+reqid=3 GET %[1]s/n/3 [200]
+reqid=4 GET %[1]s/n/4 [200]`, base))
+	text, isErr := call(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 1})
+	if !isErr || text != "Request not found for selected page" {
+		t.Errorf("request of a dropped navigation = %v %q", isErr, text)
+	}
+}
+
+func TestDebugRedactNetworkHeaders(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	server(t) // starts the shared supervisor
+	srv := transport.New(transport.Config{RedactNetworkHeaders: true}, shared.sup)
+	t.Cleanup(srv.Close)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx(t), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx(t), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	id := openPage(t, cs, base+"/net")
+	until(t, cs, "list_network_requests", map[string]any{"pageId": id}, func(s string) bool {
+		return strings.Count(s, "\nreqid=") == 9 && !strings.Contains(s, "[pending]")
+	})
+	text := must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 5})
+	for _, want := range []string{"- authorization:<redacted>\n", "- x-custom:<redacted>\n", "- content-type:application/json\n", "- host:" + strings.TrimPrefix(base, "http://") + "\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("redacted request lacks %q:\n%s", want, text)
+		}
+	}
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 1})
+	if !strings.Contains(text, "- set-cookie:<redacted>\n") || strings.Contains(text, "secret") {
+		t.Errorf("redacted response:\n%s", text)
+	}
+	text = must(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 9})
+	if !strings.Contains(text, "- cookie:<redacted>\n") || strings.Contains(text, "secret") {
+		t.Errorf("redacted cookie:\n%s", text)
+	}
+}
+
+func TestDebugIssues(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/quirks")
+	text := until(t, cs, "list_console_messages", map[string]any{"pageId": id}, func(s string) bool { return strings.Contains(s, "[issue]") })
+	expectText(t, "list_console_messages", text, `## Console messages
+Showing 1-1 of 1 (Page 1 of 1).
+msgid=1 [issue] Page layout may be unexpected due to Quirks Mode (count: 1)`)
+	text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 1})
+	want := regexp.MustCompile(`^ID: 1
+Message: issue> Page layout may be unexpected due to Quirks Mode
+### Affected resources
+data=\{"isLimitedQuirksMode":false,"documentNodeId":\d+,"url":"` + regexp.QuoteMeta(base) + `/quirks","loaderId":"[0-9A-F]+"\}$`)
+	if !want.MatchString(text) {
+		t.Errorf("get_console_message(issue):\n%s\nwant to match:\n%s", text, want)
+	}
+	text = must(t, cs, "list_console_messages", map[string]any{"pageId": id, "types": []string{"issue"}, "includeStackTraces": true})
+	expectText(t, "issues only, with stack traces", text, `## Console messages
+Showing 1-1 of 1 (Page 1 of 1).
+msgid=1 [issue] Page layout may be unexpected due to Quirks Mode (count: 1)`)
+}
+
+// Stack lines name scripts as DevTools does: the last path component
+// (a directory's with its slash), decoded, or with the query; checked
+// against chrome-devtools-mcp 1.11 on the same page.
+func TestDebugStackScriptNames(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/dir/")
+	text := until(t, cs, "list_console_messages", map[string]any{"pageId": id, "includeStackTraces": true}, func(s string) bool { return strings.Contains(s, "inline") })
+	expectText(t, "list_console_messages", text, `## Console messages
+Showing 1-2 of 2 (Page 1 of 1).
+msgid=1 [log] from app (1 args)
+  at log (app one.js:2:11)
+  at  (app.js?v=2:1:1)
+msgid=2 [log] inline (1 args)
+  at log (app one.js:2:11)
+  at  (dir/:2:1)
+Note: stack trace line and column numbers use 1-based indexing`)
+}
+
+// While a dialog blocks the page, the listings still answer from what was
+// collected, with the dialog notice; get_network_request, which needs the
+// renderer, fails at once, as upstream's blockedByDialog does.
+func TestDebugToolsWithDialog(t *testing.T) {
+	t.Parallel()
+	base := debugFixtures(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/alert")
+	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Alert")})
+	notice := "# Open dialog\nalert: stop.\nCall handle_dialog to handle it before continuing."
+	start := time.Now()
+	text := must(t, cs, "list_console_messages", map[string]any{"pageId": id})
+	expectText(t, "list_console_messages with a dialog", text, notice+`
+## Console messages
+Showing 1-1 of 1 (Page 1 of 1).
+msgid=1 [log] before [object Object] (2 args)`)
+	text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 1})
+	expectText(t, "get_console_message with a dialog", text, notice+`
+ID: 1
+Message: log> before [object Object]
+### Arguments
+Arg #0: before
+Arg #1: [object Object]
+### Stack trace
+at onclick (alert:1:181)
+Note: line and column numbers use 1-based indexing`)
+	if !strings.Contains(must(t, cs, "list_network_requests", map[string]any{"pageId": id}), notice+"\n## Network requests\n") {
+		t.Errorf("list_network_requests with a dialog lacks the notice")
+	}
+	text, isErr := call(t, cs, "get_network_request", map[string]any{"pageId": id, "reqid": 1})
+	if want := notice + "\nError: A dialog is open (alert: stop)."; !isErr || text != want {
+		t.Errorf("get_network_request with a dialog = %v\n%s\nwant:\n%s", isErr, text, want)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the four calls took %v with a dialog open, want them immediate", took)
+	}
+	must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})
+	text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 1})
+	if !strings.Contains(text, "Arg #1: {\"a\":1}") {
+		t.Errorf("after the dialog, the object argument is read:\n%s", text)
+	}
+}

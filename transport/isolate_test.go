@@ -1,0 +1,114 @@
+package transport_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
+)
+
+// TestIsolatedSessions: with IsolateSessions each HTTP session has a
+// browser context of its own, sees and touches only its pages, and its
+// pages close when it ends; limits on sessions and pages answer with a
+// clear error.
+func TestIsolatedSessions(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("needs Chromium")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
+	srv := transport.New(transport.Config{IsolateSessions: true, MaxPagesPerSession: 2}, sup)
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = srv.HTTPHandler(transport.HTTPConfig{Addr: ts.Listener.Addr().String(), MaxSessions: 2})
+	ts.Start()
+	t.Cleanup(func() { ts.Close(); srv.Close(); sup.Close() })
+	url := ts.URL + transport.HTTPPath
+	base := fixtures(t)
+
+	a, b := overHTTP(t, url), overHTTP(t, url)
+	listA, listB := must(t, a, "list_pages", nil), must(t, b, "list_pages", nil)
+	idA, idB := lastSelected(t, listA), lastSelected(t, listB)
+	if idA == idB || strings.Count(listA, "\n") != 1 || strings.Count(listB, "\n") != 1 {
+		t.Fatalf("sessions do not each see one page of their own:\nA:\n%s\nB:\n%s", listA, listB)
+	}
+	if strings.Contains(listA, "isolatedContext") {
+		t.Errorf("a session sees its own context's name:\n%s", listA)
+	}
+	if text, isErr := call(t, a, "take_snapshot", map[string]any{"pageId": idB}); !isErr || !strings.Contains(text, fmt.Sprintf("No page found with id %d", idB)) {
+		t.Errorf("session A reached B's page: %q", text)
+	}
+	if text, isErr := call(t, a, "close_page", map[string]any{"pageId": idB}); !isErr || !strings.Contains(text, "No page found") {
+		t.Errorf("session A closed B's page: %q", text)
+	}
+	if text := must(t, a, "close_page", map[string]any{"pageId": idA}); !strings.HasPrefix(text, "The last open page cannot be closed.") {
+		t.Errorf("closing a session's last page: %q", text)
+	}
+
+	// Cookies do not cross sessions.
+	must(t, a, "navigate_page", map[string]any{"url": base + "/nav-a", "initScript": "document.cookie = 'who=a; path=/'"})
+	must(t, a, "navigate_page", map[string]any{"type": "reload"})
+	must(t, b, "navigate_page", map[string]any{"url": base + "/nav-a"})
+	cookieB := must(t, b, "evaluate_script", map[string]any{"function": "() => document.cookie", "waitForStableDom": false})
+	cookieA := must(t, a, "evaluate_script", map[string]any{"function": "() => document.cookie", "waitForStableDom": false})
+	if !strings.Contains(cookieA, "who=a") || strings.Contains(cookieB, "who=a") {
+		t.Errorf("cookies: A %q, B %q", cookieA, cookieB)
+	}
+
+	// Page limit: the session's first page is the browser's; it may open
+	// two more.
+	for i := 0; i < 2; i++ {
+		must(t, a, "new_page", map[string]any{"url": "about:blank"})
+	}
+	if text, isErr := call(t, a, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(text, "This session already has 2 open pages, the most allowed (--max-pages-per-session).") {
+		t.Errorf("third new_page: %v %q", isErr, text)
+	}
+
+	// Session limit: a third session is refused with a clear error.
+	c := mcp.NewClient(&mcp.Implementation{Name: "third", Version: "0"}, nil)
+	if cs, err := c.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: url}, nil); err == nil {
+		cs.Close()
+		t.Error("third session accepted past --max-sessions 2")
+	} else if !strings.Contains(err.Error(), "Service Unavailable") {
+		t.Errorf("third session refused with %v", err)
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(msg), "the most allowed (--max-sessions)") {
+		t.Errorf("refusal: %d %s", resp.StatusCode, msg)
+	}
+
+	// Ending session A closes its pages.
+	before := sup.Count()
+	a.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for sup.Count() > before-3 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := sup.Count(); got != before-3 {
+		t.Errorf("after session A ended: %d pages, want %d", got, before-3)
+	}
+	if text := must(t, b, "list_pages", nil); !strings.Contains(text, fmt.Sprintf("%d: ", idB)) {
+		t.Errorf("session B lost its page:\n%s", text)
+	}
+}
