@@ -18,14 +18,21 @@ import (
 	"io"
 	"sync"
 
+	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
 )
 
-// writeBufferSize bounds one outgoing message. rpcc refuses larger ones and
-// the default 4 KiB is too small for big scripts or inserted text; the buffer
-// is only touched as far as it is written.
+// writeBufferSize bounds one outgoing message: Chrome does not take
+// fragmented WebSocket messages, so a message must fit one buffer, and the
+// default 4 KiB is too small for big scripts or inserted text.
 const writeBufferSize = 4 << 20
+
+// writeBuffers lends write buffers to connections only while they write, so
+// that a hundred idle tabs do not each hold 4 MiB. It is shared by every
+// connection of the process, as http.DefaultTransport's idle connections
+// are.
+var writeBuffers sync.Pool
 
 // Event is one CDP event.
 type Event struct {
@@ -70,9 +77,9 @@ func DialOptions(ctx context.Context, url string, opts Options) (*Conn, error) {
 		c.queue.ready = make(chan struct{}, 1)
 	}
 	rpc, err := rpcc.DialContext(ctx, url,
-		rpcc.WithWriteBufferSize(writeBufferSize),
+		rpcc.WithDialer(dialWebSocket),
 		rpcc.WithCodec(func(rw io.ReadWriter) rpcc.Codec {
-			return &codec{enc: json.NewEncoder(rw), dec: json.NewDecoder(rw), keep: keep, q: &c.queue}
+			return &codec{w: rw, dec: json.NewDecoder(rw), keep: keep, q: &c.queue}
 		}))
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
@@ -99,15 +106,26 @@ func (c *Conn) RPC() *rpcc.Conn { return c.rpc }
 // Close closes the connection. Calls in flight fail at once.
 func (c *Conn) Close() error { return c.rpc.Close() }
 
-// codec is rpcc's JSON codec, except that events are diverted to the queue.
+// codec is rpcc's JSON codec, except that events are diverted to the queue
+// and each request is written as one WebSocket message.
 type codec struct {
-	enc  *json.Encoder
+	w    io.Writer
 	dec  *json.Decoder
 	keep func(string) bool
 	q    *queue
 }
 
-func (c *codec) WriteRequest(r *rpcc.Request) error { return c.enc.Encode(r) }
+func (c *codec) WriteRequest(r *rpcc.Request) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if len(b) > writeBufferSize {
+		return fmt.Errorf("%s: message of %d bytes is over the %d MiB a DevTools message may take", r.Method, len(b), writeBufferSize>>20)
+	}
+	_, err = c.w.Write(b)
+	return err
+}
 
 func (c *codec) ReadResponse(r *rpcc.Response) error {
 	for {
@@ -149,3 +167,49 @@ func (q *queue) take() []Event {
 	q.events = nil
 	return ev
 }
+
+// dialWebSocket connects to a DevTools WebSocket with pooled write buffers.
+func dialWebSocket(ctx context.Context, url string) (io.ReadWriteCloser, error) {
+	d := websocket.Dialer{WriteBufferSize: writeBufferSize, WriteBufferPool: &writeBuffers}
+	conn, _, err := d.DialContext(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &socket{conn: conn}, nil
+}
+
+// socket reads a WebSocket's messages as one stream, and writes each Write
+// as one message.
+type socket struct {
+	conn *websocket.Conn
+	r    io.Reader // the message being read; only the rpcc reader reads
+}
+
+func (s *socket) Read(p []byte) (int, error) {
+	for {
+		if s.r != nil {
+			n, err := s.r.Read(p)
+			if err != io.EOF {
+				return n, err
+			}
+			if n > 0 {
+				return n, nil
+			}
+		}
+		_, r, err := s.conn.NextReader()
+		if err != nil {
+			return 0, err
+		}
+		s.r = r
+	}
+}
+
+// Write sends p as one text message. rpcc serialises writes.
+func (s *socket) Write(p []byte) (int, error) {
+	if err := s.conn.WriteMessage(websocket.TextMessage, p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (s *socket) Close() error { return s.conn.Close() }
