@@ -486,14 +486,20 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 
 // ask runs fn on the actor's goroutine. Every exported method goes through
 // it. A page whose renderer crashed fails at once, except for navigating,
-// which starts a new renderer.
+// which starts a new renderer. A call cut short by the page's connection
+// closing fails with [ErrDisconnected], whatever step it was at: the
+// supervisor stops the actor a moment later, with the cause.
 func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, error)) (T, error) {
 	return actor.Ask(ctx, a.act, func(ctx context.Context) (T, error) {
+		var zero T
 		if a.crashed {
-			var zero T
 			return zero, ErrCrashed
 		}
-		return fn(ctx)
+		v, err := fn(ctx)
+		if err != nil && cdpconn.IsClosed(err) {
+			return zero, ErrDisconnected
+		}
+		return v, err
 	})
 }
 

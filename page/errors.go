@@ -18,6 +18,11 @@ var ErrCrashed = errors.New("page crashed")
 // ErrClosed is the cause given to a page actor whose target went away.
 var ErrClosed = errors.New("page closed")
 
+// ErrDisconnected replaces the error of a CDP call that failed because the
+// page's DevTools connection closed under it: rpcc's wording names sockets,
+// not what happened.
+var ErrDisconnected = errors.New("its DevTools connection closed: the tab was closed or the browser exited")
+
 // UIDError reports a uid that does not resolve on the page.
 type UIDError struct {
 	UID    string

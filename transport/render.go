@@ -241,6 +241,8 @@ func sentence(err error) string {
 		return capitalize(launch.ErrNotFound.Error()) + "."
 	case errors.Is(err, page.ErrClosed):
 		return "The page was closed while the call ran. Call list_pages to see open pages."
+	case errors.Is(err, page.ErrDisconnected):
+		return "The page went away while the call ran (" + page.ErrDisconnected.Error() + "). Call list_pages to see open pages."
 	case errors.Is(err, actor.ErrStopped):
 		return "The page went away while the call ran (" + rootCause(err) + "). Call list_pages to see open pages."
 	case errors.Is(err, actor.ErrBusy):

@@ -14,6 +14,7 @@ package cdpconn
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -23,15 +24,15 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 )
 
-// writeBufferSize bounds one outgoing message: Chrome does not take
-// fragmented WebSocket messages, so a message must fit one buffer, and the
-// default 4 KiB is too small for big scripts or inserted text.
-const writeBufferSize = 4 << 20
+// writeBufferSize is the size of one WebSocket frame we send. A bigger
+// message goes out as several frames, which Chrome reassembles (checked up
+// to 120 MiB), so unlike rpcc's own dialer, whose buffer bounds the whole
+// message, ours needs no big buffer.
+const writeBufferSize = 16 << 10
 
 // writeBuffers lends write buffers to connections only while they write, so
-// that a hundred idle tabs do not each hold 4 MiB. It is shared by every
-// connection of the process, as http.DefaultTransport's idle connections
-// are.
+// that idle tabs hold none. It is shared by every connection of the
+// process.
 var writeBuffers sync.Pool
 
 // Event is one CDP event.
@@ -103,11 +104,20 @@ func (c *Conn) Done() <-chan struct{} { return c.rpc.Context().Done() }
 // that cdp does not generate.
 func (c *Conn) RPC() *rpcc.Conn { return c.rpc }
 
+// IsClosed reports whether err says a call failed because its connection
+// closed (the target went away, the browser exited, or we closed it),
+// rather than because Chrome answered with an error.
+func IsClosed(err error) bool {
+	var c interface{ Closed() bool }
+	return errors.As(err, &c) && c.Closed()
+}
+
 // Close closes the connection. Calls in flight fail at once.
 func (c *Conn) Close() error { return c.rpc.Close() }
 
 // codec is rpcc's JSON codec, except that events are diverted to the queue
-// and each request is written as one WebSocket message.
+// and each request is written as one WebSocket message (of as many frames
+// as it takes).
 type codec struct {
 	w    io.Writer
 	dec  *json.Decoder
@@ -119,9 +129,6 @@ func (c *codec) WriteRequest(r *rpcc.Request) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
-	}
-	if len(b) > writeBufferSize {
-		return fmt.Errorf("%s: message of %d bytes is over the %d MiB a DevTools message may take", r.Method, len(b), writeBufferSize>>20)
 	}
 	_, err = c.w.Write(b)
 	return err

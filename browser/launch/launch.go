@@ -239,11 +239,28 @@ func (p *Process) Close() error {
 		// closing the read end makes their writes fail.
 		p.stderrPipe.Close()
 		<-p.stderrDone
+		p.removeSingletonDir()
 		if err := p.removeProfile(); err != nil && p.closeErr == nil {
 			p.closeErr = err
 		}
 	})
 	return p.closeErr
+}
+
+// removeSingletonDir removes the directory Chromium made in TMPDIR for its
+// singleton socket (the profile's SingletonSocket links into it). Chromium
+// deletes it when it exits cleanly; after SIGKILL or a crash it would stay,
+// one per launch. Only the two files Chromium puts there are removed, and
+// the directory only if that leaves it empty.
+func (p *Process) removeSingletonDir() {
+	target, err := os.Readlink(filepath.Join(p.profile, "SingletonSocket"))
+	if err != nil || !filepath.IsAbs(target) {
+		return
+	}
+	dir := filepath.Dir(target)
+	os.Remove(filepath.Join(dir, "SingletonSocket"))
+	os.Remove(filepath.Join(dir, "SingletonCookie"))
+	os.Remove(dir)
 }
 
 func (p *Process) removeProfile() error {
