@@ -24,7 +24,8 @@ const (
 )
 
 // DefaultNavigationTimeout bounds a navigation's wait for its document to
-// load when the caller gives no timeout (upstream: 10 s × network × CPU).
+// load when the caller gives no timeout and nothing is emulated; emulated
+// slow networks and CPUs stretch it (see [Actor.Timeouts]), as upstream.
 const DefaultNavigationTimeout = 10 * time.Second
 
 // InvalidURLError reports a URL that is not absolute or does not parse.
@@ -37,8 +38,8 @@ type Navigation struct {
 	Kind        string // NavigateURL, NavigateBack, NavigateForward or NavigateReload
 	URL         string // for NavigateURL
 	IgnoreCache bool   // for NavigateReload
-	// Timeout bounds waiting for the new document to load. If zero,
-	// DefaultNavigationTimeout.
+	// Timeout bounds waiting for the new document to load. If zero, the
+	// page's current default ([Actor.Timeouts]).
 	Timeout time.Duration
 	// HandleBeforeUnload answers a beforeunload dialog the navigation
 	// raises: "accept" (the default when empty) or "dismiss".

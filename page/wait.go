@@ -187,8 +187,9 @@ func jsonArg(v any) (runtime.CallArgument, error) {
 	return runtime.CallArgument{Value: b}, nil
 }
 
-// DefaultWaitForTimeout is wait_for's budget when the caller gives none
-// (upstream: the page's default timeout, 5 s × CPU).
+// DefaultWaitForTimeout is wait_for's budget when the caller gives none and
+// nothing is emulated; an emulated slow CPU stretches it (see
+// [Actor.Timeouts]), as upstream.
 const DefaultWaitForTimeout = 5 * time.Second
 
 // WaitForResult reports which text appeared, with the snapshot taken then.
@@ -200,7 +201,7 @@ type WaitForResult struct {
 
 // WaitForText waits until any of texts appears in any frame of the page,
 // then takes a snapshot. It fails with a [*TimeoutError] after timeout (0
-// means DefaultWaitForTimeout).
+// means the page's current default, [Actor.Timeouts]).
 func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Duration) (WaitForResult, error) {
 	if timeout <= 0 {
 		timeout = a.Timeouts().WaitFor
