@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -18,8 +19,9 @@ import (
 //	}
 //
 // Supported tags besides json: required:"true", desc:"...", enum:"a,b",
-// minItems:"1", jsonType:"number" (to advertise a number for an int field,
-// as chrome-devtools-mcp does for pageId). The schema is made from the tags,
+// minItems:"1", min:"0" and max:"100" (inclusive bounds of a number),
+// jsonType:"number" (to advertise a number for an int field, as
+// chrome-devtools-mcp does for pageId). The schema is made from the tags,
 // and decoding checks the same tags, so the two cannot drift apart.
 
 // param is one declared argument.
@@ -31,6 +33,7 @@ type param struct {
 	desc     string
 	enum     []string
 	minItems int
+	min, max *float64 // bounds of a number, nil when unbounded
 	jsonType string
 }
 
@@ -53,10 +56,23 @@ func params(t reflect.Type) []param {
 		if m := f.Tag.Get("minItems"); m != "" {
 			fmt.Sscan(m, &p.minItems)
 		}
+		p.min, p.max = bound(f.Tag.Get("min")), bound(f.Tag.Get("max"))
 		p.jsonType = f.Tag.Get("jsonType")
 		out = append(out, p)
 	}
 	return out
+}
+
+// bound parses a min or max tag; "" is no bound.
+func bound(tag string) *float64 {
+	if tag == "" {
+		return nil
+	}
+	v, err := strconv.ParseFloat(tag, 64)
+	if err != nil {
+		panic(fmt.Sprintf("transport: bad bound %q", tag))
+	}
+	return &v
 }
 
 // schemaType returns the JSON Schema type of a Go field type.
@@ -102,6 +118,12 @@ func inputSchema(t reflect.Type) map[string]any {
 		}
 		if p.minItems > 0 {
 			s["minItems"] = p.minItems
+		}
+		if p.min != nil {
+			s["minimum"] = *p.min
+		}
+		if p.max != nil {
+			s["maximum"] = *p.max
 		}
 		props[p.name] = s
 		if p.required {
@@ -183,8 +205,28 @@ func decodeArgs(tool string, raw json.RawMessage, dst any) error {
 		if p.minItems > 0 && fv.Kind() == reflect.Slice && fv.Len() < p.minItems {
 			return badArgs("Invalid argument %q for tool %q: give at least %d item(s).", p.name, tool, p.minItems)
 		}
+		if n, ok := numericValue(fv); ok && (p.min != nil && n < *p.min || p.max != nil && n > *p.max) {
+			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), fmtNum(n))
+		}
 	}
 	return nil
+}
+
+// numericValue returns the value of a numeric field, through a pointer.
+func numericValue(v reflect.Value) (float64, bool) {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return 0, false
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64:
+		return float64(v.Int()), true
+	case reflect.Float64:
+		return v.Float(), true
+	}
+	return 0, false
 }
 
 func describe(p param) string {
@@ -198,8 +240,24 @@ func describe(p param) string {
 	case reflect.Bool:
 		return "true or false"
 	case reflect.Int, reflect.Int64:
+		switch {
+		case p.max != nil:
+			return fmt.Sprintf("an integer from %s to %s", fmtBound(p.min), fmtNum(*p.max))
+		case p.min != nil && *p.min == 1:
+			return "a positive integer"
+		case p.min != nil && *p.min == 0:
+			return "a non-negative integer"
+		case p.min != nil:
+			return fmt.Sprintf("an integer of at least %s", fmtNum(*p.min))
+		}
 		return "an integer"
 	case reflect.Float64:
+		switch {
+		case p.max != nil:
+			return fmt.Sprintf("a number from %s to %s", fmtBound(p.min), fmtNum(*p.max))
+		case p.min != nil:
+			return fmt.Sprintf("a number of at least %s", fmtNum(*p.min))
+		}
 		return "a number"
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Struct {
@@ -209,6 +267,17 @@ func describe(p param) string {
 	}
 	return t.String()
 }
+
+// fmtBound prints a lower bound; an upper bound alone reads "from -∞".
+func fmtBound(b *float64) string {
+	if b == nil {
+		return "-∞"
+	}
+	return fmtNum(*b)
+}
+
+// fmtNum prints a number as an agent would write it: 10000000, not 1e+07.
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func quoteAll(s []string) string {
 	q := make([]string, len(s))

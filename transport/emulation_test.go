@@ -172,9 +172,9 @@ func TestEmulateBadInput(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"width": 0, "height": 300}, `Invalid argument "width" for tool "resize_page": expected a positive integer, got 0.`},
-		{map[string]any{"width": 500, "height": -1}, `Invalid argument "height" for tool "resize_page": expected a positive integer, got -1.`},
-		{map[string]any{"width": 500.5, "height": 300}, `Invalid argument "width" for tool "resize_page": expected an integer, got 500.5.`},
+		{map[string]any{"width": 0, "height": 300}, `Invalid argument "width" for tool "resize_page": expected an integer from 1 to 10000000, got 0.`},
+		{map[string]any{"width": 500, "height": -1}, `Invalid argument "height" for tool "resize_page": expected an integer from 1 to 10000000, got -1.`},
+		{map[string]any{"width": 500.5, "height": 300}, `Invalid argument "width" for tool "resize_page": expected an integer from 1 to 10000000, got 500.5.`},
 		{map[string]any{"width": 500}, `Missing required argument "height" for tool "resize_page": Page height`},
 	} {
 		tt.args["pageId"] = id

@@ -192,7 +192,7 @@ func TestScreenshotErrors(t *testing.T) {
 		{map[string]any{"uid": box, "fullPage": true},
 			`Error: Providing both "uid" and "fullPage" is not allowed.`},
 		{map[string]any{"quality": 101},
-			`Invalid argument "quality" for tool "take_screenshot": 101 is not between 0 and 100.`},
+			`Invalid argument "quality" for tool "take_screenshot": expected a number from 0 to 100, got 101.`},
 		{map[string]any{"format": "gif"},
 			`Invalid argument "format" for tool "take_screenshot": "gif" is not one of "png", "jpeg", "webp".`},
 		{map[string]any{"fullpage": true},

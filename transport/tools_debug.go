@@ -37,24 +37,13 @@ type pagingArgs struct {
 	PageSize, PageIdx *int
 }
 
-// check validates the arguments the schema cannot express.
-func (a pagingArgs) check(tool string) error {
-	if a.PageSize != nil && *a.PageSize <= 0 {
-		return badArgs("Invalid argument %q for tool %q: expected a positive integer, got %d.", "pageSize", tool, *a.PageSize)
-	}
-	if a.PageIdx != nil && *a.PageIdx < 0 {
-		return badArgs("Invalid argument %q for tool %q: expected a non-negative integer, got %d.", "pageIdx", tool, *a.PageIdx)
-	}
-	return nil
-}
-
 func (a pagingArgs) options() collectors.PageOptions {
 	return collectors.PageOptions{PageSize: a.PageSize, PageIdx: a.PageIdx}
 }
 
 type consoleListArgs struct {
-	PageSize                 *int     `json:"pageSize" desc:"Maximum number of messages to return. When omitted, returns all messages."`
-	PageIdx                  *int     `json:"pageIdx" desc:"Page number to return (0-based). When omitted, returns the first page."`
+	PageSize                 *int     `json:"pageSize" min:"1" desc:"Maximum number of messages to return. When omitted, returns all messages."`
+	PageIdx                  *int     `json:"pageIdx" min:"0" desc:"Page number to return (0-based). When omitted, returns the first page."`
 	Types                    []string `json:"types" enum:"log,debug,info,error,warn,dir,dirxml,table,trace,clear,startGroup,startGroupCollapsed,endGroup,assert,profile,profileEnd,count,timeEnd,verbose,issue" desc:"Filter messages to only return messages of the specified resource types. When omitted or empty, returns all messages."`
 	IncludePreservedMessages bool     `json:"includePreservedMessages" desc:"Set to true to return the preserved messages over the last 3 navigations."`
 	IncludeStackTraces       bool     `json:"includeStackTraces" desc:"Set to true to include the stack trace for each message when available. Increases the response size."`
@@ -63,9 +52,6 @@ type consoleListArgs struct {
 func runListConsole(ctx context.Context, c *call, a *consoleListArgs) error {
 	const name = "list_console_messages"
 	paging := pagingArgs{a.PageSize, a.PageIdx}
-	if err := paging.check(name); err != nil {
-		return err
-	}
 	list, err := c.page.ConsoleMessages(ctx, page.ConsoleFilter{
 		Types:            a.Types,
 		IncludePreserved: a.IncludePreservedMessages,
@@ -97,8 +83,8 @@ func runGetConsole(ctx context.Context, c *call, a *consoleGetArgs) error {
 }
 
 type networkListArgs struct {
-	PageSize                 *int     `json:"pageSize" desc:"Maximum number of requests to return. When omitted, returns all requests."`
-	PageIdx                  *int     `json:"pageIdx" desc:"Page number to return (0-based). When omitted, returns the first page."`
+	PageSize                 *int     `json:"pageSize" min:"1" desc:"Maximum number of requests to return. When omitted, returns all requests."`
+	PageIdx                  *int     `json:"pageIdx" min:"0" desc:"Page number to return (0-based). When omitted, returns the first page."`
 	ResourceTypes            []string `json:"resourceTypes" enum:"document,stylesheet,image,media,font,script,texttrack,xhr,fetch,prefetch,eventsource,websocket,manifest,signedexchange,ping,cspviolationreport,preflight,fedcm,other" desc:"Filter requests to only return requests of the specified resource types. When omitted or empty, returns all requests."`
 	IncludePreservedRequests bool     `json:"includePreservedRequests" desc:"Set to true to return the preserved requests over the last 3 navigations."`
 }
@@ -106,9 +92,6 @@ type networkListArgs struct {
 func runListNetwork(ctx context.Context, c *call, a *networkListArgs) error {
 	const name = "list_network_requests"
 	paging := pagingArgs{a.PageSize, a.PageIdx}
-	if err := paging.check(name); err != nil {
-		return err
-	}
 	list, err := c.page.NetworkRequests(ctx, page.NetworkFilter{ResourceTypes: a.ResourceTypes, IncludePreserved: a.IncludePreservedRequests})
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ const viewportFormat = "'<width>x<height>x<devicePixelRatio>[,mobile][,touch][,l
 
 type emulateArgs struct {
 	NetworkConditions    string   `json:"networkConditions" enum:"Offline,Slow 3G,Fast 3G,Slow 4G,Fast 4G" desc:"Throttle network. Omit to disable throttling."`
-	CPUThrottlingRate    *float64 `json:"cpuThrottlingRate" desc:"Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling"`
+	CPUThrottlingRate    *float64 `json:"cpuThrottlingRate" min:"1" max:"20" desc:"Represents the CPU slowdown factor. Omit or set the rate to 1 to disable throttling"`
 	Geolocation          string   "json:\"geolocation\" desc:\"Geolocation (`<latitude>,<longitude>`) to emulate. Latitude between -90 and 90. Longitude between -180 and 180. Omit to clear the geolocation override.\""
 	UserAgent            string   `json:"userAgent" desc:"User agent to emulate. Omit or set to empty string to clear the user agent override."`
 	ColorScheme          string   `json:"colorScheme" enum:"dark,light,auto" desc:"Emulate the dark or the light mode. Omit or set to \"auto\" to reset to the default."`
@@ -75,9 +75,6 @@ func (a *emulateArgs) emulation() (page.Emulation, error) {
 		PrefersReducedMotion: a.PrefersReducedMotion,
 	}
 	if r := a.CPUThrottlingRate; r != nil {
-		if !(*r >= 1 && *r <= 20) {
-			return e, badArgs("Invalid argument %q for tool %q: expected a number from 1 to 20, got %s.", "cpuThrottlingRate", "emulate", strconv.FormatFloat(*r, 'f', -1, 64))
-		}
 		e.CPU = *r
 	}
 	var err error
@@ -218,19 +215,12 @@ func validHeaderName(name string) bool {
 }
 
 type resizeArgs struct {
-	Width  int `json:"width" required:"true" desc:"Page width"`
-	Height int `json:"height" required:"true" desc:"Page height"`
+	// max is page.MaxViewportSide.
+	Width  int `json:"width" required:"true" min:"1" max:"10000000" desc:"Page width"`
+	Height int `json:"height" required:"true" min:"1" max:"10000000" desc:"Page height"`
 }
 
 func runResize(ctx context.Context, c *call, a *resizeArgs) error {
-	for _, d := range []struct {
-		name  string
-		value int
-	}{{"width", a.Width}, {"height", a.Height}} {
-		if d.value <= 0 || d.value > page.MaxViewportSide {
-			return badArgs("Invalid argument %q for tool %q: expected a positive integer, got %d.", d.name, "resize_page", d.value)
-		}
-	}
 	state, err := c.page.Resize(ctx, a.Width, a.Height)
 	c.r.state(state)
 	c.r.pages = true

@@ -56,7 +56,7 @@ type webpScreenshotArgs struct {
 
 // screenshotArgs are take_screenshot's arguments after format.
 type screenshotArgs struct {
-	Quality  *float64 `json:"quality" desc:"Compression quality for JPEG and WebP formats (0-100). Higher values mean better quality but larger file sizes. Ignored for PNG format."`
+	Quality  *float64 `json:"quality" min:"0" max:"100" desc:"Compression quality for JPEG and WebP formats (0-100). Higher values mean better quality but larger file sizes. Ignored for PNG format."`
 	UID      string   `json:"uid" desc:"The uid of an element on the page from the page content snapshot. If omitted, takes a page screenshot."`
 	FullPage bool     `json:"fullPage" desc:"If set to true takes a screenshot of the full page instead of the currently visible viewport. Incompatible with uid."`
 	FilePath string   `json:"filePath" desc:"The absolute path, or a path relative to the current working directory, to save the screenshot to instead of attaching it to the response."`
@@ -79,9 +79,6 @@ func (s *Server) runScreenshot(ctx context.Context, c *call, format string, a *s
 		MaxHeight: cfg.MaxHeight,
 	}
 	if a.Quality != nil {
-		if q := *a.Quality; !(q >= 0 && q <= 100) {
-			return badArgs("Invalid argument %q for tool %q: %v is not between 0 and 100.", "quality", "take_screenshot", q)
-		}
 		q := int(math.Round(*a.Quality))
 		opts.Quality = &q
 	}
