@@ -275,7 +275,10 @@ func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID,
 		args = append(args, runtime.CallArgument{ObjectID: r.Object.ObjectID})
 	}
 	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fmt.Sprintf(functionWrapper, src)).
-		SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(true))
+		SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(true).
+		// As Puppeteer's evaluate, which upstream uses: a script may open a
+		// popup or go full screen as a click could.
+		SetUserGesture(true))
 	if err != nil {
 		return "", err
 	}
@@ -285,7 +288,7 @@ func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID,
 // evaluateScript runs classic script text and serialises its completion
 // value.
 func evaluateScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, src string) (string, error) {
-	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(src).SetContextID(ec).SetAwaitPromise(true))
+	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(src).SetContextID(ec).SetAwaitPromise(true).SetUserGesture(true))
 	if err != nil {
 		return "", err
 	}
