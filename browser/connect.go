@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -160,7 +159,7 @@ func (s *Supervisor) start(ctx context.Context) (string, error) {
 func (s *Supervisor) lost() {
 	s.log.Warn().Msg("browser connection lost")
 	for id := range s.pages {
-		s.unregister(id, errors.New("the browser connection was lost"))
+		s.unregister(id, ErrBrowserLost)
 	}
 	s.disconnect()
 	s.publish()

@@ -35,7 +35,7 @@ func (s *Supervisor) contextID(ctx context.Context, name string) (string, error)
 		return nil
 	}, nil)
 	if err != nil {
-		return "", fmt.Errorf("create isolated context %q: %w", name, err)
+		return "", fmt.Errorf("create isolated context %q: %w", name, lostIfClosed(err))
 	}
 	s.contexts[name] = id
 	s.contextNames[id] = name

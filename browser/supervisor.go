@@ -50,6 +50,11 @@ var ErrNoPage = errors.New("no page with that id")
 // ErrLastPage is returned by [Supervisor.ClosePage] for the only open page.
 var ErrLastPage = errors.New("the last open page cannot be closed")
 
+// ErrBrowserLost is the cause of calls cut short because the browser's
+// connection went away (its process died, or a connected browser closed):
+// the next call relaunches or reconnects.
+var ErrBrowserLost = errors.New("the browser connection was lost")
+
 // ErrShutdown is the cause of calls cut short by [Supervisor.Close].
 var ErrShutdown = errors.New("tabhive is shutting down")
 
@@ -325,7 +330,7 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 	}
 	targetID, err := createTarget(ctx, w.conn, opts.Background, w.contextID)
 	if err != nil {
-		return PageInfo{}, nil, fmt.Errorf("open a tab: %w", err)
+		return PageInfo{}, nil, fmt.Errorf("open a tab: %w", lostIfClosed(err))
 	}
 	type result struct {
 		info  PageInfo
@@ -336,6 +341,15 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 		return result{e.PageInfo, s.spawn(e)}, nil
 	})
 	return r.info, r.actor, err
+}
+
+// lostIfClosed says [ErrBrowserLost] for a browser-level call that failed
+// because the browser connection closed, rather than rpcc's socket error.
+func lostIfClosed(err error) error {
+	if cdpconn.IsClosed(err) {
+		return ErrBrowserLost
+	}
+	return err
 }
 
 // ClosePage closes page id's tab. It refuses with [ErrLastPage] when it is
@@ -354,7 +368,7 @@ func (s *Supervisor) ClosePage(ctx context.Context, id int) error {
 		return err
 	}
 	if err := closeTarget(ctx, conn, e.TargetID); err != nil {
-		return fmt.Errorf("close page %d: %w", id, err)
+		return fmt.Errorf("close page %d: %w", id, lostIfClosed(err))
 	}
 	_, err = actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
 		s.unregister(e.TargetID, page.ErrClosed)

@@ -224,15 +224,25 @@ func (a *Actor) init(ctx context.Context) error {
 	defer cancel()
 	conn, err := cdpconn.Dial(ctx, a.wsURL, func(m string) bool { return events[m] || collected[m] })
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (%w)", ErrDisconnected, err)
 	}
 	a.conn, a.c = conn, conn.Client
 	// Stop when the socket goes away: target closed, renderer gone, browser
-	// gone. The actor's lifetime context bounds this goroutine.
+	// gone. Whoever owns the actor knows which (the target was destroyed,
+	// the browser was lost) and stops it with that cause; the socket alone
+	// cannot tell, so it waits goneWait for the owner first. The actor's
+	// lifetime context bounds this goroutine.
 	go func() {
 		select {
 		case <-conn.Done():
-			a.act.Stop(ErrClosed)
+		case <-a.act.Context().Done():
+			return
+		}
+		t := time.NewTimer(goneWait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			a.act.Stop(ErrDisconnected)
 		case <-a.act.Context().Done():
 		}
 	}()
@@ -487,8 +497,7 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 // ask runs fn on the actor's goroutine. Every exported method goes through
 // it. A page whose renderer crashed fails at once, except for navigating,
 // which starts a new renderer. A call cut short by the page's connection
-// closing fails with [ErrDisconnected], whatever step it was at: the
-// supervisor stops the actor a moment later, with the cause.
+// closing fails with the reason (see goneCause), whatever step it was at.
 func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, error)) (T, error) {
 	return actor.Ask(ctx, a.act, func(ctx context.Context) (T, error) {
 		var zero T
@@ -497,10 +506,31 @@ func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, 
 		}
 		v, err := fn(ctx)
 		if err != nil && cdpconn.IsClosed(err) {
-			return zero, ErrDisconnected
+			return zero, a.goneCause(ctx)
 		}
 		return v, err
 	})
+}
+
+// goneWait bounds how long a page whose connection closed waits for its
+// owner to say why (page closed, browser lost) before it stops itself with
+// [ErrDisconnected].
+const goneWait = time.Second
+
+// goneCause is why a call failed whose connection closed under it: the stop
+// cause the owner gives within goneWait, else [ErrDisconnected]. The actor
+// has nothing left to do meanwhile: its connection is gone.
+func (a *Actor) goneCause(ctx context.Context) error {
+	life := a.act.Context()
+	t := time.NewTimer(goneWait)
+	defer t.Stop()
+	select {
+	case <-life.Done():
+		return context.Cause(life)
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return ErrDisconnected
 }
 
 // call runs one blocking CDP exchange while the actor keeps applying events.

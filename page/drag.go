@@ -47,7 +47,7 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 		watch := make(chan cdpconn.Event, 4)
 		a.watch = watch
 		defer func() { a.watch = nil }()
-		res, err := a.actOn(ctx, from, actionOptions{}, func(ctx context.Context, from elementRef) error {
+		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef) error {
 			return a.dragAction(ctx, from, to, watch)
 		})
 		return a.finishInput(ctx, res, err, opts)
@@ -101,6 +101,7 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 		if err := sleep(ctx, dragSettle); err != nil {
 			return err
 		}
+		committing(ctx)
 		if err := a.c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
 			return err
 		}
@@ -109,6 +110,7 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	committing(ctx)
 	return mouse("mouseReleased", tx, ty, 0)
 }
 

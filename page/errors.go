@@ -18,10 +18,10 @@ var ErrCrashed = errors.New("page crashed")
 // ErrClosed is the cause given to a page actor whose target went away.
 var ErrClosed = errors.New("page closed")
 
-// ErrDisconnected replaces the error of a CDP call that failed because the
-// page's DevTools connection closed under it: rpcc's wording names sockets,
-// not what happened.
-var ErrDisconnected = errors.New("its DevTools connection closed: the tab was closed or the browser exited")
+// ErrDisconnected is why a call failed when the page's DevTools connection
+// closed under it, or could not be opened, and nobody said why within
+// [goneWait]: rpcc's wording names sockets, not what happened.
+var ErrDisconnected = errors.New("its DevTools connection was lost: the tab was closed or the browser exited")
 
 // UIDError reports a uid that does not resolve on the page.
 type UIDError struct {
@@ -43,10 +43,18 @@ func (e *UIDError) Error() string {
 func (e *UIDError) Unwrap() error { return e.Cause }
 
 // DialogError is returned by tools that need the renderer while a
-// JavaScript dialog blocks it.
-type DialogError struct{ Dialog Dialog }
+// JavaScript dialog blocks it, and by actions a dialog cut short.
+type DialogError struct {
+	Dialog Dialog
+	// Cut names the action (click, fill, navigation, ...) when the dialog
+	// opened before it took effect: it did not happen, or only in part.
+	Cut string
+}
 
 func (e *DialogError) Error() string {
+	if e.Cut != "" {
+		return fmt.Sprintf("a dialog opened before the %s took effect (%s: %s)", e.Cut, e.Dialog.Type, e.Dialog.Message)
+	}
 	return fmt.Sprintf("a dialog is open (%s: %s)", e.Dialog.Type, e.Dialog.Message)
 }
 

@@ -187,7 +187,7 @@ func (a *Actor) fill(ctx context.Context, uid, value string) (ActionResult, erro
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t elementRef) error {
+	return a.actOn(ctx, t, actionOptions{gate: "fill"}, func(ctx context.Context, t elementRef) error {
 		return a.fillAction(ctx, t, plan)
 	})
 }
@@ -248,13 +248,16 @@ func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
 		}
+		committing(ctx)
 		return callOn(ctx, a.c, id, setValueJS, nil, *v)
 	case "direct":
+		committing(ctx)
 		return callOn(ctx, a.c, id, setValueJS, nil, value)
 	case "text":
 		if err := callOn(ctx, a.c, id, focusTextJS, nil); err != nil {
 			return err
 		}
+		committing(ctx)
 		if value == "" {
 			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")})
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
@@ -63,8 +64,9 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 	return elementRef{uid: uid, node: n, id: id}, nil
 }
 
-// onElement resolves uid and runs an input action on it under the waiter.
-func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, action func(ctx context.Context, t elementRef) error) (InputResult, error) {
+// onElement resolves uid and runs an input action on it under the waiter;
+// what names the action (see actionOptions.gate).
+func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptions, action func(ctx context.Context, t elementRef) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
@@ -73,7 +75,7 @@ func (a *Actor) onElement(ctx context.Context, uid string, opts InputOptions, ac
 		if err != nil {
 			return InputResult{}, err
 		}
-		res, err := a.actOn(ctx, t, actionOptions{}, action)
+		res, err := a.actOn(ctx, t, actionOptions{gate: what}, action)
 		return a.finishInput(ctx, res, err, opts)
 	})
 }
@@ -88,10 +90,11 @@ func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, act
 	}
 	var ue *UnsupportedFillError
 	var fe *FillValueError
+	var de *DialogError
 	switch {
 	case errors.Is(err, errNodeGone):
 		err = &UIDError{UID: t.uid, PageID: a.id, Gone: true, Cause: err}
-	case errors.As(err, &ue), errors.As(err, &fe), errors.Is(err, ErrCrashed), ctx.Err() != nil:
+	case errors.As(err, &ue), errors.As(err, &fe), errors.As(err, &de), errors.Is(err, ErrCrashed), ctx.Err() != nil:
 	default:
 		err = &InteractError{UID: t.uid, Cause: err}
 	}
@@ -106,8 +109,13 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	if double {
 		clicks = 2
 	}
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, t elementRef) error {
+	what := "click"
+	if double {
+		what = "double click"
+	}
+	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef) error {
 		if !double && t.node.Role == "option" {
+			committing(ctx)
 			if picked, err := selectNativeOption(ctx, a.c, t.id); err != nil || picked {
 				return err
 			}
@@ -150,17 +158,22 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 	if double {
 		clicks = 2
 	}
-	return a.keyboard(ctx, opts, func(ctx context.Context) error { return mouseClick(ctx, a.c, x, y, clicks) })
+	what := "click"
+	if double {
+		what = "double click"
+	}
+	return a.keyboard(ctx, what, opts, func(ctx context.Context) error { return mouseClick(ctx, a.c, x, y, clicks) })
 }
 
 // Hover moves the mouse over the element uid names and waits for the
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, opts, func(ctx context.Context, t elementRef) error {
+	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef) error {
 		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err
 		}
+		committing(ctx)
 		return a.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
 	})
 }
@@ -173,7 +186,7 @@ func (a *Actor) PressKey(ctx context.Context, key string, opts InputOptions) (In
 	if err != nil {
 		return InputResult{}, &KeyError{Err: err}
 	}
-	return a.keyboard(ctx, opts, func(ctx context.Context) error { return pressKey(ctx, a.c, combo) })
+	return a.keyboard(ctx, "key press", opts, func(ctx context.Context) error { return pressKey(ctx, a.c, combo) })
 }
 
 // TypeText types text into the focused element, key by key where the
@@ -188,8 +201,8 @@ func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts Input
 		}
 		submit = &combo
 	}
-	return a.keyboard(ctx, opts, func(ctx context.Context) error {
-		if err := typeText(ctx, a.c, text); err != nil {
+	return a.keyboard(ctx, "typing", opts, func(ctx context.Context) error {
+		if err := typeText(ctx, a.c, text, submit == nil); err != nil {
 			return err
 		}
 		if submit != nil {
@@ -200,13 +213,13 @@ func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts Input
 }
 
 // keyboard runs an action that needs no element (keys, coordinates) under
-// the waiter.
-func (a *Actor) keyboard(ctx context.Context, opts InputOptions, action func(ctx context.Context) error) (InputResult, error) {
+// the waiter; what names the action (see actionOptions.gate).
+func (a *Actor) keyboard(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
 		}
-		res, err := a.perform(ctx, actionOptions{}, action)
+		res, err := a.perform(ctx, actionOptions{gate: what}, action)
 		return a.finishInput(ctx, res, err, opts)
 	})
 }
@@ -290,6 +303,9 @@ func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int) er
 		}
 		up := input.NewDispatchMouseEventArgs("mouseReleased", x, y).
 			SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(i)
+		if i == clicks {
+			committing(ctx) // the release makes the click
+		}
 		if err := c.Input.DispatchMouseEvent(ctx, up); err != nil {
 			return err
 		}
@@ -326,6 +342,7 @@ func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo) (err error) 
 	if combo.Key.Text != "" {
 		down = "keyDown"
 	}
+	committing(ctx) // the key itself, after its modifiers
 	if err := c.Input.DispatchKeyEvent(ctx, keyEvent(down, combo.Key, combo.Mask())); err != nil {
 		return err
 	}
@@ -382,8 +399,19 @@ func releaseObject(c *cdp.Client, id runtime.RemoteObjectID) {
 
 // typeText sends text as key presses; characters the keyboard layout lacks
 // (accents, emoji) are inserted as text, as an IME would.
-func typeText(ctx context.Context, c *cdp.Client, text string) error {
-	for _, r := range text {
+//
+// With commit, the last character is the typing's decisive step (see
+// committing); without, the caller has one after it (a submit key).
+func typeText(ctx context.Context, c *cdp.Client, text string, commit bool) error {
+	_, size := utf8.DecodeLastRuneInString(text)
+	last := len(text) - size
+	if commit && text == "" {
+		committing(ctx)
+	}
+	for i, r := range text {
+		if commit && i == last {
+			committing(ctx)
+		}
 		k, ok := keys.ForText(r)
 		if !ok {
 			if err := c.Input.InsertText(ctx, input.NewInsertTextArgs(string(r))); err != nil {

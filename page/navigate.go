@@ -13,6 +13,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/browser/cdpconn"
 )
 
 // Navigation kinds, as navigate_page names them.
@@ -83,6 +84,9 @@ func (a *Actor) Navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		crashed := a.crashed
 		a.crashed = false
 		res, err := a.navigate(ctx, nav)
+		if err != nil && cdpconn.IsClosed(err) {
+			return res, a.goneCause(ctx)
+		}
 		if err != nil && crashed {
 			a.crashed = true
 			return res, fmt.Errorf("%w: %w", ErrCrashed, err)
@@ -176,13 +180,24 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		return res, fmt.Errorf("unknown navigation type %q", nav.Kind)
 	}
 
+	loader, before := a.mainLoader(), a.url
 	r, err := a.perform(ctx, opts, action)
+	if err == nil && a.dialog != nil && a.mainLoader() == loader && a.url == before {
+		// The dialog came from the page being left, before the new document
+		// committed: the navigation has not happened (it may once the dialog
+		// is handled).
+		err = &DialogError{Dialog: *a.dialog, Cut: "navigation"}
+	}
 	if err != nil {
+		var de *DialogError
+		if errors.As(err, &de) {
+			return res, err
+		}
 		var ne *NavigationError
 		if errors.As(err, &ne) {
 			return res, ne
 		}
-		if ctx.Err() == nil && !errors.Is(err, ErrCrashed) {
+		if ctx.Err() == nil && !errors.Is(err, ErrCrashed) && !cdpconn.IsClosed(err) {
 			return res, &NavigationError{Kind: nav.Kind, Reason: err.Error()}
 		}
 		return res, err
@@ -197,6 +212,15 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		}
 	}
 	return res, nil
+}
+
+// mainLoader is the loader id of the main frame's document: a new document
+// gets a new one, a same-document navigation keeps it.
+func (a *Actor) mainLoader() string {
+	if f := a.frames[a.mainFrame]; f != nil {
+		return f.loaderID
+	}
+	return ""
 }
 
 // BringToFront focuses the page's tab and brings it to the top of its

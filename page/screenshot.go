@@ -13,6 +13,8 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/browser/cdpconn"
 )
 
 // Image formats of [Actor.Screenshot].
@@ -195,6 +197,9 @@ func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts Sc
 	}
 	r, err := c.Page.CaptureScreenshot(ctx, args)
 	if err != nil {
+		if cdpconn.IsClosed(err) {
+			return nil, err // ask says why
+		}
 		return nil, fmt.Errorf("take screenshot: %v", chromeMessage(err))
 	}
 	return r.Data, nil

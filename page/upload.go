@@ -78,7 +78,7 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []
 	watch := make(chan cdpconn.Event, 4)
 	a.watch = watch
 	defer func() { a.watch = nil }()
-	res, err := a.actOn(ctx, t, actionOptions{}, func(ctx context.Context, t elementRef) error {
+	res, err := a.actOn(ctx, t, actionOptions{gate: "upload"}, func(ctx context.Context, t elementRef) error {
 		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err

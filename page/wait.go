@@ -92,6 +92,27 @@ type actionOptions struct {
 	// handleDialog, if non-nil, answers dialogs of the types it accepts
 	// while the action runs, instead of stopping at them.
 	handleDialog func(typ string) (answer dialogAnswer, ok bool)
+	// gate names an action that marks its decisive step with [committing]
+	// ("click", "fill"): a dialog that opens before that step cut the
+	// action short, and perform fails with a [*DialogError] naming it
+	// rather than report the action done. "" for actions without one.
+	gate string
+}
+
+// actionProgress is how far a gated action got.
+type actionProgress struct{ committed atomic.Bool }
+
+type progressKey struct{}
+
+// committing marks, in the context perform gave an action, that the action
+// is about to take its decisive step: the mouse release of a click, the
+// insertion of a fill's text. A dialog that opens during or after that step
+// was opened by the action; one that opens before it stopped the action
+// (the click's mouse move opened an alert, so there was no click).
+func committing(ctx context.Context) {
+	if p, ok := ctx.Value(progressKey{}).(*actionProgress); ok {
+		p.committed.Store(true)
+	}
 }
 
 // dialogAnswer is how to close a dialog.
@@ -140,11 +161,12 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	wctx, cancel := within(ctx)
 	defer cancel()
 	var acted atomic.Bool // written by the waiter goroutine, read here after it
+	progress := &actionProgress{}
 	// The waiter stops at dialogs itself (or handles them), so the wait is
 	// interrupted only by a crash.
 	err := a.act.Await(wctx, func(ctx context.Context) error {
 		_, err := w.Run(ctx, quietProbe{a.c}, func(ctx context.Context) error {
-			if err := action(ctx); err != nil {
+			if err := action(context.WithValue(ctx, progressKey{}, progress)); err != nil {
 				return &actionError{err}
 			}
 			acted.Store(true)
@@ -170,6 +192,9 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	(*eventSource)(a).Apply() // report what has already arrived
 	if a.dialog != nil {
 		res.Dialog = true
+		if opts.gate != "" && !progress.committed.Load() && !acted.Load() {
+			return res, &DialogError{Dialog: *a.dialog, Cut: opts.gate}
+		}
 	}
 	if a.url != before {
 		res.NavigatedTo = a.url

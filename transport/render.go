@@ -179,7 +179,14 @@ func sentence(err error) string {
 		return s
 	}
 	if de, ok := errorsAs[*page.DialogError](err); ok {
-		return fmt.Sprintf("A dialog is open (%s: %s).", de.Dialog.Type, de.Dialog.Message)
+		open := fmt.Sprintf("A dialog is open (%s: %s)", de.Dialog.Type, de.Dialog.Message)
+		switch de.Cut {
+		case "":
+			return open + "."
+		case "navigation":
+			return open + ": the page being left opened it before the navigation finished, so the navigation has not happened yet and may complete once the dialog is handled. Handle it with handle_dialog, then take a snapshot to see which page is loaded."
+		}
+		return fmt.Sprintf("%s: it opened before the %s took effect, so the %s did not happen, or only in part. Handle it with handle_dialog, then check the page and retry.", open, de.Cut, de.Cut)
 	}
 	if ue, ok := errorsAs[*page.UIDError](err); ok {
 		if ue.Gone {
@@ -239,6 +246,8 @@ func sentence(err error) string {
 		return "The page's renderer crashed; other pages are unaffected. Navigate it (navigate_page) to load it again, or close it with close_page."
 	case errors.Is(err, launch.ErrNotFound):
 		return capitalize(launch.ErrNotFound.Error()) + "."
+	case errors.Is(err, browser.ErrBrowserLost):
+		return "The browser connection was lost. The next call starts a new browser, or reconnects to it; call list_pages to see its pages."
 	case errors.Is(err, page.ErrClosed):
 		return "The page was closed while the call ran. Call list_pages to see open pages."
 	case errors.Is(err, page.ErrDisconnected):

@@ -1,0 +1,448 @@
+//go:build ignore
+
+// cdp_ceiling measures how many iterations per second Chromium itself can do
+// of the side-by-side harness's interact scenario (bench/mcpbench.mjs):
+// the same browser work, straight over CDP from a minimal Go loop, with no
+// MCP server and no settle waits after actions. Its figure is the ceiling
+// the MCP servers' figures in BENCHMARKS.md are compared with.
+//
+//	go run ./docs/bench/cdp_ceiling.go -agents 8 -iterations 5
+//
+// Chromium is started with tabhive's own launcher (same flags, headless).
+// Each of the -agents agents does one unmeasured warm-up iteration, then
+// -iterations measured ones, each on a page of its own in a window of its
+// own: open /button-async and wait for its load, snapshot
+// (Accessibility.getFullAXTree), click "Run task", wait for "Done 1",
+// navigate to /nav-a, snapshot, click "Go to page B" and wait for /nav-b's
+// load, snapshot and check "Page B loaded", close the page. The fixture
+// pages are served byte for byte as the harness's fixtures/server.mjs does.
+// It prints one JSON line on stdout and a summary on stderr.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/input"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/protocol/target"
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/browser/launch"
+)
+
+// fixture wraps a body as fixtures/server.mjs's page() does.
+func fixture(title, body string) string {
+	return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + title +
+		"</title>\n<link rel=\"icon\" href=\"data:,\"></head>\n<body>\n" + body + "\n</body></html>"
+}
+
+var fixtures = map[string]string{
+	"/button-async": fixture("Button async", `<h1>Button async</h1>
+<button id="go" type="button">Run task</button>
+<div id="out"></div>
+<script>
+let n = 0;
+document.getElementById('go').addEventListener('click', () => {
+  const k = ++n;
+  setTimeout(() => {
+    const p = document.createElement('p');
+    p.textContent = 'Done ' + k;
+    document.getElementById('out').appendChild(p);
+  }, 50);
+});
+</script>`),
+	"/nav-a": fixture("Page A", `<h1>Page A</h1>
+<p><a id="to-b" href="/nav-b">Go to page B</a></p>`),
+	"/nav-b": fixture("Page B", `<h1>Page B</h1><p>Page B loaded</p>`),
+}
+
+// waitText resolves once the page's visible text contains the text passed
+// as argument: a MutationObserver, so the wait ends on the change itself.
+const waitText = `(want) => new Promise((resolve) => {
+  const has = () => document.body.innerText.includes(want);
+  if (has()) return resolve(true);
+  new MutationObserver((_, o) => { if (has()) { o.disconnect(); resolve(true); } })
+    .observe(document.body, {childList: true, subtree: true, characterData: true});
+})`
+
+const callTimeout = 30 * time.Second
+
+func main() {
+	agents := flag.Int("agents", 1, "concurrent agents, each on its own page")
+	iterations := flag.Int("iterations", 5, "measured iterations per agent")
+	chromium := flag.String("chromium", "", "Chromium binary (default: the first found on PATH, as launch.FindExecutable)")
+	label := flag.String("label", "cdp-direct", "label copied into the output")
+	flag.Parse()
+	if err := run(*agents, *iterations, *chromium, *label); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(agents, iterations int, chromium, label string) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen for fixtures: %w", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(serveFixture)}
+	go srv.Serve(ln)
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+
+	ctx := context.Background()
+	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: chromium, Headless: true})
+	if err != nil {
+		return fmt.Errorf("launch chromium: %w", err)
+	}
+	defer proc.Close()
+	// The browser connection only creates and closes targets: no events.
+	browser, err := cdpconn.Dial(ctx, proc.WebSocketURL(), func(string) bool { return false })
+	if err != nil {
+		return fmt.Errorf("connect to browser: %w", err)
+	}
+	defer browser.Close()
+	u, err := url.Parse(proc.WebSocketURL())
+	if err != nil {
+		return fmt.Errorf("parse browser endpoint: %w", err)
+	}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, steps: map[string][]time.Duration{}}
+
+	// Warm-up: every agent runs one iteration at once, as they will in the
+	// measured phase; then its step times are forgotten.
+	if failed := b.phase("warm-up", agents, 1); failed > 0 {
+		return fmt.Errorf("%d warm-up iterations failed", failed)
+	}
+	b.steps = map[string][]time.Duration{}
+	start := time.Now()
+	failed := b.phase("measured", agents, iterations)
+	wall := time.Since(start).Seconds()
+	ok := agents*iterations - failed
+
+	out := struct {
+		Label          string                        `json:"label"`
+		Agents         int                           `json:"agents"`
+		Iterations     int                           `json:"iterations"`
+		IterationsOK   int                           `json:"iterations_ok"`
+		IterationsFail int                           `json:"iterations_failed"`
+		WallS          float64                       `json:"wall_s"`
+		IterationsPerS float64                       `json:"iterations_per_s"`
+		StepMS         map[string]map[string]float64 `json:"step_ms"`
+	}{label, agents, iterations, ok, failed, round(wall, 3), round(float64(ok)/wall, 2), map[string]map[string]float64{}}
+	for name, d := range b.steps {
+		out.StepMS[name] = map[string]float64{"p50": percentile(d, 50), "p95": percentile(d, 95)}
+	}
+	line, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(line))
+	fmt.Fprintf(os.Stderr, "%s: %d agents x %d iterations: %d ok, %d failed in %.2f s, %.2f iterations/s\n",
+		label, agents, iterations, ok, failed, wall, out.IterationsPerS)
+	if failed > 0 {
+		return fmt.Errorf("%d iterations failed", failed)
+	}
+	return nil
+}
+
+func serveFixture(w http.ResponseWriter, r *http.Request) {
+	html, ok := fixtures[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, html)
+}
+
+// bench holds what the agents share: the browser connection and the step
+// times of the measured phase.
+type bench struct {
+	browser *cdp.Client
+	wsHost  string // host:port of the DevTools endpoint
+	base    string // fixture server URL
+
+	mu    sync.Mutex
+	steps map[string][]time.Duration
+}
+
+// phase runs n iterations on each of k agents in parallel and returns how
+// many failed; failures are reported on stderr.
+func (b *bench) phase(name string, k, n int) (failed int) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for a := 0; a < k; a++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				if err := b.iteration(a, i); err != nil {
+					fmt.Fprintf(os.Stderr, "%s: agent %d iteration %d: %v\n", name, a, i, err)
+					mu.Lock()
+					failed++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return failed
+}
+
+// step times fn, run under its own deadline.
+func (b *bench) step(name string, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	t := time.Now()
+	err := fn(ctx)
+	b.mu.Lock()
+	b.steps[name] = append(b.steps[name], time.Since(t))
+	b.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// iteration is the interact scenario, once.
+func (b *bench) iteration(agent, iter int) (err error) {
+	var p *tab
+	err = b.step("open", func(ctx context.Context) (err error) {
+		p, err = b.open(ctx, fmt.Sprintf("%s/button-async?agent=%d&iter=%d", b.base, agent, iter))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := b.step("close", p.close); err == nil {
+			err = cerr
+		}
+	}()
+
+	var nodes []accessibility.AXNode
+	snapshot := func(ctx context.Context) (err error) { nodes, err = p.snapshot(ctx); return err }
+	steps := []struct {
+		name string
+		fn   func(context.Context) error
+	}{
+		{"snapshot", snapshot},
+		{"click", func(ctx context.Context) error { return p.click(ctx, nodes, "button", "Run task", "") }},
+		{"wait_for", func(ctx context.Context) error { return p.waitFor(ctx, "Done 1") }},
+		{"navigate", func(ctx context.Context) error { return p.navigate(ctx, b.base+"/nav-a") }},
+		{"snapshot", snapshot},
+		{"click", func(ctx context.Context) error { return p.click(ctx, nodes, "link", "Go to page B", "/nav-b") }},
+		{"snapshot", snapshot},
+	}
+	for _, s := range steps {
+		if err := b.step(s.name, s.fn); err != nil {
+			return err
+		}
+	}
+	if !hasText(nodes, "Page B loaded") {
+		return errors.New(`check failed: snapshot after clicking the link lacks "Page B loaded"`)
+	}
+	return nil
+}
+
+// tab is one page with its own DevTools connection, which queues only the
+// two events a load wait needs, in the order Chrome sent them.
+type tab struct {
+	b    *bench
+	id   target.ID
+	conn *cdpconn.Conn
+}
+
+// open creates a page in a window of its own (a background tab gets no
+// animation frames and mouse moves stall), connects to it and loads url.
+func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
+	r, err := b.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank").SetNewWindow(true))
+	if err != nil {
+		return nil, fmt.Errorf("create target: %w", err)
+	}
+	p := &tab{b: b, id: r.TargetID}
+	p.conn, err = cdpconn.Dial(ctx, "ws://"+b.wsHost+"/devtools/page/"+string(r.TargetID), func(m string) bool {
+		return m == "Page.frameNavigated" || m == "Page.loadEventFired"
+	})
+	if err == nil {
+		err = p.conn.Client.Page.Enable(ctx)
+	}
+	if err == nil {
+		err = p.navigate(ctx, rawURL)
+	}
+	if err != nil {
+		p.close(ctx)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *tab) close(ctx context.Context) error {
+	if p.conn != nil {
+		p.conn.Close()
+	}
+	_, err := p.b.browser.Target.CloseTarget(ctx, target.NewCloseTargetArgs(p.id))
+	return err
+}
+
+func (p *tab) navigate(ctx context.Context, rawURL string) error {
+	r, err := p.conn.Client.Page.Navigate(ctx, page.NewNavigateArgs(rawURL))
+	if err != nil {
+		return err
+	}
+	if r.ErrorText != nil {
+		return fmt.Errorf("navigate to %s: %s", rawURL, *r.ErrorText)
+	}
+	u, _ := url.Parse(rawURL)
+	return p.waitLoad(ctx, u.Path)
+}
+
+// waitLoad waits for the main frame to commit a document at path and fire
+// its load event. Matching the commit first keeps a late load event of the
+// previous document (the initial about:blank) from ending the wait.
+func (p *tab) waitLoad(ctx context.Context, path string) error {
+	committed := false
+	for {
+		for _, ev := range p.conn.Take() {
+			switch ev.Method {
+			case "Page.frameNavigated":
+				var e page.FrameNavigatedReply
+				if err := json.Unmarshal(ev.Params, &e); err != nil {
+					return err
+				}
+				if e.Frame.ParentID == nil {
+					u, err := url.Parse(e.Frame.URL)
+					committed = err == nil && u.Path == path
+				}
+			case "Page.loadEventFired":
+				if committed {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-p.conn.Ready():
+		case <-p.conn.Done():
+			return errors.New("page connection closed while waiting for load")
+		case <-ctx.Done():
+			return fmt.Errorf("wait for load of %s: %w", path, ctx.Err())
+		}
+	}
+}
+
+func (p *tab) snapshot(ctx context.Context) ([]accessibility.AXNode, error) {
+	r, err := p.conn.Client.Accessibility.GetFullAXTree(ctx, accessibility.NewGetFullAXTreeArgs())
+	if err != nil {
+		return nil, err
+	}
+	return r.Nodes, nil
+}
+
+// click clicks the centre of the node of that role and name, as a user
+// would; if loads is not empty, it then waits for that page to load.
+func (p *tab) click(ctx context.Context, nodes []accessibility.AXNode, role, name, loads string) error {
+	node, ok := find(nodes, role, name)
+	if !ok {
+		return fmt.Errorf("check failed: %s %q not in snapshot", role, name)
+	}
+	c := p.conn.Client
+	if err := c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node)); err != nil {
+		return err
+	}
+	q, err := c.DOM.GetContentQuads(ctx, dom.NewGetContentQuadsArgs().SetBackendNodeID(node))
+	if err != nil {
+		return err
+	}
+	if len(q.Quads) == 0 || len(q.Quads[0]) != 8 {
+		return fmt.Errorf("%s %q has no box", role, name)
+	}
+	b := q.Quads[0]
+	x, y := (b[0]+b[2]+b[4]+b[6])/4, (b[1]+b[3]+b[5]+b[7])/4
+	for _, ev := range []*input.DispatchMouseEventArgs{
+		input.NewDispatchMouseEventArgs("mouseMoved", x, y),
+		input.NewDispatchMouseEventArgs("mousePressed", x, y).SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(1),
+		input.NewDispatchMouseEventArgs("mouseReleased", x, y).SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(1),
+	} {
+		if err := c.Input.DispatchMouseEvent(ctx, ev); err != nil {
+			return err
+		}
+	}
+	if loads == "" {
+		return nil
+	}
+	return p.waitLoad(ctx, loads)
+}
+
+func (p *tab) waitFor(ctx context.Context, text string) error {
+	// The harness gives wait_for 5 s.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	arg, _ := json.Marshal(text)
+	r, err := p.conn.Client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("("+waitText+")("+string(arg)+")").SetAwaitPromise(true))
+	if err != nil {
+		return err
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("wait for %q: %s", text, r.ExceptionDetails.Text)
+	}
+	return nil
+}
+
+// find returns the DOM node of the first accessibility node with that role
+// and name.
+func find(nodes []accessibility.AXNode, role, name string) (dom.BackendNodeID, bool) {
+	for _, n := range nodes {
+		if n.Role == nil || n.Name == nil || n.BackendDOMNodeID == nil {
+			continue
+		}
+		var r, nm string
+		json.Unmarshal(n.Role.Value, &r)
+		json.Unmarshal(n.Name.Value, &nm)
+		if r == role && nm == name {
+			return *n.BackendDOMNodeID, true
+		}
+	}
+	return 0, false
+}
+
+// hasText reports whether some accessibility node is named text.
+func hasText(nodes []accessibility.AXNode, text string) bool {
+	for _, n := range nodes {
+		var nm string
+		if n.Name != nil && json.Unmarshal(n.Name.Value, &nm) == nil && nm == text {
+			return true
+		}
+	}
+	return false
+}
+
+// percentile is the nearest-rank percentile in milliseconds, rounded to
+// 0.1 as the harness does.
+func percentile(d []time.Duration, p float64) float64 {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	i = max(0, min(len(s)-1, i))
+	return round(float64(s[i])/float64(time.Millisecond), 1)
+}
+
+func round(x float64, digits int) float64 {
+	f := math.Pow(10, float64(digits))
+	return math.Round(x*f) / f
+}
