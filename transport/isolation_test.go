@@ -178,12 +178,12 @@ func TestQueuedCallPastDeadlineNeverRuns(t *testing.T) {
 }
 
 // TestDialogStallsOnlyItsPage: an alert open on page A; four other pages
-// run evaluate/click/snapshot loops that all succeed, none slower than a
-// generous bound (a stall would hold a call until the dialog is handled);
-// list_pages answers fast; A's own calls fail at once with the notice. The
-// latency ratio with and without the alert is logged, not asserted: on a
-// shared 2-core machine two sequential medians differ by the load alone.
-// docs/BENCHMARKS.md records it.
+// run evaluate/click/snapshot loops that all succeed, at about the median
+// latency they have without it; list_pages answers fast; A's own calls fail
+// at once with the notice. Rounds without and with the alert alternate, so
+// that the load of a shared machine weighs on both alike; the bound on the
+// ratio is looser than the 20% a quiet machine shows (docs/BENCHMARKS.md),
+// as it must hold on a loaded one, and a stall would cost seconds.
 func TestDialogStallsOnlyItsPage(t *testing.T) {
 	t.Parallel()
 	base := isolationFixtures(t)
@@ -232,23 +232,45 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 		return lat[len(lat)/2], lat[len(lat)-1]
 	}
 	loops() // warm up
-	without, _ := loops()
-	text := must(t, cs, "click", map[string]any{"pageId": a, "uid": uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": a}), "button", "Alert")})
-	if !strings.Contains(text, "alert: stuck.") {
-		t.Fatalf("alert not reported: %q", text)
+	alert := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": a}), "button", "Alert")
+	var without, with []time.Duration
+	var slowest time.Duration
+	for round := 0; round < 3; round++ {
+		m, _ := loops()
+		without = append(without, m)
+		text := must(t, cs, "click", map[string]any{"pageId": a, "uid": alert})
+		if !strings.Contains(text, "alert: stuck.") {
+			t.Fatalf("alert not reported: %q", text)
+		}
+		m, worst := loops()
+		with = append(with, m)
+		slowest = max(slowest, worst)
+		if round < 2 {
+			must(t, cs, "handle_dialog", map[string]any{"pageId": a, "action": "accept"})
+		}
 	}
-	with, slowest := loops()
-	t.Logf("median latency of 4 pages' loops: %v without the alert, %v with it (ratio %.2f); slowest call with it %v",
-		without, with, float64(with)/float64(without), slowest)
+	slices.Sort(without)
+	slices.Sort(with)
+	ratio := float64(with[1]) / float64(without[1])
+	t.Logf("median latency of 4 pages' loops over 3 rounds: %v without the alert, %v with it (ratio %.2f); slowest call with it %v",
+		without[1], with[1], ratio, slowest)
+	if float64(with[1]) > 1.5*float64(without[1])+float64(30*time.Millisecond) {
+		t.Errorf("median latency with an alert open elsewhere: %v, without: %v", with[1], without[1])
+	}
 	if slowest > 3*time.Second {
 		t.Errorf("a call on another page took %v with an alert open on page %d", slowest, a)
 	}
-	d, _, _ := timeCall(t, cs, "list_pages", nil)
-	if d > time.Second {
-		t.Errorf("list_pages took %v with an alert open", d)
+	var lists []time.Duration
+	for range 5 {
+		d, _, _ := timeCall(t, cs, "list_pages", nil)
+		lists = append(lists, d)
+	}
+	slices.Sort(lists)
+	if lists[2] > 100*time.Millisecond {
+		t.Errorf("list_pages took %v (median of 5) with an alert open", lists[2])
 	}
 	d, text, isErr := timeCall(t, cs, "take_snapshot", map[string]any{"pageId": a})
-	if !isErr || !strings.HasPrefix(text, "# Open dialog\nalert: stuck.") || d > 100*time.Millisecond {
+	if !isErr || !strings.HasPrefix(text, "# Open dialog\nalert: stuck.") || d > 250*time.Millisecond {
 		t.Errorf("page A's snapshot: %v after %v: %q", isErr, d, text)
 	}
 	must(t, cs, "handle_dialog", map[string]any{"pageId": a, "action": "accept"})
