@@ -283,14 +283,15 @@ func isPage(t target.Info) bool {
 	return true
 }
 
-// createTarget opens a page in a window of its own, so that every page is
-// the visible tab of its window. Chrome gives a background tab no animation
-// frames and a mouse move waits for one: 5 s, or with the focus emulation
-// page actors turn on, now and then 1 s (measured 2026-11-29: four pages in
-// one window, concurrent hovers took 1.02 s on two of them; in four
-// windows, 130 ms on all).
+// createTarget opens a page as a tab. Not in a window of its own, though a
+// background tab renders less (Chrome sends a mouse move with the next
+// animation frame, and a background tab may wait up to a second for one,
+// even with the focus emulation page actors turn on): a window per page
+// made each new_page cost the browser's UI thread a window, and the
+// harness's interact scenario at 8 agents ran at 2.7 iterations/s instead
+// of 3.6 (docs/BENCHMARKS.md, 2026-11-29).
 func createTarget(ctx context.Context, conn *cdpconn.Conn, background bool, contextID string) (string, error) {
-	args := target.NewCreateTargetArgs("about:blank").SetNewWindow(true)
+	args := target.NewCreateTargetArgs("about:blank")
 	if background {
 		args.SetBackground(true)
 	}

@@ -104,14 +104,12 @@ type Target struct {
 	WebSocketURL string // the tab's own DevTools endpoint
 }
 
-// NewTab opens a tab on about:blank, in a window of its own as the
-// supervisor opens pages (a background tab gets no animation frames), and
-// closes it when the test ends.
+// NewTab opens a tab on about:blank and closes it when the test ends.
 func (b *Browser) NewTab(t testing.TB) Target {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	r, err := b.conn.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank").SetNewWindow(true))
+	r, err := b.conn.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
 	if err != nil {
 		t.Fatalf("create tab: %v", err)
 	}

@@ -49,9 +49,9 @@ func FindExecutable(path string) (string, error) {
 // out to Google services, which on a closed network makes it stall at start
 // (DESIGN §9), from showing first-run UI, and from throttling background
 // tabs: every tab may be some agent's foreground. The WebUI omnibox popups
-// are off because every window preloads them into a renderer of their own:
-// with a window per page (see browser.createTarget), about 1.4 s of CPU per
-// new page, measured on Chromium 156.
+// are off because every window preloads them into a renderer of their own
+// (measured on Chromium 156: about 1.4 s of CPU per window, and a renderer
+// busy for the first seconds of every run).
 var Flags = []string{
 	"--disable-background-timer-throttling",
 	"--disable-renderer-backgrounding",
