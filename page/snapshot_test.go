@@ -132,13 +132,6 @@ func TestSnapshotFidelity(t *testing.T) {
 	}
 }
 
-// TestSnapshotDump prints the AX tree's default snapshot of the pages in
-// $DUMPDIR (default testdata/snapshot) whose name contains $DUMP ("all" for
-// every page), with the walker's differences, or with $VERBOSE set the
-// verbose AX tree: a tool for growing the corpus.
-//
-//	DUMP=forms go test -run TestSnapshotDump -v ./page/
-//
 // TestSnapshotFidelityGenerated holds the walker against the AX tree on the
 // benchmark's pages, at a size the AX tree answers quickly.
 func TestSnapshotFidelityGenerated(t *testing.T) {
@@ -160,6 +153,12 @@ func TestSnapshotFidelityGenerated(t *testing.T) {
 	}
 }
 
+// TestSnapshotDump prints the AX tree's default snapshot of the pages in
+// $DUMPDIR (default testdata/snapshot) whose name contains $DUMP ("all" for
+// every page), with the walker's differences, or with $VERBOSE set the
+// verbose AX tree: a tool for growing the corpus.
+//
+//	DUMP=forms go test -run TestSnapshotDump -v ./page/
 func TestSnapshotDump(t *testing.T) {
 	if os.Getenv("DUMP") == "" {
 		t.Skip("set DUMP to a page name")

@@ -10,8 +10,8 @@
 //
 // Chromium is started with tabhive's own launcher (same flags, headless).
 // Each of the -agents agents does one unmeasured warm-up iteration, then
-// -iterations measured ones, each on a page of its own in a window of its
-// own: open /button-async and wait for its load, snapshot
+// -iterations measured ones, each on a page of its own (a tab, as tabhive
+// opens them; -new-window for a window each): open /button-async and wait for its load, snapshot
 // (Accessibility.getFullAXTree), click "Run task", wait for "Done 1",
 // navigate to /nav-a, snapshot, click "Go to page B" and wait for /nav-b's
 // load, snapshot and check "Page B loaded", close the page. The fixture
@@ -89,13 +89,14 @@ func main() {
 	iterations := flag.Int("iterations", 5, "measured iterations per agent")
 	chromium := flag.String("chromium", "", "Chromium binary (default: the first found on PATH, as launch.FindExecutable)")
 	label := flag.String("label", "cdp-direct", "label copied into the output")
+	newWindow := flag.Bool("new-window", false, "open each page in a window of its own instead of a tab")
 	flag.Parse()
-	if err := run(*agents, *iterations, *chromium, *label); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string) error {
+func run(agents, iterations int, chromium, label string, newWindow bool) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -121,7 +122,7 @@ func run(agents, iterations int, chromium, label string) error {
 	if err != nil {
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
-	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, steps: map[string][]time.Duration{}}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, steps: map[string][]time.Duration{}}
 
 	// Warm-up: every agent runs one iteration at once, as they will in the
 	// measured phase; then its step times are forgotten.
@@ -177,6 +178,8 @@ type bench struct {
 	browser *cdp.Client
 	wsHost  string // host:port of the DevTools endpoint
 	base    string // fixture server URL
+
+	newWindow bool // open pages as windows rather than tabs
 
 	mu    sync.Mutex
 	steps map[string][]time.Duration
@@ -269,10 +272,10 @@ type tab struct {
 	conn *cdpconn.Conn
 }
 
-// open creates a page in a window of its own (a background tab gets no
-// animation frames and mouse moves stall), connects to it and loads url.
+// open creates a page (a tab, or a window with -new-window), connects to it
+// and loads url.
 func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
-	r, err := b.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank").SetNewWindow(true))
+	r, err := b.browser.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank").SetNewWindow(b.newWindow))
 	if err != nil {
 		return nil, fmt.Errorf("create target: %w", err)
 	}
