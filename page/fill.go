@@ -9,6 +9,7 @@ import (
 	"github.com/mafredri/cdp/protocol/input"
 
 	"github.com/tabhive/tabhive/page/internal/keys"
+	"github.com/tabhive/tabhive/page/snapshot"
 )
 
 // UnsupportedFillError reports an element fill cannot set.
@@ -106,15 +107,19 @@ func (a *Actor) planFill(ctx context.Context, t elementRef, value string) (fillP
 	if t.node.Role != "combobox" {
 		return p, nil
 	}
+	var opts []*snapshot.Node
 	for _, c := range t.node.Children {
-		if c.Role != "option" {
-			continue
+		if c.Role == "option" {
+			opts = append(opts, c)
 		}
-		id, err := a.nodeID(ctx, c)
-		if err != nil {
-			return p, err
-		}
-		p.options = append(p.options, option{name: c.Name, id: id})
+	}
+	// One round of lookups for all options rather than one after another.
+	ids, err := a.nodeIDs(ctx, opts)
+	if err != nil {
+		return p, err
+	}
+	for i, c := range opts {
+		p.options = append(p.options, option{name: c.Name, id: ids[i]})
 	}
 	return p, nil
 }

@@ -200,6 +200,11 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 	// The goroutine ends when action returns, which it does once actx is
 	// cancelled at the latest.
 	go func() { result <- action(actx) }()
+	// Events other than dialogs are held here and put back once, when the
+	// action is over: putting them back at each wake-up would signal ready
+	// again and spin until the action returns.
+	var held []event
+	defer func() { w.requeue(held) }()
 	for {
 		select {
 		case err := <-result:
@@ -207,10 +212,9 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 		case <-ctx.Done():
 			return res, true, context.Cause(ctx)
 		case <-w.ready:
-			var rest []event
 			for _, e := range w.take() {
 				if e.kind != dialogOpened {
-					rest = append(rest, e)
+					held = append(held, e)
 					continue
 				}
 				if w.cfg.HandleDialog != nil && w.cfg.HandleDialog(ctx, e.id) {
@@ -220,7 +224,6 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 				res.Dialog = true
 				return res, true, nil
 			}
-			w.requeue(rest)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package waiter_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -269,4 +270,47 @@ func TestRunHonoursContext(t *testing.T) {
 			t.Fatalf("Run returned after %v, want at the 500ms deadline", took)
 		}
 	})
+}
+
+// TestActionWaitDoesNotSpin: events that arrive while the action runs (a
+// request it started) are held for the wait after it, and the waiter sleeps
+// meanwhile. It once put them back and woke itself at once, burning a core
+// for as long as each click or key press took. Real time, not a synctest
+// bubble: a spinning goroutine would keep the bubble's clock from moving.
+func TestActionWaitDoesNotSpin(t *testing.T) {
+	w := waiter.New(waiter.Config{SkipStableDOM: true})
+	started, release := make(chan struct{}), make(chan struct{})
+	type ran struct {
+		took time.Duration
+		err  error
+	}
+	out := make(chan ran, 1)
+	start := time.Now()
+	go func() {
+		_, err := w.Run(context.Background(), &fakePage{t0: start}, func(context.Context) error {
+			w.RequestStarted("r1")
+			close(started)
+			<-release
+			return nil
+		})
+		out <- ran{time.Since(start), err}
+	}()
+	<-started
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	time.Sleep(100 * time.Millisecond) // the action runs: see what the waiter does meanwhile
+	runtime.ReadMemStats(&after)
+	if n := after.Mallocs - before.Mallocs; n > 10_000 {
+		t.Errorf("%d allocations in 100ms while the action ran: the waiter spins", n)
+	}
+	close(release)
+	time.Sleep(100 * time.Millisecond)
+	w.RequestFinished("r1") // the request the action started is still waited for
+	r := <-out
+	if r.err != nil {
+		t.Fatalf("Run: %v", r.err)
+	}
+	if r.took < 200*time.Millisecond {
+		t.Errorf("Run returned after %v, before the request the action started finished (200ms)", r.took)
+	}
 }
