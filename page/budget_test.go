@@ -36,6 +36,10 @@ func TestBudgetsNest(t *testing.T) {
 			if script.Add(terminateGrace).After(inner) {
 				t.Errorf("budget %v: grace after the script's deadline overruns the waits", budget)
 			}
+			// A long budget is the script's, less a second at most.
+			if lost := outer.Sub(script); lost > time.Second {
+				t.Errorf("budget %v: the script is stopped %v before the call's deadline", budget, lost)
+			}
 		}
 		wcancel()
 		cancel()

@@ -230,10 +230,16 @@ const scriptReserve = terminateGrace + 100*time.Millisecond
 
 // reserveFor returns the part of the time left that is kept for stopping a
 // script: scriptReserve, or a fifth of it when that is more, so that on a
-// loaded machine the script's own timeout still comes before the call's.
+// loaded machine the script's own timeout still comes before the call's;
+// never more than maxScriptReserve, so that a long budget (the default
+// 30 s) is the script's to use, less a second at most.
 func reserveFor(left time.Duration) time.Duration {
-	return max(scriptReserve, left/5)
+	return min(max(scriptReserve, left/5), maxScriptReserve)
 }
+
+// maxScriptReserve bounds reserveFor: stopping a script takes the grace and
+// one round trip, which a loaded machine stretches to a few hundred ms.
+const maxScriptReserve = 750 * time.Millisecond
 
 // functionWrapper runs the agent's function with its arguments and a timer
 // that rejects a promise still pending at the deadline.

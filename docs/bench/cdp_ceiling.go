@@ -10,8 +10,8 @@
 //
 // Chromium is started with tabhive's own launcher (same flags, headless).
 // Each of the -agents agents does one unmeasured warm-up iteration, then
-// -iterations measured ones, each on a page of its own (a tab, as tabhive
-// opens them; -new-window for a window each): open /button-async and wait for its load, snapshot
+// -iterations measured ones, each on a page of its own (a tab with focus
+// emulation, as tabhive opens them; -new-window for a window each): open /button-async and wait for its load, snapshot
 // (Accessibility.getFullAXTree), click "Run task", wait for "Done 1",
 // navigate to /nav-a, snapshot, click "Go to page B" and wait for /nav-b's
 // load, snapshot and check "Page B loaded", close the page. The fixture
@@ -39,6 +39,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/accessibility"
 	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/emulation"
 	"github.com/mafredri/cdp/protocol/input"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
@@ -285,6 +286,11 @@ func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
 	})
 	if err == nil {
 		err = p.conn.Client.Page.Enable(ctx)
+	}
+	if err == nil {
+		// As tabhive's page actors do: a background tab then renders as a
+		// focused one, and a mouse move does not wait seconds for a frame.
+		err = p.conn.Client.Emulation.SetFocusEmulationEnabled(ctx, emulation.NewSetFocusEmulationEnabledArgs(true))
 	}
 	if err == nil {
 		err = p.navigate(ctx, rawURL)
