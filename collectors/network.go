@@ -233,11 +233,12 @@ type Network struct {
 	// them in the order of the responses, so the first one of a CDP id
 	// belongs to that id's next response. Invariant: at most maxEarly.
 	rawResponses []ResponseExtraInfoEvent
-	// awaiting maps a CDP request id to the hop whose response (or
+	// awaiting maps a CDP request id to the hops whose response (or
 	// redirect) arrived saying its raw headers would follow, before they
-	// did. Invariant: every value is in store and leaves with its item,
-	// like byRequestID.
-	awaiting map[string]*Request
+	// did, oldest first: a redirect may come before the raw headers of the
+	// hop it ends, and those belong to the older hop. Invariant: every hop
+	// is in store and leaves with its item, like byRequestID.
+	awaiting map[string][]*Request
 	// strs shares repeated header names and values; reset on navigation.
 	strs interner
 }
@@ -253,7 +254,7 @@ func NewNetwork(cfg Config) *Network {
 	if limit <= 0 {
 		limit = DefaultMaxRequests
 	}
-	n := &Network{byRequestID: make(map[string]*Request), awaiting: make(map[string]*Request)}
+	n := &Network{byRequestID: make(map[string]*Request), awaiting: make(map[string][]*Request)}
 	n.store = NewSizedStore(limit, cfg.maxBytes(), (*Request).size, n.dropped)
 	return n
 }
@@ -276,8 +277,12 @@ func (n *Network) dropped(r *Request) {
 	if n.byRequestID[r.RequestID] == r {
 		delete(n.byRequestID, r.RequestID)
 	}
-	if n.awaiting[r.RequestID] == r {
-		delete(n.awaiting, r.RequestID)
+	if hops := n.awaiting[r.RequestID]; len(hops) > 0 {
+		if hops = slices.DeleteFunc(hops, func(h *Request) bool { return h == r }); len(hops) == 0 {
+			delete(n.awaiting, r.RequestID)
+		} else {
+			n.awaiting[r.RequestID] = hops
+		}
 	}
 }
 
@@ -347,8 +352,13 @@ func (n *Network) RequestExtraInfo(ev RequestExtraInfoEvent) {
 // which replace those of the response event: now, if a response of that CDP
 // id is waiting for them, else when the next one arrives.
 func (n *Network) ResponseExtraInfo(ev ResponseExtraInfoEvent) {
-	if r := n.awaiting[ev.RequestID]; r != nil {
-		delete(n.awaiting, ev.RequestID)
+	if hops := n.awaiting[ev.RequestID]; len(hops) > 0 {
+		r := hops[0]
+		if len(hops) == 1 {
+			delete(n.awaiting, ev.RequestID)
+		} else {
+			n.awaiting[ev.RequestID] = hops[1:]
+		}
 		resp := *r.Response
 		r.Response = n.withRaw(resp, ev)
 		return
@@ -370,7 +380,7 @@ func (n *Network) response(r *Request, resp Response, hasRaw bool) *Response {
 			n.rawResponses = slices.Delete(n.rawResponses, i, i+1)
 			return n.withRaw(resp, raw)
 		}
-		n.awaiting[r.RequestID] = r
+		n.awaiting[r.RequestID] = append(n.awaiting[r.RequestID], r)
 	}
 	resp.Headers = n.normalizeHeaders(resp.Headers)
 	return &resp

@@ -582,6 +582,15 @@ func TestNetworkRedirectRawHeaders(t *testing.T) {
 			n.ResponseExtraInfo(raw(200, "Content-Type", "application/json"))
 			n.ResponseReceived(ResponseEvent{RequestID: "1", Response: Response{Status: 200}, HasExtraInfo: true})
 		}},
+		{"raw headers after both redirects", func(n *Network) {
+			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
+			n.RequestWillBeSent(hop("/r2", 302))
+			n.RequestWillBeSent(hop("/json", 301))
+			n.ResponseExtraInfo(raw(302, "Location", "/r2"))
+			n.ResponseExtraInfo(raw(301, "Location", "/json"))
+			n.ResponseReceived(ResponseEvent{RequestID: "1", Response: Response{Status: 200}, HasExtraInfo: true})
+			n.ResponseExtraInfo(raw(200, "Content-Type", "application/json"))
+		}},
 		{"raw headers last", func(n *Network) {
 			n.RequestWillBeSent(sent("1", "Fetch", "/r1"))
 			n.RequestWillBeSent(hop("/r2", 302))

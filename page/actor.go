@@ -261,7 +261,7 @@ func (a *Actor) init(ctx context.Context) error {
 		return g.Wait()
 	}, nil)
 	if err != nil {
-		return fmt.Errorf("enable domains: %w", err)
+		return a.initError(ctx, "enable domains", err)
 	}
 	// Issues and asynchronous stacks for the collectors, once Runtime is on
 	// (Chrome refuses the stack depth before). Best effort: a page without
@@ -275,12 +275,22 @@ func (a *Actor) init(ctx context.Context) error {
 		return err
 	}, nil)
 	if err != nil {
-		return fmt.Errorf("get frame tree: %w", err)
+		return a.initError(ctx, "get frame tree", err)
 	}
 	a.mainFrame = string(tree.FrameTree.Frame.ID)
 	a.addFrames(tree.FrameTree)
 	a.log.Debug().Str("url", a.url).Msg("page actor ready")
 	return nil
+}
+
+// initError is why init failed at step: when the connection closed under
+// it (the tab closed, the browser died as the page was opening), the reason
+// its owner gives, as for a call (goneCause), not rpcc's socket error.
+func (a *Actor) initError(ctx context.Context, step string, err error) error {
+	if cdpconn.IsClosed(err) {
+		return a.goneCause(ctx)
+	}
+	return fmt.Errorf("%s: %w", step, err)
 }
 
 func (a *Actor) addFrames(t page.FrameTree) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -215,18 +216,19 @@ func TestEmulateAppliesEachSetting(t *testing.T) {
 	if got := p.str(geoJS); got != "51.5,-0.12" {
 		t.Errorf("geolocation = %q, want 51.5,-0.12", got)
 	}
-	// A 4x slowdown, asserted loosely: the best of five paired runs must
-	// be at least 1.5 times as slow as its unthrottled twin.
-	var ratios []float64
-	for range 5 {
-		throttled := p.number(loopJS)
-		unthrottled := plain.number(loopJS)
-		ratios = append(ratios, throttled/unthrottled)
+	// A 4x slowdown, asserted loosely and robustly against a busy machine:
+	// the fastest of seven throttled runs must be at least 1.5 times as
+	// slow as the fastest of seven unthrottled ones, run in turn. The
+	// fastest runs are the ones the machine's load disturbed least.
+	bestThrottled, bestPlain := math.Inf(1), math.Inf(1)
+	for range 7 {
+		bestThrottled = min(bestThrottled, p.number(loopJS))
+		bestPlain = min(bestPlain, plain.number(loopJS))
 	}
-	slices.Sort(ratios)
-	t.Logf("CPU rate 4: throttled/unthrottled loop time ratios %.2f", ratios)
-	if ratios[len(ratios)-1] < 1.5 {
-		t.Errorf("CPU rate 4: loop ratios %.2f, want at least one of 1.5 or more", ratios)
+	ratio := bestThrottled / bestPlain
+	t.Logf("CPU rate 4: fastest loop %.0f ms throttled, %.0f ms not (ratio %.2f)", bestThrottled, bestPlain, ratio)
+	if ratio < 1.5 {
+		t.Errorf("CPU rate 4: fastest loop %.0f ms throttled, %.0f ms not (ratio %.2f), want a ratio of 1.5 or more", bestThrottled, bestPlain, ratio)
 	}
 }
 
