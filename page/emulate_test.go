@@ -20,15 +20,25 @@ import (
 
 // emulationSite serves the page the emulation tests load and /echo, which
 // answers with the request headers it got.
+// On a site of its own: CPU throttling slows the page's whole renderer
+// process (browsertest.ServeOwnSite).
 func emulationSite(t *testing.T) string {
-	return serve(t, map[string]http.Handler{
+	mux := http.NewServeMux()
+	for p, h := range emulationRoutes() {
+		mux.Handle(p, h)
+	}
+	return browsertest.ServeOwnSite(t, mux).URL
+}
+
+func emulationRoutes() map[string]http.Handler {
+	return map[string]http.Handler{
 		"/": browsertest.HTML("Probe", `<button onclick="">Nothing</button>
 <button onclick="alert('emulation dialog')">Alert</button>`),
 		"/echo": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(map[string]string{"ua": r.UserAgent(), "x": r.Header.Get("X-Test")})
 		}),
-	})
+	}
 }
 
 // prober reads what a page sees through a CDP session of its own on the
@@ -169,8 +179,9 @@ func everything() page.Emulation {
 func TestEmulateAppliesEachSetting(t *testing.T) {
 	t.Parallel()
 	a, p := openProbed(t, emulationSite(t)+"/")
-	// A second, unemulated page runs the same CPU loop right after each
-	// throttled run, so that both see the same machine load.
+	// A second, unemulated page, on a site (and so a process) of its own,
+	// runs the same CPU loop right after each throttled run, so that both
+	// see the same machine load.
 	_, plain := openProbed(t, emulationSite(t)+"/")
 	defaultUA := p.str(`navigator.userAgent`)
 

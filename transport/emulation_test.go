@@ -26,7 +26,7 @@ function show() { seen.textContent = 'dark=' + matchMedia('(prefers-color-scheme
 show(); addEventListener('resize', show); matchMedia('(prefers-color-scheme: dark)').addEventListener('change', show)
 </script>`, r.UserAgent(), r.Header.Get("X-Test"))).ServeHTTP(w, r)
 	}))
-	return browsertest.Serve(t, mux).URL
+	return browsertest.ServeOwnSite(t, mux).URL // CPU throttling slows its whole renderer process
 }
 
 func TestEmulateReplies(t *testing.T) {

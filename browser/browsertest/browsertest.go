@@ -16,12 +16,14 @@ package browsertest
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,6 +137,29 @@ func Serve(t testing.TB, h http.Handler) *httptest.Server {
 	t.Cleanup(s.Close)
 	return s
 }
+
+// ServeOwnSite is Serve on a loopback address of its own (127.0.1.N), a
+// site apart from every other test's 127.0.0.1, so that Chrome gives its
+// pages a renderer process of their own. Tests that throttle the CPU need
+// it: throttling slows a whole renderer process, and tabs of one site may
+// share one, slowing unrelated tests running beside them.
+func ServeOwnSite(t testing.TB, h http.Handler) *httptest.Server {
+	t.Helper()
+	ip := fmt.Sprintf("127.0.1.%d", 1+siteSeq.Add(1)%250)
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatalf("listen on %s: %v", ip, err)
+	}
+	s := httptest.NewUnstartedServer(h)
+	s.Listener.Close()
+	s.Listener = ln
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// siteSeq numbers the addresses ServeOwnSite listens on.
+var siteSeq atomic.Int32
 
 // HTML returns a handler that serves a page with the given title and body.
 func HTML(title, body string) http.Handler {
