@@ -309,7 +309,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
 	}
 	if c.sess.browserChanged(s.sup.Generation()) {
-		c.r.notice = "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
+		c.r.notice = reconnectNotice
 	}
 
 	budget := t.budget(args)
@@ -339,8 +339,17 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		// out first: the call ran out of its budget.
 		err = &budgetError{tool: t.name, budget: budget, action: t.action}
 	}
+	if err == nil && c.sess.browserChanged(s.sup.Generation()) {
+		// The browser was relaunched while the call ran (another call
+		// found it gone): what the reply lists is the new browser's.
+		c.r.notice = reconnectNotice
+	}
 	return c.finish(ctx, t, err), outcome(err)
 }
+
+// reconnectNotice heads a session's first reply from a relaunched or
+// reconnected browser (chrome-devtools-mcp's wording).
+const reconnectNotice = "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
 
 func outcome(err error) string {
 	switch {
