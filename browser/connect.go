@@ -149,6 +149,8 @@ func (s *Supervisor) start(ctx context.Context) (string, error) {
 	}
 	s.proc, s.launched = proc, true
 	s.pid.Store(int64(proc.PID()))
+	profileDir := proc.Profile()
+	s.profile.Store(&profileDir)
 	s.log.Info().Int("pid", proc.PID()).Bool("headless", headless).Msg("chromium started")
 	return proc.WebSocketURL(), nil
 }
@@ -185,6 +187,7 @@ func (s *Supervisor) stopProcess() error {
 		return nil
 	}
 	s.pid.Store(0)
+	s.profile.Store(nil)
 	err := s.proc.Close()
 	s.proc = nil
 	return err

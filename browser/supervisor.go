@@ -118,7 +118,8 @@ type Supervisor struct {
 	// generation counts browsers: 1 after the first launch or connection,
 	// one more after each relaunch or reconnection.
 	generation atomic.Int64
-	pid        atomic.Int64 // of the launched browser, 0 if none
+	pid        atomic.Int64           // of the launched browser, 0 if none
+	profile    atomic.Pointer[string] // of the launched browser, nil if none
 	view       atomic.Pointer[registry]
 	ready      chan struct{} // event signal shared by successive connections
 	stops      sync.WaitGroup
@@ -260,6 +261,17 @@ func (s *Supervisor) PageEndpoint(id int) (string, bool) {
 // BrowserPID returns the process id of the Chromium this supervisor
 // launched and still runs, or 0.
 func (s *Supervisor) BrowserPID() int { return int(s.pid.Load()) }
+
+// ProfileDir returns the profile directory of the Chromium this supervisor
+// launched, or "" when it runs none (not started yet, or connected to a
+// browser of the user's). No tool may read, write or upload from it: it
+// holds the browser's cookies, and its DevToolsActivePort when one is open.
+func (s *Supervisor) ProfileDir() string {
+	if p := s.profile.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
 
 // Generation counts the browsers this supervisor has driven: 0 before the
 // first launch or connection, then one more after each relaunch or

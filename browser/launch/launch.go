@@ -212,6 +212,9 @@ func waitForPort(ctx context.Context, path string, exited <-chan struct{}) (stri
 // ws://127.0.0.1:PORT/devtools/browser/ID.
 func (p *Process) WebSocketURL() string { return p.wsURL }
 
+// Profile returns the profile directory Chromium runs with.
+func (p *Process) Profile() string { return p.profile }
+
 // PID returns the browser's process id.
 func (p *Process) PID() int { return p.cmd.Process.Pid }
 
