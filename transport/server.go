@@ -450,8 +450,14 @@ func (c *call) visible(all []browser.PageInfo) []browser.PageInfo {
 }
 
 // pageActor returns the actor of page id if the session may act on it.
+// It fails closed: a page the registry does not list is no page, even if
+// the browser could find it (the browser not yet started, a tab not yet
+// registered), because whose it is cannot be known.
 func (c *call) pageActor(ctx context.Context, id int) (*page.Actor, error) {
-	if info, ok := c.s.sup.Info(id); ok && !c.sess.owns(info) {
+	if err := c.s.sup.Ensure(ctx); err != nil {
+		return nil, err
+	}
+	if info, ok := c.s.sup.Info(id); !ok || !c.sess.owns(info) {
 		return nil, &noPageError{id}
 	}
 	a, err := c.s.sup.Page(ctx, id)
