@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,21 +36,71 @@ type HTTPConfig struct {
 	// SessionTimeout closes sessions idle this long. If zero, 30 minutes.
 	SessionTimeout time.Duration
 	// MaxSessions refuses new sessions while this many are open; 0 means no
-	// limit.
+	// limit. A session counts from the initialize request that creates it,
+	// whether or not the client goes on to send initialized, until it ends
+	// (DELETE, idle timeout, server shutdown).
 	MaxSessions int
+	// ReadTimeout bounds reading a request, headers and body, from the
+	// first byte; a client that sends slower has its connection closed. The
+	// response is not bounded: net/http lifts the read deadline once the
+	// body has been read, so a tool call's reply or a stream of
+	// notifications may take as long as it needs. If zero, 30s.
+	ReadTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection that carries no request
+	// for this long. If zero, 2 minutes.
+	IdleTimeout time.Duration
+	// MaxConnections is the most connections open at once; 0 means no
+	// limit. [HTTPServer] cannot see the listener: pass the listener
+	// through [LimitListener] with this value.
+	MaxConnections int
 }
+
+// Defaults of [HTTPConfig]'s zero fields.
+const (
+	defaultSessionTimeout    = 30 * time.Minute
+	defaultReadTimeout       = 30 * time.Second
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultIdleTimeout       = 2 * time.Minute
+)
 
 // HTTPPath is where the MCP endpoint is served.
 const HTTPPath = "/mcp"
+
+// HTTPServer returns an http.Server for [Server.HTTPHandler] with cfg's
+// bounds on reading requests and on idle connections. It sets no write
+// timeout: streamable HTTP answers a tool call, and sends notifications,
+// on responses that live as long as the call or the session.
+func (s *Server) HTTPServer(cfg HTTPConfig) *http.Server {
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = defaultReadTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdleTimeout
+	}
+	return &http.Server{
+		Handler:           s.HTTPHandler(cfg),
+		ReadHeaderTimeout: min(defaultReadHeaderTimeout, cfg.ReadTimeout),
+		ReadTimeout:       cfg.ReadTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+	}
+}
 
 // HTTPHandler returns the streamable HTTP handler: MCP at /mcp, one MCP
 // session per Mcp-Session-Id, each with its own selected page.
 func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 	if cfg.SessionTimeout == 0 {
-		cfg.SessionTimeout = 30 * time.Minute
+		cfg.SessionTimeout = defaultSessionTimeout
 	}
+	slots := &sessionSlots{max: cfg.MaxSessions}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: cfg.SessionTimeout})
+		&mcp.StreamableHTTPOptions{
+			SessionTimeout: cfg.SessionTimeout,
+			// The handler below checks Host against the listen address,
+			// the loopback names and --allowed-hosts; the SDK's own check
+			// would refuse every name but loopback ones on a loopback
+			// listener, --allowed-hosts included.
+			DisableLocalhostProtection: true,
+		})
 	hosts := allowedHosts(cfg.Addr, cfg.AllowedHosts)
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, streamable)
@@ -77,12 +129,181 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 				return
 			}
 		}
-		if cfg.MaxSessions > 0 && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.sessionCount() >= cfg.MaxSessions {
-			http.Error(w, fmt.Sprintf("Service Unavailable: tabhive already serves %d sessions, the most allowed (--max-sessions). End one (DELETE %s with its Mcp-Session-Id) or wait for an idle one to time out.", cfg.MaxSessions, HTTPPath), http.StatusServiceUnavailable)
+		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && r.Header.Get(sessionIDHeader) == "" {
+			// A POST without a session id is how a session is made: it
+			// takes a slot before the SDK sees it, so that parallel
+			// initializes cannot all pass a count made before any of them
+			// is done, and keeps it if a session came of it.
+			if !slots.reserve() {
+				http.Error(w, fmt.Sprintf("Service Unavailable: tabhive already serves %d sessions, the most allowed (--max-sessions). End one (DELETE %s with its Mcp-Session-Id) or wait for an idle one to time out.", cfg.MaxSessions, HTTPPath), http.StatusServiceUnavailable)
+				return
+			}
+			defer func() { s.holdSlot(w.Header().Get(sessionIDHeader), slots.release) }() // even if the SDK panics
+			mux.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// sessionIDHeader names the streamable HTTP session a request belongs to.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// sessionSlots counts the HTTP sessions that are open or being made, for
+// --max-sessions. Its methods are safe for concurrent use.
+type sessionSlots struct {
+	max int // 0: no limit
+
+	mu sync.Mutex // guards n
+	n  int        // slots taken: sessions open, and requests that may make one
+}
+
+// reserve takes a slot and reports whether one was free.
+func (l *sessionSlots) reserve() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.max > 0 && l.n >= l.max {
+		return false
+	}
+	l.n++
+	return true
+}
+
+// release frees a slot.
+func (l *sessionSlots) release() {
+	l.mu.Lock()
+	l.n--
+	l.mu.Unlock()
+}
+
+// holdSlot keeps a session slot taken while the session the response named
+// (id, from its Mcp-Session-Id header) is open, and calls release when it
+// ends. If the response named none, or the session has ended already (the
+// SDK closes one whose initialize failed before the handler returns),
+// release runs at once.
+func (s *Server) holdSlot(id string, release func()) {
+	var ss *mcp.ServerSession
+	if id != "" {
+		for c := range s.mcp.Sessions() {
+			if c.ID() == id {
+				ss = c
+				break
+			}
+		}
+	}
+	if ss == nil {
+		release()
+		return
+	}
+	s.session(ss) // counted in tabhive_sessions from now, not from its first call
+	s.watchers.Add(1)
+	go func() { // ends with the session; Close ends every session
+		defer s.watchers.Done()
+		ss.Wait()
+		release()
+	}()
+}
+
+// LimitListener returns a listener that keeps at most max connections
+// open (max <= 0: ln itself). A connection beyond that is refused: it is
+// answered "503 Service Unavailable" with a sentence naming
+// --max-connections, and closed. Refusing rather than leaving it queued in
+// the kernel tells a client at once what happened, where a queue would
+// leave it hanging until a connection frees. Closing the returned
+// listener waits for refusals in progress, each bounded by a second.
+func LimitListener(ln net.Listener, max int) net.Listener {
+	if max <= 0 {
+		return ln
+	}
+	return &limitListener{Listener: ln, max: int64(max)}
+}
+
+// refuseWait bounds refusing one connection: writing the 503 and waiting
+// for the client to read it and close.
+const refuseWait = time.Second
+
+// maxRefusing bounds the refusals in progress; a connection beyond them is
+// closed without an answer.
+const maxRefusing = 64
+
+type limitListener struct {
+	net.Listener
+	max      int64
+	open     atomic.Int64   // connections accepted and not yet closed
+	refusing atomic.Int64   // refusals in progress
+	refusals sync.WaitGroup // one per refusal in progress; Close waits
+}
+
+// Accept returns the next connection while fewer than max are open,
+// refusing those that come beyond it.
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) <= l.max {
+			return &limitedConn{Conn: c, release: func() { l.open.Add(-1) }}, nil
+		}
+		l.open.Add(-1)
+		l.refuse(c)
+	}
+}
+
+// refuse answers c with a 503 and closes it, on a goroutine of its own so
+// that a client that does not read cannot hold up Accept.
+func (l *limitListener) refuse(c net.Conn) {
+	if l.refusing.Add(1) > maxRefusing {
+		l.refusing.Add(-1)
+		c.Close()
+		return
+	}
+	l.refusals.Add(1)
+	go func() { // ends within about 2×refuseWait; Close waits for it
+		defer l.refusals.Done()
+		defer l.refusing.Add(-1)
+		defer c.Close()
+		msg := fmt.Sprintf("Service Unavailable: tabhive has %d connections open, the most allowed (--max-connections). Try again when a client has disconnected.\n", l.max)
+		c.SetDeadline(time.Now().Add(refuseWait))
+		fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nRetry-After: 1\r\n\r\n%s", len(msg), msg)
+		// Closing with the request unread would reset the connection and
+		// could lose the answer: half-close, then read until the client
+		// closes or the deadline passes.
+		if tc, ok := c.(interface{ CloseWrite() error }); ok {
+			tc.CloseWrite()
+		}
+		c.SetDeadline(time.Now().Add(refuseWait))
+		io.Copy(io.Discard, io.LimitReader(c, 1<<16))
+	}()
+}
+
+// Close closes the listener and waits for refusals in progress.
+func (l *limitListener) Close() error {
+	err := l.Listener.Close()
+	l.refusals.Wait()
+	return err
+}
+
+// limitedConn gives its slot back when closed, once.
+type limitedConn struct {
+	net.Conn
+	release func()
+	once    sync.Once
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
+
+// CloseWrite half-closes a TCP connection, as net/http does to end one
+// gracefully; the embedded net.Conn would hide the method.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // allowedHosts lists the Host header values the listener answers to: its
