@@ -339,6 +339,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		// out first: the call ran out of its budget.
 		err = &budgetError{tool: t.name, budget: budget, action: t.action}
 	}
+	c.closeExcessPopups(ctx)
 	if err == nil && c.sess.browserChanged(s.sup.Generation()) {
 		// The browser was relaunched while the call ran (another call
 		// found it gone): what the reply lists is the new browser's.
@@ -429,9 +430,11 @@ func (c *call) pages(ctx context.Context) ([]browser.PageInfo, error) {
 	if mine = c.visible(all); len(mine) > 0 {
 		return mine, nil
 	}
-	if _, _, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Context: c.sess.isolated}); err != nil {
+	info, _, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Context: c.sess.isolated})
+	if err != nil {
 		return nil, err
 	}
+	c.sess.setGiven(info.ID)
 	all, err = c.s.sup.Pages(ctx)
 	return c.visible(all), err
 }
@@ -462,6 +465,55 @@ func (c *call) pageActor(ctx context.Context, id int) (*page.Actor, error) {
 	}
 	a, err := c.s.sup.Page(ctx, id)
 	return a, noPage(err, id)
+}
+
+// reservePage takes a place for the page new_page is about to open under
+// --max-pages-per-session, refusing when the session has no place left.
+// The caller must call the returned function with the id of the page it
+// opened, or 0 if it opened none.
+func (c *call) reservePage(ctx context.Context) (opened func(id int), err error) {
+	limit := c.s.cfg.MaxPagesPerSession
+	if limit <= 0 {
+		return func(id int) { c.sess.recordOpened(id, false) }, nil
+	}
+	all, err := c.s.sup.Pages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.sess.isolated != "" {
+		all = c.visible(all)
+	}
+	if !c.sess.reservePage(all, limit) {
+		return nil, fmt.Errorf("This session already has %d open pages, the most allowed (--max-pages-per-session). Close one with close_page first.", limit)
+	}
+	return func(id int) { c.sess.recordOpened(id, true) }, nil
+}
+
+// closeExcessPopups closes the popups that took an isolated session past
+// --max-pages-per-session, newest first, and says so in the reply. It runs
+// after each of the session's calls: a popup opened by a click is closed
+// before the click's reply, one opened later by a timer before the next
+// reply.
+func (c *call) closeExcessPopups(ctx context.Context) {
+	limit := c.s.cfg.MaxPagesPerSession
+	if limit <= 0 || c.sess.isolated == "" || !c.sess.trimming.TryLock() {
+		return
+	}
+	defer c.sess.trimming.Unlock()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listBudget)
+	defer cancel()
+	all, err := c.s.sup.Pages(ctx)
+	if err != nil {
+		return
+	}
+	for _, id := range c.sess.excessPopups(c.visible(all), limit) {
+		err := c.s.sup.ClosePage(ctx, id)
+		if err != nil && !errors.Is(err, browser.ErrNoPage) {
+			c.s.log.Warn().Err(err).Int("page", id).Msg("closing a popup past --max-pages-per-session")
+			continue
+		}
+		c.r.line("Closed page %d, a popup opened by a page of this session: the session already had %d open pages, the most allowed (--max-pages-per-session).", id, limit)
+	}
 }
 
 // finish renders the reply, with the page list when the tool asked for it.

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,10 +44,22 @@ type session struct {
 	fetching chan struct{}
 	// generation is the browser generation this session last saw.
 	generation int64
-	// opened are the pages this session opened, for the per-session limit.
+	// opened are the pages this session opened with new_page, for the
+	// per-session limit.
 	opened map[int]bool
+	// pending counts new_page calls that took a place under the limit and
+	// have not yet recorded the page they opened (see reservePage).
+	// Invariant: while it is not 0, no page is taken for a popup.
+	pending int
+	// given is the page an isolated session was given as its first, as a
+	// fresh browser has one; 0 if none. It does not count toward the limit.
+	given int
+
 	// firstPage serialises giving an isolated session its first page.
 	firstPage sync.Mutex
+	// trimming is held by the call closing the session's popups beyond
+	// the limit; a call that finds it held leaves that to the holder.
+	trimming sync.Mutex
 }
 
 // owns reports whether the session may see and act on page p: any page
@@ -81,27 +94,78 @@ func (s *session) displayContext(name string) string {
 	return strings.TrimPrefix(name, s.isolated+"/")
 }
 
-// opening records a page this session opened.
-func (s *session) opening(id int) {
+// The per-session page limit (--max-pages-per-session) counts the pages a
+// session opened with new_page. An isolated session's popups (window.open,
+// a target=_blank link) open in its own browser context, so they are its
+// pages too and count as well; the page it was given first does not. In a
+// shared browser a popup cannot be told apart from another session's, and
+// is not counted.
+
+// reservePage takes a place under limit for a page new_page is about to
+// open, and reports whether the session had one. pages are the pages the
+// session sees. Every place taken is given back by recordOpened.
+func (s *session) reservePage(pages []browser.PageInfo, limit int) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, _ := s.countLocked(pages); n+s.pending >= limit {
+		return false
+	}
+	s.pending++
+	return true
+}
+
+// recordOpened records the page a new_page call opened (0: none) and gives
+// back the place reservePage took for it, if reserved.
+func (s *session) recordOpened(id int, reserved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if reserved {
+		s.pending--
+	}
+	if id == 0 {
+		return
+	}
 	if s.opened == nil {
 		s.opened = map[int]bool{}
 	}
 	s.opened[id] = true
+}
+
+// setGiven records the page an isolated session was given first.
+func (s *session) setGiven(id int) {
+	s.mu.Lock()
+	s.given = id
 	s.mu.Unlock()
 }
 
-// openCount returns how many pages the session opened that are still open.
-func (s *session) openCount(pages []browser.PageInfo) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
+// countLocked returns how many of pages count toward the session's limit,
+// and which of those are popups, in the order of pages. s.mu is held.
+func (s *session) countLocked(pages []browser.PageInfo) (n int, popups []int) {
 	for _, p := range pages {
-		if s.opened[p.ID] {
+		switch {
+		case s.opened[p.ID]:
 			n++
+		case s.isolated != "" && p.ID != s.given:
+			n++
+			popups = append(popups, p.ID)
 		}
 	}
-	return n
+	return n, popups
+}
+
+// excessPopups returns the popups to close so that the session keeps no
+// more than limit pages, newest first: none while a new_page is under way,
+// whose page cannot yet be told from a popup.
+func (s *session) excessPopups(pages []browser.PageInfo, limit int) []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending > 0 {
+		return nil
+	}
+	n, popups := s.countLocked(pages)
+	slices.Sort(popups)
+	slices.Reverse(popups)
+	return popups[:min(max(n-limit, 0), len(popups))]
 }
 
 // browserChanged records the browser generation a call runs against and

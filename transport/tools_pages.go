@@ -100,16 +100,15 @@ func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
 	if err := page.CheckURL(a.URL); err != nil {
 		return err
 	}
-	if max := c.s.cfg.MaxPagesPerSession; max > 0 {
-		if all, err := c.s.sup.Pages(ctx); err == nil && c.sess.openCount(all) >= max {
-			return fmt.Errorf("This session already has %d open pages, the most allowed (--max-pages-per-session). Close one with close_page first.", max)
-		}
-	}
-	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background, Context: c.sess.contextName(a.IsolatedContext)})
+	opened, err := c.reservePage(ctx)
 	if err != nil {
 		return err
 	}
-	c.sess.opening(info.ID)
+	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background, Context: c.sess.contextName(a.IsolatedContext)})
+	opened(info.ID) // 0 when it failed
+	if err != nil {
+		return err
+	}
 	if a.URL != "about:blank" {
 		res, err := p.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: a.URL, Timeout: millis(a.Timeout, 0)})
 		if err == nil {
