@@ -1,14 +1,16 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"context"
-	"io"
+	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -70,6 +72,22 @@ func text(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	return res.Content[0].(*mcp.TextContent).Text
 }
 
+// try calls a tool and returns its text and whether it was an error.
+func try(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
 func TestStdio(t *testing.T) {
 	t.Parallel()
 	srv := browsertest.Serve(t, browsertest.HTML("Hello", `<button onclick="this.textContent='Clicked'">Press</button>`))
@@ -103,33 +121,122 @@ func TestStdio(t *testing.T) {
 	}
 }
 
-// startHTTP starts tabhive over HTTP on a free port and returns its URL.
-func startHTTP(t *testing.T, extra ...string) (*exec.Cmd, string) {
+// instance is a tabhive command serving streamable HTTP for one test.
+type instance struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	url  string // the MCP endpoint, http://127.0.0.1:PORT/mcp
+	base string // http://127.0.0.1:PORT
+	addr string // 127.0.0.1:PORT
+	// exited receives Wait's result once the process has exited.
+	exited chan error
+}
+
+// startHTTP starts tabhive with extra flags over HTTP on a free port, waits
+// for it to print its URL, and stops it when the test ends: SIGTERM, then
+// an error unless it exits, cleanly, within 10 s.
+func startHTTP(t *testing.T, extra ...string) *instance {
 	t.Helper()
 	cmd := command(t, append([]string{"--http", "127.0.0.1:0"}, extra...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := &firstLine{line: make(chan string, 1)}
+	cmd.Stdout = first
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v", err)
+	in := &instance{t: t, cmd: cmd, exited: make(chan error, 1)}
+	go func() { in.exited <- cmd.Wait() }() // ends when the process does; stop makes sure it does
+	t.Cleanup(func() {
+		if err := in.stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	var line string
+	select {
+	case line = <-first.line:
+	case err := <-in.exited:
+		in.exited <- err
+		t.Fatalf("tabhive %q exited before printing its URL: %v", extra, err)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("tabhive %q printed no URL within 30s", extra)
 	}
 	i := strings.Index(line, "http://")
 	if i < 0 {
 		t.Fatalf("first line does not give the URL: %q", line)
 	}
-	go io.Copy(io.Discard, out)
-	return cmd, strings.TrimSpace(line[i:])
+	in.url = strings.TrimSpace(line[i:])
+	in.base = strings.TrimSuffix(in.url, "/mcp")
+	in.addr = strings.TrimPrefix(in.base, "http://")
+	return in
+}
+
+// stop ends the command with SIGTERM (a second call only reports) and
+// says if it did not exit cleanly within 10 s, when it is killed.
+func (in *instance) stop() error {
+	in.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-in.exited:
+		in.exited <- err // for a later stop
+		if err != nil {
+			return fmt.Errorf("tabhive exited with %v after SIGTERM, want status 0", err)
+		}
+		return nil
+	case <-time.After(10 * time.Second):
+		in.cmd.Process.Kill()
+		in.exited <- <-in.exited
+		return errors.New("tabhive did not exit within 10s of SIGTERM")
+	}
+}
+
+// client connects an MCP client over streamable HTTP, sending header with
+// each request, and closes it when the test ends.
+func (in *instance) client(header http.Header) *mcp.ClientSession {
+	in.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: in.url, HTTPClient: &http.Client{Transport: withHeader{header}}}
+	cs, err := c.Connect(ctx(in.t), tr, nil)
+	if err != nil {
+		in.t.Fatalf("connect to %s: %v", in.url, err)
+	}
+	in.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// withHeader adds its header to each request.
+type withHeader struct{ h http.Header }
+
+func (w withHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range w.h {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// firstLine is a command's stdout that hands on its first line.
+type firstLine struct {
+	mu   sync.Mutex
+	buf  []byte
+	sent bool
+	line chan string
+}
+
+func (f *firstLine) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.sent {
+		f.buf = append(f.buf, p...)
+		if i := bytes.IndexByte(f.buf, '\n'); i >= 0 {
+			f.line <- string(f.buf[:i])
+			f.sent = true
+		}
+	}
+	return len(p), nil
 }
 
 func TestHTTPAndSignalShutdown(t *testing.T) {
 	t.Parallel()
-	cmd, url := startHTTP(t)
+	in := startHTTP(t)
+	cmd, url := in.cmd, in.url
 	if !strings.HasSuffix(url, "/mcp") || !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("URL = %q, want http://127.0.0.1:PORT/mcp", url)
 	}
@@ -182,10 +289,9 @@ func TestHTTPAndSignalShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("call in flight at shutdown was not answered")
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
+	case err := <-in.exited:
+		in.exited <- err
 		if err != nil {
 			t.Errorf("exit after SIGTERM: %v", err)
 		}
@@ -218,33 +324,5 @@ func TestMissingChromium(t *testing.T) {
 	got := res.Content[0].(*mcp.TextContent).Text
 	if !res.IsError || !strings.Contains(got, `"/nonexistent/chromium" is not an executable file`) {
 		t.Errorf("list_pages with a missing browser = %v %q", res.IsError, got)
-	}
-}
-
-func TestFlags(t *testing.T) {
-	tests := []struct {
-		args    []string
-		wantErr string
-		check   func(*config) bool
-	}{
-		{[]string{"--executablePath", "/x", "--headless"}, "", func(c *config) bool { return c.browser.ExecutablePath == "/x" && c.browser.Headless }},
-		{[]string{"--chrome-arg=--a", "--chromeArg=--b"}, "", func(c *config) bool { return strings.Join(c.browser.Args, " ") == "--a --b" }},
-		{[]string{"--no-usage-statistics", "--experimentalPageIdRouting"}, "", func(*config) bool { return true }},
-		{[]string{"--browser-url", "http://x", "--ws-endpoint", "ws://y"}, "either --browser-url or --ws-endpoint", nil},
-		{[]string{"--browser-url", "http://x", "--isolated"}, "drop them when connecting", nil},
-		{[]string{"stray"}, `unexpected argument "stray"`, nil},
-		{[]string{"--nope"}, "flag provided but not defined", nil},
-	}
-	for _, tt := range tests {
-		c, err := parseFlags(tt.args, io.Discard)
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("parseFlags(%q) = %v, want error %q", tt.args, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || !tt.check(c) {
-			t.Errorf("parseFlags(%q) = %+v, %v", tt.args, c, err)
-		}
 	}
 }

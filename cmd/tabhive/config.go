@@ -1,0 +1,234 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/transport"
+)
+
+// Config is everything tabhive is started with, as the command line says
+// it: the supervisor's, the MCP server's and the HTTP endpoint's
+// configurations, and the command's own settings. [configure] makes it;
+// run only adds what exists once the program runs (the logger, the bound
+// address).
+type Config struct {
+	// Browser configures the supervisor: which browser, launched how. Its
+	// PageHooks feed Server.Metrics.
+	Browser browser.Config
+	// Server configures the MCP server. Its Metrics is the one the
+	// browser's page hooks count into, so /metrics shows page events.
+	Server transport.Config
+	// HTTP configures the streamable HTTP endpoint; used when HTTPAddr is
+	// set. Its Addr is filled in by run once the listener is bound.
+	HTTP transport.HTTPConfig
+	// HTTPAddr is where to serve streamable HTTP (--http), as host:port with
+	// the host defaulted to 127.0.0.1; "" serves stdio.
+	HTTPAddr string
+	// LogLevel is the zerolog level: debug, info, warn or error.
+	LogLevel string
+	// LogFile, if set, receives the logs instead of stderr.
+	LogFile string
+	// ShowVersion prints the version and exits (--version).
+	ShowVersion bool
+}
+
+// defaultMaxConnections is --max-connections' default: room for a hundred
+// or so MCP clients (each holds a stream and a request or two), while a
+// client that opens connections without end is refused with a clear
+// answer instead of taking the process's file descriptors.
+const defaultMaxConnections = 256
+
+// configure turns the command line into the configuration tabhive runs
+// with. Flags are spelled with dashes; the camelCase spellings
+// chrome-devtools-mcp accepts (--executablePath) work too, so a client's
+// config can switch by changing only the command. It refuses a command
+// line that contradicts itself with a sentence that says what to change;
+// -h gives flag.ErrHelp after printing the usage to stderr.
+func configure(args []string, stderr io.Writer) (*Config, error) {
+	c := &Config{}
+	fs, shotQuality := newFlagSet(c, stderr)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: flags start with --, see --help", fs.Arg(0))
+	}
+	if err := c.check(*shotQuality); err != nil {
+		return nil, err
+	}
+	metrics := transport.NewMetrics()
+	c.Server.Metrics = metrics
+	c.Browser.PageHooks = metrics.PageHooks()
+	c.Server.Version = version
+	return c, nil
+}
+
+// check validates what the flags say together, and fills in what follows
+// from them.
+func (c *Config) check(shotQuality int) error {
+	b := &c.Browser
+	if b.BrowserURL != "" && b.WSEndpoint != "" {
+		return errors.New("give either --browser-url or --ws-endpoint, not both")
+	}
+	if (b.BrowserURL != "" || b.WSEndpoint != "") && (b.ExecutablePath != "" || b.UserDataDir != "" || b.Isolated) {
+		return errors.New("--executable-path, --user-data-dir and --isolated are for launching; drop them when connecting with --browser-url or --ws-endpoint")
+	}
+	switch c.Server.Screenshot.Format {
+	case "", "png", "jpeg", "webp":
+	default:
+		return fmt.Errorf("--screenshot-format %q: use png, jpeg or webp", c.Server.Screenshot.Format)
+	}
+	if shotQuality > 100 {
+		return fmt.Errorf("--screenshot-quality %d: use 0 to 100", shotQuality)
+	}
+	if shotQuality >= 0 {
+		c.Server.Screenshot.Quality = &shotQuality
+	}
+	if c.Server.Screenshot.MaxWidth < 0 || c.Server.Screenshot.MaxHeight < 0 {
+		return errors.New("--screenshot-max-width and --screenshot-max-height take a number of pixels, 0 for no limit")
+	}
+	for _, n := range []struct {
+		flag  string
+		value int
+	}{
+		{"--max-sessions", c.HTTP.MaxSessions},
+		{"--max-pages-per-session", c.Server.MaxPagesPerSession},
+		{"--max-connections", c.HTTP.MaxConnections},
+	} {
+		if n.value < 0 {
+			return fmt.Errorf("%s %d: give a positive number, or 0 for no limit", n.flag, n.value)
+		}
+	}
+	if c.HTTP.SessionTimeout <= 0 {
+		return fmt.Errorf("--session-idle-timeout %v: give a positive duration such as 30m", c.HTTP.SessionTimeout)
+	}
+	if _, err := zerolog.ParseLevel(c.LogLevel); err != nil || c.LogLevel == "" {
+		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	if c.HTTPAddr != "" {
+		if !strings.Contains(c.HTTPAddr, ":") {
+			return fmt.Errorf("--http wants HOST:PORT or :PORT, got %q", c.HTTPAddr)
+		}
+		if strings.HasPrefix(c.HTTPAddr, ":") {
+			c.HTTPAddr = "127.0.0.1" + c.HTTPAddr
+		}
+	}
+	return nil
+}
+
+// newFlagSet defines tabhive's flags, each writing into c. The screenshot
+// quality is returned apart: -1 (unset) leaves Chrome's default.
+func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
+	fs := flag.NewFlagSet("tabhive", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	both := func(dashed, camel string, set func(name string)) {
+		set(dashed)
+		if camel != dashed {
+			set(camel)
+		}
+	}
+	str := func(p *string, dashed, camel, value, usage string) {
+		both(dashed, camel, func(n string) { fs.StringVar(p, n, value, usage) })
+	}
+	boolean := func(p *bool, dashed, camel string, usage string) {
+		both(dashed, camel, func(n string) { fs.BoolVar(p, n, false, usage) })
+	}
+	integer := func(p *int, dashed, camel string, value int, usage string) {
+		both(dashed, camel, func(n string) { fs.IntVar(p, n, value, usage) })
+	}
+	list := func(p *[]string, dashed, camel, usage string) {
+		both(dashed, camel, func(n string) { fs.Var(listFlag{v: p, commas: true}, n, usage) })
+	}
+
+	b := &c.Browser
+	boolean(&b.Headless, "headless", "headless", "run Chromium without a window (automatic when there is no display)")
+	boolean(&b.Isolated, "isolated", "isolated", "use a temporary profile, deleted on exit")
+	str(&b.ExecutablePath, "executable-path", "executablePath", "", "Chrome or Chromium binary (default: chromium, chromium-browser or google-chrome on PATH)")
+	fs.StringVar(&b.ExecutablePath, "e", "", "short for --executable-path")
+	str(&b.UserDataDir, "user-data-dir", "userDataDir", "", "profile directory (default ~/.cache/tabhive/chrome-profile, or temporary with --isolated)")
+	str(&b.BrowserURL, "browser-url", "browserUrl", "", "connect to a running Chrome's DevTools endpoint, e.g. http://127.0.0.1:9222")
+	fs.StringVar(&b.BrowserURL, "u", "", "short for --browser-url")
+	str(&b.WSEndpoint, "ws-endpoint", "wsEndpoint", "", "connect to a running Chrome's browser WebSocket, ws://HOST:PORT/devtools/browser/ID")
+	fs.StringVar(&b.WSEndpoint, "w", "", "short for --ws-endpoint")
+	str(&b.Viewport, "viewport", "viewport", "", "window size of a launched headless Chromium, WIDTHxHEIGHT (default 1280x720)")
+	both("chrome-arg", "chromeArg", func(n string) { fs.Var(listFlag{v: &b.Args}, n, "extra Chromium switch (repeatable)") })
+
+	h := &c.HTTP
+	str(&c.HTTPAddr, "http", "http", "", "serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio; bound to 127.0.0.1 when HOST is omitted")
+	list(&h.AllowedHosts, "allowed-hosts", "allowedHosts", "comma-separated extra Host header values to accept over HTTP (repeatable)")
+	list(&h.AllowedOrigins, "allowed-origins", "allowedOrigins", "comma-separated browser origins allowed to call over HTTP (repeatable)")
+	str(&h.Token, "auth-token", "authToken", os.Getenv("TABHIVE_AUTH_TOKEN"), "require \"Authorization: Bearer <token>\" over HTTP (default $TABHIVE_AUTH_TOKEN)")
+	both("session-idle-timeout", "sessionIdleTimeout", func(n string) {
+		fs.DurationVar(&h.SessionTimeout, n, 30*time.Minute, "close HTTP sessions idle this long")
+	})
+	integer(&h.MaxSessions, "max-sessions", "maxSessions", 0, "refuse new HTTP sessions while this many are open, counted from their initialize (0: no limit)")
+	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "refuse new HTTP connections (503) while this many are open (0: no limit)")
+
+	s := &c.Server
+	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
+	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups included with --isolate-sessions (0: no limit)")
+	boolean(&s.Unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
+	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
+	boolean(&s.RedactNetworkHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
+	str(&s.Screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")
+	shotQuality := new(int)
+	integer(shotQuality, "screenshot-quality", "screenshotQuality", -1, "take_screenshot's default jpeg/webp quality, 0-100")
+	integer(&s.Screenshot.MaxWidth, "screenshot-max-width", "screenshotMaxWidth", 0, "scale screenshots down to at most this many pixels wide")
+	integer(&s.Screenshot.MaxHeight, "screenshot-max-height", "screenshotMaxHeight", 0, "scale screenshots down to at most this many pixels high")
+
+	str(&c.LogLevel, "log-level", "logLevel", "info", "debug, info, warn or error")
+	str(&c.LogFile, "log-file", "logFile", "", "write logs to this file instead of stderr")
+	boolean(&c.ShowVersion, "version", "version", "print the version and exit")
+
+	// chrome-devtools-mcp flags that change nothing here, accepted so that a
+	// command line written for it still starts.
+	ignored := new(bool)
+	for _, n := range compatFlags() {
+		fs.BoolVar(ignored, n, false, "accepted for chrome-devtools-mcp compatibility; no effect")
+	}
+	return fs, shotQuality
+}
+
+// compatFlags returns chrome-devtools-mcp's flags that tabhive accepts and
+// ignores.
+func compatFlags() []string {
+	return []string{"no-usage-statistics", "usage-statistics", "usageStatistics", "no-performance-crux",
+		"performance-crux", "performanceCrux", "experimental-page-id-routing", "experimentalPageIdRouting"}
+}
+
+// listFlag collects a repeatable flag. With commas, a value is also split
+// at commas (hosts, origins); without, it is kept whole (a Chromium switch
+// such as --disable-features=A,B).
+type listFlag struct {
+	v      *[]string
+	commas bool
+}
+
+func (l listFlag) String() string {
+	if l.v == nil {
+		return ""
+	}
+	return strings.Join(*l.v, ",")
+}
+
+func (l listFlag) Set(s string) error {
+	if !l.commas {
+		*l.v = append(*l.v, s)
+		return nil
+	}
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l.v = append(*l.v, v)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+)
+
+// flagCases sets each of tabhive's flags, in every spelling, and names the
+// configuration field it must reach. TestConfigureEveryFlag checks that
+// no flag is missing from it.
+func flagCases() []struct {
+	args []string
+	got  func(*Config) any
+	want any
+} {
+	type row = struct {
+		args []string
+		got  func(*Config) any
+		want any
+	}
+	var rows []row
+	// each adds one row per spelling: the flag name followed by value (if
+	// not empty).
+	each := func(names []string, value string, got func(*Config) any, want any) {
+		for _, n := range names {
+			args := []string{"--" + n}
+			if len(n) == 1 {
+				args[0] = "-" + n
+			}
+			if value != "" {
+				args = append(args, value)
+			}
+			rows = append(rows, row{args, got, want})
+		}
+	}
+	q := func(n int) *int { return &n }
+
+	each([]string{"headless"}, "", func(c *Config) any { return c.Browser.Headless }, true)
+	each([]string{"isolated"}, "", func(c *Config) any { return c.Browser.Isolated }, true)
+	each([]string{"executable-path", "executablePath", "e"}, "/opt/chrome", func(c *Config) any { return c.Browser.ExecutablePath }, "/opt/chrome")
+	each([]string{"user-data-dir", "userDataDir"}, "/tmp/prof", func(c *Config) any { return c.Browser.UserDataDir }, "/tmp/prof")
+	each([]string{"viewport"}, "800x600", func(c *Config) any { return c.Browser.Viewport }, "800x600")
+	each([]string{"browser-url", "browserUrl", "u"}, "http://127.0.0.1:9222", func(c *Config) any { return c.Browser.BrowserURL }, "http://127.0.0.1:9222")
+	each([]string{"ws-endpoint", "wsEndpoint", "w"}, "ws://127.0.0.1:9222/devtools/browser/x", func(c *Config) any { return c.Browser.WSEndpoint }, "ws://127.0.0.1:9222/devtools/browser/x")
+	rows = append(rows, row{[]string{"--chrome-arg=--disable-features=A,B", "--chromeArg", "--mute-audio"},
+		func(c *Config) any { return c.Browser.Args }, []string{"--disable-features=A,B", "--mute-audio"}})
+
+	each([]string{"http"}, "0.0.0.0:8931", func(c *Config) any { return c.HTTPAddr }, "0.0.0.0:8931")
+	each([]string{"http"}, ":8931", func(c *Config) any { return c.HTTPAddr }, "127.0.0.1:8931")
+	each([]string{"allowed-hosts", "allowedHosts"}, "a.example, b.example:80", func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example:80"})
+	rows = append(rows, row{[]string{"--allowed-hosts", "a.example", "--allowedHosts", "b.example"},
+		func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example"}})
+	each([]string{"allowed-origins", "allowedOrigins"}, "http://app.example,https://x.example", func(c *Config) any { return c.HTTP.AllowedOrigins }, []string{"http://app.example", "https://x.example"})
+	each([]string{"auth-token", "authToken"}, "s3cret", func(c *Config) any { return c.HTTP.Token }, "s3cret")
+	each([]string{"session-idle-timeout", "sessionIdleTimeout"}, "90s", func(c *Config) any { return c.HTTP.SessionTimeout }, 90*time.Second)
+	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
+	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
+	each([]string{"max-connections"}, "0", func(c *Config) any { return c.HTTP.MaxConnections }, 0)
+
+	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
+	each([]string{"max-pages-per-session", "maxPagesPerSession"}, "3", func(c *Config) any { return c.Server.MaxPagesPerSession }, 3)
+	each([]string{"allow-unrestricted-paths", "allowUnrestrictedPaths"}, "", func(c *Config) any { return c.Server.Unrestricted }, true)
+	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.ExperimentalVision }, true)
+	each([]string{"redact-network-headers", "redactNetworkHeaders"}, "", func(c *Config) any { return c.Server.RedactNetworkHeaders }, true)
+	each([]string{"screenshot-format", "screenshotFormat"}, "webp", func(c *Config) any { return c.Server.Screenshot.Format }, "webp")
+	each([]string{"screenshot-quality", "screenshotQuality"}, "0", func(c *Config) any { return c.Server.Screenshot.Quality }, q(0))
+	each([]string{"screenshot-quality"}, "80", func(c *Config) any { return c.Server.Screenshot.Quality }, q(80))
+	each([]string{"screenshot-max-width", "screenshotMaxWidth"}, "640", func(c *Config) any { return c.Server.Screenshot.MaxWidth }, 640)
+	each([]string{"screenshot-max-height", "screenshotMaxHeight"}, "480", func(c *Config) any { return c.Server.Screenshot.MaxHeight }, 480)
+
+	each([]string{"log-level", "logLevel"}, "debug", func(c *Config) any { return c.LogLevel }, "debug")
+	each([]string{"log-file", "logFile"}, "/tmp/tabhive.log", func(c *Config) any { return c.LogFile }, "/tmp/tabhive.log")
+	each([]string{"version"}, "", func(c *Config) any { return c.ShowVersion }, true)
+	each(compatFlags(), "", func(c *Config) any { return c.Server.IsolateSessions }, false)
+
+	// Defaults, with no flag at all.
+	defaults := []struct {
+		got  func(*Config) any
+		want any
+	}{
+		{func(c *Config) any { return c.HTTPAddr }, ""},
+		{func(c *Config) any { return c.LogLevel }, "info"},
+		{func(c *Config) any { return c.HTTP.SessionTimeout }, 30 * time.Minute},
+		{func(c *Config) any { return c.HTTP.MaxConnections }, defaultMaxConnections},
+		{func(c *Config) any { return c.HTTP.MaxSessions }, 0},
+		{func(c *Config) any { return c.HTTP.Token }, ""},
+		{func(c *Config) any { return c.Server.MaxPagesPerSession }, 0},
+		{func(c *Config) any { return c.Server.IsolateSessions }, false},
+		{func(c *Config) any { return c.Server.Screenshot.Quality }, (*int)(nil)},
+		{func(c *Config) any { return c.Server.Version }, version},
+		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
+	}
+	for _, d := range defaults {
+		rows = append(rows, row{nil, d.got, d.want})
+	}
+	return rows
+}
+
+func TestConfigureEveryFlag(t *testing.T) {
+	t.Setenv("TABHIVE_AUTH_TOKEN", "") // the default of --auth-token
+	used := map[string]bool{}
+	for _, tt := range flagCases() {
+		c, err := configure(tt.args, io.Discard)
+		if err != nil {
+			t.Errorf("configure(%q) = %v", tt.args, err)
+			continue
+		}
+		if got := tt.got(c); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("configure(%q): got %#v, want %#v", tt.args, deref(got), deref(tt.want))
+		}
+		for _, a := range tt.args {
+			if name, ok := flagName(a); ok {
+				used[name] = true
+			}
+		}
+	}
+	fs, _ := newFlagSet(&Config{}, io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !used[f.Name] {
+			t.Errorf("flag -%s is not covered by flagCases", f.Name)
+		}
+	})
+}
+
+// deref shows the value behind a pointer in a failure message.
+func deref(v any) any {
+	if p, ok := v.(*int); ok && p != nil {
+		return *p
+	}
+	return v
+}
+
+// flagName returns the name of a command-line argument that is a flag.
+func flagName(arg string) (string, bool) {
+	if !strings.HasPrefix(arg, "-") {
+		return "", false
+	}
+	name := strings.TrimLeft(arg, "-")
+	name, _, _ = strings.Cut(name, "=")
+	return name, true
+}
+
+func TestConfigureAuthTokenFromEnvironment(t *testing.T) {
+	t.Setenv("TABHIVE_AUTH_TOKEN", "from-env")
+	c, err := configure(nil, io.Discard)
+	if err != nil || c.HTTP.Token != "from-env" {
+		t.Fatalf("configure() with $TABHIVE_AUTH_TOKEN: token %q, %v; want %q", c.HTTP.Token, err, "from-env")
+	}
+	c, err = configure([]string{"--auth-token", "flag"}, io.Discard)
+	if err != nil || c.HTTP.Token != "flag" {
+		t.Fatalf("--auth-token over $TABHIVE_AUTH_TOKEN: token %q, %v; want %q", c.HTTP.Token, err, "flag")
+	}
+}
+
+// TestConfigureSharesMetrics: the page hooks the supervisor gets count into
+// the metrics the server serves at /metrics (issue 10, finding 1: they were
+// two Metrics, and /metrics' page counters stayed 0).
+func TestConfigureSharesMetrics(t *testing.T) {
+	c, err := configure(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Server.Metrics
+	if m == nil {
+		t.Fatal("configure left Server.Metrics nil: the server would keep metrics of its own")
+	}
+	h := c.Browser.PageHooks
+	h.EvaluateDone(time.Second, true)
+	h.ScriptTerminated()
+	h.DialogOpened()
+	h.StaleDropped()
+	for _, name := range []string{"tabhive_evaluate_timeouts_total", "tabhive_evaluate_terminations_total", "tabhive_dialogs_total", "tabhive_stale_calls_dropped_total", "tabhive_evaluate_duration_seconds"} {
+		if got := m.Counter(name); got != 1 {
+			t.Errorf("%s = %v after one page hook call, want 1", name, got)
+		}
+	}
+}
+
+func TestConfigureRefusals(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--browser-url", "http://x", "--ws-endpoint", "ws://y"}, "give either --browser-url or --ws-endpoint, not both"},
+		{[]string{"--browser-url", "http://x", "--isolated"}, "--executable-path, --user-data-dir and --isolated are for launching; drop them when connecting with --browser-url or --ws-endpoint"},
+		{[]string{"-w", "ws://y", "-e", "/opt/chrome"}, "drop them when connecting"},
+		{[]string{"--wsEndpoint", "ws://y", "--userDataDir", "/tmp/p"}, "drop them when connecting"},
+		{[]string{"--screenshot-format", "gif"}, `--screenshot-format "gif": use png, jpeg or webp`},
+		{[]string{"--screenshot-quality", "101"}, "--screenshot-quality 101: use 0 to 100"},
+		{[]string{"--screenshot-max-width", "-1"}, "take a number of pixels, 0 for no limit"},
+		{[]string{"--max-sessions", "-1"}, "--max-sessions -1: give a positive number, or 0 for no limit"},
+		{[]string{"--maxPagesPerSession", "-2"}, "--max-pages-per-session -2: give a positive number, or 0 for no limit"},
+		{[]string{"--max-connections", "-5"}, "--max-connections -5: give a positive number, or 0 for no limit"},
+		{[]string{"--session-idle-timeout", "0s"}, "--session-idle-timeout 0s: give a positive duration such as 30m"},
+		{[]string{"--log-level", "loud"}, `--log-level "loud": use debug, info, warn or error`},
+		{[]string{"--log-level", ""}, `--log-level "": use debug, info, warn or error`},
+		{[]string{"--http", "8931"}, `--http wants HOST:PORT or :PORT, got "8931"`},
+		{[]string{"stray"}, `unexpected argument "stray": flags start with --, see --help`},
+		{[]string{"--headless", "stray"}, `unexpected argument "stray"`},
+		{[]string{"--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"--max-sessions", "many"}, `invalid value "many" for flag -max-sessions`},
+	}
+	for _, tt := range tests {
+		c, err := configure(tt.args, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("configure(%q) = %+v, %v; want error %q", tt.args, c, err, tt.want)
+		}
+	}
+	if _, err := configure([]string{"-h"}, io.Discard); err != flag.ErrHelp {
+		t.Errorf("configure(-h) = %v, want flag.ErrHelp", err)
+	}
+}
+
+// TestREADMEFlagsTable: the README's flags table names exactly the flags
+// the binary has, apart from camelCase and one-letter spellings and the
+// chrome-devtools-mcp flags accepted with no effect (named in the text
+// under it).
+func TestREADMEFlagsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "\n## Flags\n")
+	if !ok {
+		t.Fatal("README has no ## Flags section")
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	var documented []string
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| `-") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`(--?[a-zA-Z-]+)").FindAllStringSubmatch(cell, -1) {
+			documented = append(documented, strings.TrimLeft(m[1], "-"))
+		}
+	}
+	fs, _ := newFlagSet(&Config{}, io.Discard)
+	var defined []string
+	fs.VisitAll(func(f *flag.Flag) {
+		camel := strings.ContainsFunc(f.Name, unicode.IsUpper)
+		if !camel && !slices.Contains(compatFlags(), f.Name) {
+			defined = append(defined, f.Name)
+		}
+	})
+	for _, d := range documented {
+		if fs.Lookup(d) == nil {
+			t.Errorf("README documents --%s, which tabhive does not have", d)
+		}
+	}
+	for _, d := range defined {
+		if !slices.Contains(documented, d) {
+			t.Errorf("flag --%s is missing from the README's flags table", d)
+		}
+	}
+	for _, c := range []string{"no-usage-statistics", "no-performance-crux", "experimentalPageIdRouting"} {
+		if !strings.Contains(string(readme), "`--"+c+"`") {
+			t.Errorf("README does not say --%s is accepted", c)
+		}
+	}
+}
