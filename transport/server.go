@@ -91,6 +91,7 @@ type Server struct {
 	sessions sync.Map           // *mcp.ServerSession → *session
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
 	watchers sync.WaitGroup     // one per session, ends with it; and roots requests
+	closing  atomic.Bool        // set when Close starts
 	stop     context.CancelFunc // ends the metrics summary
 	done     sync.WaitGroup     // the metrics summary goroutine
 }
@@ -143,6 +144,7 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Close ends every session and waits for their bookkeeping to finish.
 func (s *Server) Close() {
+	s.closing.Store(true)
 	s.stop()
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
@@ -178,7 +180,13 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				if err := s.sup.CloseContexts(ctx, sess.isolated); err != nil {
-					s.log.Warn().Err(err).Str("context", sess.isolated).Msg("closing an ended session's pages")
+					ev := s.log.Warn()
+					if s.closing.Load() {
+						// Shutting down: the browser is being closed too,
+						// and its contexts with it.
+						ev = s.log.Debug()
+					}
+					ev.Err(err).Str("context", sess.isolated).Msg("closing an ended session's pages")
 				}
 			}
 		}()
