@@ -22,6 +22,7 @@ import (
 
 // targetEvents are the browser-level events the supervisor applies.
 var targetEvents = map[string]bool{
+	"Fetch.requestPaused":      true,
 	"Target.targetCreated":     true,
 	"Target.targetInfoChanged": true,
 	"Target.targetDestroyed":   true,
@@ -53,7 +54,7 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 		return err
 	}
 	s.proc, s.launched = proc, proc != nil
-	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready}
+	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready, MaxMessageBytes: s.cfg.MaxMessageBytes}
 	var conn *cdpconn.Conn
 	if proc != nil {
 		s.pid.Store(int64(proc.PID()))
@@ -72,6 +73,12 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 	s.discovered = false
 	s.gone = map[string]bool{}
 	s.resetContexts()
+	// Requests are decided from the first: before discovery, so that no
+	// page the agents will see loads anything unchecked.
+	if err := s.intercept(ctx, conn); err != nil {
+		s.disconnect()
+		return err
+	}
 	// Discovery reports every existing target as created, before its reply.
 	err = s.act.Await(ctx, func(ctx context.Context) error {
 		return conn.Client.Target.SetDiscoverTargets(ctx, target.NewSetDiscoverTargetsArgs(true))
@@ -221,6 +228,8 @@ func (e *supervisorEvents) Apply() {
 
 func (s *Supervisor) apply(ev cdpconn.Event) error {
 	switch ev.Method {
+	case "Fetch.requestPaused":
+		return s.requestPaused(ev.Params)
 	case "Target.targetCreated", "Target.targetInfoChanged":
 		var e struct {
 			TargetInfo target.Info `json:"targetInfo"`

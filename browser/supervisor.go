@@ -90,6 +90,14 @@ type Config struct {
 	Logger zerolog.Logger
 	// PageHooks are given to every page actor, to count what pages do.
 	PageHooks page.Hooks
+	// Policy, if non-nil, decides every request the browser makes (the URL
+	// policy: --allowed-url-pattern, --blocked-url-pattern,
+	// --file-navigations), launched or connected alike.
+	Policy Policy
+	// MaxMessageBytes is the most the supervisor reads of one message from
+	// the browser; a bigger reply fails its call. If zero,
+	// [cdpconn.DefaultMaxMessageBytes].
+	MaxMessageBytes int
 }
 
 // PageInfo describes an open page as the browser reports it.

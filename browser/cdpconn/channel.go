@@ -25,10 +25,8 @@ type channel struct {
 	limit int
 
 	wmu sync.Mutex // serialises writes: one message at a time on the wire
-	// sendID numbers the commands of [Conn.Send]. They start far above any
-	// rpcc sequence, so their replies match no pending call and are
-	// dropped.
-	sendID atomic.Uint64
+	// sendID numbers the commands of [Conn.Send] (see nextSendID).
+	sendID atomic.Uint32
 
 	mu       sync.Mutex // guards the fields below
 	sessions map[string]*session
@@ -70,7 +68,6 @@ func open(ctx context.Context, fio frameIO, opts Options) (*Conn, error) {
 	if ch.limit <= 0 {
 		ch.limit = DefaultMaxMessageBytes
 	}
-	ch.sendID.Store(1 << 52)
 	c, err := ch.open(ctx, "", opts)
 	if err != nil {
 		fio.Close()
@@ -143,7 +140,15 @@ func (ch *channel) send(method string, params any) error {
 }
 
 func (ch *channel) sendOn(sessionID, method string, params any) error {
-	return ch.write(&request{ID: ch.sendID.Add(1), Method: method, Params: params, SessionID: sessionID})
+	return ch.write(&request{ID: ch.nextSendID(), Method: method, Params: params, SessionID: sessionID})
+}
+
+// nextSendID returns an id for a command whose reply nobody waits for.
+// Chrome takes ids that fit in 32 bits only; these run in the top half of
+// that range, which a session's rpcc sequence, counting from 1, does not
+// reach, so their replies match no pending call and are dropped.
+func (ch *channel) nextSendID() uint64 {
+	return 1<<30 + uint64(ch.sendID.Add(1)%(1<<30))
 }
 
 // request is a command on the wire.
