@@ -56,9 +56,11 @@ import (
 
 // DefaultMaxMessageBytes is the read limit of a channel when
 // [Options.MaxMessageBytes] is zero. The biggest replies tabhive asks for
-// are full-page screenshots and accessibility trees of very large pages
-// (tens of megabytes); nothing a tool needs comes near this.
-const DefaultMaxMessageBytes = 256 << 20
+// are accessibility trees of very large pages and tall screenshots:
+// measured 2026-11-30, the full accessibility tree of the Rust book's
+// one-page print view (51,160 snapshot lines) is 43 MB, a 1280x16000
+// screenshot 3.3 MB.
+const DefaultMaxMessageBytes = 64 << 20
 
 // ErrTooLarge is the error of a call whose reply was bigger than the
 // channel's read limit. The reply was read and dropped; the session goes
