@@ -22,6 +22,7 @@ import (
 
 // targetEvents are the browser-level events the supervisor applies.
 var targetEvents = map[string]bool{
+	"Fetch.requestPaused":      true,
 	"Target.targetCreated":     true,
 	"Target.targetInfoChanged": true,
 	"Target.targetDestroyed":   true,
@@ -41,24 +42,43 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
 	defer cancel()
-	var wsURL string
+	var (
+		proc  *launch.Process
+		wsURL string
+	)
 	err := s.act.Await(ctx, func(ctx context.Context) (err error) {
-		wsURL, err = s.start(ctx)
+		proc, wsURL, err = s.start(ctx)
 		return err
 	}, nil)
 	if err != nil {
 		return err
 	}
-	conn, err := cdpconn.DialOptions(ctx, wsURL, cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready})
+	s.proc, s.launched = proc, proc != nil
+	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready, MaxMessageBytes: s.cfg.MaxMessageBytes}
+	var conn *cdpconn.Conn
+	if proc != nil {
+		s.pid.Store(int64(proc.PID()))
+		profileDir := proc.Profile()
+		s.profile.Store(&profileDir)
+		r, w := proc.Pipe()
+		conn, err = cdpconn.DialPipe(ctx, r, w, opts)
+	} else {
+		conn, err = cdpconn.Dial(ctx, wsURL, opts)
+	}
 	if err != nil {
 		s.stopProcess()
 		return fmt.Errorf("connect to the browser: %w", err)
 	}
 	s.conn = conn
-	s.pageBase = pageBase(wsURL)
 	s.discovered = false
 	s.gone = map[string]bool{}
 	s.resetContexts()
+	// Requests are decided from the first: before discovery, so that no
+	// page the agents will see loads anything unchecked.
+	if err := s.intercept(ctx, conn); err != nil {
+		s.disconnect()
+		return err
+	}
 	// Discovery reports every existing target as created, before its reply.
 	err = s.act.Await(ctx, func(ctx context.Context) error {
 		return conn.Client.Target.SetDiscoverTargets(ctx, target.NewSetDiscoverTargetsArgs(true))
@@ -109,20 +129,19 @@ func (s *Supervisor) watch(conn *cdpconn.Conn, proc *launch.Process) {
 	})
 }
 
-// start launches Chromium or resolves the endpoint to connect to, and
-// returns the browser's WebSocket URL.
-func (s *Supervisor) start(ctx context.Context) (string, error) {
+// start launches Chromium, or resolves the endpoint of the browser to
+// connect to: it returns the launched process (driven over its pipe) or the
+// browser WebSocket URL.
+func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error) {
 	switch {
 	case s.cfg.WSEndpoint != "":
-		s.launched = false
-		return s.cfg.WSEndpoint, nil
+		return nil, s.cfg.WSEndpoint, nil
 	case s.cfg.BrowserURL != "":
-		s.launched = false
 		ws, err := resolveBrowserURL(ctx, s.cfg.BrowserURL)
 		if err != nil {
-			return "", fmt.Errorf("could not connect to Chrome at %s; check that it is running with --remote-debugging-port: %w", s.cfg.BrowserURL, err)
+			return nil, "", fmt.Errorf("could not connect to Chrome at %s; check that it is running with --remote-debugging-port: %w", s.cfg.BrowserURL, err)
 		}
-		return ws, nil
+		return nil, ws, nil
 	}
 	profile := s.cfg.UserDataDir
 	if profile == "" && !s.cfg.Isolated {
@@ -143,16 +162,12 @@ func (s *Supervisor) start(ctx context.Context) (string, error) {
 	})
 	if err != nil {
 		if profile != "" && inUse(profile) {
-			return "", fmt.Errorf("the browser is already running for %s; use --isolated to run multiple browser instances", profile)
+			return nil, "", fmt.Errorf("the browser is already running for %s; use --isolated to run multiple browser instances", profile)
 		}
-		return "", err
+		return nil, "", err
 	}
-	s.proc, s.launched = proc, true
-	s.pid.Store(int64(proc.PID()))
-	profileDir := proc.Profile()
-	s.profile.Store(&profileDir)
 	s.log.Info().Int("pid", proc.PID()).Bool("headless", headless).Msg("chromium started")
-	return proc.WebSocketURL(), nil
+	return proc, "", nil
 }
 
 // lost forgets a browser whose connection went away: its pages and actors
@@ -213,6 +228,8 @@ func (e *supervisorEvents) Apply() {
 
 func (s *Supervisor) apply(ev cdpconn.Event) error {
 	switch ev.Method {
+	case "Fetch.requestPaused":
+		return s.requestPaused(ev.Params)
 	case "Target.targetCreated", "Target.targetInfoChanged":
 		var e struct {
 			TargetInfo target.Info `json:"targetInfo"`
@@ -338,15 +355,6 @@ func resolveBrowserURL(ctx context.Context, raw string) (string, error) {
 		return "", fmt.Errorf("%s names no webSocketDebuggerUrl", u)
 	}
 	return v.WebSocketDebuggerURL, nil
-}
-
-// pageBase returns the prefix of page endpoints on the same host as a
-// browser endpoint: ws://HOST:PORT/devtools/page/.
-func pageBase(browserWS string) string {
-	if i := strings.Index(browserWS, "/devtools/"); i >= 0 {
-		return browserWS[:i] + "/devtools/page/"
-	}
-	return strings.TrimRight(browserWS, "/") + "/devtools/page/"
 }
 
 func hasDisplay() bool {

@@ -90,6 +90,14 @@ type Config struct {
 	Logger zerolog.Logger
 	// PageHooks are given to every page actor, to count what pages do.
 	PageHooks page.Hooks
+	// Policy, if non-nil, decides every request the browser makes (the URL
+	// policy: --allowed-url-pattern, --blocked-url-pattern,
+	// --file-navigations), launched or connected alike.
+	Policy Policy
+	// MaxMessageBytes is the most the supervisor reads of one message from
+	// the browser; a bigger reply fails its call. If zero,
+	// [cdpconn.DefaultMaxMessageBytes].
+	MaxMessageBytes int
 }
 
 // PageInfo describes an open page as the browser reports it.
@@ -129,8 +137,7 @@ type Supervisor struct {
 	// goroutine exits, Close reads them.
 	conn     *cdpconn.Conn
 	proc     *launch.Process
-	launched bool // we started the browser: close it, don't just disconnect
-	pageBase string
+	launched bool              // we started the browser: close it, don't just disconnect
 	pages    map[string]*entry // by target id
 	gone     map[string]bool   // targets closed on this connection
 	// contexts maps an isolated context's name to its browser context id,
@@ -151,11 +158,11 @@ type entry struct {
 // registry is an immutable view of the open pages, published after every
 // change.
 type registry struct {
-	pages    []entry         // ordered by id
-	byID     map[int]entry   // same entries
-	done     <-chan struct{} // closed when the browser connection is gone
-	exited   <-chan struct{} // closed when a launched browser exited; nil if none
-	pageBase string          // ws://HOST:PORT/devtools/page/
+	pages  []entry         // ordered by id
+	byID   map[int]entry   // same entries
+	done   <-chan struct{} // closed when the browser connection is gone
+	exited <-chan struct{} // closed when a launched browser exited; nil if none
+	conn   *cdpconn.Conn   // the browser connection, nil when there is none
 }
 
 // New returns a supervisor. The browser is launched or connected on first
@@ -247,15 +254,16 @@ func (s *Supervisor) Page(ctx context.Context, id int) (*page.Actor, error) {
 	})
 }
 
-// PageEndpoint returns the DevTools WebSocket URL of page id, for a
-// debugger to attach to alongside tabhive.
-func (s *Supervisor) PageEndpoint(id int) (string, bool) {
+// Debugger attaches a CDP session of its own to page id, beside its
+// actor's, for tests that must do to a page what no tool does (crash its
+// renderer). The caller closes it.
+func (s *Supervisor) Debugger(ctx context.Context, id int) (*cdpconn.Conn, error) {
 	v := s.view.Load()
 	e, ok := v.byID[id]
-	if !ok || v.pageBase == "" {
-		return "", false
+	if !ok || v.conn == nil {
+		return nil, ErrNoPage
 	}
-	return v.pageBase + e.TargetID, true
+	return v.conn.Attach(ctx, e.TargetID, cdpconn.Options{Keep: func(string) bool { return false }})
 }
 
 // BrowserPID returns the process id of the Chromium this supervisor
@@ -425,14 +433,19 @@ func (s *Supervisor) spawn(e *entry) *page.Actor {
 	if e.actor != nil && e.actor.Err() == nil {
 		return e.actor
 	}
+	conn, targetID := s.conn, e.TargetID
 	e.actor = page.Start(page.Config{
-		ID:           e.ID,
-		TargetID:     e.TargetID,
-		WebSocketURL: s.pageBase + e.TargetID,
-		Snapshots:    &s.snapshots,
-		Logger:       s.cfg.Logger,
-		Hooks:        s.cfg.PageHooks,
-		Grant:        s.grant,
+		ID:       e.ID,
+		TargetID: e.TargetID,
+		// The page's session lives on this browser connection; after a
+		// relaunch the page is gone with it.
+		Attach: func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error) {
+			return conn.Attach(ctx, targetID, opts)
+		},
+		Snapshots: &s.snapshots,
+		Logger:    s.cfg.Logger,
+		Hooks:     s.cfg.PageHooks,
+		Grant:     s.grant,
 	})
 	s.publish()
 	return e.actor
@@ -480,7 +493,7 @@ func (s *Supervisor) publish() {
 	slices.SortFunc(r.pages, func(a, b entry) int { return a.ID - b.ID })
 	if s.conn != nil {
 		r.done = s.conn.Done()
-		r.pageBase = s.pageBase
+		r.conn = s.conn
 	}
 	if s.proc != nil {
 		r.exited = s.proc.Exited()

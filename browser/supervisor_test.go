@@ -13,7 +13,6 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/browser/launch"
 	"github.com/tabhive/tabhive/page"
 )
@@ -168,7 +167,7 @@ func TestConnectOnlyDisconnects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc, err := launch.Start(ctx(t), launch.Options{ExecutablePath: exe, Headless: true})
+	proc, err := launch.Start(ctx(t), launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,11 +277,7 @@ func TestNoBrowserUIRenderers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewPage = %v", err)
 	}
-	endpoint, ok := s.PageEndpoint(info.ID)
-	if !ok {
-		t.Fatalf("no endpoint for page %d", info.ID)
-	}
-	conn, err := cdpconn.Dial(ctx(t), endpoint, func(string) bool { return false })
+	conn, err := s.Debugger(ctx(t), info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

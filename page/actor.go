@@ -29,9 +29,9 @@ type Config struct {
 	ID int
 	// TargetID is Chrome's target id.
 	TargetID string
-	// WebSocketURL is the target's own DevTools endpoint,
-	// ws://HOST:PORT/devtools/page/TARGET.
-	WebSocketURL string
+	// Attach opens the page's CDP session (a flat session on the browser's
+	// channel, attached to TargetID), queueing the events opts keeps.
+	Attach func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error)
 	// Snapshots hands out snapshot ids; one counter serves every page. If
 	// nil, the page gets a counter of its own.
 	Snapshots *snapshot.Counter
@@ -76,7 +76,7 @@ type Actor struct {
 	// Immutable or safe from any goroutine.
 	id       int
 	targetID string
-	wsURL    string
+	attach   func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error)
 	log      zerolog.Logger
 	act      *actor.Actor
 	counter  *snapshot.Counter
@@ -166,7 +166,7 @@ func Start(cfg Config) *Actor {
 	a := &Actor{
 		id:       cfg.ID,
 		targetID: cfg.TargetID,
-		wsURL:    cfg.WebSocketURL,
+		attach:   cfg.Attach,
 		log:      cfg.Logger.With().Int("page", cfg.ID).Logger(),
 		counter:  cfg.Snapshots,
 		timeout:  cfg.ConnectTimeout,
@@ -222,14 +222,14 @@ func (a *Actor) Stop(cause error) { a.act.Stop(cause) }
 func (a *Actor) init(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	conn, err := cdpconn.Dial(ctx, a.wsURL, func(m string) bool { return events[m] || collected[m] })
+	conn, err := a.attach(ctx, cdpconn.Options{Keep: func(m string) bool { return events[m] || collected[m] }})
 	if err != nil {
 		return fmt.Errorf("%w (%w)", ErrDisconnected, err)
 	}
 	a.conn, a.c = conn, conn.Client
-	// Stop when the socket goes away: target closed, renderer gone, browser
-	// gone. Whoever owns the actor knows which (the target was destroyed,
-	// the browser was lost) and stops it with that cause; the socket alone
+	// Stop when the session goes away: target closed, browser gone.
+	// Whoever owns the actor knows which (the target was destroyed, the
+	// browser was lost) and stops it with that cause; the session alone
 	// cannot tell, so it waits goneWait for the owner first. The actor's
 	// lifetime context bounds this goroutine.
 	go func() {

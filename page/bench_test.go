@@ -19,7 +19,7 @@ func benchClick(b *testing.B, body string) {
 	srv := browsertest.Serve(b, mux)
 	br := browsertest.Chromium(b)
 	tab := br.NewTab(b)
-	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	b.Cleanup(func() { a.Stop(nil) })
 	ctx := context.Background()
 	if _, err := a.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/"}); err != nil {

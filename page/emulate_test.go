@@ -54,12 +54,12 @@ func openProbed(t *testing.T, url string) (*page.Actor, prober) {
 	t.Helper()
 	b := browsertest.Chromium(t)
 	tab := b.NewTab(t)
-	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL, Grant: b.Grant})
+	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach, Grant: b.Grant})
 	t.Cleanup(func() { a.Stop(nil) })
 	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
 		t.Fatalf("Navigate(%s) = %v", url, err)
 	}
-	conn, err := cdpconn.Dial(ctx(t), tab.WebSocketURL, func(string) bool { return false })
+	conn, err := tab.Attach(ctx(t), cdpconn.Options{Keep: func(string) bool { return false }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func open(t *testing.T, url string) *page.Actor {
 	t.Helper()
 	b := browsertest.Chromium(t)
 	tab := b.NewTab(t)
-	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	t.Cleanup(func() { a.Stop(nil) })
 	if url != "" {
 		if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {

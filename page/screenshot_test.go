@@ -60,7 +60,7 @@ func shotPage(t *testing.T) *Actor {
 		browsertest.HTML("Tall", tallPage).ServeHTTP(w, r)
 	}))
 	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	t.Cleanup(func() { a.Stop(nil) })
 	shotMetrics(t, a, 1)
 	if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: srv.URL + "/"}); err != nil {

@@ -22,7 +22,7 @@ func testActor(t testing.TB, url string) *Actor {
 	t.Helper()
 	b := browsertest.Chromium(t)
 	tab := b.NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	t.Cleanup(func() { a.Stop(nil) })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

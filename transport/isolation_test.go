@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/cdpconn"
 )
 
 // isolationFixtures serves a page with a counter button.
@@ -286,11 +285,7 @@ func TestRendererCrash(t *testing.T) {
 	a := openPage(t, cs, base+"/")
 	b := openPage(t, cs, base+"/")
 	// Crash A's renderer from a debugger connection of our own.
-	url, ok := shared.sup.PageEndpoint(a)
-	if !ok {
-		t.Fatal("no endpoint for the page")
-	}
-	dbg, err := cdpconn.Dial(ctx(t), url, func(string) bool { return false })
+	dbg, err := shared.sup.Debugger(ctx(t), a)
 	if err != nil {
 		t.Fatal(err)
 	}

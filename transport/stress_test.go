@@ -52,7 +52,6 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/transport"
 )
 
@@ -1247,13 +1246,9 @@ func (r *stressRun) hangScript(s *stressSession, id int) {
 // crashRenderer crashes a page's renderer from a debugger connection of
 // its own, as isolation_test.go does.
 func (r *stressRun) crashRenderer(id int) {
-	url, ok := r.sup.PageEndpoint(id)
-	if !ok {
-		return // closed meanwhile
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	dbg, err := cdpconn.Dial(ctx, url, func(string) bool { return false })
+	dbg, err := r.sup.Debugger(ctx, id)
 	if err != nil {
 		return // closed meanwhile, or the browser is gone
 	}

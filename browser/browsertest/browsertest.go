@@ -72,7 +72,8 @@ func Chromium(t testing.TB) *Browser {
 			shared.err = err
 			return
 		}
-		conn, err := cdpconn.Dial(ctx, proc.WebSocketURL(), func(string) bool { return false })
+		r, w := proc.Pipe()
+		conn, err := cdpconn.DialPipe(ctx, r, w, cdpconn.Options{Keep: func(string) bool { return false }})
 		if err != nil {
 			proc.Close()
 			shared.err = err
@@ -85,9 +86,6 @@ func Chromium(t testing.TB) *Browser {
 	}
 	return shared.browser
 }
-
-// WebSocketURL returns the browser-level DevTools endpoint.
-func (b *Browser) WebSocketURL() string { return b.proc.WebSocketURL() }
 
 // Grant grants a permission in a browser context ("" for the default one)
 // over the browser-level connection, as the supervisor does for its pages:
@@ -102,8 +100,14 @@ func (b *Browser) Grant(ctx context.Context, browserContextID, permission string
 
 // Target is a tab opened for one test.
 type Target struct {
-	ID           string
-	WebSocketURL string // the tab's own DevTools endpoint
+	ID      string
+	browser *Browser
+}
+
+// Attach opens a CDP session on the tab, over the browser's pipe: it is a
+// page.Config.Attach.
+func (t Target) Attach(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error) {
+	return t.browser.conn.Attach(ctx, t.ID, opts)
 }
 
 // NewTab opens a tab on about:blank and closes it when the test ends.
@@ -120,13 +124,7 @@ func (b *Browser) NewTab(t testing.TB) Target {
 		defer cancel()
 		b.conn.Client.Target.CloseTarget(ctx, target.NewCloseTargetArgs(r.TargetID)) // best effort: the browser may be gone
 	})
-	return Target{ID: string(r.TargetID), WebSocketURL: PageURL(b.WebSocketURL(), string(r.TargetID))}
-}
-
-// PageURL returns the DevTools endpoint of a page target, given the browser's.
-func PageURL(browserWS, targetID string) string {
-	i := strings.Index(browserWS, "/devtools/")
-	return browserWS[:i] + "/devtools/page/" + targetID
+	return Target{ID: string(r.TargetID), browser: b}
 }
 
 // Serve starts an HTTP server for the test and closes it when the test

@@ -1,14 +1,46 @@
-// Package cdpconn dials one DevTools WebSocket and hands its events to one
-// owner, in the order Chrome sent them.
+// Package cdpconn speaks the DevTools protocol over one channel to a
+// browser and gives each owner (the supervisor, each page actor) a
+// connection of its own on it, whose events are queued for that owner in
+// the order Chrome sent them.
+//
+// # One channel, flat sessions
+//
+// A launched Chromium is driven over its DevTools pipe
+// (--remote-debugging-pipe, file descriptors 3 and 4): it opens no TCP
+// port, so no page can reach the browser's control channel (issue 10). A
+// browser of the user's (--browser-url, --ws-endpoint) is driven over its
+// browser WebSocket. Either way there is one channel, and every connection
+// on it is a CDP session: the browser's own ([DialPipe], [Dial]), and one
+// per attached target ([Conn.Attach], Target.attachToTarget with flatten),
+// told apart by the sessionId Chrome puts on every message.
+//
+// The channel's reader goroutine reads each message once, routes replies
+// to the session's rpcc connection (each session numbers its own requests,
+// as Chrome allows) and events straight to the session's queue. Queues are
+// unbounded so the reader never waits on an owner: one busy page never
+// delays another's replies; owners keep their queue short by draining it
+// even while they wait (actor law 5).
 //
 // mafredri/cdp delivers events through one stream per method, each drained
 // by its own goroutine, which loses the order between methods (a navigation
-// request must be seen before the navigation that it starts) and needs a
-// goroutine per subscription. Here a codec sits under rpcc instead: replies
-// go to rpcc as usual, and every event whose method the owner wants is
-// appended to a single queue that the owner drains on its own goroutine. The
-// queue is unbounded so the socket reader never waits on the owner; the owner
-// keeps it short by draining it even while it waits (actor law 5).
+// request must be seen before the navigation that it starts); here every
+// event an owner wants lands in one queue, in order.
+//
+// # Bounds
+//
+// A message bigger than the channel's read limit ([Options.MaxMessageBytes])
+// is never held whole: it is skipped as it is read, and the call it
+// answers fails with [ErrTooLarge]'s sentence; an event that big is
+// dropped. A session that is detached, or whose target goes away, has its
+// connection closed: [Conn.Done] fires and calls in flight fail with an
+// error for which [IsClosed] reports true.
+//
+// # Goroutines
+//
+// The channel's reader, which ends when the channel closes (the browser
+// exits, or the owner of the browser connection closes it); and one rpcc
+// receive goroutine per session, which ends when the session's connection
+// closes.
 package cdpconn
 
 import (
@@ -16,39 +48,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 
-	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
 )
 
-// writeBufferSize is the size of one WebSocket frame we send. A bigger
-// message goes out as several frames, which Chrome reassembles (checked up
-// to 120 MiB), so unlike rpcc's own dialer, whose buffer bounds the whole
-// message, ours needs no big buffer.
-const writeBufferSize = 16 << 10
+// DefaultMaxMessageBytes is the read limit of a channel when
+// [Options.MaxMessageBytes] is zero. The biggest replies tabhive asks for
+// are accessibility trees of very large pages and tall screenshots:
+// measured 2026-11-30, the full accessibility tree of the Rust book's
+// one-page print view (51,160 snapshot lines) is 43 MB, a 1280x16000
+// screenshot 3.3 MB.
+const DefaultMaxMessageBytes = 64 << 20
 
-// writeBuffers lends write buffers to connections only while they write, so
-// that idle tabs hold none. It is shared by every connection of the
-// process.
-var writeBuffers sync.Pool
+// ErrTooLarge is the error of a call whose reply was bigger than the
+// channel's read limit. The reply was read and dropped; the session goes
+// on.
+var ErrTooLarge = errors.New("the browser's reply was too large to read")
 
 // Event is one CDP event.
 type Event struct {
 	Method string
 	Params json.RawMessage
-}
-
-// Conn is a DevTools connection whose events are queued for one owner.
-type Conn struct {
-	// Client is the typed CDP client on this connection. Its event methods
-	// (Page.JavascriptDialogOpening and so on) receive nothing: events arrive
-	// through [Conn.Take].
-	Client *cdp.Client
-	rpc    *rpcc.Conn
-	queue  queue
 }
 
 // Options tune a connection. The zero value queues every event.
@@ -61,48 +83,41 @@ type Options struct {
 	// outlives its connections (a supervisor that reconnects) passes one
 	// channel to all of them. It must have a buffer of at least one.
 	Ready chan struct{}
+	// MaxMessageBytes is the read limit of the channel, for the browser
+	// connection that opens it ([DialPipe], [Dial]); sessions attached
+	// later share it. If zero, [DefaultMaxMessageBytes].
+	MaxMessageBytes int
 }
 
-// Dial connects to a DevTools WebSocket URL. Events whose method keep
-// accepts are queued; a nil keep queues every event.
-func Dial(ctx context.Context, url string, keep func(method string) bool) (*Conn, error) {
-	return DialOptions(ctx, url, Options{Keep: keep})
-}
-
-// DialOptions is [Dial] with all options.
-func DialOptions(ctx context.Context, url string, opts Options) (*Conn, error) {
-	keep := opts.Keep
-	c := &Conn{}
-	c.queue.ready = opts.Ready
-	if c.queue.ready == nil {
-		c.queue.ready = make(chan struct{}, 1)
-	}
-	rpc, err := rpcc.DialContext(ctx, url,
-		rpcc.WithDialer(dialWebSocket),
-		rpcc.WithCodec(func(rw io.ReadWriter) rpcc.Codec {
-			return &codec{w: rw, dec: json.NewDecoder(rw), keep: keep, q: &c.queue}
-		}))
-	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", url, err)
-	}
-	c.rpc = rpc
-	c.Client = cdp.NewClient(rpc)
-	return c, nil
+// Conn is one CDP session on a browser channel, whose events are queued
+// for one owner.
+type Conn struct {
+	// Client is the typed CDP client on this session. Its event methods
+	// (Page.JavascriptDialogOpening and so on) receive nothing: events
+	// arrive through [Conn.Take].
+	Client *cdp.Client
+	rpc    *rpcc.Conn
+	ch     *channel
+	sess   *session
 }
 
 // Ready returns a channel that receives a value when events may be queued.
-func (c *Conn) Ready() <-chan struct{} { return c.queue.ready }
+func (c *Conn) Ready() <-chan struct{} { return c.sess.events.ready }
 
 // Take removes and returns every queued event, oldest first.
-func (c *Conn) Take() []Event { return c.queue.take() }
+func (c *Conn) Take() []Event { return c.sess.events.take() }
 
-// Done returns a channel that is closed when the connection is gone: closed
-// by us, by Chrome (target closed or crashed), or by a broken socket.
+// Done returns a channel that is closed when the session is gone: closed
+// by us, detached by Chrome (its target closed), or its channel gone (the
+// browser exited, or its socket broke).
 func (c *Conn) Done() <-chan struct{} { return c.rpc.Context().Done() }
 
-// RPC returns the underlying rpcc connection, for raw invocations of methods
+// RPC returns the session's rpcc connection, for raw invocations of methods
 // that cdp does not generate.
 func (c *Conn) RPC() *rpcc.Conn { return c.rpc }
+
+// SessionID returns the CDP session id, "" for the browser's own session.
+func (c *Conn) SessionID() string { return c.sess.id }
 
 // IsClosed reports whether err says a call failed because its connection
 // closed (the target went away, the browser exited, or we closed it),
@@ -112,45 +127,54 @@ func IsClosed(err error) bool {
 	return errors.As(err, &c) && c.Closed()
 }
 
-// Close closes the connection. Calls in flight fail at once.
-func (c *Conn) Close() error { return c.rpc.Close() }
-
-// codec is rpcc's JSON codec, except that events are diverted to the queue
-// and each request is written as one WebSocket message (of as many frames
-// as it takes).
-type codec struct {
-	w    io.Writer
-	dec  *json.Decoder
-	keep func(string) bool
-	q    *queue
+// Close closes the session: calls in flight fail at once. A target's
+// session is detached from its target (without waiting for Chrome's
+// answer); closing the browser's own session closes the channel and with
+// it every session on it.
+func (c *Conn) Close() error {
+	if c.sess.id == "" {
+		c.ch.close(errClosedByOwner)
+		return c.rpc.Close()
+	}
+	if c.ch.remove(c.sess) {
+		c.ch.send("Target.detachFromTarget", map[string]string{"sessionId": c.sess.id})
+	}
+	return c.rpc.Close()
 }
 
-func (c *codec) WriteRequest(r *rpcc.Request) error {
-	b, err := json.Marshal(r)
+// Send writes a command on the session without waiting for its reply,
+// which is dropped. It is for answers that must not hold up their sender,
+// such as continuing a paused request; it fails only if the channel is
+// closed.
+func (c *Conn) Send(method string, params any) error {
+	return c.ch.sendOn(c.sess.id, method, params)
+}
+
+// Attach attaches to a target over c's channel (c must be the browser's
+// own session) and returns the target's session. Its events are queued as
+// opts says; opts.MaxMessageBytes is ignored.
+func (c *Conn) Attach(ctx context.Context, targetID string, opts Options) (*Conn, error) {
+	var reply struct {
+		SessionID string `json:"sessionId"`
+	}
+	err := rpcc.Invoke(ctx, "Target.attachToTarget", map[string]any{"targetId": targetID, "flatten": true}, &reply, c.rpc)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("attach to target %s: %w", targetID, err)
 	}
-	_, err = c.w.Write(b)
-	return err
+	// Nothing arrives for the session before the owner enables a domain
+	// on it, so registering it after the reply loses nothing.
+	s, err := c.ch.open(ctx, reply.SessionID, opts)
+	if err != nil {
+		c.ch.send("Target.detachFromTarget", map[string]string{"sessionId": reply.SessionID})
+		return nil, err
+	}
+	return s, nil
 }
 
-func (c *codec) ReadResponse(r *rpcc.Response) error {
-	for {
-		// Fresh slices each time: the queue keeps the params of events.
-		*r = rpcc.Response{}
-		if err := c.dec.Decode(r); err != nil {
-			return err
-		}
-		if r.Method == "" {
-			return nil // a reply, for rpcc
-		}
-		if c.keep == nil || c.keep(r.Method) {
-			c.q.push(Event{Method: r.Method, Params: r.Args})
-		}
-	}
-}
+// errClosedByOwner closes a channel whose browser connection was closed.
+var errClosedByOwner = errors.New("connection closed")
 
-// queue is an unbounded FIFO with a one-token ready channel.
+// queue is an unbounded FIFO of events with a one-token ready channel.
 type queue struct {
 	ready  chan struct{}
 	mu     sync.Mutex // guards events
@@ -174,49 +198,3 @@ func (q *queue) take() []Event {
 	q.events = nil
 	return ev
 }
-
-// dialWebSocket connects to a DevTools WebSocket with pooled write buffers.
-func dialWebSocket(ctx context.Context, url string) (io.ReadWriteCloser, error) {
-	d := websocket.Dialer{WriteBufferSize: writeBufferSize, WriteBufferPool: &writeBuffers}
-	conn, _, err := d.DialContext(ctx, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	return &socket{conn: conn}, nil
-}
-
-// socket reads a WebSocket's messages as one stream, and writes each Write
-// as one message.
-type socket struct {
-	conn *websocket.Conn
-	r    io.Reader // the message being read; only the rpcc reader reads
-}
-
-func (s *socket) Read(p []byte) (int, error) {
-	for {
-		if s.r != nil {
-			n, err := s.r.Read(p)
-			if err != io.EOF {
-				return n, err
-			}
-			if n > 0 {
-				return n, nil
-			}
-		}
-		_, r, err := s.conn.NextReader()
-		if err != nil {
-			return 0, err
-		}
-		s.r = r
-	}
-}
-
-// Write sends p as one text message. rpcc serialises writes.
-func (s *socket) Write(p []byte) (int, error) {
-	if err := s.conn.WriteMessage(websocket.TextMessage, p); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-func (s *socket) Close() error { return s.conn.Close() }

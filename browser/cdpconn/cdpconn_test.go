@@ -55,7 +55,7 @@ func TestEventsInOrderAndFiltered(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := cdpconn.Dial(ctx, url, func(m string) bool { return !strings.HasPrefix(m, "Noise.") })
+	c, err := cdpconn.Dial(ctx, url, cdpconn.Options{Keep: func(m string) bool { return !strings.HasPrefix(m, "Noise.") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestLargeMessage(t *testing.T) {
 	url := fakeChrome(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := cdpconn.Dial(ctx, url, nil)
+	c, err := cdpconn.Dial(ctx, url, cdpconn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestIsClosed(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := cdpconn.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	c, err := cdpconn.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), cdpconn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

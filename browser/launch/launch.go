@@ -1,7 +1,12 @@
-// Package launch starts a Chromium process with a DevTools port and stops it
-// again, removing the temporary profile it made. It knows nothing about CDP
-// beyond reading the port Chromium announces, so that test helpers can use it
-// without importing the supervisor.
+// Package launch starts a Chromium process and stops it again, removing the
+// temporary profile it made.
+//
+// Chromium is driven over its DevTools pipe (--remote-debugging-pipe): it
+// opens no TCP port, so no page, and no other local user, can reach the
+// browser's control channel (issue 10: with a port, a page that learnt it
+// could drive every tab of every session). The package knows nothing about
+// CDP beyond one request that tells when the pipe answers, so that test
+// helpers can use it without importing the supervisor.
 package launch
 
 import (
@@ -82,18 +87,28 @@ type Options struct {
 	UserDataDir string
 	// Args are extra command-line switches, appended after the defaults.
 	Args []string
-	// StartTimeout bounds the wait for the DevTools port. If zero, 30s.
+	// StartTimeout bounds the wait for the DevTools pipe (or port) to
+	// answer. If zero, 30s.
 	StartTimeout time.Duration
+	// DebuggingPort opens a DevTools TCP port on 127.0.0.1 instead of the
+	// pipe, as a user's own Chrome started with --remote-debugging-port
+	// has: only for tests of connecting to such a browser. Any page that
+	// learns the port can drive the whole browser through it.
+	DebuggingPort bool
 }
 
-// Process is a running Chromium with a DevTools endpoint.
+// Process is a running Chromium with a DevTools pipe (or port).
 type Process struct {
-	cmd     *exec.Cmd
-	wsURL   string
-	profile string // removed on Close when temporary
-	temp    bool
-	exited  chan struct{} // closed when the process has exited
-	stderr  *tail
+	cmd *exec.Cmd
+	// pipeR and pipeW are our ends of the DevTools pipe: Chromium writes
+	// its messages to pipeR's other end (its fd 4) and reads commands from
+	// pipeW's (its fd 3). Nil in port mode.
+	pipeR, pipeW *os.File
+	wsURL        string // in port mode: the browser WebSocket
+	profile      string // removed on Close when temporary
+	temp         bool
+	exited       chan struct{} // closed when the process has exited
+	stderr       *tail
 	// stderrPipe is the read end of Chromium's stderr; stderrDone is
 	// closed when the copy from it ends.
 	stderrPipe *os.File
@@ -120,12 +135,21 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	} else if err := os.MkdirAll(p.profile, 0o700); err != nil {
 		return nil, fmt.Errorf("create profile directory: %w", err)
 	}
+	if err := checkArgs(opts.Args); err != nil {
+		p.removeProfile()
+		return nil, err
+	}
 	// A port file left by an earlier run would point at a dead browser.
 	portFile := filepath.Join(p.profile, "DevToolsActivePort")
 	os.Remove(portFile)
 
 	args := append([]string{}, Flags...)
-	args = append(args, "--remote-debugging-port=0", "--user-data-dir="+p.profile)
+	if opts.DebuggingPort {
+		args = append(args, "--remote-debugging-port=0")
+	} else {
+		args = append(args, "--remote-debugging-pipe")
+	}
+	args = append(args, "--user-data-dir="+p.profile)
 	if opts.Headless {
 		args = append(args, "--headless", "--disable-gpu")
 	}
@@ -148,14 +172,38 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	p.cmd.Stderr = w
+	var childEnds []*os.File // closed in this process once Chromium has them
+	if !opts.DebuggingPort {
+		// fd 3: Chromium reads commands; fd 4: it writes messages.
+		cmdR, cmdW, err1 := os.Pipe()
+		msgR, msgW, err2 := os.Pipe()
+		if err := errors.Join(err1, err2); err != nil {
+			for _, f := range []*os.File{r, w, cmdR, cmdW, msgR, msgW} {
+				if f != nil {
+					f.Close()
+				}
+			}
+			p.removeProfile()
+			return nil, fmt.Errorf("start %s: %w", exe, err)
+		}
+		p.cmd.ExtraFiles = []*os.File{cmdR, msgW}
+		p.pipeR, p.pipeW = msgR, cmdW
+		childEnds = []*os.File{cmdR, msgW}
+	}
 	p.cmd.SysProcAttr = sysProcAttr()
 	if err := p.cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
+		for _, f := range append(childEnds, r, w, p.pipeR, p.pipeW) {
+			if f != nil {
+				f.Close()
+			}
+		}
 		p.removeProfile()
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	w.Close()
+	for _, f := range childEnds {
+		f.Close()
+	}
 	p.stderrPipe = r
 	p.stderrDone = make(chan struct{})
 	go func() { // ends when the last writer closes the pipe, or Close closes it
@@ -173,7 +221,11 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	p.wsURL, err = waitForPort(wctx, portFile, p.exited)
+	if opts.DebuggingPort {
+		p.wsURL, err = waitForPort(wctx, portFile, p.exited)
+	} else {
+		err = p.handshake(wctx)
+	}
 	if err != nil {
 		p.Close()
 		if msg := p.stderr.String(); msg != "" {
@@ -182,6 +234,63 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	return p, nil
+}
+
+// checkArgs refuses extra switches that would open the browser's control
+// channel to pages (a DevTools port) or replace the pipe tabhive drives
+// it through.
+func checkArgs(args []string) error {
+	for _, a := range args {
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "--remote-debugging-port", "--remote-debugging-address", "--remote-debugging-pipe", "--remote-debugging-socket-name", "--remote-allow-origins":
+			return fmt.Errorf("--chrome-arg %s is refused: a DevTools port lets any page that finds it drive every tab of the browser; to debug alongside tabhive, start Chrome yourself and connect with --browser-url", name)
+		case "--user-data-dir":
+			return fmt.Errorf("--chrome-arg %s is refused: use tabhive's --user-data-dir", name)
+		}
+	}
+	return nil
+}
+
+// handshake sends one command on the DevTools pipe and waits for its
+// reply, so that Start returns a browser that answers. The reply is read
+// byte by byte: nothing past it may be consumed, as the connection that
+// takes over the pipe reads from there.
+func (p *Process) handshake(ctx context.Context) error {
+	if _, err := p.pipeW.Write([]byte(`{"id":1,"method":"Browser.getVersion"}` + "\x00")); err != nil {
+		return fmt.Errorf("write to the DevTools pipe: %w", err)
+	}
+	deadline, _ := ctx.Deadline()
+	p.pipeR.SetReadDeadline(deadline)
+	defer p.pipeR.SetReadDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() { p.pipeR.SetReadDeadline(time.Now()) })
+	defer stop()
+	var msg []byte
+	b := make([]byte, 1)
+	for {
+		if _, err := p.pipeR.Read(b); err != nil {
+			select {
+			case <-p.exited:
+				return errors.New("chromium exited before answering on its DevTools pipe")
+			default:
+			}
+			if ctx.Err() != nil {
+				return fmt.Errorf("chromium did not answer on its DevTools pipe: %w", ctx.Err())
+			}
+			return fmt.Errorf("read the DevTools pipe: %w", err)
+		}
+		if b[0] == 0 {
+			break
+		}
+		if len(msg) > 64<<10 {
+			return errors.New("chromium's first DevTools message is too long")
+		}
+		msg = append(msg, b[0])
+	}
+	if !bytes.HasPrefix(msg, []byte(`{"id":1,`)) {
+		return fmt.Errorf("unexpected first DevTools message: %.200s", msg)
+	}
+	return nil
 }
 
 // waitForPort polls for DevToolsActivePort, whose two lines are the port
@@ -208,8 +317,14 @@ func waitForPort(ctx context.Context, path string, exited <-chan struct{}) (stri
 	}
 }
 
+// Pipe returns the connection's ends of the DevTools pipe: read Chromium's
+// messages from r, write commands to w. Closing either makes Chromium
+// exit. Nil in port mode.
+func (p *Process) Pipe() (r, w *os.File) { return p.pipeR, p.pipeW }
+
 // WebSocketURL returns the browser-level DevTools endpoint,
-// ws://127.0.0.1:PORT/devtools/browser/ID.
+// ws://127.0.0.1:PORT/devtools/browser/ID, of a browser started with
+// [Options.DebuggingPort]; "" for one driven over its pipe.
 func (p *Process) WebSocketURL() string { return p.wsURL }
 
 // Profile returns the profile directory Chromium runs with.
@@ -244,6 +359,10 @@ func (p *Process) Close() error {
 		// Helpers that outlive the browser must not keep our copy running;
 		// closing the read end makes their writes fail.
 		p.stderrPipe.Close()
+		if p.pipeR != nil {
+			p.pipeR.Close() // already closed when a connection took the pipe: harmless
+			p.pipeW.Close()
+		}
 		<-p.stderrDone
 		p.removeSingletonDir()
 		if err := p.removeProfile(); err != nil && p.closeErr == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +47,73 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	if err := browsertest.CheckNoLeaks(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A launched browser opens no TCP port: its control channel is the pipe,
+// which no page can reach (issue 10). A browser started with a debugging
+// port, as a user's may be, is seen listening by the same check.
+func TestNoDevToolsPort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, port := range []bool{false, true} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: port})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		listening := listeningPorts(t, browsertest.ChromiumProcesses())
+		_, statErr := os.Stat(filepath.Join(proc.Profile(), "DevToolsActivePort"))
+		proc.Close()
+		switch {
+		case !port && len(listening) > 0:
+			t.Errorf("browser on its pipe listens on TCP ports %v", listening)
+		case !port && statErr == nil:
+			t.Errorf("browser on its pipe wrote DevToolsActivePort")
+		case port && len(listening) == 0:
+			t.Errorf("browser with a debugging port: no listening port found; the check cannot see one")
+		}
+	}
+}
+
+// listeningPorts returns the local ports of the listening TCP sockets that
+// the given processes hold.
+func listeningPorts(t *testing.T, pids []string) []string {
+	t.Helper()
+	inodes := map[string]string{} // socket inode → port, listening sockets only
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			_, port, _ := strings.Cut(f[1], ":")
+			inodes[f[9]] = port
+		}
+	}
+	var out []string
+	for _, pid := range pids {
+		fds, _ := os.ReadDir(filepath.Join("/proc", pid, "fd"))
+		for _, fd := range fds {
+			link, err := os.Readlink(filepath.Join("/proc", pid, "fd", fd.Name()))
+			if err != nil {
+				continue
+			}
+			if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+				if port, ok := inodes[strings.TrimSuffix(inode, "]")]; ok {
+					out = append(out, pid+":"+port)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,509 @@
+package cdpconn
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gorilla/websocket"
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// channel is one connection to a browser carrying every session's
+// messages.
+type channel struct {
+	// Fixed at creation.
+	io    frameIO
+	limit int
+
+	wmu sync.Mutex // serialises writes: one message at a time on the wire
+	// sendID numbers the commands of [Conn.Send] (see nextSendID).
+	sendID atomic.Uint32
+
+	mu       sync.Mutex // guards the fields below
+	sessions map[string]*session
+	err      error // why the channel closed; nil while open
+}
+
+// frameIO reads and writes whole messages on a channel.
+type frameIO interface {
+	// readFrame reads the next message into f, keeping at most limit
+	// bytes of it.
+	readFrame(f *frame, limit int) error
+	// writeFrame writes one message. Calls are serialised.
+	writeFrame(b []byte) error
+	// Close unblocks a pending readFrame and releases the channel.
+	Close() error
+}
+
+// DialPipe opens the browser connection of a Chromium started with
+// --remote-debugging-pipe: commands are written to w (the browser's fd 3)
+// and messages read from r (its fd 4), each a JSON text ended by a NUL
+// byte. Closing the connection closes both.
+func DialPipe(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Options) (*Conn, error) {
+	return open(ctx, &pipeIO{r: bufio.NewReaderSize(r, 64<<10), rc: r, w: w}, opts)
+}
+
+// Dial opens the browser connection of a running Chrome over its browser
+// WebSocket, ws://HOST:PORT/devtools/browser/ID.
+func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
+	d := websocket.Dialer{WriteBufferSize: writeBufferSize, WriteBufferPool: &writeBuffers}
+	ws, _, err := d.DialContext(ctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	return open(ctx, &wsIO{conn: ws}, opts)
+}
+
+func open(ctx context.Context, fio frameIO, opts Options) (*Conn, error) {
+	ch := &channel{io: fio, limit: opts.MaxMessageBytes, sessions: map[string]*session{}}
+	if ch.limit <= 0 {
+		ch.limit = DefaultMaxMessageBytes
+	}
+	c, err := ch.open(ctx, "", opts)
+	if err != nil {
+		fio.Close()
+		return nil, err
+	}
+	go ch.read() // ends when the channel closes
+	return c, nil
+}
+
+// open registers a session and gives it an rpcc connection.
+func (ch *channel) open(ctx context.Context, id string, opts Options) (*Conn, error) {
+	s := &session{id: id, ch: ch, keep: opts.Keep, wake: make(chan struct{}, 1)}
+	s.events.ready = opts.Ready
+	if s.events.ready == nil {
+		s.events.ready = make(chan struct{}, 1)
+	}
+	ch.mu.Lock()
+	if ch.err != nil {
+		err := ch.err
+		ch.mu.Unlock()
+		return nil, &closedError{err}
+	}
+	ch.sessions[id] = s
+	ch.mu.Unlock()
+	rpc, err := rpcc.DialContext(ctx, "session:"+id,
+		rpcc.WithDialer(func(context.Context, string) (io.ReadWriteCloser, error) { return s, nil }),
+		rpcc.WithCodec(func(io.ReadWriter) rpcc.Codec { return s }))
+	if err != nil {
+		ch.remove(s)
+		return nil, err
+	}
+	return &Conn{Client: cdp.NewClient(rpc), rpc: rpc, ch: ch, sess: s}, nil
+}
+
+// remove forgets a session and closes it, and reports whether it was
+// still registered.
+func (ch *channel) remove(s *session) bool {
+	ch.mu.Lock()
+	registered := ch.sessions[s.id] == s
+	if registered {
+		delete(ch.sessions, s.id)
+	}
+	ch.mu.Unlock()
+	s.closeWith(io.EOF)
+	return registered
+}
+
+// close closes the channel and every session on it. Safe to call more
+// than once; the first error wins.
+func (ch *channel) close(err error) {
+	ch.mu.Lock()
+	if ch.err != nil {
+		ch.mu.Unlock()
+		return
+	}
+	ch.err = err
+	sessions := ch.sessions
+	ch.sessions = map[string]*session{}
+	ch.mu.Unlock()
+	ch.io.Close()
+	for _, s := range sessions {
+		s.closeWith(err)
+	}
+}
+
+// send writes a command on the browser's own session without waiting for
+// its reply.
+func (ch *channel) send(method string, params any) error {
+	return ch.sendOn("", method, params)
+}
+
+func (ch *channel) sendOn(sessionID, method string, params any) error {
+	return ch.write(&request{ID: ch.nextSendID(), Method: method, Params: params, SessionID: sessionID})
+}
+
+// nextSendID returns an id for a command whose reply nobody waits for.
+// Chrome takes ids that fit in 32 bits only; these run in the top half of
+// that range, which a session's rpcc sequence, counting from 1, does not
+// reach, so their replies match no pending call and are dropped.
+func (ch *channel) nextSendID() uint64 {
+	return 1<<30 + uint64(ch.sendID.Add(1)%(1<<30))
+}
+
+// request is a command on the wire.
+type request struct {
+	ID        uint64 `json:"id"`
+	Method    string `json:"method"`
+	Params    any    `json:"params,omitempty"`
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+func (ch *channel) write(r *request) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", r.Method, err)
+	}
+	ch.wmu.Lock()
+	defer ch.wmu.Unlock()
+	ch.mu.Lock()
+	err = ch.err
+	ch.mu.Unlock()
+	if err != nil {
+		return &closedError{err}
+	}
+	return ch.io.writeFrame(b)
+}
+
+// message is any message Chrome sends: a reply (ID set) or an event
+// (Method set), for the session named by SessionID ("" for the browser's
+// own).
+type message struct {
+	ID        uint64              `json:"id"`
+	Result    json.RawMessage     `json:"result"`
+	Error     *rpcc.ResponseError `json:"error"`
+	Method    string              `json:"method"`
+	Params    json.RawMessage     `json:"params"`
+	SessionID string              `json:"sessionId"`
+}
+
+// read reads messages and routes each to its session until the channel
+// fails.
+func (ch *channel) read() {
+	var f frame
+	for {
+		if err := ch.io.readFrame(&f, ch.limit); err != nil {
+			ch.close(err)
+			return
+		}
+		if f.over {
+			ch.tooLarge(&f)
+			continue
+		}
+		var m message
+		if err := json.Unmarshal(f.buf, &m); err != nil {
+			continue // not CDP; nothing to route it to
+		}
+		ch.route(&m)
+		if cap(f.buf) > 1<<20 {
+			f.buf = nil // do not keep a big buffer for the next small message
+		}
+	}
+}
+
+func (ch *channel) route(m *message) {
+	if m.Method == "Target.detachedFromTarget" && m.SessionID == "" {
+		// The target went away or was detached: its session is over.
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil && p.SessionID != "" {
+			ch.mu.Lock()
+			s := ch.sessions[p.SessionID]
+			delete(ch.sessions, p.SessionID)
+			ch.mu.Unlock()
+			if s != nil {
+				s.closeWith(errDetached)
+			}
+		}
+	}
+	ch.mu.Lock()
+	s := ch.sessions[m.SessionID]
+	ch.mu.Unlock()
+	if s == nil {
+		return // a session already closed, or one we never attached
+	}
+	if m.Method != "" {
+		if s.keep == nil || s.keep(m.Method) {
+			s.events.push(Event{Method: m.Method, Params: m.Params})
+		}
+		return
+	}
+	s.reply(rpcc.Response{ID: m.ID, Result: m.Result, Error: m.Error})
+}
+
+// tooLarge answers the call a message too big to read was the reply to,
+// if it was one: Chrome writes a reply's id first and the session id last.
+func (ch *channel) tooLarge(f *frame) {
+	head := f.buf
+	id, ok := leadingID(head)
+	if !ok {
+		return // an event: dropped
+	}
+	sid := trailingSessionID(f.tail)
+	ch.mu.Lock()
+	s := ch.sessions[sid]
+	ch.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.reply(rpcc.Response{ID: id, Error: &rpcc.ResponseError{
+		Code: tooLargeCode,
+		Message: fmt.Sprintf("%s: it was %s, more than the %s tabhive reads; ask for less (a smaller area, a file, fewer items)",
+			ErrTooLarge, megabytes(f.size), megabytes(ch.limit)),
+	}})
+}
+
+// tooLargeCode marks the error reply made for a message too large to read.
+const tooLargeCode = -32099
+
+// IsTooLarge reports whether err is the error of a call whose reply was
+// bigger than the channel's read limit.
+func IsTooLarge(err error) bool {
+	var re *rpcc.ResponseError
+	return errors.As(err, &re) && re.Code == tooLargeCode
+}
+
+func megabytes(n int) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+}
+
+// leadingID returns the id of a reply from the start of its text,
+// {"id":123,...}.
+func leadingID(head []byte) (uint64, bool) {
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(head, " \t\r\n"), []byte(`{"id":`))
+	if !ok {
+		return 0, false
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	id, err := strconv.ParseUint(string(rest[:i]), 10, 64)
+	return id, err == nil
+}
+
+// trailingSessionID returns the session id at the end of a message's text,
+// ...,"sessionId":"ABC"}, or "" when there is none.
+func trailingSessionID(tail []byte) string {
+	const key = `"sessionId":"`
+	i := bytes.LastIndex(tail, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := tail[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
+// errDetached closes the session of a target that went away.
+var errDetached = errors.New("session detached from its target")
+
+// closedError is the error of a call on a channel that has closed.
+type closedError struct{ err error }
+
+func (e *closedError) Error() string { return "cdp connection closed: " + e.err.Error() }
+func (e *closedError) Unwrap() error { return e.err }
+func (e *closedError) Closed() bool  { return true }
+
+// session is one CDP session on a channel: the rpcc connection's transport
+// and codec.
+type session struct {
+	id     string
+	ch     *channel
+	keep   func(string) bool
+	events queue
+
+	mu      sync.Mutex // guards replies and err
+	replies []rpcc.Response
+	err     error // set when the session is closed
+	wake    chan struct{}
+}
+
+func (s *session) reply(r rpcc.Response) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.replies = append(s.replies, r)
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *session) closeWith(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ReadResponse implements rpcc.Codec: the next reply for this session.
+// Replies that arrived before the session closed are still delivered.
+func (s *session) ReadResponse(r *rpcc.Response) error {
+	for {
+		s.mu.Lock()
+		if len(s.replies) > 0 {
+			*r = s.replies[0]
+			s.replies[0] = rpcc.Response{}
+			s.replies = s.replies[1:]
+			s.mu.Unlock()
+			return nil
+		}
+		err := s.err
+		s.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		<-s.wake
+	}
+}
+
+// WriteRequest implements rpcc.Codec.
+func (s *session) WriteRequest(r *rpcc.Request) error {
+	return s.ch.write(&request{ID: r.ID, Method: r.Method, Params: r.Args, SessionID: s.id})
+}
+
+// Read, Write and Close make the session the io.ReadWriteCloser rpcc
+// dials; only Close is used, when rpcc closes the connection.
+func (s *session) Read([]byte) (int, error)    { return 0, io.EOF }
+func (s *session) Write(p []byte) (int, error) { return len(p), nil }
+func (s *session) Close() error {
+	s.closeWith(io.EOF)
+	return nil
+}
+
+// frame is one message as read, bounded: up to the limit it is all in
+// buf; past it, buf keeps its head and tail its last bytes.
+type frame struct {
+	buf  []byte
+	tail []byte
+	size int
+	over bool
+}
+
+// tailLen is how much of a message too large to read is kept from its end:
+// enough for the session id Chrome appends.
+const tailLen = 256
+
+// headLen is how much is kept from its start: enough for its id.
+const headLen = 256
+
+func (f *frame) reset() {
+	f.buf, f.tail, f.size, f.over = f.buf[:0], f.tail[:0], 0, false
+}
+
+func (f *frame) write(p []byte, limit int) {
+	f.size += len(p)
+	if !f.over {
+		if len(f.buf)+len(p) <= limit {
+			f.buf = append(f.buf, p...)
+			return
+		}
+		f.over = true
+		if n := headLen - len(f.buf); n > 0 {
+			f.buf = append(f.buf, p[:min(n, len(p))]...)
+		}
+		f.buf = f.buf[:min(len(f.buf), headLen)]
+	}
+	if len(p) >= tailLen {
+		f.tail = append(f.tail[:0], p[len(p)-tailLen:]...)
+		return
+	}
+	f.tail = append(f.tail, p...)
+	if len(f.tail) > tailLen {
+		f.tail = append(f.tail[:0], f.tail[len(f.tail)-tailLen:]...)
+	}
+}
+
+// pipeIO is the DevTools pipe: NUL-terminated JSON messages.
+type pipeIO struct {
+	r  *bufio.Reader
+	rc io.Closer
+	w  io.WriteCloser
+}
+
+func (p *pipeIO) readFrame(f *frame, limit int) error {
+	f.reset()
+	for {
+		chunk, err := p.r.ReadSlice(0)
+		switch err {
+		case nil:
+			f.write(chunk[:len(chunk)-1], limit)
+			return nil
+		case bufio.ErrBufferFull:
+			f.write(chunk, limit)
+		default:
+			return err
+		}
+	}
+}
+
+func (p *pipeIO) writeFrame(b []byte) error {
+	_, err := p.w.Write(append(b, 0))
+	return err
+}
+
+func (p *pipeIO) Close() error {
+	return errors.Join(p.w.Close(), p.rc.Close())
+}
+
+// writeBufferSize is the size of one WebSocket frame we send. A bigger
+// message goes out as several frames, which Chrome reassembles (checked up
+// to 120 MiB), so our connections need no big buffer.
+const writeBufferSize = 16 << 10
+
+// writeBuffers lends write buffers to connections only while they write.
+var writeBuffers sync.Pool
+
+// wsIO is a browser WebSocket: one message per CDP message.
+type wsIO struct {
+	conn    *websocket.Conn
+	scratch []byte // only the reader uses it
+}
+
+func (s *wsIO) readFrame(f *frame, limit int) error {
+	f.reset()
+	_, r, err := s.conn.NextReader()
+	if err != nil {
+		return err
+	}
+	if s.scratch == nil {
+		s.scratch = make([]byte, 32<<10)
+	}
+	for {
+		n, err := r.Read(s.scratch)
+		f.write(s.scratch[:n], limit)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *wsIO) writeFrame(b []byte) error {
+	return s.conn.WriteMessage(websocket.TextMessage, b)
+}
+
+func (s *wsIO) Close() error { return s.conn.Close() }

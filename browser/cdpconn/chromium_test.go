@@ -1,0 +1,61 @@
+package cdpconn_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/protocol/target"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/browser/launch"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// Against real Chromium over its pipe: a reply over the read limit fails
+// its call with the too-large error (Chromium writes a reply's id first and
+// its session id last, which is what lets the channel answer the right
+// call without reading the message whole), and the page's session goes on.
+func TestChromiumReplyOverLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	r, w := proc.Pipe()
+	root, err := cdpconn.DialPipe(ctx, r, w, cdpconn.Options{MaxMessageBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	tr, err := root.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := root.Attach(ctx, string(tr.TargetID), cdpconn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(expr string) (*runtime.EvaluateReply, error) {
+		return pg.Client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetReturnByValue(true))
+	}
+	if _, err := eval(`'x'.repeat(4 << 20)`); !cdpconn.IsTooLarge(err) {
+		t.Fatalf("4 MiB result with a 1 MiB limit: %v, want a too-large error", err)
+	}
+	rep, err := eval(`6 * 7`)
+	if err != nil || string(rep.Result.Value) != "42" {
+		t.Fatalf("evaluate after a too-large reply: %v, %v", rep, err)
+	}
+}

@@ -1,0 +1,127 @@
+package browser_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
+)
+
+// refuse is a policy that refuses every URL containing "forbidden", and
+// file: URLs.
+type refuse struct{}
+
+func (refuse) Intercept() []string { return []string{"*"} }
+func (refuse) Request(url string) error {
+	if strings.Contains(url, "forbidden") || strings.HasPrefix(url, "file:") {
+		return errors.New("refused by the test policy")
+	}
+	return nil
+}
+
+// The policy holds for every kind of request a page can make, decided by
+// the browser for every target: navigations, each hop of a redirect,
+// subresources, iframes, fetch, popups, dedicated workers and service
+// workers, and file: URLs. The server is the witness: a refused request
+// never reaches it.
+func TestPolicyHoldsForEveryRequest(t *testing.T) {
+	t.Parallel()
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
+	t.Cleanup(func() { s.Close() })
+
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = true
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "/forbidden-after-redirect", http.StatusFound)
+		case "/worker.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `fetch('/forbidden-from-worker').finally(() => fetch('/worker-done'))`)
+		case "/sw.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `self.addEventListener('install', e => e.waitUntil(fetch('/forbidden-from-sw').catch(() => {}).then(() => fetch('/sw-done'))))`)
+		case "/frame":
+			fmt.Fprint(w, `<script>fetch('/forbidden-from-frame').finally(() => fetch('/frame-done'))</script>`)
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><title>p</title>
+<img src="/forbidden-image"><img src="/redirect">
+<iframe src="/frame"></iframe><iframe src="/forbidden-frame"></iframe>
+<script>
+fetch('/forbidden-fetch').catch(() => {});
+new Worker('/worker.js');
+navigator.serviceWorker.register('/sw.js');
+</script>`)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	})
+	srv := browsertest.Serve(t, mux)
+	_, a, err := s.NewPage(ctx(t), browser.NewPageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/"}); err != nil {
+		t.Fatalf("Navigate to an allowed page = %v", err)
+	}
+	// Popups: scripts run with a user gesture, so the popup blocker lets
+	// them open, one per gesture.
+	for _, u := range []string{"/forbidden-popup", "/popup-done"} {
+		if _, err := a.Evaluate(ctx(t), page.Script{Source: `() => { window.open('` + u + `') }`}); err != nil {
+			t.Fatalf("open popup %s: %v", u, err)
+		}
+	}
+	// The allowed requests that follow the refused ones say when every
+	// context has made its attempt.
+	deadline := time.Now().Add(15 * time.Second)
+	for _, done := range []string{"/worker-done", "/frame-done", "/sw-done", "/redirect", "/popup-done"} {
+		for {
+			mu.Lock()
+			ok := seen[done]
+			mu.Unlock()
+			if ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never requested: the page did not run as the test expects", done)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	_, err = a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/forbidden-page"})
+	if err == nil || !strings.Contains(err.Error(), "ERR_BLOCKED_BY_CLIENT") {
+		t.Errorf("Navigate to a refused page = %v, want net::ERR_BLOCKED_BY_CLIENT", err)
+	}
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.html")
+	os.WriteFile(secret, []byte("<p>secret</p>"), 0o600)
+	_, err = a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: "file://" + secret})
+	if err == nil || !strings.Contains(err.Error(), "ERR_BLOCKED_BY_CLIENT") {
+		t.Errorf("Navigate to a file: URL = %v, want net::ERR_BLOCKED_BY_CLIENT", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for path := range seen {
+		if strings.Contains(path, "forbidden") {
+			t.Errorf("the server was asked for %s, which the policy refuses", path)
+		}
+	}
+}
