@@ -254,6 +254,11 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 				contextID = string(*info.BrowserContextID)
 			}
 			existing = s.register(id, info.Type, info.URL, info.Title, contextID)
+			if info.OpenerID != nil {
+				if opener := s.pages[string(*info.OpenerID)]; opener != nil {
+					existing.Opener = opener.ID
+				}
+			}
 			if s.discovered {
 				// A tab the browser or a page opened (window.open, a
 				// target=_blank link) gets its own actor at once.

@@ -112,6 +112,10 @@ type PageInfo struct {
 	// Crashed reports that the page's renderer crashed and the page has
 	// not been navigated since.
 	Crashed bool
+	// Opener is the id of the page that opened this one (window.open, a
+	// target=_blank link), or 0: opened by a tool, or by a page that was
+	// already gone.
+	Opener int
 }
 
 // Supervisor owns the browser and its pages. Its methods are safe for

@@ -497,14 +497,14 @@ func (c *call) reservePage(ctx context.Context) (opened func(id int), err error)
 	return func(id int) { c.sess.recordOpened(id, true) }, nil
 }
 
-// closeExcessPopups closes the popups that took an isolated session past
+// closeExcessPopups closes the popups that took a session past
 // --max-pages-per-session, newest first, and says so in the reply. It runs
 // after each of the session's calls: a popup opened by a click is closed
 // before the click's reply, one opened later by a timer before the next
 // reply.
 func (c *call) closeExcessPopups(ctx context.Context) {
 	limit := c.s.cfg.MaxPagesPerSession
-	if limit <= 0 || c.sess.isolated == "" || !c.sess.trimming.TryLock() {
+	if limit <= 0 || !c.sess.trimming.TryLock() {
 		return
 	}
 	defer c.sess.trimming.Unlock()

@@ -95,11 +95,10 @@ func (s *session) displayContext(name string) string {
 }
 
 // The per-session page limit (--max-pages-per-session) counts the pages a
-// session opened with new_page. An isolated session's popups (window.open,
-// a target=_blank link) open in its own browser context, so they are its
-// pages too and count as well; the page it was given first does not. In a
-// shared browser a popup cannot be told apart from another session's, and
-// is not counted.
+// session opened with new_page, and the popups (window.open, a
+// target=_blank link) they opened, and those popups' popups: an isolated
+// session's are told by its browser context, a shared session's by their
+// opener. The page an isolated session was given first does not count.
 
 // reservePage takes a place under limit for a page new_page is about to
 // open, and reports whether the session had one. pages are the pages the
@@ -141,16 +140,32 @@ func (s *session) setGiven(id int) {
 // countLocked returns how many of pages count toward the session's limit,
 // and which of those are popups, in the order of pages. s.mu is held.
 func (s *session) countLocked(pages []browser.PageInfo) (n int, popups []int) {
+	openers := make(map[int]int, len(pages))
+	for _, p := range pages {
+		openers[p.ID] = p.Opener
+	}
 	for _, p := range pages {
 		switch {
 		case s.opened[p.ID]:
 			n++
-		case s.isolated != "" && p.ID != s.given:
+		case s.isolated != "" && p.ID != s.given, s.isolated == "" && s.openedByLocked(p.Opener, openers):
 			n++
 			popups = append(popups, p.ID)
 		}
 	}
 	return n, popups
+}
+
+// openedByLocked reports whether the page id, or the page that opened it,
+// and so on up, is one the session opened with new_page. s.mu is held.
+func (s *session) openedByLocked(id int, openers map[int]int) bool {
+	for hops := 0; id != 0 && hops < len(openers); hops++ {
+		if s.opened[id] {
+			return true
+		}
+		id = openers[id]
+	}
+	return false
 }
 
 // excessPopups returns the popups to close so that the session keeps no

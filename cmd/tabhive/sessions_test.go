@@ -157,17 +157,30 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 }
 
 // TestMaxPagesPerSessionShared: without isolation the limit counts the
-// pages the session opened with new_page.
+// pages the session opened with new_page and the popups they opened, told
+// by their opener; another session's count is its own.
 func TestMaxPagesPerSessionShared(t *testing.T) {
+	site := browsertest.Serve(t, browsertest.HTML("Page", `<p>page</p>`)).URL
 	in := startHTTP(t, "--max-pages-per-session", "1")
 	a, b := in.client(nil), in.client(nil)
-	text(t, a, "new_page", map[string]any{"url": "about:blank"})
+	opener := selectedID(t, text(t, a, "new_page", map[string]any{"url": site + "/"}))
 	got, isErr := try(t, a, "new_page", map[string]any{"url": "about:blank"})
 	if !isErr || !strings.Contains(got, "This session already has 1 open pages, the most allowed (--max-pages-per-session).") {
 		t.Errorf("second new_page with --max-pages-per-session 1 = %v %q", isErr, got)
 	}
-	// Another session has its own count.
+	// A popup of the session's page takes it past the limit: closed.
+	replies := text(t, a, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup"); return "opened" }`})
+	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 1 open pages, the most allowed \(--max-pages-per-session\)\.`)
+	waitFor(t, "the popup past the limit to be closed", func() bool {
+		replies += "\n" + text(t, a, "list_pages", nil)
+		return closed.MatchString(replies)
+	})
+	// Another session has its own count: its new page, and a popup of the
+	// page it did not open, are not a's.
 	text(t, b, "new_page", map[string]any{"url": "about:blank"})
+	if got, isErr := try(t, b, "new_page", map[string]any{"url": "about:blank"}); !isErr {
+		t.Errorf("b's second new_page with --max-pages-per-session 1 = %q, want refused", got)
+	}
 }
 
 // waitFor polls cond until it holds, failing the test after 30 s.
