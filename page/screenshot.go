@@ -55,21 +55,64 @@ type Screenshot struct {
 }
 
 // ScreenshotError reports a screenshot that cannot be taken as asked. Its
-// Error text is the sentence the agent reads.
+// Error text is the sentence the agent reads. With none of Conflict, Limit
+// and Empty set, the element UID has no visible box to capture.
 type ScreenshotError struct {
 	// UID is the element asked for.
 	UID string
 	// Conflict is set when the call asked for an element and the full page
-	// at once; otherwise the element has no visible box to capture.
+	// at once.
 	Conflict bool
+	// Format is set, with Width, Height and Limit, when the image would be
+	// larger than Format's encoder allows: Limit pixels on each side.
+	// Width and Height are in image pixels; FullPage says what was
+	// captured (else the element UID).
+	Format        string
+	Width, Height int
+	Limit         int
+	FullPage      bool
+	// Empty is set, with Format, when Chrome returned an image of no bytes,
+	// which it does instead of failing when a capture is too large.
+	Empty bool
 }
 
 func (e *ScreenshotError) Error() string {
-	if e.Conflict {
+	switch {
+	case e.Conflict:
 		// chrome-devtools-mcp's sentence, verbatim.
 		return `Providing both "uid" and "fullPage" is not allowed.`
+	case e.Empty:
+		return fmt.Sprintf("Chrome returned an empty %s image, as it does when a capture is too large for the format. Use format png, or capture less (one element with uid, or the viewport).", e.Format)
+	case e.Limit > 0:
+		what, side, size := "page", "tall", e.Height
+		if e.Height <= e.Limit {
+			side, size = "wide", e.Width
+		}
+		if !e.FullPage {
+			what = "element"
+		}
+		advice := "Use format png."
+		if e.FullPage {
+			advice = "Use format png, or take a screenshot of the viewport or of one element (uid)."
+		}
+		return fmt.Sprintf("The %s is %d pixels %s; a %s screenshot can be at most %d pixels %s. %s", what, size, side, e.Format, e.Limit, side, advice)
 	}
 	return fmt.Sprintf("Element with uid %s is not visible: it has no box on the page to take a screenshot of.", e.UID)
+}
+
+// encoderLimit is the longest side, in image pixels, that Chrome's encoder
+// for format can write; 0 when there is none to check. Beyond it Chrome
+// answers Page.captureScreenshot with an empty image and no error:
+// libjpeg-turbo stops at its JPEG_MAX_DIMENSION, 65500 (not the 65535 the
+// format's 16 bits allow), libwebp at 14 bits.
+func encoderLimit(format string) int {
+	switch format {
+	case FormatJPEG:
+		return 65500
+	case FormatWebP:
+		return 16383
+	}
+	return 0
 }
 
 // errNotVisible is what elementBox returns for an element without a box.
@@ -174,7 +217,8 @@ func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts Sc
 	}
 
 	scale := 1.0
-	if opts.MaxWidth > 0 || opts.MaxHeight > 0 {
+	limit := encoderLimit(opts.Format)
+	if opts.MaxWidth > 0 || opts.MaxHeight > 0 || (limit > 0 && area != nil) {
 		vp, dpr, err := viewport(ctx, c)
 		if err != nil {
 			return nil, err
@@ -186,6 +230,12 @@ func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts Sc
 		if s := downscale(src, dpr, opts.MaxWidth, opts.MaxHeight); s < 1 {
 			scale = s
 			area = &src
+		}
+		// Refused before capturing: Chrome would render the whole area
+		// and then return nothing. (The viewport alone is never that big;
+		// the empty-image check below covers it.)
+		if w, h := imageSize(src, dpr, scale); limit > 0 && (w > limit || h > limit) {
+			return nil, &ScreenshotError{UID: opts.UID, Format: opts.Format, Width: w, Height: h, Limit: limit, FullPage: node == 0}
 		}
 	}
 
@@ -202,7 +252,16 @@ func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts Sc
 		}
 		return nil, fmt.Errorf("take screenshot: %v", chromeMessage(err))
 	}
+	if len(r.Data) == 0 {
+		return nil, &ScreenshotError{UID: opts.UID, Format: opts.Format, Empty: true}
+	}
 	return r.Data, nil
+}
+
+// imageSize returns the size in image pixels of a capture of src at device
+// pixel ratio dpr and clip scale, rounded as Chrome rounds it.
+func imageSize(src rect, dpr, scale float64) (w, h int) {
+	return int(math.Round(src.w * dpr * scale)), int(math.Round(src.h * dpr * scale))
 }
 
 // elementBox scrolls a node into view and returns its bounding box in page

@@ -62,7 +62,10 @@ func server(t *testing.T) *transport.Server {
 		}
 		metrics := transport.NewMetrics()
 		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, PageHooks: metrics.PageHooks()})
-		shared.srv = transport.New(transport.Config{ExperimentalVision: true, Metrics: metrics}, shared.sup)
+		// Tests keep their files in t.TempDir(), a workspace here; the
+		// default sandbox (a private directory only) is tested in
+		// files_test.go with servers of its own.
+		shared.srv = transport.New(transport.Config{ExperimentalVision: true, Metrics: metrics, Workspaces: []string{os.TempDir()}}, shared.sup)
 	})
 	if shared.err != nil {
 		t.Fatal(shared.err)

@@ -37,7 +37,7 @@ func connectWithRoots(t *testing.T, roots ...string) (*mcp.Client, *mcp.ClientSe
 }
 
 // TestSnapshotFileThroughRoots: take_snapshot's filePath goes through the
-// session's roots plus the temp dir; roots are refreshed when the client
+// session's roots plus the workspaces; roots are refreshed when the client
 // says they changed.
 func TestSnapshotFileThroughRoots(t *testing.T) {
 	t.Parallel()
@@ -86,20 +86,20 @@ func TestSnapshotFileThroughRoots(t *testing.T) {
 	}
 }
 
-// TestNoRootsMeansTempDirOnly: a client without the roots capability may
-// write only in the temporary directory.
-func TestNoRootsMeansTempDirOnly(t *testing.T) {
+// TestNoRootsMeansWorkspacesOnly: a client without the roots capability
+// may write only in the server's workspaces (the temp dir, for the shared
+// test server) and its private directory.
+func TestNoRootsMeansWorkspacesOnly(t *testing.T) {
 	t.Parallel()
 	base := fixtures(t)
 	cs := inMemory(t)
 	id := openPage(t, cs, base+"/nav-a")
-	tmp := filepath.Join(os.TempDir(), "tabhive-snap-"+filepath.Base(t.Name())+".txt")
-	t.Cleanup(func() { os.Remove(tmp) })
+	tmp := filepath.Join(t.TempDir(), "snap.txt")
 	if text := must(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": tmp}); text != "Saved snapshot to "+tmp+"." {
-		t.Errorf("temp dir write: %q", text)
+		t.Errorf("workspace write: %q", text)
 	}
 	home := filepath.Join(os.Getenv("HOME"), "tabhive-no-roots.txt")
 	if got, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": home}); !isErr || !strings.HasPrefix(got, "Error: Access denied") {
-		t.Errorf("write outside temp without roots: %v %q", isErr, got)
+		t.Errorf("write outside the workspaces without roots: %v %q", isErr, got)
 	}
 }

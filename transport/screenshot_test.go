@@ -26,7 +26,8 @@ import (
 //     the fold and a "Hidden box" that is not rendered after "Hide it";
 //   - /noise is a 1000×1000 canvas of random pixels, whose PNG is over
 //     2 MB;
-//   - /dialog has a button that opens an alert.
+//   - /dialog has a button that opens an alert;
+//   - /huge is 100,000 CSS pixels tall, beyond what JPEG and WebP can encode.
 func shotFixtures(t *testing.T) string {
 	mux := http.NewServeMux()
 	mux.Handle("/tall", browsertest.HTML("Tall", `<style>html { scrollbar-width: none } body { margin: 0 } button { position: absolute; border: 0; padding: 0 }</style>
@@ -42,6 +43,7 @@ for (let i = 3; i < px.length; i += 4) px[i] = 255;
 ctx.putImageData(img, 0, 0);
 </script>`))
 	mux.Handle("/dialog", browsertest.HTML("Dialog", `<button onclick="alert('shot dialog')">Alert</button>`))
+	mux.Handle("/huge", browsertest.HTML("Huge", `<style>html { scrollbar-width: none } body { margin: 0 }</style><div style="height: 100000px; background: linear-gradient(#fdd, #ddf)"></div>`))
 	return browsertest.Serve(t, mux).URL
 }
 
@@ -211,8 +213,7 @@ func TestScreenshotErrors(t *testing.T) {
 }
 
 // TestScreenshotFiles: filePath writes the image (extension forced to the
-// format) where the sandbox allows it and nowhere else; an image of 2 MB or
-// more goes to a temporary file instead of the reply.
+// format) where the sandbox allows it and nowhere else.
 func TestScreenshotFiles(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
@@ -234,27 +235,72 @@ func TestScreenshotFiles(t *testing.T) {
 
 	outside := "/tabhive-nowhere/shot.png"
 	r = shotCall(t, cs, map[string]any{"pageId": id, "filePath": outside})
-	if wantErr := "Error: Access denied: path " + outside + " (canonical: " + outside + ") is not within any of the configured workspace roots."; !r.isErr || r.text != wantErr {
-		t.Errorf("take_screenshot(filePath outside) = %v, %q\nwant %q", r.isErr, r.text, wantErr)
+	if wantErr := "Error: Access denied: path " + outside + " (canonical: " + outside + ") is not within any of the configured workspace roots. Use a path inside one of them, or inside "; !r.isErr || !strings.HasPrefix(r.text, wantErr) {
+		t.Errorf("take_screenshot(filePath outside) = %v, %q\nwant it to start %q", r.isErr, r.text, wantErr)
 	}
+	if _, err := os.Stat(filepath.Dir(outside)); err == nil {
+		t.Errorf("a denied screenshot made %s", filepath.Dir(outside))
+	}
+}
 
-	noise := openPage(t, cs, base+"/noise")
-	r = shotCall(t, cs, map[string]any{"pageId": noise, "fullPage": true})
-	m := regexp.MustCompile(`^Took a screenshot of the full current page\.\nSaved screenshot to (/.+/screenshot\.png)\.$`).FindStringSubmatch(r.text)
-	if r.isErr || m == nil || len(r.images) != 0 {
-		t.Fatalf("take_screenshot of a big page = %v, %q, %d image(s); want it saved to a temporary file", r.isErr, r.text, len(r.images))
+// TestBigScreenshotFiles: an image of 2 MB or more goes to a file in the
+// session's private directory instead of the reply, under a fresh name
+// each time, and no directory is made per screenshot; the files stay for
+// the agent to read.
+func TestBigScreenshotFiles(t *testing.T) {
+	t.Parallel()
+	cs := filesClient(t, filesServer(t, transport.Config{}), nil)
+	noise := openPage(t, cs, shotFixtures(t)+"/noise")
+	big := regexp.MustCompile(`^Took a screenshot of the full current page\.\nSaved screenshot to (/.+/tabhive-files-\d+/session-\d+)/(screenshot-[0-9a-f]+\.png)\.$`)
+	var dir, first string
+	for i := range 2 {
+		r := shotCall(t, cs, map[string]any{"pageId": noise, "fullPage": true})
+		m := big.FindStringSubmatch(r.text)
+		if r.isErr || m == nil || len(r.images) != 0 {
+			t.Fatalf("take_screenshot of a big page = %v, %q, %d image(s); want it saved in the private directory", r.isErr, r.text, len(r.images))
+		}
+		if i == 0 {
+			dir, first = m[1], m[2]
+		} else if m[1] != dir || m[2] == first {
+			t.Errorf("second big screenshot saved as %s/%s, want another file in %s than %s", m[1], m[2], dir, first)
+		}
 	}
-	t.Cleanup(func() { os.RemoveAll(filepath.Dir(m[1])) })
-	if !strings.HasPrefix(m[1], os.TempDir()+string(filepath.Separator)) {
-		t.Errorf("big screenshot saved to %s, outside the temp dir %s", m[1], os.TempDir())
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("private directory %s holds %v (%v), want the two screenshots and nothing else", dir, entries, err)
 	}
-	b, err := os.ReadFile(m[1])
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			t.Errorf("%s/%s is not a regular file: no directory per screenshot", dir, e.Name())
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, first))
 	if err != nil || len(b) < 2_000_000 {
 		t.Fatalf("big screenshot file: %d bytes, %v; want 2 MB or more", len(b), err)
 	}
 	if size := shotSize(t, b); size.X < 1000 || size.Y < 1000 {
 		t.Errorf("big screenshot is %v, want the whole 1000x1000 canvas", size)
 	}
+}
+
+// TestScreenshotTooLarge: a full-page JPEG or WebP of a page taller than
+// the format allows fails with a sentence and no image, where Chrome would
+// return an empty image.
+func TestScreenshotTooLarge(t *testing.T) {
+	t.Parallel()
+	cs := inMemory(t)
+	id := openPage(t, cs, shotFixtures(t)+"/huge")
+	for _, tt := range []struct{ format, want string }{
+		{"jpeg", "Error: The page is 100000 pixels tall; a jpeg screenshot can be at most 65500 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid)."},
+		{"webp", "Error: The page is 100000 pixels tall; a webp screenshot can be at most 16383 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid)."},
+	} {
+		r := shotCall(t, cs, map[string]any{"pageId": id, "fullPage": true, "format": tt.format})
+		if !r.isErr || r.text != tt.want || len(r.images) != 0 {
+			t.Errorf("take_screenshot(fullPage, %s) = %v, %q, %d image(s)\nwant error %q", tt.format, r.isErr, r.text, len(r.images), tt.want)
+		}
+	}
+	// The viewport fits; the page package shows the full page in PNG.
+	shotImage(t, cs, map[string]any{"pageId": id, "format": "jpeg"}, viewportLine, "image/jpeg")
 }
 
 // TestScreenshotConfig: --screenshot-format and --screenshot-quality set the

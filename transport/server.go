@@ -38,10 +38,25 @@ type Config struct {
 	// LaunchTimeout bounds starting the browser on the first call that needs
 	// it, before the call's own budget starts. If zero, 60s.
 	LaunchTimeout time.Duration
-	// Unrestricted lets file-writing tools write anywhere when the client
-	// declares no MCP roots (--allow-unrestricted-paths); otherwise such a
-	// client may write only in the temporary directory.
+	// Unrestricted lets file tools read and write anywhere but in the
+	// browser's profile when the client declares no MCP roots
+	// (--allow-unrestricted-paths); otherwise such a client may use only
+	// the workspaces and its session's private directory.
 	Unrestricted bool
+	// Workspaces are directories every session's file tools may read and
+	// write, besides the client's MCP roots and the session's private
+	// directory, $TMPDIR/tabhive-files-XXXXXXXX/session-XXXXXXXX, where
+	// relative paths and screenshots over 2 MB go (--workspace,
+	// --filesystem-root; repeatable). Check them at start with
+	// [sandbox.CheckRoots]: one that does not exist is otherwise skipped.
+	Workspaces []string
+	// ProfileDir is the browser profile given with --user-data-dir, if any.
+	// No file tool reads or writes inside it, whatever the roots and
+	// workspaces, nor inside the launched browser's profile
+	// ([browser.Supervisor.ProfileDir]) or the default profile
+	// ($XDG_CACHE_HOME/tabhive/chrome-profile), which are protected without
+	// it.
+	ProfileDir string
 	// ExperimentalVision adds the coordinate tools (click_at), as
 	// chrome-devtools-mcp's --experimentalVision does.
 	ExperimentalVision bool
@@ -195,7 +210,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 }
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
-	sess := &session{ss: ss, sandbox: sandbox.New(sandbox.Config{Unrestricted: s.cfg.Unrestricted}), background: &s.watchers}
+	sess := &session{ss: ss, sandbox: sandbox.New(s.sandboxConfig()), background: &s.watchers}
 	if s.cfg.IsolateSessions {
 		sess.isolated = fmt.Sprintf("session-%d", s.nextCtx.Add(1))
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
 // inputTools are the tools that act on a page as a user would.
@@ -240,12 +240,14 @@ func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
 		sb := c.sandbox(ctx)
 		paths = make([]string, len(a.FilePaths))
 		for i, p := range a.FilePaths {
-			canonical, err := sb.Resolve(p)
-			if err != nil {
+			// Readable resolves every symlink, refuses the browser's
+			// profile and accepts regular files only.
+			canonical, err := sb.Readable(p)
+			if _, denied := errorsAs[*sandbox.DeniedError](err); denied {
 				return err
 			}
-			if _, err := os.Stat(canonical); err != nil {
-				return fmt.Errorf("cannot upload %s: %w", p, err)
+			if err != nil {
+				return fmt.Errorf("cannot upload %s: %s", p, rootCause(err))
 			}
 			paths[i] = canonical
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
@@ -38,15 +37,10 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 	}
 	source := a.Function
 	if a.SourcePath != "" {
-		path, err := c.sandbox(ctx).Resolve(a.SourcePath)
-		if err != nil {
+		var err error
+		if source, err = readScriptFile(c.sandbox(ctx), a.SourcePath); err != nil {
 			return err
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("Unable to read script source from %s: %v", a.SourcePath, err)
-		}
-		source = string(b)
 	}
 	res, err := c.page.Evaluate(ctx, page.Script{
 		Source:        source,
@@ -59,6 +53,9 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 		var te *page.ScriptTimeoutError
 		if errors.As(err, &te) {
 			return &scriptTimeout{budget: c.budget}
+		}
+		if a.SourcePath != "" {
+			return scriptFileError(a.SourcePath, err)
 		}
 		return err
 	}

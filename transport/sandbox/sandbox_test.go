@@ -14,7 +14,7 @@ import (
 )
 
 // dirs is the file system layout shared by the tests: a workspace root, the
-// sandbox temp dir, an unrelated directory, and a sibling of the root whose
+// sandbox's private dir, an unrelated directory, and a sibling of the root whose
 // name has the root as a prefix. All paths are canonical.
 type dirs struct {
 	root, tmp, other, evil string
@@ -78,18 +78,18 @@ func TestResolve(t *testing.T) {
 		path  string
 		want  string // canonical result; empty when denied
 	}{
-		{"temp dir itself", sandbox.Config{}, noRoots, d.tmp, d.tmp},
-		{"missing nested path in temp", sandbox.Config{}, noRoots, filepath.Join(d.tmp, "a", "b", "c.png"), filepath.Join(d.tmp, "a", "b", "c.png")},
-		{"outside temp without roots", sandbox.Config{}, noRoots, filepath.Join(d.other, "x.png"), ""},
-		{"empty roots list allows temp", sandbox.Config{}, []string{}, filepath.Join(d.tmp, "x.png"), filepath.Join(d.tmp, "x.png")},
+		{"private dir itself", sandbox.Config{}, noRoots, d.tmp, d.tmp},
+		{"missing nested path in private dir", sandbox.Config{}, noRoots, filepath.Join(d.tmp, "a", "b", "c.png"), filepath.Join(d.tmp, "a", "b", "c.png")},
+		{"outside private dir without roots", sandbox.Config{}, noRoots, filepath.Join(d.other, "x.png"), ""},
+		{"empty roots list allows private dir", sandbox.Config{}, []string{}, filepath.Join(d.tmp, "x.png"), filepath.Join(d.tmp, "x.png")},
 		{"empty roots list denies elsewhere", sandbox.Config{}, []string{}, filepath.Join(d.root, "x.png"), ""},
 		{"unrestricted without roots", sandbox.Config{Unrestricted: true}, noRoots, filepath.Join(d.other, "x.png"), filepath.Join(d.other, "x.png")},
 		{"unrestricted with roots is confined", sandbox.Config{Unrestricted: true}, []string{d.root}, filepath.Join(d.other, "x.png"), ""},
-		{"unrestricted with roots keeps temp", sandbox.Config{Unrestricted: true}, []string{d.root}, filepath.Join(d.tmp, "x.png"), filepath.Join(d.tmp, "x.png")},
+		{"unrestricted with roots keeps private dir", sandbox.Config{Unrestricted: true}, []string{d.root}, filepath.Join(d.tmp, "x.png"), filepath.Join(d.tmp, "x.png")},
 		{"root itself", sandbox.Config{}, []string{d.root}, d.root, d.root},
 		{"inside root", sandbox.Config{}, []string{d.root}, filepath.Join(d.root, "x.png"), filepath.Join(d.root, "x.png")},
 		{"missing nested path in root", sandbox.Config{}, []string{d.root}, filepath.Join(d.root, "a", "b", "x.png"), filepath.Join(d.root, "a", "b", "x.png")},
-		{"temp allowed besides roots", sandbox.Config{}, []string{d.root}, filepath.Join(d.tmp, "x.png"), filepath.Join(d.tmp, "x.png")},
+		{"private dir allowed besides roots", sandbox.Config{}, []string{d.root}, filepath.Join(d.tmp, "x.png"), filepath.Join(d.tmp, "x.png")},
 		{"outside roots", sandbox.Config{}, []string{d.root}, filepath.Join(d.other, "x.png"), ""},
 		{"sibling sharing the root's prefix", sandbox.Config{}, []string{d.root}, filepath.Join(d.evil, "x.png"), ""},
 		{"sibling name itself", sandbox.Config{}, []string{d.root}, d.evil, ""},
@@ -106,7 +106,7 @@ func TestResolve(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
-			cfg.TempDir = d.tmp
+			cfg.PrivateDir = d.tmp
 			sb := sandbox.New(cfg)
 			if tt.roots != nil {
 				if err := sb.SetRoots(tt.roots); err != nil {
@@ -134,7 +134,7 @@ func TestResolve(t *testing.T) {
 func TestResolveDeniedCanonical(t *testing.T) {
 	d := newDirs(t)
 	symlink(t, d.other, filepath.Join(d.root, "out"))
-	sb := sandbox.New(sandbox.Config{TempDir: d.tmp})
+	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp})
 	if err := sb.SetRoots([]string{d.root}); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestResolveDeniedCanonical(t *testing.T) {
 	if !errors.As(err, &de) {
 		t.Fatalf("Resolve(%q) error = %v, want a *DeniedError", path, err)
 	}
-	want := &sandbox.DeniedError{Path: path, Canonical: filepath.Join(d.other, "x.png")}
+	want := &sandbox.DeniedError{Path: path, Canonical: filepath.Join(d.other, "x.png"), PrivateDir: d.tmp}
 	if *de != *want {
 		t.Errorf("Resolve(%q) error = %#v, want %#v", path, de, want)
 	}
@@ -157,7 +157,7 @@ func TestResolveNotADirectory(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sb := sandbox.New(sandbox.Config{TempDir: d.tmp})
+	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp})
 
 	path := filepath.Join(file, "x.png")
 	got, err := sb.Resolve(path)
@@ -171,18 +171,29 @@ func TestResolveNotADirectory(t *testing.T) {
 }
 
 func TestResolveEmptyPath(t *testing.T) {
-	sb := sandbox.New(sandbox.Config{TempDir: t.TempDir()})
+	sb := sandbox.New(sandbox.Config{PrivateDir: t.TempDir()})
 	if got, err := sb.Resolve(""); err == nil {
 		t.Errorf(`Resolve("") = %q, nil; want an error`, got)
 	}
 }
 
 func TestDeniedErrorMessage(t *testing.T) {
-	err := &sandbox.DeniedError{Path: "../x.png", Canonical: "/home/u/x.png"}
-	got := err.Error()
-	want := "Access denied: path ../x.png (canonical: /home/u/x.png) is not within any of the configured workspace roots."
-	if got != want {
-		t.Errorf("Error() = %q, want %q", got, want)
+	tests := []struct {
+		err  sandbox.DeniedError
+		want string
+	}{
+		// chrome-devtools-mcp's sentence, verbatim.
+		{sandbox.DeniedError{Path: "../x.png", Canonical: "/home/u/x.png"},
+			"Access denied: path ../x.png (canonical: /home/u/x.png) is not within any of the configured workspace roots."},
+		{sandbox.DeniedError{Path: "../x.png", Canonical: "/home/u/x.png", PrivateDir: "/tmp/tabhive-files-1/session-2"},
+			"Access denied: path ../x.png (canonical: /home/u/x.png) is not within any of the configured workspace roots. Use a path inside one of them, or inside /tmp/tabhive-files-1/session-2."},
+		{sandbox.DeniedError{Path: "/p/Cookies", Canonical: "/p/Cookies", Protected: true, PrivateDir: "/tmp/x"},
+			"Access denied: path /p/Cookies (canonical: /p/Cookies) is inside the browser's profile, which no tool may read or write."},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
 	}
 }
 
@@ -253,7 +264,7 @@ func TestSetRoots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sb := sandbox.New(sandbox.Config{TempDir: tmp})
+			sb := sandbox.New(sandbox.Config{PrivateDir: tmp})
 			if sb.HasRoots() {
 				t.Fatal("HasRoots() = true before SetRoots, want false")
 			}
@@ -279,7 +290,7 @@ func TestSetRoots(t *testing.T) {
 			}
 			p := filepath.Join(tmp, "x.png")
 			if _, err := sb.Resolve(p); err != nil {
-				t.Errorf("Resolve(%q) error = %v, want the temp dir allowed", p, err)
+				t.Errorf("Resolve(%q) error = %v, want the private dir allowed", p, err)
 			}
 		})
 	}
@@ -298,7 +309,7 @@ func countJoined(err error) int {
 
 func TestSetRootsReplaces(t *testing.T) {
 	d := newDirs(t)
-	sb := sandbox.New(sandbox.Config{TempDir: d.tmp})
+	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp})
 	if err := sb.SetRoots([]string{d.root}); err != nil {
 		t.Fatal(err)
 	}
@@ -318,10 +329,10 @@ func TestSetRootsReplaces(t *testing.T) {
 
 // TestConcurrentSetRootsResolve checks, under -race, that roots updates from
 // roots/list_changed may overlap tool calls without a data race, that a path
-// in no root set is never allowed, and that the temp dir stays allowed.
+// in no root set is never allowed, and that the private dir stays allowed.
 func TestConcurrentSetRootsResolve(t *testing.T) {
 	d := newDirs(t)
-	sb := sandbox.New(sandbox.Config{TempDir: d.tmp})
+	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp})
 	rootSets := [][]string{{d.root}, {d.other}}
 	if err := sb.SetRoots(rootSets[0]); err != nil {
 		t.Fatal(err)
@@ -358,7 +369,7 @@ func TestConcurrentSetRootsResolve(t *testing.T) {
 					}
 				}
 				if _, err := sb.Resolve(filepath.Join(d.tmp, "x")); err != nil {
-					errs <- fmt.Errorf("temp dir denied: %w", err)
+					errs <- fmt.Errorf("private dir denied: %w", err)
 					return
 				}
 			}

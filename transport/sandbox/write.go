@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,15 +21,16 @@ import (
 // missing leading dot in ext is added.
 //
 // The path is checked twice: fully canonicalised, so that a final symlink
-// pointing outside the allowed locations is a *[DeniedError], and as the
-// canonical parent directory plus the final name, which is what is opened.
-// A final component that is a symbolic link, live or dangling, is refused
-// even when it points inside a root. Missing parent directories are created
-// with mode 0700; a new file gets mode 0600, an existing one is truncated
-// and keeps its mode. Failures other than denial read
-// "could not write <path>: <cause>".
+// pointing outside the allowed locations, or into a protected one, is a
+// *[DeniedError], and as the canonical parent directory plus the final name,
+// which is what is opened. A final component that is a symbolic link, live
+// or dangling, is refused even when it points inside a root. Missing parent
+// directories are created with mode 0700; a new file gets mode 0600, an
+// existing one is truncated and keeps its mode. Failures other than denial
+// read "could not write <path>: <cause>".
 func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error) {
-	abs, err := s.abs(path)
+	allowed := s.allowed()
+	abs, err := s.abs(allowed, path)
 	if err != nil {
 		return "", err
 	}
@@ -37,9 +40,8 @@ func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", path, err)
 	}
-	allowed := s.allowed()
-	if _, ok := allowed.root(full); !ok {
-		return "", &DeniedError{Path: path, Canonical: full}
+	if _, err := allowed.check(path, full); err != nil {
+		return "", err
 	}
 	// full differs from target only when the final component is an existing
 	// symlink, which write refuses; target is checked too so that even then
@@ -49,9 +51,9 @@ func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error
 		return "", fmt.Errorf("resolve %s: %w", path, err)
 	}
 	target := filepath.Join(dir, filepath.Base(abs))
-	anchor, ok := allowed.root(target)
-	if !ok {
-		return "", &DeniedError{Path: path, Canonical: target}
+	anchor, err := allowed.check(path, target)
+	if err != nil {
+		return "", err
 	}
 	if err := write(anchor, target, data); err != nil {
 		return "", fmt.Errorf("could not write %s: %w", target, err)
@@ -59,24 +61,67 @@ func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error
 	return target, nil
 }
 
-// TempFile writes data to a file called name in a fresh directory
-// tabhive-XXXXXX under the temp directory ([Config.TempDir]), and returns
-// its path. It is for outputs too large to inline in a reply, such as
-// screenshots over 2 MB. name must be a plain file name, without separators.
-// The directory is left for the agent to read; nothing removes it.
+// TempFile writes data to a new file in the sandbox's private directory
+// and returns its path. The file is called name with a random part before
+// its extension ("screenshot.png" becomes "screenshot-1f2e3d4c5b6a.png"),
+// so that no two calls share a file. It is for outputs too large to inline
+// in a reply, such as screenshots over 2 MB; name must be a plain file name,
+// without separators. The file is kept for the agent to read: nothing
+// removes it.
 func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
-	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name || strings.IndexByte(name, 0) >= 0 {
 		return "", fmt.Errorf("temp file name %q is not a plain file name", name)
 	}
-	dir, err := os.MkdirTemp(s.tempDir(), "tabhive-")
+	allowed := s.allowed()
+	if allowed.private == "" {
+		return "", fmt.Errorf("could not write %s: %w", name, allowed.privateErr)
+	}
+	if _, err := allowed.check(name, allowed.private); err != nil {
+		return "", err // the private directory lies in a protected one
+	}
+	r, err := os.OpenRoot(allowed.private)
 	if err != nil {
 		return "", fmt.Errorf("could not write %s: %w", name, err)
 	}
-	target := filepath.Join(dir, name)
-	if err := write(dir, target, data); err != nil {
-		return "", fmt.Errorf("could not write %s: %w", target, err)
+	defer r.Close()
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	for range 10 {
+		unique := stem + "-" + randomHex(6) + ext
+		err := create(r, unique, data)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		target := filepath.Join(allowed.private, unique)
+		if err != nil {
+			return "", fmt.Errorf("could not write %s: %w", target, err)
+		}
+		return target, nil
 	}
-	return target, nil
+	return "", fmt.Errorf("could not write %s: no free file name in %s", name, allowed.private)
+}
+
+// create writes data to a new file name in r, failing with fs.ErrExist if
+// anything, a symlink included, already has that name.
+func create(r *os.Root, name string, data []byte) (err error) {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	_, err = f.Write(data)
+	return err
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand panics rather than return short)
+	return hex.EncodeToString(b)
 }
 
 // errSymlink is the cause when the final path component is a symlink.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 // newRooted returns a sandbox whose client declared d.root.
 func newRooted(t *testing.T, d dirs) *sandbox.Sandbox {
 	t.Helper()
-	sb := sandbox.New(sandbox.Config{TempDir: d.tmp, WorkDir: d.root})
+	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp, WorkDir: d.root})
 	if err := sb.SetRoots([]string{fileURI(d.root)}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestWriteFileTruncates(t *testing.T) {
 
 func TestWriteFileUnrestricted(t *testing.T) {
 	d := newDirs(t)
-	sb := sandbox.New(sandbox.Config{TempDir: d.tmp, Unrestricted: true})
+	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp, Unrestricted: true})
 	p := filepath.Join(d.other, "deep", "a.png")
 	got, err := sb.WriteFile(p, []byte("x"), ".txt")
 	want := filepath.Join(d.other, "deep", "a.txt")
@@ -217,17 +218,18 @@ func TestWriteFileRefusesSymlinks(t *testing.T) {
 	}
 }
 
+// TestTempFile: outputs the server writes on its own go into the private
+// directory itself, each under a fresh name; no directory is made per file.
 func TestTempFile(t *testing.T) {
-	tmp := canonical(t, t.TempDir())
-	sb := sandbox.New(sandbox.Config{TempDir: tmp})
+	private := canonical(t, t.TempDir())
+	sb := sandbox.New(sandbox.Config{PrivateDir: private})
 
 	got, err := sb.TempFile("shot.png", []byte("png"))
 	if err != nil {
 		t.Fatalf("TempFile error = %v", err)
 	}
-	dir := filepath.Dir(got)
-	if filepath.Dir(dir) != tmp || !strings.HasPrefix(filepath.Base(dir), "tabhive-") || filepath.Base(got) != "shot.png" {
-		t.Errorf("TempFile = %q, want %s/tabhive-*/shot.png", got, tmp)
+	if filepath.Dir(got) != private || !regexp.MustCompile(`^shot-[0-9a-f]{12}\.png$`).MatchString(filepath.Base(got)) {
+		t.Errorf("TempFile = %q, want %s/shot-<12 hex digits>.png", got, private)
 	}
 	checkFile(t, got, "png")
 
@@ -235,19 +237,26 @@ func TestTempFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TempFile error = %v", err)
 	}
-	if filepath.Dir(again) == dir {
-		t.Errorf("TempFile twice used the same directory %s, want a fresh one", dir)
+	if again == got || filepath.Dir(again) != private {
+		t.Errorf("TempFile twice = %q then %q, want two files in %s", got, again, private)
 	}
 	checkFile(t, got, "png")
+	checkFile(t, again, "png2")
+	if entries, err := os.ReadDir(private); err != nil || len(entries) != 2 {
+		t.Errorf("private dir holds %v (%v), want the two files only", entries, err)
+	}
 
-	// The temp output is readable back through the sandbox's own check.
+	// The output is readable back through the sandbox's own check.
 	if _, err := sb.Resolve(got); err != nil {
 		t.Errorf("Resolve(%q) error = %v, want nil", got, err)
+	}
+	if b, _, err := sb.ReadFile(filepath.Base(got), 10); err != nil || string(b) != "png" {
+		t.Errorf("ReadFile(%q) = %q, %v; want the file, relative paths resolving in the private dir", filepath.Base(got), b, err)
 	}
 }
 
 func TestTempFileBadName(t *testing.T) {
-	sb := sandbox.New(sandbox.Config{TempDir: t.TempDir()})
+	sb := sandbox.New(sandbox.Config{PrivateDir: t.TempDir()})
 	for _, name := range []string{"", ".", "..", "a/b.png", "../b.png", "/b.png", "dir/"} {
 		if got, err := sb.TempFile(name, nil); err == nil {
 			t.Errorf("TempFile(%q) = %q, nil; want an error", name, got)
