@@ -47,7 +47,7 @@ func TestScreenshotEncoderLimits(t *testing.T) {
 	t.Parallel()
 	base := browsertest.Serve(t, heightPage).URL
 	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, WebSocketURL: tab.WebSocketURL})
+	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	t.Cleanup(func() { a.Stop(nil) })
 	shotMetrics(t, a, 1)
 	load := func(px int) {
