@@ -145,7 +145,7 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 	}
 	profile := s.cfg.UserDataDir
 	if profile == "" && !s.cfg.Isolated {
-		profile = defaultProfile()
+		profile = DefaultProfile()
 	}
 	args := append([]string{}, s.cfg.Args...)
 	headless := s.cfg.Headless || !hasDisplay()
@@ -366,7 +366,10 @@ func hasDisplay() bool {
 	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
 }
 
-func defaultProfile() string {
+// DefaultProfile returns the profile directory a launch uses when given
+// none and not --isolated: $XDG_CACHE_HOME/tabhive/chrome-profile
+// (~/.cache/... by default).
+func DefaultProfile() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		dir = os.TempDir()

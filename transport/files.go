@@ -2,10 +2,9 @@ package transport
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 
+	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -26,22 +25,11 @@ func (s *Server) sandboxConfig() sandbox.Config {
 // configured, and the default one, which holds a past run's cookies even
 // while tabhive is connected to another browser.
 func (s *Server) profileDirs() []string {
-	dirs := []string{s.cfg.ProfileDir, defaultProfileDir()}
+	dirs := []string{s.cfg.ProfileDir, browser.DefaultProfile()}
 	if s.sup != nil {
 		dirs = append(dirs, s.sup.ProfileDir())
 	}
 	return dirs
-}
-
-// defaultProfileDir is where the browser package keeps its profile when
-// given none and not --isolated (browser's defaultProfile): the two must
-// agree.
-func defaultProfileDir() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		dir = os.TempDir()
-	}
-	return filepath.Join(dir, "tabhive", "chrome-profile")
 }
 
 // maxScriptFile bounds evaluate_script's sourcePath file: a script that

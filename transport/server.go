@@ -143,7 +143,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 					sess.fetchRoots()
 				} else if !s.cfg.Unrestricted {
 					s.log.Warn().Msg("The connecting client did not negotiate the MCP roots capability. " +
-						"File-writing tools will be restricted to the OS temp directory. " +
+						"File-writing tools will be restricted to the server's workspaces and a private directory under the OS temp directory. " +
 						"To allow other paths, start the server with --allow-unrestricted-paths.")
 				}
 			},

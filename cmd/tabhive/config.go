@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
 // Config is everything tabhive is started with, as the command line says
@@ -108,6 +109,12 @@ func (c *Config) check(shotQuality int) error {
 			return fmt.Errorf("%s %d: give a positive number, or 0 for no limit", n.flag, n.value)
 		}
 	}
+	if err := sandbox.CheckRoots(c.Server.Workspaces); err != nil {
+		return fmt.Errorf("--workspace: %w", err)
+	}
+	// A profile given on the command line is as private as the one a
+	// launch makes: no tool may read or write it.
+	c.Server.ProfileDir = b.UserDataDir
 	if c.HTTP.SessionTimeout <= 0 {
 		return fmt.Errorf("--session-idle-timeout %v: give a positive duration such as 30m", c.HTTP.SessionTimeout)
 	}
@@ -175,8 +182,11 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
-	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups included with --isolate-sessions (0: no limit)")
+	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups included (0: no limit)")
 	boolean(&s.Unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
+	for _, n := range []string{"filesystem-root", "filesystemRoot", "workspace"} {
+		fs.Var(listFlag{v: &s.Workspaces}, n, "a directory every session's file tools may read and write, beside its MCP roots and its private directory (repeatable)")
+	}
 	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
 	boolean(&s.RedactNetworkHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
 	str(&s.Screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")

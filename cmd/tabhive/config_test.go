@@ -68,6 +68,11 @@ func flagCases() []struct {
 	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
 	each([]string{"max-pages-per-session", "maxPagesPerSession"}, "3", func(c *Config) any { return c.Server.MaxPagesPerSession }, 3)
 	each([]string{"allow-unrestricted-paths", "allowUnrestrictedPaths"}, "", func(c *Config) any { return c.Server.Unrestricted }, true)
+	ws := os.TempDir()
+	each([]string{"filesystem-root", "filesystemRoot", "workspace"}, ws, func(c *Config) any { return c.Server.Workspaces }, []string{ws})
+	rows = append(rows, row{[]string{"--workspace", ws, "--filesystem-root", "/"},
+		func(c *Config) any { return c.Server.Workspaces }, []string{ws, "/"}})
+	each([]string{"user-data-dir"}, "/tmp/prof", func(c *Config) any { return c.Server.ProfileDir }, "/tmp/prof")
 	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.ExperimentalVision }, true)
 	each([]string{"redact-network-headers", "redactNetworkHeaders"}, "", func(c *Config) any { return c.Server.RedactNetworkHeaders }, true)
 	each([]string{"screenshot-format", "screenshotFormat"}, "webp", func(c *Config) any { return c.Server.Screenshot.Format }, "webp")
@@ -207,6 +212,8 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--headless", "stray"}, `unexpected argument "stray"`},
 		{[]string{"--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"--max-sessions", "many"}, `invalid value "many" for flag -max-sessions`},
+		{[]string{"--workspace", "/no/such/dir"}, "--workspace: workspace /no/such/dir does not exist"},
+		{[]string{"--filesystem-root", "/etc/hostname"}, "--workspace: workspace /etc/hostname"},
 	}
 	for _, tt := range tests {
 		c, err := configure(tt.args, io.Discard)

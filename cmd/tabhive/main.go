@@ -25,6 +25,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -76,6 +77,11 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	defer func() {
 		stopBrowser()
 		srv.Close()
+		// The sessions' private directory goes if nothing was written to
+		// it; files an agent wrote there stay.
+		if err := sandbox.Cleanup(); err != nil {
+			log.Warn().Err(err).Msg("removing the private files directory")
+		}
 		log.Info().Msg("stopped")
 	}()
 
