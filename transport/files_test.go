@@ -126,10 +126,9 @@ func TestDefaultSandboxIsPrivate(t *testing.T) {
 	if profile == "" {
 		t.Fatal("the shared browser has no profile directory")
 	}
-	port := filepath.Join(profile, "DevToolsActivePort")
-	if _, err := os.Stat(port); err != nil {
-		t.Fatalf("the profile has no DevToolsActivePort: %v", err)
-	}
+	// A file of the profile's own, as its Cookies are (the browser, driven
+	// over its pipe, writes no DevToolsActivePort).
+	port := writeFile(t, profile, "Secret.js", "() => 'profile'")
 	for _, tool := range []struct {
 		name string
 		args map[string]any
@@ -199,14 +198,15 @@ func TestProfileNeverReachable(t *testing.T) {
 	if err := os.Symlink(profile, filepath.Join(links, "profile")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(profile, "DevToolsActivePort"), filepath.Join(links, "port.js")); err != nil {
+	secret := writeFile(t, profile, "Secret.js", "() => 'profile'")
+	if err := os.Symlink(secret, filepath.Join(links, "port.js")); err != nil {
 		t.Fatal(err)
 	}
 	// A file to read, and a directory to write in, of each profile.
 	secrets := []struct{ read, dir string }{
-		{filepath.Join(profile, "DevToolsActivePort"), profile},
+		{secret, profile},
 		{filepath.Join(links, "port.js"), filepath.Join(links, "profile")},
-		{filepath.Join(links, "profile", "DevToolsActivePort"), filepath.Join(links, "profile", "Default")},
+		{filepath.Join(links, "profile", "Secret.js"), filepath.Join(links, "profile", "Default")},
 		{writeFile(t, defaultProfile, "Cookies", "session=1"), defaultProfile},
 		{writeFile(t, configured, "Cookies", "session=2"), configured},
 	}

@@ -138,13 +138,49 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 				http.Error(w, fmt.Sprintf("Service Unavailable: tabhive already serves %d sessions, the most allowed (--max-sessions). End one (DELETE %s with its Mcp-Session-Id) or wait for an idle one to time out.", cfg.MaxSessions, HTTPPath), http.StatusServiceUnavailable)
 				return
 			}
-			defer func() { s.holdSlot(w.Header().Get(sessionIDHeader), slots.release) }() // even if the SDK panics
-			mux.ServeHTTP(w, r)
+			// The slot is settled when the response starts, before the
+			// client can read it: a client that sends its next request
+			// at once (the SDK's client follows a refused discovery
+			// with initialize) must not find this one's slot still taken.
+			sw := &slotWriter{ResponseWriter: w, settle: func(h http.Header) { s.holdSlot(h.Get(sessionIDHeader), slots.release) }}
+			defer sw.settleOnce() // a response never started, or a panic
+			mux.ServeHTTP(sw, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
 }
+
+// slotWriter settles a session slot when its response starts: kept if the
+// response names a new session, given back if not.
+type slotWriter struct {
+	http.ResponseWriter
+	settle func(http.Header)
+	once   sync.Once
+}
+
+func (w *slotWriter) settleOnce() { w.once.Do(func() { w.settle(w.Header()) }) }
+
+func (w *slotWriter) WriteHeader(code int) {
+	w.settleOnce()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *slotWriter) Write(b []byte) (int, error) {
+	w.settleOnce()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets the SDK stream through the wrapper.
+func (w *slotWriter) Flush() {
+	w.settleOnce()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *slotWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sessionIDHeader names the streamable HTTP session a request belongs to.
 const sessionIDHeader = "Mcp-Session-Id"
