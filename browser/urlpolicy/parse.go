@@ -307,7 +307,6 @@ func escapeRegexpString(s string) string {
 	return b.String()
 }
 
-
 // generateRegexp converts parts into an anchored RE2 regexp
 // (https://urlpattern.spec.whatwg.org/#generate-a-regular-expression-and-name-list).
 // It follows the spec's shapes; only the wildcards and user regexps are

@@ -205,8 +205,8 @@ const (
 
 // component is one compiled component of a pattern.
 type component struct {
-	pattern string   // normalized pattern string
-	source  string   // the spec's regexp, in RE2 syntax
+	pattern string // normalized pattern string
+	source  string // the spec's regexp, in RE2 syntax
 	kind    matchKind
 	exact   string   // for matchExact
 	glob    []string // for matchGlob: the fixed texts around the wildcards
