@@ -144,19 +144,16 @@ func canonHostnamePiece(v string) (string, error) {
 		return "", nil
 	}
 	v = removeTabNewline(v)
-	// The hostname state of the URL parser: a ":" fails, and "/", "?", "#"
-	// or "\" end the host.
+	// The spec's hostname state would fail at ":" and cut the host at "/",
+	// "?", "#" or "\"; like Chromium, all of them are refused here: they can
+	// only reach a hostname escaped or in a "{...}" group, by mistake.
 	for i := 0; i < len(v); i++ {
-		if v[i] == ':' {
+		switch v[i] {
+		case ':':
 			return "", fmt.Errorf("hostname %q holds a \":\"; give the port as its own part, as in \"https://example.com:8080/*\"", v)
+		case '/', '?', '#':
+			return "", fmt.Errorf("hostname %q holds %q, which ends a host", v, v[i:i+1])
 		}
-		if strings.IndexByte("/?#\\", v[i]) >= 0 {
-			v = v[:i]
-			break
-		}
-	}
-	if v == "" {
-		return "", errors.New("hostname is empty")
 	}
 	return canonDomain(v)
 }
@@ -172,7 +169,7 @@ func canonDomain(v string) (string, error) {
 			return "", errNonASCIIHost
 		}
 		if isForbiddenDomainByte(decoded[i]) {
-			return "", fmt.Errorf("hostname %q holds the character %q, which no host name may hold", v, decoded[i])
+			return "", fmt.Errorf("hostname %q holds the character %q, which no host name may hold", v, string(decoded[i]))
 		}
 	}
 	return strings.ToLower(decoded), nil
@@ -224,7 +221,7 @@ func canonIPv6Piece(v string) (string, error) {
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if !isHexDigit(c) && c != '[' && c != ']' && c != ':' {
-			return "", fmt.Errorf("IPv6 hostname %q holds %q; only hex digits, \":\" and brackets may appear", v, c)
+			return "", fmt.Errorf("IPv6 hostname %q holds %q; only hex digits, \":\" and brackets may appear", v, string(c))
 		}
 	}
 	return strings.ToLower(v), nil
@@ -246,26 +243,23 @@ func canonWholeHostname(v string) (string, error) {
 	return v, nil
 }
 
-// canonPort checks a piece of a port pattern: the port state of the URL
-// parser reads leading digits and ignores the rest. Unlike the spec's dummy
-// URL, the piece is not compared with a default port: "http://a:443/" must
-// not match port 80 (the default port of the pattern's own scheme is
-// handled when the pattern is built).
+// canonPort checks a piece of a port pattern: digits, which may be
+// followed by spaces (the spec's port state would also ignore anything
+// else after them; that is refused here). Unlike the spec's dummy URL, the
+// piece is not compared with https's default port: "http://a:443/" must
+// not match port 80. The default port of the pattern's own scheme is
+// handled when the pattern is built.
 func canonPort(v string) (string, error) {
-	v = removeTabNewline(v)
+	v = strings.TrimRight(removeTabNewline(v), " ")
 	if v == "" {
 		return "", nil
 	}
-	i := 0
-	for i < len(v) && isASCIIDigit(v[i]) {
-		i++
-	}
-	if i == 0 {
+	if !isDigits(v) {
 		return "", fmt.Errorf("port %q is not a number", v)
 	}
-	n, err := strconv.ParseUint(v[:i], 10, 64)
+	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil || n > 65535 {
-		return "", fmt.Errorf("port %q is above 65535", v[:i])
+		return "", fmt.Errorf("port %q is above 65535", v)
 	}
 	return strconv.FormatUint(n, 10), nil
 }

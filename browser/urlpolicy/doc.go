@@ -44,7 +44,9 @@
 // and password match anything unless given; a pattern that names a host but
 // no port means the scheme's default port, so "https://example.com/*" does
 // not match "https://example.com:8443/" (write "https://example.com:*/*"
-// for any port). Protocol and hostname are lowercased; the rest is
+// for any port). That holds for blocked patterns too: "*://evil.test/*"
+// blocks evil.test on ports 80 and 443 only; "*://evil.test:*/*" blocks
+// every port. Protocol and hostname are lowercased; the rest is
 // case-sensitive. Fixed text is canonicalized like a URL ("HTTP" becomes
 // "http", a space in a path "%20").
 //

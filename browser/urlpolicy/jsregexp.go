@@ -23,7 +23,7 @@ func translateRegexp(src string) (string, error) {
 		return "", fmt.Errorf("regexp group (%s): %w", src, err)
 	}
 	if t.pos < len(t.src) {
-		return "", fmt.Errorf("regexp group (%s): unmatched %q", src, t.src[t.pos])
+		return "", fmt.Errorf("regexp group (%s): unmatched %q", src, string(t.src[t.pos]))
 	}
 	return t.out.String(), nil
 }
@@ -105,7 +105,7 @@ func (t *reTranslator) term() error {
 func (t *reTranslator) noQuantifier() error {
 	switch t.peek() {
 	case '*', '+', '?', '{':
-		return fmt.Errorf("quantifier %q follows an assertion and has nothing to repeat", t.peek())
+		return fmt.Errorf("quantifier %q follows an assertion and has nothing to repeat", string(t.peek()))
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (t *reTranslator) quantifier() error {
 	}
 	switch t.peek() {
 	case '*', '+', '?', '{':
-		return fmt.Errorf("quantifier %q has nothing to repeat", t.peek())
+		return fmt.Errorf("quantifier %q has nothing to repeat", string(t.peek()))
 	}
 	return nil
 }
@@ -166,11 +166,11 @@ func (t *reTranslator) atom() error {
 	case '\\':
 		return t.atomEscape()
 	case '*', '+', '?':
-		return fmt.Errorf("quantifier %q has nothing to repeat", c)
+		return fmt.Errorf("quantifier %q has nothing to repeat", string(c))
 	case '{':
 		return fmt.Errorf(`lone "{"; write "\{" for a literal brace`)
 	case '}', ']':
-		return fmt.Errorf("lone %q; write \"\\%c\" for a literal one", c, c)
+		return fmt.Errorf("lone %q; write \"\\%c\" for a literal one", string(c), c)
 	}
 	t.pos++
 	t.literal(rune(c))
@@ -528,7 +528,7 @@ func (t *reTranslator) classChar() (rune, error) {
 		return t.characterEscape(true)
 	}
 	if strings.IndexByte("()[]{}/-|", c) >= 0 {
-		return 0, fmt.Errorf("%q must be escaped inside a character class", c)
+		return 0, fmt.Errorf("%q must be escaped inside a character class (write \\%c)", string(c), c)
 	}
 	if t.pos+1 < len(t.src) && t.src[t.pos+1] == c && strings.IndexByte("&!#$%*+,.:;<=>?@^`~", c) >= 0 {
 		return 0, fmt.Errorf("%q is reserved inside a character class", t.src[t.pos:t.pos+2])

@@ -105,6 +105,9 @@ func buildPattern(text string) (*Pattern, error) {
 	); err != nil {
 		return nil, err
 	}
+	if err := p.dropDefaultPort(); err != nil {
+		return nil, err
+	}
 	special := p.comps[compProtocol].matchesSpecialScheme()
 	pathEncode, pathOpts := canonOpaquePathname, defaultOptions
 	if special {
@@ -123,6 +126,21 @@ func buildPattern(text string) (*Pattern, error) {
 		}
 	}
 	return p, nil
+}
+
+// dropDefaultPort empties a port pattern that is its fixed scheme's default
+// port in another spelling ("http://a:080/"): URLs never show it.
+func (p *Pattern) dropDefaultPort() error {
+	proto, port := p.comps[compProtocol], p.comps[compPort]
+	if proto.kind != matchExact || port.kind != matchExact || port.exact == "" || port.exact != defaultPort(proto.exact) {
+		return nil
+	}
+	c, err := newComponent(nil, defaultOptions)
+	if err != nil {
+		return err
+	}
+	p.comps[compPort] = c
+	return nil
 }
 
 // canonWholeHostname re-canonicalizes a hostname pattern that is plain text

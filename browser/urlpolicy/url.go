@@ -208,7 +208,7 @@ func parseHost(host string, special bool) (string, error) {
 	if !special {
 		for i := 0; i < len(host); i++ {
 			if c := host[i]; c == 0 || c == ' ' || strings.IndexByte("#/:<>?@[\\]^|", c) >= 0 {
-				return "", fmt.Errorf("its host %q holds %q", host, c)
+				return "", fmt.Errorf("its host %q holds %q", host, string(c))
 			}
 		}
 		return percentEncode(host, c0ControlSet), nil
