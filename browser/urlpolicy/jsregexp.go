@@ -498,6 +498,9 @@ func (t *reTranslator) classBody(b *strings.Builder, depth int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if t.has("--") {
+			return false, fmt.Errorf("class set operation \"--\" is not supported")
+		}
 		if t.peek() == '-' && t.pos+1 < len(t.src) && t.src[t.pos+1] != ']' {
 			t.pos++
 			if t.peek() == '[' || t.has(`\d`) || t.has(`\w`) || t.has(`\s`) || t.has(`\p`) {
@@ -543,7 +546,7 @@ func (t *reTranslator) literal(r rune) { t.out.WriteString(re2Char(r)) }
 // re2Char spells r so that RE2 reads it literally, in or out of a class.
 func re2Char(r rune) string {
 	switch {
-	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_':
 		return string(r)
 	case r < 0x80 && strings.ContainsRune(`\.+*?()|[]{}^$-/&~#:!<>=,;@%'"`+"`", r):
 		return `\` + string(r)
