@@ -213,7 +213,11 @@ func (p *patternParser) flushPendingFixed() error {
 		return err
 	}
 	p.pendingFixed.Reset()
-	p.parts = append(p.parts, part{typ: partFixed, value: encoded})
+	// Encoding may leave nothing (a port piece of spaces): an empty part
+	// matches nothing more, and would make "*" then "*" read back as "**".
+	if encoded != "" {
+		p.parts = append(p.parts, part{typ: partFixed, value: encoded})
+	}
 	return nil
 }
 
@@ -244,7 +248,7 @@ func (p *patternParser) addPart(prefix string, nameTok, regexpTok *token, suffix
 			return nil
 		}
 		encoded, err := p.encode(prefix)
-		if err != nil {
+		if err != nil || encoded == "" {
 			return err
 		}
 		p.parts = append(p.parts, part{typ: partFixed, value: encoded, mod: mod})
