@@ -396,14 +396,11 @@ func isNormalizedDriveLetter(s string) bool { return isDriveLetter(s) && s[1] ==
 
 // endsInNumber is the URL standard's "ends in a number" checker.
 func endsInNumber(host string) bool {
-	parts := strings.Split(host, ".")
-	if parts[len(parts)-1] == "" {
-		if len(parts) == 1 {
-			return false
-		}
-		parts = parts[:len(parts)-1]
+	host = strings.TrimSuffix(host, ".")
+	if host == "" {
+		return false
 	}
-	last := parts[len(parts)-1]
+	last := host[strings.LastIndexByte(host, '.')+1:]
 	if isDigits(last) {
 		return true
 	}
@@ -411,8 +408,36 @@ func endsInNumber(host string) bool {
 	return ok
 }
 
+// isCanonicalIPv4 reports whether host is already four decimal numbers up
+// to 255 without leading zeros, as Chromium's URLs give them.
+func isCanonicalIPv4(host string) bool {
+	parts := 0
+	for len(host) > 0 {
+		end := strings.IndexByte(host, '.')
+		if end < 0 {
+			end = len(host)
+		}
+		n := host[:end]
+		if n == "" || len(n) > 3 || !isDigits(n) || (len(n) > 1 && n[0] == '0') || (len(n) == 3 && n > "255") {
+			return false
+		}
+		parts++
+		if end == len(host) {
+			break
+		}
+		host = host[end+1:]
+		if host == "" {
+			return false
+		}
+	}
+	return parts == 4
+}
+
 // parseIPv4 is the URL standard's IPv4 parser; it returns the dotted form.
 func parseIPv4(host string) (string, error) {
+	if isCanonicalIPv4(host) {
+		return host, nil
+	}
 	parts := strings.Split(host, ".")
 	if parts[len(parts)-1] == "" && len(parts) > 1 {
 		parts = parts[:len(parts)-1]

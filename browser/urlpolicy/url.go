@@ -190,7 +190,9 @@ func (u *urlParts) parseAuthority(authority string, special bool) error {
 		if err != nil || n > 65535 {
 			return fmt.Errorf("its port %s is above 65535", port)
 		}
-		port = strconv.FormatUint(n, 10)
+		if port[0] == '0' {
+			port = strconv.FormatUint(n, 10)
+		}
 		if port == defaultPort(u.protocol) {
 			port = ""
 		}

@@ -105,3 +105,15 @@ func TestCanonPathIsIdentityOnCanonicalPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCanonicalIPv4(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1": true, "0.0.0.0": true, "255.255.255.255": true, "10.0.0.25": true,
+		"256.0.0.1": false, "01.0.0.1": false, "1.2.3": false, "1.2.3.4.": false, "1.2.3.4.5": false,
+		"1..2.3": false, "0x7f.0.0.1": false, "": false, "1.2.3.1000": false,
+	} {
+		if got := isCanonicalIPv4(host); got != want {
+			t.Errorf("isCanonicalIPv4(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
