@@ -100,15 +100,24 @@
 //     JavaScript's "." and "\s" differ from RE2's only on line terminators
 //     and Unicode spaces, which canonical URL components never hold.
 //
-// Deliberate differences from the spec: a hostname pattern that is one
-// fixed text is canonicalized as a whole host ("127.1" and "0x7f.1" become
-// "127.0.0.1", "[0\:0\:\:1]" becomes "[::1]"), but a partial one is not, so
-// "http://10.0.0.*" keeps matching 10.0.0.5 where the spec would make it
-// "10.0.0.0*"; a port pattern is not compared with https's default port the
-// way the spec's dummy URL does ("http://a:443/" keeps its port); a protocol
-// piece must be scheme text; and the path percent-encode set is Chromium's,
-// which also encodes "|" and "^", so patterns agree with the URLs Chromium
-// reports.
+// Deliberate differences from the spec, each to make a pattern mean what
+// its author plainly meant or to refuse it:
+//
+//   - a hostname pattern that is one fixed text is canonicalized as a whole
+//     host ("127.1" and "0x7f.1" become "127.0.0.1", "[0\:0\:\:1]" becomes
+//     "[::1]"), so that it matches the URLs Chromium reports; a partial one
+//     is not, so "http://10.0.0.*" keeps matching 10.0.0.5 where the spec
+//     would turn it into "10.0.0.0*";
+//   - a hostname piece holding "/", "?", "#" or "\" (possible only escaped
+//     or inside "{...}") is refused where the spec would cut the host there;
+//   - a port piece must be digits (the spec ignores what follows them), and
+//     is not compared with https's default port the way the spec's dummy URL
+//     does ("http://a:443/" keeps its port), while a port that is the
+//     pattern's own scheme's default in another spelling ("http://a:080/")
+//     is dropped;
+//   - a protocol piece must be scheme text;
+//   - the path percent-encode set is Chromium's, which also encodes "|" and
+//     "^", so that patterns agree with the URLs Chromium reports.
 //
 // # Cost
 //
