@@ -14,7 +14,7 @@ func ExampleCompile() {
 	}
 	for _, u := range []string{
 		"https://docs.example.com/guide?x=1",
-		"https://example.com/",          // "*." needs a subdomain
+		"https://example.com/",           // "*." needs a subdomain
 		"https://docs.example.com:8443/", // no port given: the default port only
 		"HTTPS://DOCS.EXAMPLE.COM/",      // URLs are canonicalized first
 	} {
