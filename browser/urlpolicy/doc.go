@@ -51,8 +51,14 @@
 // "http", a space in a path "%20").
 //
 // [Compile] refuses a pattern without a scheme (there is no base URL to
-// complete it), an empty one, and one the spec refuses, each with a
-// sentence that says why.
+// complete it), one whose scheme is a host by mistake ("localhost:9222"),
+// an empty one, and one the spec refuses, each with a sentence that says
+// why.
+//
+// Paths are compared as the URL spells them, after canonicalization but
+// without decoding: a blocked "https://example.com/admin/*" does not match
+// "https://example.com/%61dmin/", which a server may well read as /admin/.
+// Block or allow whole hosts where it matters.
 //
 // # Enforceable patterns
 //

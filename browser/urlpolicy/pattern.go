@@ -27,7 +27,8 @@ type Components struct {
 // "http://127.0.0.1:*/api/*". Leading and trailing spaces are ignored.
 //
 // It refuses an empty pattern, one without a scheme (there is no base URL
-// to complete it), one the spec rejects, one whose regexp groups use what
+// to complete it) or whose scheme is a host name by mistake
+// ("example.com:8080/*", "localhost:9222"), one the spec rejects, one whose regexp groups use what
 // Go's RE2 engine cannot run (lookaround, backreferences), and one that
 // cannot be enforced on network requests: requests carry no #fragment, so
 // the hash component must match anything.
@@ -104,6 +105,11 @@ func buildPattern(text string) (*Pattern, error) {
 		compile(compPort, canonPort, defaultOptions),
 	); err != nil {
 		return nil, err
+	}
+	if proto := p.comps[compProtocol]; proto.kind == matchExact && (strings.Contains(proto.exact, ".") || proto.exact == "localhost") {
+		// "example.com:8080/*" and "localhost:9222" parse, with a scheme
+		// nobody has; as a blocked pattern such a typo would block nothing.
+		return nil, fmt.Errorf("it reads %q as its scheme; write the scheme first, as in \"https://%s\" or \"*://%s\"", proto.exact, text, text)
 	}
 	if err := p.dropDefaultPort(); err != nil {
 		return nil, err
