@@ -276,7 +276,13 @@ func canonPathnamePiece(v string) (string, error) {
 	}
 	// "/-" keeps a leading "." or ".." of the piece from being taken as a
 	// dot segment, as the spec does.
-	return canonPath("/-"+removeTabNewline(v), true, false)[2:], nil
+	out := canonPath("/-"+removeTabNewline(v), true, false)
+	if !strings.HasPrefix(out, "/-") {
+		// "a/.." after a group climbs above where the piece starts; the
+		// spec cuts two characters off whatever is left.
+		return "", fmt.Errorf("pathname piece %q climbs above its start with \"..\"; write the path without \"..\" segments", v)
+	}
+	return out[2:], nil
 }
 
 func canonOpaquePathname(v string) (string, error) {

@@ -145,6 +145,9 @@ func TestCompileErrors(t *testing.T) {
 		{"https://example.com/a}", "closes no group"},
 		{`https://example.com/a\`, "not valid"},
 		{"https://example.com/(", "not valid"},
+		{"https://h/*a/..", `climbs above its start`},
+		{"https://h/:x-/..", `climbs above its start`},
+		{"https://h/*%2e%2e/..", `climbs above its start`},
 		// Enforceability: requests carry no fragment.
 		{"https://example.com/#frag", `its hash part "frag" could never be checked`},
 		{"https://example.com/page#", `its hash part "" could never be checked`},
