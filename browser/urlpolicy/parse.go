@@ -57,6 +57,7 @@ type options struct {
 	prefix    string // "" or one ASCII character
 }
 
+// The spec's options for each kind of component; read-only.
 var (
 	defaultOptions  = options{}
 	hostnameOptions = options{delimiter: "."}

@@ -510,15 +510,6 @@ func TestPortAndProtocolComponents(t *testing.T) {
 			t.Errorf("compileComponent(%q).pattern = %q, want %q", tt.input, c.pattern, tt.want)
 		}
 	}
-	c, err := compileComponent("(.*)", canonProtocol, defaultOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.match("café") {
-		// Not reachable through a URL (schemes are ASCII), but the
-		// wildcard still matches any text.
-		t.Log("protocol (.*) matches café as text")
-	}
 	if _, err := compileComponent("80{20}?", canonPort, defaultOptions); err != nil {
 		t.Errorf("port 80{20}?: %v", err)
 	}

@@ -252,6 +252,30 @@ const (
 	ReasonNotAllowed
 )
 
+// String returns a short name for the reason, fit for a log field or a
+// metric label.
+func (r Reason) String() string {
+	switch r {
+	case ReasonInvalidURL:
+		return "invalid-url"
+	case ReasonHostNotASCII:
+		return "host-not-ascii"
+	case ReasonFile:
+		return "file"
+	case ReasonInternalPage:
+		return "internal-page"
+	case ReasonAboutPage:
+		return "about-page"
+	case ReasonJavaScript:
+		return "javascript"
+	case ReasonBlocked:
+		return "blocked"
+	case ReasonNotAllowed:
+		return "not-allowed"
+	}
+	return "unknown"
+}
+
 // RefusedError is the error of a refused URL or action. Its text is one
 // sentence for the agent: what was refused and why, and what would allow it
 // when the operator can change that.
@@ -269,6 +293,9 @@ type RefusedError struct {
 // Unwrap returns [ErrBlocked].
 func (e *RefusedError) Unwrap() error { return ErrBlocked }
 
+// Error returns the sentence for the agent, such as "Navigation to
+// file:///etc/shadow refused: this server does not allow file: URLs (start
+// it with --file-navigations to allow them)."
 func (e *RefusedError) Error() string {
 	subject := e.Action
 	if e.URL != "" {

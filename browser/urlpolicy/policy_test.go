@@ -133,6 +133,9 @@ func TestRefusedErrorFields(t *testing.T) {
 	if refused.Action != "Request" || refused.URL != "https://evil.test/x" || refused.Reason != urlpolicy.ReasonBlocked || refused.Pattern != "*://evil.test/*" {
 		t.Errorf("RefusedError = %+v", refused)
 	}
+	if got := refused.Reason.String(); got != "blocked" {
+		t.Errorf("Reason.String() = %q, want %q", got, "blocked")
+	}
 }
 
 func TestAllowedListIsCutInErrors(t *testing.T) {

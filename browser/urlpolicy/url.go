@@ -174,7 +174,7 @@ func (u *urlParts) parseAuthority(authority string, special bool) error {
 	} else if i := strings.IndexByte(hostport, ':'); i >= 0 {
 		host, port, hasPort = hostport[:i], hostport[i+1:], true
 	}
-	if host == "" && special {
+	if host == "" && (special || hasPort) {
 		return errors.New("it has no host")
 	}
 	h, err := parseHost(host, special)

@@ -85,7 +85,7 @@ func TestParseURLErrors(t *testing.T) {
 		"http://", "http:///", "http://@/", "http://user@/", "http://a:b/", "http://a:99999/",
 		"http://exa mple.com/", "http://a<b/", "http://a%2fb/", "http://[::1/", "http://[::1]x/",
 		"http://[::g]/", "http://[fe80::1%25eth0]/", "http://1.2.3.4.5/", "http://1.2.3.256/",
-		"http://0x100000000/", "http://09.1.1.1/", "file://a:1/", "foo://a b/",
+		"http://0x100000000/", "http://09.1.1.1/", "file://a:1/", "foo://a b/", "foo://:0", "foo://u@:1/",
 	} {
 		if got, err := parseURL(raw); err == nil {
 			t.Errorf("parseURL(%q) = %+v, want an error", raw, got)
