@@ -137,10 +137,16 @@ func (p *Policy) decide(action, shown, raw string, navigation bool, depth int) e
 	case "view-source", "filesystem":
 		return p.decide(action, shown, rest, navigation, depth+1)
 	case "blob":
-		if origin, ok := blobOrigin(rest); ok {
-			return p.decide(action, shown, origin, navigation, depth+1)
+		origin, err := blobOrigin(rest)
+		switch {
+		case errors.Is(err, errNonASCIIHost):
+			// Its origin is a host the patterns cannot read: decide the
+			// inner URL, which refuses it when there are patterns.
+			return p.decide(action, shown, rest, navigation, depth+1)
+		case err != nil:
+			return p.decideContent(action, shown, raw, "blob", navigation)
 		}
-		return p.decideContent(action, shown, raw, "blob", navigation)
+		return p.decide(action, shown, origin, navigation, depth+1)
 	case "about":
 		if path, _, _ := strings.Cut(strings.SplitN(rest, "#", 2)[0], "?"); path == "blank" || path == "srcdoc" {
 			return nil
@@ -199,18 +205,21 @@ func (p *Policy) checkPatterns(action, shown, raw string, useAllowList bool) err
 }
 
 // blobOrigin returns the origin of the URL inside a blob: URL as a URL
-// ("https://a:8080/"), or false if that origin is opaque (blob:null/...,
+// ("https://a:8080/"), or an error if that origin is opaque (blob:null/...,
 // a non-special or unparseable URL inside).
-func blobOrigin(inner string) (string, bool) {
+func blobOrigin(inner string) (string, error) {
 	u, err := parseURL(inner)
-	if err != nil || !isSpecialScheme(u.protocol) {
-		return "", false
+	if err != nil {
+		return "", err
+	}
+	if !isSpecialScheme(u.protocol) {
+		return "", errors.New("opaque origin")
 	}
 	origin := u.protocol + "://" + u.hostname
 	if u.port != "" {
 		origin += ":" + u.port
 	}
-	return origin + "/", true
+	return origin + "/", nil
 }
 
 // isInternalScheme reports whether scheme names the browser's own pages,

@@ -231,6 +231,8 @@ func TestDecisions(t *testing.T) {
 		{"blob decided by origin", blocking, true, "blob:https://evil.test/uuid", urlpolicy.ReasonBlocked},
 		{"blob allowed by origin", allowing, false, "blob:https://example.com/uuid", allowed},
 		{"blob of other origin", allowing, false, "blob:https://other.test/uuid", urlpolicy.ReasonNotAllowed},
+		{"blob of a non-ASCII origin with patterns", blocking, false, "blob:https://café.test/uuid", urlpolicy.ReasonHostNotASCII},
+		{"blob of a non-ASCII origin without patterns", open, true, "blob:https://café.test/uuid", allowed},
 		{"blocked", blocking, true, "https://evil.test/", urlpolicy.ReasonBlocked},
 		{"blocked any port", blocking, false, "http://evil.test:8080/x", urlpolicy.ReasonBlocked},
 		{"blocked ws", blocking, false, "ws://evil.test/", urlpolicy.ReasonBlocked},
