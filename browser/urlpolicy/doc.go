@@ -51,8 +51,8 @@
 // "http", a space in a path "%20").
 //
 // [Compile] refuses a pattern without a scheme (there is no base URL to
-// complete it), one whose scheme is a host by mistake ("localhost:9222"),
-// an empty one, and one the spec refuses, each with a sentence that says
+// complete it), one whose scheme is empty or a host by mistake
+// ("://a/*", "localhost:9222"), which would match nothing, an empty one, and one the spec refuses, each with a sentence that says
 // why.
 //
 // Paths are compared as the URL spells them, after canonicalization but

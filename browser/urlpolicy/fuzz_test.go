@@ -123,7 +123,9 @@ func componentEncoding(i int, pattern string, special bool) (encodeFunc, options
 	case compUsername, compPassword:
 		return canonUserinfo, defaultOptions
 	case compHostname:
-		if hostnameIsIPv6(pattern) {
+		// The spec picks the IPv6 encoding from the pattern as written:
+		// `\[` is IPv6 and normalizes to "[", which only IPv6 can give.
+		if hostnameIsIPv6(pattern) || strings.HasPrefix(pattern, "[") {
 			return canonIPv6Piece, hostnameOptions
 		}
 		return canonHostnamePiece, hostnameOptions

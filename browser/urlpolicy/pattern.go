@@ -27,8 +27,9 @@ type Components struct {
 // "http://127.0.0.1:*/api/*". Leading and trailing spaces are ignored.
 //
 // It refuses an empty pattern, one without a scheme (there is no base URL
-// to complete it) or whose scheme is a host name by mistake
-// ("example.com:8080/*", "localhost:9222"), one the spec rejects, one whose regexp groups use what
+// to complete it), whose scheme is empty ("://a/*" matches nothing) or is
+// a host name by mistake ("example.com:8080/*", "localhost:9222"), one the
+// spec rejects, one whose regexp groups use what
 // Go's RE2 engine cannot run (lookaround, backreferences), and one that
 // cannot be enforced on network requests: requests carry no #fragment, so
 // the hash component must match anything.
@@ -105,6 +106,10 @@ func buildPattern(text string) (*Pattern, error) {
 		compile(compPort, canonPort, defaultOptions),
 	); err != nil {
 		return nil, err
+	}
+	if proto := p.comps[compProtocol]; proto.kind == matchExact && proto.exact == "" {
+		// "://evil.test/*" parses, with a scheme no URL has.
+		return nil, fmt.Errorf("its scheme is empty, so it matches no URL; write \"*%s\" for any scheme", text)
 	}
 	if proto := p.comps[compProtocol]; proto.kind == matchExact && (strings.Contains(proto.exact, ".") || proto.exact == "localhost") {
 		// "example.com:8080/*" and "localhost:9222" parse, with a scheme

@@ -131,6 +131,7 @@ func TestCompileErrors(t *testing.T) {
 		{"http://256.256.256.256/", "not a valid IPv4 address"},
 		{"example.com:8080/*", `it reads "example.com" as its scheme; write the scheme first, as in "https://example.com:8080/*" or "*://example.com:8080/*"`},
 		{"localhost:9222", `it reads "localhost" as its scheme`},
+		{"://evil.test/*", `its scheme is empty, so it matches no URL; write "*://evil.test/*" for any scheme`},
 		{"LocalHost:*", `it reads "localhost" as its scheme`},
 		{"+ssh://example.com/", `modifier "+" has nothing to apply to`},
 		{"https://example.com/(a(?=b))", "lookahead"},
