@@ -24,6 +24,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -74,6 +75,12 @@ type Config struct {
 	// PageHooks to the supervisor so that page events are counted too. If
 	// nil, the server keeps metrics of its own.
 	Metrics *Metrics
+	// Policy is the URL policy (--allowed-url-pattern, --blocked-url-pattern,
+	// --file-navigations, --javascript-evaluation). The browser enforces it
+	// on every request; the tools refuse up front, with its sentence, a URL
+	// it refuses and the agent's own JavaScript when it is off
+	// (evaluate_script is then not offered). If nil, everything is allowed.
+	Policy *urlpolicy.Policy
 	// RedactNetworkHeaders replaces the values of sensitive headers
 	// (authorization, cookies, ...) with <redacted> in network request
 	// details (--redact-network-headers).

@@ -35,7 +35,12 @@ func (s *Server) toolList() []*tool {
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
 	} {
-		all = append(all, family...)
+		for _, t := range family {
+			if t.name == "evaluate_script" && s.cfg.Policy.Evaluation(t.name) != nil {
+				continue // --javascript-evaluation=false: not offered at all
+			}
+			all = append(all, t)
+		}
 	}
 	return all
 }

@@ -100,6 +100,9 @@ func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
 	if err := page.CheckURL(a.URL); err != nil {
 		return err
 	}
+	if err := c.s.cfg.Policy.Navigation(a.URL); err != nil {
+		return err
+	}
 	opened, err := c.reservePage(ctx)
 	if err != nil {
 		return err
@@ -150,6 +153,16 @@ func runNavigate(ctx context.Context, c *call, a *navigateArgs) error {
 	}
 	if kind == page.NavigateURL && a.URL == "" {
 		return errors.New("A URL is required for navigation of type=url.")
+	}
+	if kind == page.NavigateURL {
+		if err := c.s.cfg.Policy.Navigation(a.URL); err != nil {
+			return err
+		}
+	}
+	if a.InitScript != "" {
+		if err := c.s.cfg.Policy.Evaluation("initScript"); err != nil {
+			return err
+		}
 	}
 	res, err := c.page.Navigate(ctx, page.Navigation{
 		Kind: kind, URL: a.URL, IgnoreCache: a.IgnoreCache, Timeout: millis(a.Timeout, 0),

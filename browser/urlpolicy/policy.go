@@ -111,6 +111,25 @@ func (p *Policy) Evaluation(action string) error {
 	return &RefusedError{Action: action, Reason: ReasonJavaScript}
 }
 
+// Intercept returns the URL globs (CDP Fetch's urlPattern syntax) of the
+// requests the browser must ask [Policy.Request] about: every request when
+// there are patterns; only file: requests when file: URLs are refused and
+// there are none; nothing otherwise, so a policy that refuses nothing costs
+// no request a round trip. The browser's own pages (chrome:, devtools:)
+// and data: and blob: content are never intercepted: they load nothing
+// from the network or the disk, and the tools refuse opening them.
+func (p *Policy) Intercept() []string {
+	switch {
+	case p == nil:
+		return nil
+	case len(p.allowed) > 0 || len(p.blocked) > 0:
+		return []string{"*"}
+	case !p.fileNavigations:
+		return []string{"file:*"}
+	}
+	return nil
+}
+
 // maxNesting bounds view-source:, blob: and filesystem: wrappers.
 const maxNesting = 2
 

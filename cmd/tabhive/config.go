@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -40,6 +42,13 @@ type Config struct {
 	LogFile string
 	// ShowVersion prints the version and exits (--version).
 	ShowVersion bool
+	// URLPolicy is what the URL-policy flags say; check compiles it into
+	// the Policy both the browser and the server get.
+	URLPolicy urlpolicy.Config
+	// fileNavigations is --file-navigations as given: nil when not given,
+	// and then allowed over stdio (as chrome-devtools-mcp does) and refused
+	// over HTTP, where the caller is not the machine's owner.
+	fileNavigations *bool
 }
 
 // defaultMaxConnections is --max-connections' default: room for a hundred
@@ -112,6 +121,16 @@ func (c *Config) check(shotQuality int) error {
 	if err := sandbox.CheckRoots(c.Server.Workspaces); err != nil {
 		return fmt.Errorf("--workspace: %w", err)
 	}
+	c.URLPolicy.FileNavigations = c.HTTPAddr == ""
+	if c.fileNavigations != nil {
+		c.URLPolicy.FileNavigations = *c.fileNavigations
+	}
+	policy, err := urlpolicy.New(c.URLPolicy)
+	if err != nil {
+		return err
+	}
+	c.Server.Policy = policy
+	c.Browser.Policy = policy
 	// A profile given on the command line is as private as the one a
 	// launch makes: no tool may read or write it.
 	c.Server.ProfileDir = b.UserDataDir
@@ -195,6 +214,27 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	integer(&s.Screenshot.MaxWidth, "screenshot-max-width", "screenshotMaxWidth", 0, "scale screenshots down to at most this many pixels wide")
 	integer(&s.Screenshot.MaxHeight, "screenshot-max-height", "screenshotMaxHeight", 0, "scale screenshots down to at most this many pixels high")
 
+	u := &c.URLPolicy
+	for _, n := range []string{"allowed-url-pattern", "allowedUrlPattern"} {
+		fs.Var(listFlag{v: &u.Allowed}, n, "only URLs matching this URLPattern load, for every request of every page, frame, popup and worker (repeatable); e.g. https://*.example.com/*")
+	}
+	for _, n := range []string{"blocked-url-pattern", "blockedUrlPattern"} {
+		fs.Var(listFlag{v: &u.Blocked}, n, "URLs matching this URLPattern do not load, for every request of every page, frame, popup and worker (repeatable); e.g. *://ads.example:*/*")
+	}
+	u.JavaScript = true
+	for _, n := range []string{"javascript-evaluation", "javascriptEvaluation"} {
+		fs.BoolVar(&u.JavaScript, n, true, "let agents run their own JavaScript: evaluate_script, initScript, javascript: and data: URLs (--javascript-evaluation=false turns them off)")
+	}
+	for _, n := range []string{"no-javascript-evaluation", "no-javascriptEvaluation"} {
+		fs.Var(negated{&u.JavaScript}, n, "same as --javascript-evaluation=false")
+	}
+	for _, n := range []string{"file-navigations", "fileNavigations"} {
+		fs.Var(optionalBool{v: &c.fileNavigations}, n, "let pages load file: URLs (default: allowed over stdio, refused over HTTP)")
+	}
+	for _, n := range []string{"no-file-navigations", "no-fileNavigations"} {
+		fs.Var(optionalBool{v: &c.fileNavigations, negate: true}, n, "same as --file-navigations=false")
+	}
+
 	str(&c.LogLevel, "log-level", "logLevel", "info", "debug, info, warn or error")
 	str(&c.LogFile, "log-file", "logFile", "", "write logs to this file instead of stderr")
 	boolean(&c.ShowVersion, "version", "version", "print the version and exit")
@@ -213,6 +253,55 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 func compatFlags() []string {
 	return []string{"no-usage-statistics", "usage-statistics", "usageStatistics", "no-performance-crux",
 		"performance-crux", "performanceCrux", "experimental-page-id-routing", "experimentalPageIdRouting"}
+}
+
+// optionalBool is a boolean flag that remembers whether it was given: its
+// default depends on other flags. With negate, the flag sets the opposite
+// (--no-file-navigations).
+type optionalBool struct {
+	v      **bool
+	negate bool
+}
+
+func (b optionalBool) IsBoolFlag() bool { return true }
+
+func (b optionalBool) String() string {
+	if b.v == nil || *b.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(**b.v)
+}
+
+func (b optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	v = v != b.negate
+	*b.v = &v
+	return nil
+}
+
+// negated is a boolean flag that sets its variable to the opposite of its
+// value: --no-javascript-evaluation sets JavaScript to false.
+type negated struct{ v *bool }
+
+func (n negated) IsBoolFlag() bool { return true }
+
+func (n negated) String() string {
+	if n.v == nil {
+		return ""
+	}
+	return strconv.FormatBool(!*n.v)
+}
+
+func (n negated) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	*n.v = !v
+	return nil
 }
 
 // listFlag collects a repeatable flag. With commas, a value is also split

@@ -81,6 +81,27 @@ func flagCases() []struct {
 	each([]string{"screenshot-max-width", "screenshotMaxWidth"}, "640", func(c *Config) any { return c.Server.Screenshot.MaxWidth }, 640)
 	each([]string{"screenshot-max-height", "screenshotMaxHeight"}, "480", func(c *Config) any { return c.Server.Screenshot.MaxHeight }, 480)
 
+	pat := "https://*.example.com/*"
+	each([]string{"allowed-url-pattern", "allowedUrlPattern"}, pat, func(c *Config) any { return c.URLPolicy.Allowed }, []string{pat})
+	each([]string{"blocked-url-pattern", "blockedUrlPattern"}, pat, func(c *Config) any { return c.URLPolicy.Blocked }, []string{pat})
+	rows = append(rows, row{[]string{"--blocked-url-pattern", pat, "--blockedUrlPattern", "*://evil.test/*"},
+		func(c *Config) any { return c.URLPolicy.Blocked }, []string{pat, "*://evil.test/*"}})
+	js := func(c *Config) any { return c.URLPolicy.JavaScript }
+	rows = append(rows,
+		row{[]string{"--javascript-evaluation=false"}, js, false},
+		row{[]string{"--javascriptEvaluation=false"}, js, false},
+		row{[]string{"--javascript-evaluation"}, js, true},
+		row{[]string{"--no-javascript-evaluation"}, js, false},
+		row{[]string{"--no-javascriptEvaluation"}, js, false})
+	files := func(c *Config) any { return c.URLPolicy.FileNavigations }
+	rows = append(rows,
+		row{[]string{"--http", ":0", "--file-navigations"}, files, true},
+		row{[]string{"--http", ":0", "--fileNavigations"}, files, true},
+		row{[]string{"--file-navigations=false"}, files, false},
+		row{[]string{"--no-file-navigations"}, files, false},
+		row{[]string{"--no-fileNavigations"}, files, false},
+		row{[]string{"--http", ":0"}, files, false})
+
 	each([]string{"log-level", "logLevel"}, "debug", func(c *Config) any { return c.LogLevel }, "debug")
 	each([]string{"log-file", "logFile"}, "/tmp/tabhive.log", func(c *Config) any { return c.LogFile }, "/tmp/tabhive.log")
 	each([]string{"version"}, "", func(c *Config) any { return c.ShowVersion }, true)
@@ -102,6 +123,9 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.Server.Screenshot.Quality }, (*int)(nil)},
 		{func(c *Config) any { return c.Server.Version }, version},
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
+		{files, true}, // over stdio
+		{js, true},
+		{func(c *Config) any { return c.Server.Policy != nil && c.Server.Policy == c.Browser.Policy }, true},
 	}
 	for _, d := range defaults {
 		rows = append(rows, row{nil, d.got, d.want})
@@ -212,6 +236,9 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--headless", "stray"}, `unexpected argument "stray"`},
 		{[]string{"--nope"}, "flag provided but not defined: -nope"},
 		{[]string{"--max-sessions", "many"}, `invalid value "many" for flag -max-sessions`},
+		{[]string{"--allowed-url-pattern", "https://a.test/*", "--blocked-url-pattern", "https://b.test/*"}, "--allowed-url-pattern and --blocked-url-pattern cannot be used together"},
+		{[]string{"--blocked-url-pattern", "https://a.test/*#frag"}, "--blocked-url-pattern: "},
+		{[]string{"--allowed-url-pattern", "localhost:9222"}, "--allowed-url-pattern: "},
 		{[]string{"--workspace", "/no/such/dir"}, "--workspace: workspace /no/such/dir does not exist"},
 		{[]string{"--filesystem-root", "/etc/hostname"}, "--workspace: workspace /etc/hostname"},
 	}
