@@ -245,11 +245,49 @@ func ChromiumProcesses() []string {
 			continue
 		}
 		cmd, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "chrom") {
-			continue
+		argv0, _, _ := strings.Cut(string(cmd), "\x00")
+		if err != nil || !strings.Contains(filepath.Base(argv0), "chrom") {
+			continue // not Chromium (a tabhive command naming it in its flags, say)
 		}
 		if descendant(pid, self) || strings.Contains(string(cmd), tmp) {
 			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// ListeningPorts returns the listening TCP sockets the given processes
+// hold, as "PID:PORT" (port in hex, as /proc/net/tcp gives it): a browser
+// driven over its pipe must hold none.
+func ListeningPorts(pids []string) []string {
+	inodes := map[string]string{} // socket inode → port, listening sockets only
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" { // 0A: LISTEN
+				continue
+			}
+			_, port, _ := strings.Cut(f[1], ":")
+			inodes[f[9]] = port
+		}
+	}
+	var out []string
+	for _, pid := range pids {
+		fds, _ := os.ReadDir(filepath.Join("/proc", pid, "fd"))
+		for _, fd := range fds {
+			link, err := os.Readlink(filepath.Join("/proc", pid, "fd", fd.Name()))
+			if err != nil {
+				continue
+			}
+			if inode, ok := strings.CutPrefix(link, "socket:["); ok {
+				if port, ok := inodes[strings.TrimSuffix(inode, "]")]; ok {
+					out = append(out, pid+":"+port)
+				}
+			}
 		}
 	}
 	return out

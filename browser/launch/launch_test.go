@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -67,7 +66,7 @@ func TestNoDevToolsPort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		listening := listeningPorts(t, browsertest.ChromiumProcesses())
+		listening := browsertest.ListeningPorts(browsertest.ChromiumProcesses())
 		_, statErr := os.Stat(filepath.Join(proc.Profile(), "DevToolsActivePort"))
 		proc.Close()
 		switch {
@@ -79,41 +78,4 @@ func TestNoDevToolsPort(t *testing.T) {
 			t.Errorf("browser with a debugging port: no listening port found; the check cannot see one")
 		}
 	}
-}
-
-// listeningPorts returns the local ports of the listening TCP sockets that
-// the given processes hold.
-func listeningPorts(t *testing.T, pids []string) []string {
-	t.Helper()
-	inodes := map[string]string{} // socket inode → port, listening sockets only
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, err := os.ReadFile(table)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n")[1:] {
-			f := strings.Fields(line)
-			if len(f) < 10 || f[3] != "0A" { // 0A: LISTEN
-				continue
-			}
-			_, port, _ := strings.Cut(f[1], ":")
-			inodes[f[9]] = port
-		}
-	}
-	var out []string
-	for _, pid := range pids {
-		fds, _ := os.ReadDir(filepath.Join("/proc", pid, "fd"))
-		for _, fd := range fds {
-			link, err := os.Readlink(filepath.Join("/proc", pid, "fd", fd.Name()))
-			if err != nil {
-				continue
-			}
-			if inode, ok := strings.CutPrefix(link, "socket:["); ok {
-				if port, ok := inodes[strings.TrimSuffix(inode, "]")]; ok {
-					out = append(out, pid+":"+port)
-				}
-			}
-		}
-	}
-	return out
 }

@@ -199,3 +199,27 @@ func TestJavaScriptEvaluationOff(t *testing.T) {
 		}
 	}
 }
+
+// TestNoDevToolsEndpointThroughBinary: the browser tabhive launches listens
+// on no TCP port (it is driven over its DevTools pipe), so no page can
+// reach its control channel, whatever address spelling it tries; and a
+// --chrome-arg that would open one is refused at launch.
+func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
+	in := startHTTP(t)
+	cs := in.client(nil)
+	text(t, cs, "new_page", map[string]any{"url": "about:blank"})
+	procs := browsertest.ChromiumProcesses()
+	if len(procs) == 0 {
+		t.Fatal("no Chromium process found under the test")
+	}
+	if ports := browsertest.ListeningPorts(procs); len(ports) > 0 {
+		t.Errorf("the browser tabhive launched listens on %v", ports)
+	}
+	in.stop()
+
+	in = startHTTP(t, "--chrome-arg=--remote-debugging-port=9229")
+	got, isErr := try(t, in.client(nil), "list_pages", nil)
+	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port is refused") {
+		t.Errorf("list_pages with --chrome-arg=--remote-debugging-port = %v %q, want the launch refused", isErr, got)
+	}
+}
