@@ -1,10 +1,8 @@
 package transport
 
 import (
-	"context"
 	"crypto/subtle"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -130,10 +128,4 @@ func originAllowed(origin string, hosts, origins []string) bool {
 		return false
 	}
 	return hostAllowed(u.Host, hosts)
-}
-
-// ServeStdio serves one session over in and out (the process's stdin and
-// stdout) until the client disconnects or ctx ends.
-func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 }
