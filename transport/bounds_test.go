@@ -88,6 +88,15 @@ func TestEvaluateLargeResult(t *testing.T) {
 		t.Errorf("saved file has mode %v, want 0600", fi.Mode().Perm())
 	}
 
+	// A path outside the sandbox is refused, and nothing is written there.
+	denied := "/tabhive-test-denied/result.json"
+	if text, isErr := call(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => 1", "filePath": denied}); !isErr || !strings.HasPrefix(text, "Error: Access denied: path "+denied) {
+		t.Errorf("evaluate_script to %s = %v %q, want access denied", denied, isErr, text)
+	}
+	if _, err := os.Stat(denied); !os.IsNotExist(err) {
+		t.Errorf("a denied filePath was written: %s (%v)", denied, err)
+	}
+
 	// A script that fails leaves no file.
 	failed := filepath.Join(t.TempDir(), "failed.json")
 	if text, isErr := call(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => { throw new Error('no') }", "filePath": failed}); !isErr {
