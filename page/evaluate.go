@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
 )
 
 // The evaluate engine (DESIGN §6, seed 002). A script runs under the call's
@@ -170,7 +172,7 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 				// Read the result now, before a navigation the script started
 				// can take its context (and the result) away.
 				defer releaseObject(a.c, *v.kept)
-				if v.size, err = saveResult(ctx, a.c, *v.kept, s.Output, s.MaxOutput); err != nil {
+				if v.size, err = saveResult(ctx, a.conn.RPC(), a.c, *v.kept, s.Output, s.MaxOutput); err != nil {
 					return err
 				}
 			}
@@ -469,68 +471,117 @@ func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept boo
 	return out, nil
 }
 
+// resultSizeJS returns the size in bytes of a kept result (boundJS with
+// keep), or null when the result is undefined.
+const resultSizeJS = `function () { return this.json === undefined ? null : this.size; }`
+
 // readChunkJS returns the UTF-16 code units [from, from+n) of a kept
-// result (boundJS with keep), one fewer when the slice would end between
-// the two halves of a surrogate pair, with where the next slice starts.
+// result, one fewer when the slice would end between the two halves of a
+// surrogate pair. It returns a bare string: Chrome serialises one faster
+// than an object holding it.
 const readChunkJS = `function (from, n) {
   const s = this.json;
-  if (s === undefined) return {};
   let end = Math.min(s.length, from + n);
   if (end < s.length) {
     const c = s.charCodeAt(end - 1);
     if (c >= 0xd800 && c < 0xdc00) end--;
   }
-  return {part: s.slice(from, end), next: end, done: end >= s.length, size: this.size};
+  return s.slice(from, end);
 }`
 
 // chunkUnits is how many UTF-16 code units of a kept result one CDP round
-// trip reads: at most 768 KiB of UTF-8 (a 50 MB result takes about 200
-// round trips, a fraction of a second on loopback).
+// trip reads: at most 768 KiB of UTF-8. Reading 50 MB takes about 200 round
+// trips and two seconds on a loaded two-core machine; much larger chunks
+// were slower there, and cost more memory per call.
 const chunkUnits = 256 << 10
 
 // saveResult writes the result kept in the page object kept to w, a chunk
 // at a time, and returns how many bytes it wrote. A result longer than max
 // bytes fails with a [*ResultTooLargeError] before anything is written.
-func saveResult(ctx context.Context, c *cdp.Client, kept runtime.RemoteObjectID, w io.Writer, max int64) (int64, error) {
+// Chunks are read over rpc, c's connection, straight into a string: through
+// c they would be scanned twice more on the way (a RemoteObject's raw
+// value, then the string in it), which is most of the time a 50 MB result
+// takes on this side.
+func saveResult(ctx context.Context, rpc *rpcc.Conn, c *cdp.Client, kept runtime.RemoteObjectID, w io.Writer, max int64) (int64, error) {
+	var size *int64
+	if err := callResult(ctx, c, kept, resultSizeJS, &size); err != nil {
+		return 0, err
+	}
+	if size == nil {
+		n, err := io.WriteString(w, "undefined")
+		return int64(n), err
+	}
+	if *size > max {
+		return 0, &ResultTooLargeError{Size: *size, Max: max}
+	}
 	var written int64
-	for from := 0; ; {
-		args := make([]runtime.CallArgument, 2)
-		for i, v := range []int{from, chunkUnits} {
-			b, _ := json.Marshal(v)
-			args[i] = runtime.CallArgument{Value: b}
-		}
-		r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(readChunkJS).
-			SetObjectID(kept).SetArguments(args).SetReturnByValue(true))
+	for from := 0; written < *size; {
+		part, err := readChunk(ctx, rpc, kept, from)
 		if err != nil {
-			return written, fmt.Errorf("read the script's result from the page: %w", err)
-		}
-		if r.ExceptionDetails != nil {
-			return written, fmt.Errorf("read the script's result from the page: %s", exceptionText(r.ExceptionDetails))
-		}
-		var chunk struct {
-			Part *string `json:"part"`
-			Next int     `json:"next"`
-			Done bool    `json:"done"`
-			Size int64   `json:"size"`
-		}
-		if err := json.Unmarshal(r.Result.Value, &chunk); err != nil {
-			return written, fmt.Errorf("read the script's result from the page: %w", err)
-		}
-		if chunk.Part == nil {
-			n, err := io.WriteString(w, "undefined")
-			return int64(n), err
-		}
-		if from == 0 && chunk.Size > max {
-			return 0, &ResultTooLargeError{Size: chunk.Size, Max: max}
-		}
-		n, err := io.WriteString(w, *chunk.Part)
-		written += int64(n)
-		if err != nil || chunk.Done {
 			return written, err
 		}
-		if chunk.Next <= from {
-			return written, fmt.Errorf("read the script's result from the page: no progress at %d", from)
+		if part == "" {
+			return written, fmt.Errorf("read the script's result from the page: it ended at %d of %d bytes", written, *size)
 		}
-		from = chunk.Next
+		n, err := io.WriteString(w, part)
+		written += int64(n)
+		if err != nil {
+			return written, err
+		}
+		from += utf16Len(part)
 	}
+	return written, nil
+}
+
+// readChunk reads the slice of a kept result that starts at from
+// (readChunkJS).
+func readChunk(ctx context.Context, rpc *rpcc.Conn, kept runtime.RemoteObjectID, from int) (string, error) {
+	args := runtime.NewCallFunctionOnArgs(readChunkJS).SetObjectID(kept).SetReturnByValue(true).SetArguments([]runtime.CallArgument{
+		{Value: json.RawMessage(strconv.Itoa(from))}, {Value: json.RawMessage(strconv.Itoa(chunkUnits))},
+	})
+	var reply struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *runtime.ExceptionDetails `json:"exceptionDetails"`
+	}
+	if err := rpcc.Invoke(ctx, "Runtime.callFunctionOn", args, &reply, rpc); err != nil {
+		return "", fmt.Errorf("read the script's result from the page: %w", err)
+	}
+	if reply.ExceptionDetails != nil {
+		return "", fmt.Errorf("read the script's result from the page: %s", exceptionText(reply.ExceptionDetails))
+	}
+	return reply.Result.Value, nil
+}
+
+// callResult calls fn on the page object obj with args and decodes its value
+// into out.
+func callResult(ctx context.Context, c *cdp.Client, obj runtime.RemoteObjectID, fn string, out any, args ...int) error {
+	call := make([]runtime.CallArgument, len(args))
+	for i, v := range args {
+		call[i] = runtime.CallArgument{Value: json.RawMessage(strconv.Itoa(v))}
+	}
+	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fn).SetObjectID(obj).SetArguments(call).SetReturnByValue(true))
+	if err != nil {
+		return fmt.Errorf("read the script's result from the page: %w", err)
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("read the script's result from the page: %s", exceptionText(r.ExceptionDetails))
+	}
+	if err := json.Unmarshal(r.Result.Value, out); err != nil {
+		return fmt.Errorf("read the script's result from the page: %w", err)
+	}
+	return nil
+}
+
+// utf16Len is the length of s in UTF-16 code units, as JavaScript counts.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
 }

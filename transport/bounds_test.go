@@ -27,6 +27,16 @@ const bigResult = "() => 'x'.repeat(50 << 20)"
 // bigSize is the size of bigResult's JSON text: the string and its quotes.
 const bigSize = 50<<20 + 2
 
+// fileResult is a script whose result is 12 MiB of JSON text and a bit:
+// three times the reply cap, some fifty chunks. Saving is slow under the
+// race detector (encoding/json scans every byte, instrumented: about 15 s
+// for 50 MB), so the saving tests use this; the 50 MB case is measured
+// against the binary (issue 10's report).
+const fileResult = "() => 'x'.repeat(12 << 20)"
+
+// fileSize is the size of fileResult's JSON text.
+const fileSize = 12<<20 + 2
+
 // connect joins a client to srv in process.
 func connect(t *testing.T, srv *transport.Server) *mcp.ClientSession {
 	t.Helper()
@@ -73,7 +83,7 @@ func TestEvaluateLargeResult(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "big.json")
-	text = must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": bigResult, "filePath": path, "waitForStableDom": false})
+	text = must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": fileResult, "filePath": path, "waitForStableDom": false})
 	if want := "Script ran on page. Output saved to " + path + "."; text != want {
 		t.Errorf("reply = %q, want %q", text, want)
 	}
@@ -81,8 +91,8 @@ func TestEvaluateLargeResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) != bigSize || string(b[:3]) != `"xx` || string(b[len(b)-3:]) != `xx"` || strings.Count(string(b), "x") != 50<<20 {
-		t.Errorf("saved %d bytes, want the %d of the whole result", len(b), bigSize)
+	if len(b) != fileSize || string(b[:3]) != `"xx` || string(b[len(b)-3:]) != `xx"` || strings.Count(string(b), "x") != 12<<20 {
+		t.Errorf("saved %d bytes, want the %d of the whole result", len(b), fileSize)
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm() != 0o600 {
 		t.Errorf("saved file has mode %v, want 0600", fi.Mode().Perm())
@@ -107,9 +117,10 @@ func TestEvaluateLargeResult(t *testing.T) {
 	}
 }
 
-// Four parallel calls each returning 50 MB keep this process's heap small,
-// inline or saved to a file: the result is cut (or read in chunks) in the
-// page. Before issue 10 one such call took 541 MB of heap.
+// Four parallel calls each returning 50 MB keep this process's heap small:
+// the result is cut in the page. Before issue 10 they grew it by 1356 MiB.
+// Saved to files, results are read from the page in chunks and never held
+// whole.
 //
 // Not parallel: it measures the process's heap, which other tests would
 // move.
@@ -130,12 +141,11 @@ func TestEvaluateLargeResultsHeap(t *testing.T) {
 					defer wg.Done()
 					args := map[string]any{"pageId": id, "function": bigResult, "waitForStableDom": false}
 					if toFile {
+						// 12 MB each: held whole, with the copies the
+						// way from the page makes, four would pass
+						// the bound twice over.
+						args["function"] = fileResult
 						args["filePath"] = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-					}
-					if toFile {
-						// Saving 50 MB a chunk at a time takes seconds,
-						// more on a loaded machine.
-						args["timeout"] = 120000
 					}
 					res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "evaluate_script", Arguments: args})
 					if err != nil || res.IsError {
@@ -146,9 +156,13 @@ func TestEvaluateLargeResultsHeap(t *testing.T) {
 			wg.Wait()
 		})
 		grew := int64(peak) - int64(baseline)
-		t.Logf("four parallel 50 MB results (to a file: %v): heap in use %d MiB before, %d MiB at the peak (+%d MiB)", toFile, baseline>>20, peak>>20, grew>>20)
+		what := "four parallel 50 MB results"
+		if toFile {
+			what = "four parallel 12 MB results saved to files"
+		}
+		t.Logf("%s: heap in use %d MiB before, %d MiB at the peak (+%d MiB)", what, baseline>>20, peak>>20, grew>>20)
 		if grew > 100<<20 {
-			t.Errorf("four parallel 50 MB results (to a file: %v) grew the heap by %d MiB, want under 100", toFile, grew>>20)
+			t.Errorf("%s grew the heap by %d MiB, want under 100", what, grew>>20)
 		}
 	}
 }
