@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
@@ -77,10 +78,9 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 		}
 		return err
 	}
-	switch {
-	case out != nil:
+	if out != nil {
 		c.r.line("Script ran on page. Output saved to %s.", out.saved)
-	default:
+	} else {
 		// The result goes in as it is, not through a format: it may be
 		// megabytes, and a copy of it is a copy too many.
 		c.r.lines = append(c.r.lines, "Script ran on page and returned:", "```json", res.JSON, "```")
@@ -128,28 +128,31 @@ func (w *resultFile) Write(p []byte) (int, error) {
 	return w.f.Write(p)
 }
 
-// create makes the file through the sandbox, which checks the path and
-// refuses a symlink, then opens what it made for appending. The sandbox
-// writes whole files only, so the file is opened again by its canonical
-// path; that it is still the regular file just created is checked on the
-// open file.
+// create makes the file through the sandbox, which checks the path,
+// refuses a symlink and creates the file 0600, then opens what it made for
+// appending. The sandbox writes whole files only, so the file is opened
+// again by its canonical path, and checked afterwards: the path must still
+// be free of symlinks and name the regular file that was opened. A local
+// process that swaps a directory for a symlink and back between the open
+// and the check is not caught; a sandbox method that returns the file it
+// opened (through its os.Root) would close that gap.
 func (w *resultFile) create() error {
 	saved, err := w.sb.WriteFile(w.path, nil, ".json")
 	if err != nil {
 		return err
 	}
-	w.saved = saved
 	f, err := os.OpenFile(saved, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return fmt.Errorf("could not write %s: %w", saved, err)
 	}
 	fi, ferr := f.Stat()
 	li, lerr := os.Lstat(saved)
-	if ferr != nil || lerr != nil || !li.Mode().IsRegular() || !os.SameFile(fi, li) {
+	real, rerr := filepath.EvalSymlinks(saved)
+	if ferr != nil || lerr != nil || rerr != nil || real != saved || !li.Mode().IsRegular() || !os.SameFile(fi, li) {
 		f.Close()
-		return fmt.Errorf("could not write %s: the file changed while it was opened", saved)
+		return fmt.Errorf("could not write %s: the path changed while the file was opened", saved)
 	}
-	w.f = f
+	w.saved, w.f = saved, f
 	return nil
 }
 
