@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -149,10 +150,18 @@ func TestEvaluateLargeResultsHeap(t *testing.T) {
 						// the bound twice over.
 						args["function"] = fileResult
 						args["filePath"] = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+						// Four saves at once take seconds, and more than
+						// the default 30 s under the race detector on a
+						// loaded machine.
+						args["timeout"] = 120000
 					}
-					res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "evaluate_script", Arguments: args})
-					if err != nil || res.IsError {
-						t.Errorf("evaluate_script(%v) = %v, %v", args, err, res)
+					cctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+					defer cancel()
+					res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "evaluate_script", Arguments: args})
+					if err != nil {
+						t.Errorf("evaluate_script(%v): %v", args, err)
+					} else if res.IsError {
+						t.Errorf("evaluate_script(%v) failed: %s", args, res.Content[0].(*mcp.TextContent).Text)
 					}
 				}()
 			}
