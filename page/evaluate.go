@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
 )
 
 // The evaluate engine (DESIGN §6, seed 002). A script runs under the call's
@@ -30,6 +33,16 @@ var ErrFramesMixed = errors.New("elements from different frames can't be evaluat
 type ScriptError struct{ Msg string }
 
 func (e *ScriptError) Error() string { return e.Msg }
+
+// ResultTooLargeError is returned when a script's result, asked for in
+// [Script.Output], is longer than [Script.MaxOutput]. Nothing was written.
+type ResultTooLargeError struct {
+	Size, Max int64 // bytes of JSON text
+}
+
+func (e *ResultTooLargeError) Error() string {
+	return fmt.Sprintf("the script's result is %d bytes of JSON, more than the %d that may be saved", e.Size, e.Max)
+}
 
 // ScriptTimeoutError reports a script stopped at its deadline. Terminated
 // says whether Runtime.terminateExecution had to end synchronous work.
@@ -56,13 +69,45 @@ type Script struct {
 	// SkipStableDOM returns as soon as the script and any navigation it
 	// started are done, without waiting for the DOM to settle.
 	SkipStableDOM bool
+	// MaxResult bounds [ScriptResult.JSON], in bytes of JSON text. A longer
+	// result is cut in the page, before it crosses CDP, so that a script
+	// returning 50 MB costs this process MaxResult, not 50 MB (issue 10).
+	// If zero, [DefaultMaxResult].
+	MaxResult int
+	// Output, if non-nil, receives the whole result instead of JSON: it is
+	// kept in the page and read from there in chunks of at most a few
+	// hundred KiB, so that it is never held whole in memory. Errors of
+	// Output's Write are returned as they are.
+	Output io.Writer
+	// MaxOutput bounds what is written to Output, in bytes: a longer result
+	// fails with a [*ResultTooLargeError] before anything is written. If
+	// zero, [DefaultMaxOutput].
+	MaxOutput int64
 }
+
+// DefaultMaxResult is [Script.MaxResult] when none is given: 4 MiB, more
+// than any agent's context holds.
+const DefaultMaxResult = 4 << 20
+
+// DefaultMaxOutput is [Script.MaxOutput] when none is given: 256 MiB. A
+// script result is a V8 string, at most about 512 MiB of UTF-16; half that
+// is more than any agent reads, and bounds what one call can put on disk.
+const DefaultMaxOutput = 256 << 20
 
 // ScriptResult is a finished evaluation.
 type ScriptResult struct {
 	// JSON is JSON.stringify of the script's result; "undefined" when the
-	// result does not serialise.
+	// result does not serialise. When Cut is set it is only the head of the
+	// result, cut at a character boundary. Empty when the result went to
+	// [Script.Output].
 	JSON string
+	// Size is the length of the whole result's JSON text, in bytes of
+	// UTF-8: what was written to [Script.Output], or what JSON would hold
+	// had it not been cut.
+	Size int64
+	// Cut reports that the result was longer than [Script.MaxResult] and
+	// JSON holds only its first bytes.
+	Cut bool
 	ActionResult
 }
 
@@ -75,6 +120,12 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 	}
 	if s.Format == "script" && len(s.Args) > 0 {
 		return ScriptResult{}, errors.New(`args cannot be used when format is "script"`)
+	}
+	if s.MaxResult <= 0 {
+		s.MaxResult = DefaultMaxResult
+	}
+	if s.MaxOutput <= 0 {
+		s.MaxOutput = DefaultMaxOutput
 	}
 	return ask(ctx, a, func(ctx context.Context) (ScriptResult, error) {
 		var out ScriptResult
@@ -93,7 +144,7 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 		default:
 			answer.promptText = s.DialogAction
 		}
-		var result atomic.Pointer[string] // written on the waiter's goroutine
+		var result atomic.Pointer[scriptValue] // written on the waiter's goroutine
 		start := time.Now()
 		var timedOut atomic.Bool
 		res, err := a.perform(ctx, actionOptions{
@@ -103,18 +154,27 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 			// The script's own deadline comes a little before the call's, so
 			// that stopping it (grace, then terminate) fits in the budget and
 			// the timeout is reported as the script's.
+			sctx := ctx
 			if dl, ok := ctx.Deadline(); ok {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithDeadline(ctx, dl.Add(-reserveFor(time.Until(dl))))
+				sctx, cancel = context.WithDeadline(ctx, dl.Add(-reserveFor(time.Until(dl))))
 				defer cancel()
 			}
-			v, err := runScript(ctx, a.c, ec, nodes, s, a.hooks.ScriptTerminated)
+			v, err := runScript(sctx, a.c, ec, nodes, s, a.hooks.ScriptTerminated)
 			if err != nil {
 				var te *ScriptTimeoutError
 				if errors.As(err, &te) {
 					timedOut.Store(true)
 				}
 				return err
+			}
+			if v.kept != nil {
+				// Read the result now, before a navigation the script started
+				// can take its context (and the result) away.
+				defer releaseObject(a.c, *v.kept)
+				if v.size, err = saveResult(ctx, a.conn.RPC(), a.c, *v.kept, s.Output, s.MaxOutput); err != nil {
+					return err
+				}
 			}
 			result.Store(&v)
 			return nil
@@ -132,8 +192,8 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 		if err != nil {
 			return out, err
 		}
-		if p := result.Load(); p != nil {
-			out.JSON = *p
+		if v := result.Load(); v != nil {
+			out.JSON, out.Size, out.Cut = v.json, v.size, v.cut
 		}
 		out.ActionResult = res
 		return out, nil
@@ -173,7 +233,7 @@ func (a *Actor) scriptTarget(ctx context.Context, uids []string) (runtime.Execut
 // the waiter's goroutine and uses only the CDP client. When ctx ends first
 // it stops the script and returns a [*ScriptTimeoutError]; onTerminate, if
 // non-nil, is called when it had to send Runtime.terminateExecution.
-func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, onTerminate func()) (string, error) {
+func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, onTerminate func()) (scriptValue, error) {
 	dl, hasDeadline := ctx.Deadline()
 	budget := time.Duration(0)
 	if hasDeadline {
@@ -185,7 +245,7 @@ func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 	callCtx, cancelCall := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelCall()
 	type outcome struct {
-		v   string
+		v   scriptValue
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -204,8 +264,9 @@ func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 	// terminate: Chrome's terminateExecution also ends the *next* script
 	// when none is running.
 	select {
-	case <-done:
-		return "", &ScriptTimeoutError{Budget: budget}
+	case o := <-done:
+		o.v.release(c)
+		return scriptValue{}, &ScriptTimeoutError{Budget: budget}
 	case <-time.After(terminateGrace):
 	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
@@ -214,10 +275,11 @@ func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 		onTerminate()
 	}
 	select {
-	case <-done:
+	case o := <-done:
+		o.v.release(c)
 	case <-tctx.Done():
 	}
-	return "", &ScriptTimeoutError{Budget: budget, Terminated: true}
+	return scriptValue{}, &ScriptTimeoutError{Budget: budget, Terminated: true}
 }
 
 // terminateGrace is how long a timed-out script may take to settle by
@@ -241,9 +303,62 @@ func reserveFor(left time.Duration) time.Duration {
 // one round trip, which a loaded machine stretches to a few hundred ms.
 const maxScriptReserve = 750 * time.Millisecond
 
+// scriptValue is what a script returned: its JSON text inline (whole, or
+// its head when cut), or a handle on it kept in the page.
+type scriptValue struct {
+	json string
+	size int64 // bytes of the whole JSON text
+	cut  bool
+	// kept, when the result is to be saved, is the page-side object that
+	// holds it (see boundJS); the caller reads it with saveResult and
+	// releases it.
+	kept *runtime.RemoteObjectID
+}
+
+// release frees the page-side result of a script that is no longer wanted.
+func (v scriptValue) release(c *cdp.Client) {
+	if v.kept != nil {
+		releaseObject(c, *v.kept)
+	}
+}
+
+// A result is bounded in the page, before it crosses CDP (issue 10): a
+// script returning a 50 MB string used to cost 52 MB of CDP message, a
+// 52 MB reply and half a GB of heap. Both wrappers below serialise the
+// result and hand it to boundJS, which either returns it by value, cut to
+// the limit, or (to be saved to a file) wraps it in an object returned by
+// reference, from which saveResult reads slices.
+
+// boundJS bounds a result's JSON text json to limit bytes of UTF-8. With
+// keep it returns {json, size}, to be returned by reference. Otherwise it
+// returns {json} when the text fits, or {json: head, size} when it does not:
+// head is the longest prefix of whole characters within limit bytes (what
+// TextEncoder.encodeInto reads into a buffer of that size), and size is the
+// whole text's length in UTF-8 bytes. An undefined result is {}.
+const boundJS = `function (json, limit, keep) {
+  if (json === undefined) return {};
+  const size = (s) => {
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) { n += 4; i++; }
+      else n += 3;
+    }
+    return n;
+  };
+  if (keep) return {json, size: size(json)};
+  if (json.length * 3 <= limit) return {json};
+  const {read} = new TextEncoder().encodeInto(json, new Uint8Array(limit));
+  if (read >= json.length) return {json};
+  return {json: json.slice(0, read), size: size(json)};
+}`
+
 // functionWrapper runs the agent's function with its arguments and a timer
-// that rejects a promise still pending at the deadline.
-const functionWrapper = `async function (__tabhiveBudget, ...args) {
+// that rejects a promise still pending at the deadline, then bounds the
+// result (boundJS).
+const functionWrapper = `async function (__tabhiveBudget, __tabhiveLimit, __tabhiveKeep, ...args) {
   const fn = (
 %s
 );
@@ -251,79 +366,222 @@ const functionWrapper = `async function (__tabhiveBudget, ...args) {
   const late = new Promise((_, reject) => {
     if (__tabhiveBudget > 0) timer = setTimeout(() => reject(new Error('tabhive: script timed out')), __tabhiveBudget);
   });
+  let json;
   try {
-    return JSON.stringify(await Promise.race([Promise.resolve().then(() => fn(...args)), late]));
+    json = JSON.stringify(await Promise.race([Promise.resolve().then(() => fn(...args)), late]));
   } finally {
     clearTimeout(timer);
   }
+  return (%s)(json, __tabhiveLimit, __tabhiveKeep);
 }`
 
-// stringifyJS serialises a value the way evaluate_script reports it.
-const stringifyJS = `function (v) { return JSON.stringify(v); }`
+// scriptWrapper runs classic script text (format "script") through an
+// indirect eval, so that its completion value is serialised and bounded in
+// the page like a function's: Runtime.evaluate itself would send a string
+// completion value whole. The eval runs synchronously inside
+// Runtime.evaluate, whose allowUnsafeEvalBlockedByCSP lets it run on pages
+// whose Content-Security-Policy forbids eval. As in a classic script, var
+// and function declarations become globals; unlike one, top-level let,
+// const and class declarations stay inside the eval.
+const scriptWrapper = `(async function (__tabhiveSource, __tabhiveBudget, __tabhiveLimit, __tabhiveKeep) {
+  const value = (0, eval)(__tabhiveSource);
+  let timer;
+  const late = new Promise((_, reject) => {
+    if (__tabhiveBudget > 0) timer = setTimeout(() => reject(new Error('tabhive: script timed out')), __tabhiveBudget);
+  });
+  let json;
+  try {
+    json = JSON.stringify(await Promise.race([value, late]));
+  } finally {
+    clearTimeout(timer);
+  }
+  return (%s)(json, __tabhiveLimit, __tabhiveKeep);
+})(%s, %d, %d, %t)`
 
-func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, budget time.Duration) (string, error) {
+func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, budget time.Duration) (scriptValue, error) {
+	keep := s.Output != nil
 	if s.Format == "script" {
-		return evaluateScript(ctx, c, ec, s.Source)
+		src, _ := json.Marshal(s.Source)
+		expr := fmt.Sprintf(scriptWrapper, boundJS, src, budget.Milliseconds(), s.MaxResult, keep)
+		r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetContextID(ec).SetAwaitPromise(true).
+			SetReturnByValue(!keep).SetUserGesture(true).SetAllowUnsafeEvalBlockedByCSP(true))
+		if err != nil {
+			return scriptValue{}, err
+		}
+		return boundResult(r.Result, r.ExceptionDetails, keep)
 	}
 	src := strings.TrimRight(strings.TrimSpace(s.Source), ";")
-	args := make([]runtime.CallArgument, 0, len(nodes)+1)
-	b, _ := json.Marshal(budget.Milliseconds())
-	args = append(args, runtime.CallArgument{Value: b})
+	args := make([]runtime.CallArgument, 0, len(nodes)+3)
+	for _, v := range []any{budget.Milliseconds(), s.MaxResult, keep} {
+		b, _ := json.Marshal(v)
+		args = append(args, runtime.CallArgument{Value: b})
+	}
 	for _, n := range nodes {
 		r, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(n).SetExecutionContextID(ec))
 		if isNodeGone(err) || err == nil && r.Object.ObjectID == nil {
-			return "", errNodeGone
+			return scriptValue{}, errNodeGone
 		}
 		if err != nil {
-			return "", err
+			return scriptValue{}, err
 		}
 		defer releaseObject(c, *r.Object.ObjectID)
 		args = append(args, runtime.CallArgument{ObjectID: r.Object.ObjectID})
 	}
-	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fmt.Sprintf(functionWrapper, src)).
-		SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(true).
+	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fmt.Sprintf(functionWrapper, src, boundJS)).
+		SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(!keep).
 		// As Puppeteer's evaluate, which upstream uses: a script may open a
 		// popup or go full screen as a click could.
 		SetUserGesture(true))
 	if err != nil {
-		return "", err
+		return scriptValue{}, err
 	}
-	return stringResult(r.Result, r.ExceptionDetails)
+	return boundResult(r.Result, r.ExceptionDetails, keep)
 }
 
-// evaluateScript runs classic script text and serialises its completion
-// value.
-func evaluateScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, src string) (string, error) {
-	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(src).SetContextID(ec).SetAwaitPromise(true).SetUserGesture(true))
-	if err != nil {
-		return "", err
-	}
-	if r.ExceptionDetails != nil {
-		return "", &ScriptError{Msg: exceptionText(r.ExceptionDetails)}
-	}
-	arg := runtime.CallArgument{ObjectID: r.Result.ObjectID, Value: r.Result.Value, UnserializableValue: r.Result.UnserializableValue}
-	if r.Result.ObjectID != nil {
-		defer releaseObject(c, *r.Result.ObjectID)
-	}
-	s, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(stringifyJS).
-		SetExecutionContextID(ec).SetArguments([]runtime.CallArgument{arg}).SetReturnByValue(true))
-	if err != nil {
-		return "", err
-	}
-	return stringResult(s.Result, s.ExceptionDetails)
-}
-
-func stringResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails) (string, error) {
+// boundResult reads what boundJS returned: by value, or by reference when
+// the result is kept in the page.
+func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept bool) (scriptValue, error) {
 	if exc != nil {
 		msg := exceptionText(exc)
 		if strings.Contains(msg, "tabhive: script timed out") {
-			return "", &ScriptTimeoutError{}
+			return scriptValue{}, &ScriptTimeoutError{}
 		}
-		return "", &ScriptError{Msg: msg}
+		return scriptValue{}, &ScriptError{Msg: msg}
 	}
-	var out *string
-	if len(v.Value) == 0 || json.Unmarshal(v.Value, &out) != nil || out == nil {
-		return "undefined", nil
+	if kept {
+		if v.ObjectID == nil {
+			return scriptValue{}, fmt.Errorf("the page returned no result object (%s)", v.Type)
+		}
+		return scriptValue{kept: v.ObjectID}, nil
 	}
-	return *out, nil
+	var b struct {
+		JSON *string `json:"json"`
+		Size int64   `json:"size"`
+	}
+	if err := json.Unmarshal(v.Value, &b); err != nil {
+		return scriptValue{}, fmt.Errorf("read the script's result: %w", err)
+	}
+	if b.JSON == nil {
+		return scriptValue{json: "undefined", size: int64(len("undefined"))}, nil
+	}
+	out := scriptValue{json: *b.JSON, size: int64(len(*b.JSON))}
+	if b.Size > out.size {
+		out.size, out.cut = b.Size, true
+	}
+	return out, nil
+}
+
+// resultSizeJS returns the size in bytes of a kept result (boundJS with
+// keep), or null when the result is undefined.
+const resultSizeJS = `function () { return this.json === undefined ? null : this.size; }`
+
+// readChunkJS returns the UTF-16 code units [from, from+n) of a kept
+// result, one fewer when the slice would end between the two halves of a
+// surrogate pair. It returns a bare string: Chrome serialises one faster
+// than an object holding it.
+const readChunkJS = `function (from, n) {
+  const s = this.json;
+  let end = Math.min(s.length, from + n);
+  if (end < s.length) {
+    const c = s.charCodeAt(end - 1);
+    if (c >= 0xd800 && c < 0xdc00) end--;
+  }
+  return s.slice(from, end);
+}`
+
+// chunkUnits is how many UTF-16 code units of a kept result one CDP round
+// trip reads: at most 768 KiB of UTF-8. Reading 50 MB takes about 200 round
+// trips and two seconds on a loaded two-core machine; much larger chunks
+// were slower there, and cost more memory per call.
+const chunkUnits = 256 << 10
+
+// saveResult writes the result kept in the page object kept to w, a chunk
+// at a time, and returns how many bytes it wrote. A result longer than max
+// bytes fails with a [*ResultTooLargeError] before anything is written.
+// Chunks are read over rpc, c's connection, straight into a string: through
+// c they would be scanned twice more on the way (a RemoteObject's raw
+// value, then the string in it), which is most of the time a 50 MB result
+// takes on this side.
+func saveResult(ctx context.Context, rpc *rpcc.Conn, c *cdp.Client, kept runtime.RemoteObjectID, w io.Writer, max int64) (int64, error) {
+	var size *int64
+	if err := callResult(ctx, c, kept, resultSizeJS, &size); err != nil {
+		return 0, err
+	}
+	if size == nil {
+		n, err := io.WriteString(w, "undefined")
+		return int64(n), err
+	}
+	if *size > max {
+		return 0, &ResultTooLargeError{Size: *size, Max: max}
+	}
+	var written int64
+	for from := 0; written < *size; {
+		part, err := readChunk(ctx, rpc, kept, from)
+		if err != nil {
+			return written, err
+		}
+		if part == "" {
+			return written, fmt.Errorf("read the script's result from the page: it ended at %d of %d bytes", written, *size)
+		}
+		n, err := io.WriteString(w, part)
+		written += int64(n)
+		if err != nil {
+			return written, err
+		}
+		from += utf16Len(part)
+	}
+	return written, nil
+}
+
+// readChunk reads the slice of a kept result that starts at from
+// (readChunkJS).
+func readChunk(ctx context.Context, rpc *rpcc.Conn, kept runtime.RemoteObjectID, from int) (string, error) {
+	args := runtime.NewCallFunctionOnArgs(readChunkJS).SetObjectID(kept).SetReturnByValue(true).SetArguments([]runtime.CallArgument{
+		{Value: json.RawMessage(strconv.Itoa(from))}, {Value: json.RawMessage(strconv.Itoa(chunkUnits))},
+	})
+	var reply struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *runtime.ExceptionDetails `json:"exceptionDetails"`
+	}
+	if err := rpcc.Invoke(ctx, "Runtime.callFunctionOn", args, &reply, rpc); err != nil {
+		return "", fmt.Errorf("read the script's result from the page: %w", err)
+	}
+	if reply.ExceptionDetails != nil {
+		return "", fmt.Errorf("read the script's result from the page: %s", exceptionText(reply.ExceptionDetails))
+	}
+	return reply.Result.Value, nil
+}
+
+// callResult calls fn on the page object obj with args and decodes its value
+// into out.
+func callResult(ctx context.Context, c *cdp.Client, obj runtime.RemoteObjectID, fn string, out any, args ...int) error {
+	call := make([]runtime.CallArgument, len(args))
+	for i, v := range args {
+		call[i] = runtime.CallArgument{Value: json.RawMessage(strconv.Itoa(v))}
+	}
+	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fn).SetObjectID(obj).SetArguments(call).SetReturnByValue(true))
+	if err != nil {
+		return fmt.Errorf("read the script's result from the page: %w", err)
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("read the script's result from the page: %s", exceptionText(r.ExceptionDetails))
+	}
+	if err := json.Unmarshal(r.Result.Value, out); err != nil {
+		return fmt.Errorf("read the script's result from the page: %w", err)
+	}
+	return nil
+}
+
+// utf16Len is the length of s in UTF-16 code units, as JavaScript counts.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++
+		}
+	}
+	return n
 }

@@ -206,7 +206,8 @@ func decodeArgs(tool string, raw json.RawMessage, dst any) error {
 			return badArgs("Invalid argument %q for tool %q: give at least %d item(s).", p.name, tool, p.minItems)
 		}
 		if n, ok := numericValue(fv); ok && (p.min != nil && n < *p.min || p.max != nil && n > *p.max) {
-			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), fmtNum(n))
+			// The value as sent: a float64 would misprint a large integer.
+			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), abbreviate(rawv))
 		}
 	}
 	return nil

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"crypto/subtle"
 	"fmt"
 	"io"
@@ -387,10 +386,4 @@ func originAllowed(origin string, hosts, origins []string) bool {
 		return false
 	}
 	return hostAllowed(u.Host, hosts)
-}
-
-// ServeStdio serves one session over in and out (the process's stdin and
-// stdout) until the client disconnects or ctx ends.
-func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	return s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
 }

@@ -85,6 +85,11 @@ type Config struct {
 	// (authorization, cookies, ...) with <redacted> in network request
 	// details (--redact-network-headers).
 	RedactNetworkHeaders bool
+	// MaxReplyBytes bounds the text of every tool reply, in bytes: a longer
+	// reply is cut and says how to get the rest (see [DefaultMaxReplyBytes]).
+	// Zero or negative means the default, so that a reply is never
+	// unbounded; values under [MinReplyBytes] are raised to it.
+	MaxReplyBytes int
 }
 
 // ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The
@@ -306,6 +311,7 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	start := time.Now()
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
+	s.capReply(t, res)
 	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()
 	if res.IsError {

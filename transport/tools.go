@@ -6,7 +6,7 @@ import "time"
 const (
 	uidDesc             = "The uid of an element on the page from the page content snapshot"
 	includeSnapshotDesc = "Whether to include a snapshot in the response. Default is false."
-	timeoutDesc         = "Maximum wait time in milliseconds. If set to 0, the default timeout will be used."
+	timeoutDesc         = "Maximum wait time in milliseconds. If set to 0, the default timeout will be used. At most 300000 (5 minutes): a larger value is lowered to it."
 )
 
 // Budgets: how long a call may take when the tool has no timeout argument,
@@ -19,10 +19,33 @@ const (
 	overhead       = 10 * time.Second // added to a tool's own timeout
 )
 
-// millis turns a timeout argument (0 or negative: default) into a duration.
+// A tool's timeout argument, in milliseconds, is clamped to maxTimeout and
+// refused beyond absurdTimeout (issue 10). Every field named timeout
+// carries the tags min:"0" max:"3600000" (absurdTimeout), so that decoding
+// refuses a negative value, or one like 9223372036854 that would overflow
+// a time.Duration into a negative budget, with one sentence; millis then
+// lowers what is left to maxTimeout. timeoutDesc says both.
+const (
+	// maxTimeout is five minutes: ten times the longest default budget (a
+	// script's 30 s), and longer than any page load an agent would wait for.
+	// A long timeout holds only its own page (pages run in parallel), but
+	// one HTTP session could hold many pages, each with a call and its
+	// reply pending, so the bound is what a shared server can afford.
+	maxTimeout = 5 * time.Minute
+	// absurdTimeout is an hour: past it, a timeout is a mistake (a unit
+	// mix-up, a sentinel value) rather than a long wait, and is refused.
+	absurdTimeout = time.Hour
+)
+
+// millis turns a timeout argument (nil or 0: def) into a duration of at
+// most maxTimeout. Decoding has already refused negative and absurd values;
+// millis treats them as def and maxTimeout all the same.
 func millis(ms *int, def time.Duration) time.Duration {
-	if ms == nil || *ms <= 0 {
+	switch {
+	case ms == nil || *ms <= 0:
 		return def
+	case *ms >= int(maxTimeout/time.Millisecond):
+		return maxTimeout
 	}
 	return time.Duration(*ms) * time.Millisecond
 }

@@ -28,7 +28,10 @@ func (s *Server) inputTools() []*tool {
 			fixed[pressKeyArgs](inputBudget), runPressKey),
 		define(tool{name: "type_text", description: "Type text using keyboard into a previously focused input", page: true, action: true},
 			func(a *typeTextArgs) time.Duration {
-				return inputBudget + time.Duration(len(a.Text))*10*time.Millisecond
+				// 10 ms a character, as upstream's fill; no more than a
+				// timeout argument may ask for (maxTimeout), whatever the
+				// text's length.
+				return inputBudget + min(time.Duration(len(a.Text))*10*time.Millisecond, maxTimeout)
 			}, runTypeText),
 		define(tool{name: "upload_file", description: "Upload a file through a provided element.", page: true, action: true},
 			fixed[uploadArgs](inputBudget), s.runUpload),

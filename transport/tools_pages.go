@@ -93,7 +93,7 @@ type newPageArgs struct {
 	URL             string `json:"url" required:"true" desc:"URL to load in a new page."`
 	Background      bool   `json:"background" desc:"Whether to open the page in the background without bringing it to the front. Default is false (foreground)."`
 	IsolatedContext string `json:"isolatedContext" desc:"If specified, the page is created in an isolated browser context with the given name. Pages in the same browser context share cookies and storage. Pages in different browser contexts are fully isolated (useful for clean-slate testing of cookies and authentication)."`
-	Timeout         *int   `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
+	Timeout         *int   `json:"timeout" min:"0" max:"3600000" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used. At most 300000 (5 minutes): a larger value is lowered to it."`
 }
 
 func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
@@ -140,7 +140,7 @@ type navigateArgs struct {
 	IgnoreCache        bool   `json:"ignoreCache" desc:"Whether to ignore cache on reload."`
 	HandleBeforeUnload string `json:"handleBeforeUnload" enum:"accept,dismiss" desc:"Whether to auto accept or dismiss beforeunload dialogs triggered by this navigation. Default is accept."`
 	InitScript         string `json:"initScript" desc:"A JavaScript script to be executed on each new document before any other scripts for the next navigation."`
-	Timeout            *int   `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
+	Timeout            *int   `json:"timeout" min:"0" max:"3600000" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used. At most 300000 (5 minutes): a larger value is lowered to it."`
 }
 
 func runNavigate(ctx context.Context, c *call, a *navigateArgs) error {

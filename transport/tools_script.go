@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
 // scriptBudget is evaluate_script's budget when the call gives no timeout.
@@ -25,10 +28,10 @@ type evaluateArgs struct {
 	SourcePath       string   `json:"sourcePath" desc:"The absolute or relative path to a JavaScript file on the MCP server's local filesystem. Provide either this or function, but not both."`
 	Format           string   `json:"format" enum:"function,script" desc:"How to interpret the source. \"function\" treats it as a function declaration and supports args. \"script\" evaluates it as classic JavaScript and does not support args. Defaults to \"function\"."`
 	Args             []string `json:"args" desc:"An optional list of arguments (element uids from the page content snapshot) to pass to the function."`
-	FilePath         string   `json:"filePath" desc:"The absolute or relative path to a file to save the script output to. If omitted, the output is returned inline."`
+	FilePath         string   `json:"filePath" desc:"The absolute or relative path to a file to save the script output to, up to 256 MiB. If omitted, the output is returned inline, cut past 1 MiB (unless the server's reply limit says otherwise)."`
 	DialogAction     string   `json:"dialogAction" desc:"Handle dialogs while execution. \"accept\", \"dismiss\", or string for response of window.prompt. Defaults to accept."`
 	WaitForStableDOM *bool    `json:"waitForStableDom" desc:"Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true."`
-	Timeout          *int     `json:"timeout" desc:"Maximum run time in milliseconds, after which the script is stopped. If omitted or 0, 30000."`
+	Timeout          *int     `json:"timeout" min:"0" max:"3600000" desc:"Maximum run time in milliseconds, after which the script is stopped. If omitted or 0, 30000. At most 300000 (5 minutes): a larger value is lowered to it."`
 }
 
 func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
@@ -42,38 +45,130 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 			return err
 		}
 	}
-	res, err := c.page.Evaluate(ctx, page.Script{
+	script := page.Script{
 		Source:        source,
 		Format:        a.Format,
 		Args:          a.Args,
 		DialogAction:  a.DialogAction,
 		SkipStableDOM: a.WaitForStableDOM != nil && !*a.WaitForStableDOM,
-	})
+		MaxResult:     inlineResultLimit(c.s.replyLimit()),
+		MaxOutput:     maxResultFile,
+	}
+	var out *resultFile
+	if a.FilePath != "" {
+		out = &resultFile{sb: c.sandbox(ctx), path: a.FilePath}
+		script.Output = out
+	}
+	res, err := c.page.Evaluate(ctx, script)
+	if out != nil {
+		err = out.finish(err)
+	}
 	if err != nil {
 		var te *page.ScriptTimeoutError
 		if errors.As(err, &te) {
 			return &scriptTimeout{budget: c.budget}
+		}
+		if tl, ok := errorsAs[*page.ResultTooLargeError](err); ok {
+			return fmt.Errorf("The script's result is %d bytes of JSON, more than the %d bytes a file may take. Return less: filter or slice the data in the script, and save it in parts if need be.", tl.Size, tl.Max)
 		}
 		if a.SourcePath != "" {
 			return scriptFileError(a.SourcePath, err)
 		}
 		return err
 	}
-	if a.FilePath != "" {
-		path, err := c.sandbox(ctx).WriteFile(a.FilePath, []byte(res.JSON), ".json")
-		if err != nil {
-			return err
-		}
-		c.r.line("Script ran on page. Output saved to %s.", path)
+	if out != nil {
+		c.r.line("Script ran on page. Output saved to %s.", out.saved)
 	} else {
-		c.r.line("Script ran on page and returned:")
-		c.r.line("```json")
-		c.r.line("%s", res.JSON)
-		c.r.line("```")
+		// The result goes in as it is, not through a format: it may be
+		// megabytes, and a copy of it is a copy too many.
+		c.r.lines = append(c.r.lines, "Script ran on page and returned:", "```json", res.JSON, "```")
+		if res.Cut {
+			c.r.line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
+		}
 	}
 	c.r.navigatedTo = res.NavigatedTo
 	c.r.state(res.State)
 	return nil
+}
+
+// inlineResultLimit is the most of a script's result evaluate_script
+// returns inline, in bytes of JSON, under a reply cap of limit bytes: a
+// quarter of it, 1 MiB by default. A result is data; past what an agent
+// reads at once (1 MiB is a few hundred thousand tokens) it belongs in a
+// file. The quarter also bounds what parallel calls hold: four calls
+// returning 50 MB each grow the heap of this process (and of a client in
+// it) by about 40 MB, where results as large as the reply cap took 130.
+func inlineResultLimit(limit int) int { return limit / 4 }
+
+// maxResultFile bounds what evaluate_script writes to a filePath: 256 MiB,
+// enough for any result an agent can use, and a bound on the disk one call
+// can fill (filePath's description says so).
+const maxResultFile = 256 << 20
+
+// resultFile writes evaluate_script's result to the agent's filePath as it
+// comes from the page, a chunk at a time, so that it is never held whole
+// in memory. The file is created (through the session's sandbox) on the
+// first write, so that a script that fails leaves no file; one left
+// partial by a failure part way is removed.
+type resultFile struct {
+	sb    *sandbox.Sandbox
+	path  string   // as the agent gave it
+	saved string   // the canonical path written, once created
+	f     *os.File // nil until the first write
+}
+
+func (w *resultFile) Write(p []byte) (int, error) {
+	if w.f == nil {
+		if err := w.create(); err != nil {
+			return 0, err
+		}
+	}
+	return w.f.Write(p)
+}
+
+// create makes the file through the sandbox, which checks the path,
+// refuses a symlink and creates the file 0600, then opens what it made for
+// appending. The sandbox writes whole files only, so the file is opened
+// again by its canonical path, and checked afterwards: the path must still
+// be free of symlinks and name the regular file that was opened. A local
+// process that swaps a directory for a symlink and back between the open
+// and the check is not caught; a sandbox method that returns the file it
+// opened (through its os.Root) would close that gap.
+func (w *resultFile) create() error {
+	saved, err := w.sb.WriteFile(w.path, nil, ".json")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(saved, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return fmt.Errorf("could not write %s: %w", saved, err)
+	}
+	fi, ferr := f.Stat()
+	li, lerr := os.Lstat(saved)
+	real, rerr := filepath.EvalSymlinks(saved)
+	if ferr != nil || lerr != nil || rerr != nil || real != saved || !li.Mode().IsRegular() || !os.SameFile(fi, li) {
+		f.Close()
+		return fmt.Errorf("could not write %s: the path changed while the file was opened", saved)
+	}
+	w.saved, w.f = saved, f
+	return nil
+}
+
+// finish closes the file after the evaluation that wrote it ended with err,
+// and removes it if the evaluation failed. It returns the evaluation's
+// error, else the close's.
+func (w *resultFile) finish(err error) error {
+	if w.f == nil {
+		return err
+	}
+	cerr := w.f.Close()
+	if err == nil && cerr != nil {
+		err = fmt.Errorf("could not write %s: %w", w.saved, cerr)
+	}
+	if err != nil {
+		os.Remove(w.saved)
+	}
+	return err
 }
 
 // scriptTimeout reports an evaluate_script stopped at its deadline.

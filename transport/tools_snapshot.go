@@ -43,7 +43,7 @@ func runSnapshot(ctx context.Context, c *call, a *snapshotArgs) error {
 
 type waitForArgs struct {
 	Text    []string `json:"text" required:"true" minItems:"1" desc:"Non-empty list of texts. Resolves when any value appears on the page."`
-	Timeout *int     `json:"timeout" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used."`
+	Timeout *int     `json:"timeout" min:"0" max:"3600000" desc:"Maximum wait time in milliseconds. If set to 0, the default timeout will be used. At most 300000 (5 minutes): a larger value is lowered to it."`
 }
 
 func runWaitFor(ctx context.Context, c *call, a *waitForArgs) error {
