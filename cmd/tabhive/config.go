@@ -134,6 +134,9 @@ func (c *Config) check(shotQuality int) error {
 	// A profile given on the command line is as private as the one a
 	// launch makes: no tool may read or write it.
 	c.Server.ProfileDir = b.UserDataDir
+	if n := c.Server.MaxReplyBytes; n < transport.MinReplyBytes {
+		return fmt.Errorf("--max-reply-bytes %d: give at least %d, room for a reply's first lines and the sentence saying it was cut (a reply is never unbounded)", n, transport.MinReplyBytes)
+	}
 	if c.HTTP.SessionTimeout <= 0 {
 		return fmt.Errorf("--session-idle-timeout %v: give a positive duration such as 30m", c.HTTP.SessionTimeout)
 	}
@@ -206,6 +209,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	for _, n := range []string{"filesystem-root", "filesystemRoot", "workspace"} {
 		fs.Var(listFlag{v: &s.Workspaces}, n, "a directory every session's file tools may read and write, beside its MCP roots and its private directory (repeatable)")
 	}
+	integer(&s.MaxReplyBytes, "max-reply-bytes", "maxReplyBytes", transport.DefaultMaxReplyBytes, "cut a tool reply's text beyond this many bytes, saying how to get the rest (a file, a narrower call)")
 	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
 	boolean(&s.RedactNetworkHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
 	str(&s.Screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")

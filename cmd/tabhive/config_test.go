@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"github.com/tabhive/tabhive/transport"
 	"io"
 	"os"
 	"reflect"
@@ -63,6 +64,7 @@ func flagCases() []struct {
 	each([]string{"session-idle-timeout", "sessionIdleTimeout"}, "90s", func(c *Config) any { return c.HTTP.SessionTimeout }, 90*time.Second)
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
 	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
+	each([]string{"max-reply-bytes", "maxReplyBytes"}, "65536", func(c *Config) any { return c.Server.MaxReplyBytes }, 65536)
 	each([]string{"max-connections"}, "0", func(c *Config) any { return c.HTTP.MaxConnections }, 0)
 
 	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
@@ -124,6 +126,7 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.Server.Version }, version},
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
 		{files, true}, // over stdio
+		{func(c *Config) any { return c.Server.MaxReplyBytes }, transport.DefaultMaxReplyBytes},
 		{js, true},
 		{func(c *Config) any { return c.Server.Policy != nil && c.Server.Policy == c.Browser.Policy }, true},
 	}
@@ -239,6 +242,9 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--allowed-url-pattern", "https://a.test/*", "--blocked-url-pattern", "https://b.test/*"}, "--allowed-url-pattern and --blocked-url-pattern cannot be used together"},
 		{[]string{"--blocked-url-pattern", "https://a.test/*#frag"}, "--blocked-url-pattern: "},
 		{[]string{"--allowed-url-pattern", "localhost:9222"}, "--allowed-url-pattern: "},
+		{[]string{"--max-reply-bytes", "-1"}, "--max-reply-bytes -1: give at least 1024"},
+		{[]string{"--max-reply-bytes", "0"}, "a reply is never unbounded"},
+		{[]string{"--max-reply-bytes", "100"}, "--max-reply-bytes 100: give at least 1024"},
 		{[]string{"--workspace", "/no/such/dir"}, "--workspace: workspace /no/such/dir does not exist"},
 		{[]string{"--filesystem-root", "/etc/hostname"}, "--workspace: workspace /etc/hostname"},
 	}

@@ -223,3 +223,18 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 		t.Errorf("list_pages with --chrome-arg=--remote-debugging-port = %v %q, want the launch refused", isErr, got)
 	}
 }
+
+// TestMaxReplyBytesThroughBinary: a reply past --max-reply-bytes is cut,
+// and says how much and how to get the rest; a big evaluate_script result
+// is cut in the page.
+func TestMaxReplyBytesThroughBinary(t *testing.T) {
+	in := startHTTP(t, "--max-reply-bytes", "4096")
+	cs := in.client(nil)
+	got := text(t, cs, "evaluate_script", map[string]any{"function": `() => 'x'.repeat(50 << 20)`})
+	if len(got) > 4096 {
+		t.Errorf("reply of %d bytes with --max-reply-bytes 4096", len(got))
+	}
+	if !strings.Contains(got, "Pass filePath to save all of it to a file.") {
+		t.Errorf("cut reply does not say how to get the rest:\n%s", got)
+	}
+}
