@@ -1,0 +1,106 @@
+//go:build ignore
+
+// evaluate_memory measures an MCP browser server's peak resident memory
+// while four sessions' pages each return a 50 MB string from evaluate_script
+// at once (issue 10: one call must not take the server's memory). The
+// server is started over stdio; the four calls go to four pages of its one
+// session, in parallel, repeated -rounds times. It prints the peak RSS of the
+// server process (VmHWM: not Chrome's), the reply sizes and the time taken.
+//
+//	go build -o /tmp/tabhive ./cmd/tabhive
+//	go run ./docs/bench/evaluate_memory.go -- /tmp/tabhive --headless --isolated
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 2, "rounds of four parallel calls")
+	size := flag.Int("mb", 50, "size of each result, in MB")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		log.Fatal("usage: evaluate_memory [-rounds N] [-mb N] -- SERVER ARGS...")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	cmd.Stderr = os.Stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "evaluate_memory", Version: "0"}, nil)
+	tr := &mcp.CommandTransport{Command: cmd}
+	cs, err := c.Connect(ctx, tr, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			// A reply too big for the client is a result too: the server
+			// made it, and its memory is what is measured.
+			log.Printf("%s: %v", name, err)
+			return ""
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(t.Text)
+			}
+		}
+		return b.String()
+	}
+	var pages []int
+	for i := 0; i < 4; i++ {
+		out := call("new_page", map[string]any{"url": "about:blank"})
+		m := regexp.MustCompile(`(\d+): \S+ \[selected\]`).FindStringSubmatch(out)
+		if m == nil {
+			log.Fatalf("new_page: no selected page in %q", out)
+		}
+		var id int
+		fmt.Sscan(m[1], &id)
+		pages = append(pages, id)
+	}
+	pid := cmd.Process.Pid
+	fmt.Printf("server pid %d, RSS before: %s\n", pid, status(pid, "VmRSS"))
+	for r := 0; r < *rounds; r++ {
+		start := time.Now()
+		var wg sync.WaitGroup
+		sizes := make([]int, len(pages))
+		for i, id := range pages {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sizes[i] = len(call("evaluate_script", map[string]any{"pageId": id,
+					"function": fmt.Sprintf("() => 'x'.repeat(%d << 20)", *size)}))
+			}()
+		}
+		wg.Wait()
+		fmt.Printf("round %d: four %d MB results in %v, reply sizes %v bytes, peak RSS so far %s\n",
+			r+1, *size, time.Since(start).Round(time.Millisecond), sizes, status(pid, "VmHWM"))
+	}
+}
+
+// status returns a field of /proc/PID/status.
+func status(pid int, field string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "?"
+}
