@@ -134,6 +134,10 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		p.temp = true
 	} else if err := os.MkdirAll(p.profile, 0o700); err != nil {
 		return nil, fmt.Errorf("create profile directory: %w", err)
+	} else if err := os.Chmod(p.profile, 0o700); err != nil {
+		// The profile holds cookies and saved state: only its owner may
+		// read it, whatever mode an earlier run or the user left it with.
+		return nil, fmt.Errorf("make the profile directory private: %w", err)
 	}
 	if err := checkArgs(opts.Args); err != nil {
 		p.removeProfile()

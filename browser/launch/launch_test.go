@@ -79,3 +79,34 @@ func TestNoDevToolsPort(t *testing.T) {
 		}
 	}
 }
+
+// A profile directory is private (0700) whatever mode it had.
+func TestProfileIsPrivate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := filepath.Join(t.TempDir(), "profile")
+	if err := os.MkdirAll(given, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"", given} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, UserDataDir: dir})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(proc.Profile())
+		proc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o700 {
+			t.Errorf("profile %q: mode %v, want 0700", dir, fi.Mode().Perm())
+		}
+	}
+}
