@@ -1,0 +1,271 @@
+package page
+
+// The console tools (list_console_messages, get_console_message): messages
+// as collected (collect.go), with what only the page can tell (an object
+// argument's value, an exception's cause chain) read when asked for.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/page/internal/format"
+)
+
+// ErrNoMessage is returned by [Actor.ConsoleMessage] for a msgid that names
+// no message kept for the page: never collected, or dropped with its
+// navigation or by the limits.
+var ErrNoMessage = errors.New("no console message with that msgid")
+
+// maxStackLines is the most stack lines a reply shows
+// (chrome-devtools-mcp's STACK_TRACE_MAX_LINES); the rest are counted.
+const maxStackLines = 50
+
+// ConsoleFilter selects console messages for [Actor.ConsoleMessages].
+type ConsoleFilter struct {
+	// Types keeps only messages of these types (log, error, warn, ...,
+	// issue); empty keeps all. An uncaught exception has type error.
+	Types []string
+	// IncludePreserved lists the current and the two previous navigations
+	// instead of the current one only.
+	IncludePreserved bool
+	// StackTraces asks for the cause chains of exceptions to be read from
+	// the page, as a listing with stack traces shows them.
+	StackTraces bool
+}
+
+// ConsoleList is a page's console messages.
+type ConsoleList struct {
+	// Messages are in the order they were collected.
+	Messages []collectors.Message
+	State
+}
+
+// causeBudget bounds reading the cause chains of a listing: a page with a
+// thousand exceptions must not make a listing slow.
+const causeBudget = 2 * time.Second
+
+// ConsoleMessages returns the page's console messages, uncaught exceptions
+// and issues that f selects.
+func (a *Actor) ConsoleMessages(ctx context.Context, f ConsoleFilter) (ConsoleList, error) {
+	return ask(ctx, a, func(ctx context.Context) (ConsoleList, error) {
+		filter := collectors.MessageFilter{Types: f.Types, IncludePreserved: f.IncludePreserved}
+		if f.StackTraces && a.dialog == nil {
+			rctx, cancel := context.WithTimeout(ctx, causeBudget)
+			for _, m := range a.console.List(filter) {
+				if m.Ref != "" && !m.CausesRead && rctx.Err() == nil {
+					a.readCauses(rctx, m)
+				}
+			}
+			cancel()
+		}
+		return ConsoleList{Messages: a.console.List(filter), State: a.state()}, nil
+	})
+}
+
+// ConsoleArg is one argument of a console message as get_console_message
+// shows it.
+type ConsoleArg struct {
+	// Text is the argument's value: for an object, its JSON as read from the
+	// page now; for an error, its message.
+	Text string
+	// Gone reports that the object could not be read from the page (it was
+	// collected with its document, or cannot be serialised); Text is empty.
+	Gone bool
+	// Error reports an Error object; Stack, MoreFrames and Causes describe
+	// it.
+	Error      bool
+	Stack      []collectors.CallFrame
+	MoreFrames int
+	Causes     []collectors.Cause
+}
+
+// ConsoleDetail is one console message with its arguments read from the
+// page.
+type ConsoleDetail struct {
+	collectors.Message
+	// Args are the message's arguments, read from the page where they are
+	// objects.
+	Args []ConsoleArg
+	State
+}
+
+// ConsoleMessage returns the message with the given msgid, or
+// [ErrNoMessage]. Object arguments are read from the page, as
+// chrome-devtools-mcp does; while a dialog blocks the page, they are shown
+// as listed instead.
+func (a *Actor) ConsoleMessage(ctx context.Context, id int) (ConsoleDetail, error) {
+	return ask(ctx, a, func(ctx context.Context) (ConsoleDetail, error) {
+		a.drainEvents()
+		m, ok := a.console.Message(id)
+		if !ok {
+			return ConsoleDetail{}, ErrNoMessage
+		}
+		if m.Ref != "" && !m.CausesRead && a.dialog == nil {
+			a.readCauses(ctx, m)
+			m, _ = a.console.Message(id)
+		}
+		d := ConsoleDetail{Message: m, Args: make([]ConsoleArg, len(m.Args))}
+		rctx, cancel := context.WithTimeout(ctx, argsBudget)
+		defer cancel()
+		for i, arg := range m.Args {
+			d.Args[i] = a.readArg(rctx, arg)
+		}
+		d.State = a.state()
+		return d, nil
+	})
+}
+
+// argsBudget bounds reading a message's arguments from the page; those not
+// read in time are shown as listed.
+const argsBudget = 5 * time.Second
+
+// maxCauses bounds a cause chain, which a page can make circular.
+const maxCauses = 10
+
+// detailReadTimeout bounds one read from the page for a message's details.
+const detailReadTimeout = 2 * time.Second
+
+// readCauses reads the cause chain of exception m and records it.
+func (a *Actor) readCauses(ctx context.Context, m collectors.Message) {
+	causes, err := a.causeChain(ctx, m.Ref)
+	if unanswered(ctx, err) {
+		return // not read; try again next time
+	}
+	a.console.SetCauses(m.ID, causes)
+}
+
+// unanswered reports whether err means the page did not answer (in time, or
+// because a dialog blocks it), rather than that what was asked for is gone.
+func unanswered(ctx context.Context, err error) bool {
+	if err == nil {
+		return false
+	}
+	_, dialog := errDialog(err)
+	return dialog || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
+}
+
+// causeChain follows error.cause from the object ref.
+func (a *Actor) causeChain(ctx context.Context, ref string) ([]collectors.Cause, error) {
+	var out []collectors.Cause
+	for len(out) < maxCauses {
+		cause, err := a.objectProperty(ctx, ref, "cause")
+		if err != nil || cause == nil {
+			return out, err
+		}
+		c := collectors.Cause{Text: format.Thrown(*cause)}
+		var d *format.ExceptionDetails
+		if cause.ObjectID != "" {
+			if d, err = a.errorDetails(ctx, cause.ObjectID); err != nil {
+				return out, err
+			}
+		}
+		if d == nil {
+			// Not an Error: shown by its value, and the chain ends here,
+			// as upstream has it.
+			return append(out, c), nil
+		}
+		c.Text = d.Text
+		c.Stack = format.Stack(d.StackTrace)
+		out = append(out, c)
+		ref = cause.ObjectID
+	}
+	return out, nil
+}
+
+// objectProperty returns the named objectProperty of the object ref, or nil if it has
+// none.
+func (a *Actor) objectProperty(ctx context.Context, ref, name string) (*format.RemoteObject, error) {
+	var reply struct {
+		Result []struct {
+			Name  string               `json:"name"`
+			Value *format.RemoteObject `json:"value"`
+		} `json:"result"`
+	}
+	err := a.cdpInvoke(ctx, "Runtime.getProperties", map[string]any{"objectId": ref}, &reply)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range reply.Result {
+		if p.Name == name {
+			return p.Value, nil
+		}
+	}
+	return nil, nil
+}
+
+// errorDetails reads the details of an Error object, or nil if it is
+// not one.
+func (a *Actor) errorDetails(ctx context.Context, ref string) (*format.ExceptionDetails, error) {
+	var reply struct {
+		ExceptionDetails *format.ExceptionDetails `json:"exceptionDetails"`
+	}
+	if err := a.cdpInvoke(ctx, "Runtime.getExceptionDetails", map[string]any{"errorObjectId": ref}, &reply); err != nil {
+		return nil, err
+	}
+	return reply.ExceptionDetails, nil
+}
+
+// readArg reads one argument for get_console_message, as
+// chrome-devtools-mcp does: a primitive as listed, an error with its stack
+// and causes, another object as the JSON of its value. An argument that
+// cannot be read in time, or while a dialog blocks the page, is shown as
+// listed.
+func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
+	listed := ConsoleArg{Text: arg.Value, Error: arg.Error}
+	if arg.Ref == "" || a.dialog != nil || ctx.Err() != nil {
+		return listed
+	}
+	if arg.Error {
+		out := ConsoleArg{Text: arg.Value, Error: true}
+		if d, err := a.errorDetails(ctx, arg.Ref); err == nil && d != nil {
+			out.Text = d.Text
+			out.Stack = format.Stack(d.StackTrace)
+			if len(out.Stack) > maxStackLines {
+				out.MoreFrames = len(out.Stack) - maxStackLines
+				out.Stack = out.Stack[:maxStackLines]
+			}
+		}
+		out.Causes, _ = a.causeChain(ctx, arg.Ref)
+		return out
+	}
+	var reply struct {
+		Result           format.RemoteObject `json:"result"`
+		ExceptionDetails json.RawMessage     `json:"exceptionDetails"`
+	}
+	err := a.cdpInvoke(ctx, "Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": "object => object",
+		"objectId":            arg.Ref,
+		"arguments":           []map[string]any{{"objectId": arg.Ref}},
+		"returnByValue":       true,
+		"awaitPromise":        true,
+	}, &reply)
+	if unanswered(ctx, err) {
+		return listed // not read in time: not necessarily gone
+	}
+	if err != nil || reply.ExceptionDetails != nil || reply.Result.Type == "undefined" {
+		return ConsoleArg{Gone: true}
+	}
+	r := reply.Result
+	switch {
+	case r.UnserializableValue != "" || r.Type == "string" || r.Type == "number" || r.Type == "boolean" || r.Type == "bigint":
+		return ConsoleArg{Text: format.Value(r)}
+	case len(r.Value) > 0:
+		return ConsoleArg{Text: format.Stringify(r.Value, nil)}
+	}
+	return ConsoleArg{Gone: true}
+}
+
+// cdpInvoke invokes a CDP method, bounded by detailReadTimeout, while the actor
+// keeps applying events.
+func (a *Actor) cdpInvoke(ctx context.Context, method string, args, reply any) error {
+	ctx, cancel := context.WithTimeout(ctx, detailReadTimeout)
+	defer cancel()
+	return a.call(ctx, func(ctx context.Context) error {
+		return rpcc.Invoke(ctx, method, args, reply, a.conn.RPC())
+	})
+}

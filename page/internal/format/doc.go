@@ -1,0 +1,26 @@
+// Package format turns what CDP reports of a page's JavaScript values, stack
+// traces and HTTP headers into the text chrome-devtools-mcp shows for them:
+// values as JavaScript's String() and JSON.stringify print them, console
+// messages as Puppeteer words them, stack traces as DevTools lays them out,
+// headers in the order the page sent them.
+//
+// It is pure: it decodes JSON it is given and returns strings and the plain
+// structs of package collectors. It sends nothing to Chrome, holds no state,
+// and is safe to call from any goroutine.
+//
+// # Types
+//
+// [RemoteObject], [StackTrace] and [ExceptionDetails] are the parts of CDP's
+// Runtime types that formatting reads, decoded straight from an event's or
+// a reply's JSON.
+//
+// # Functions
+//
+//   - [Number] and [Value]: a number or primitive as JavaScript prints it.
+//   - [ConsoleEvent]: a console call's text and arguments, as listed.
+//   - [Uncaught] and [Thrown]: the text of an uncaught exception and of a
+//     thrown value.
+//   - [Stack]: a stack trace with its asynchronous parents, flattened.
+//   - [Headers]: a CDP Headers object, keys in their order.
+//   - [Stringify]: a JSON value re-printed as JSON.stringify prints it.
+package format

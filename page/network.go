@@ -1,0 +1,134 @@
+package page
+
+// The network tools (list_network_requests, get_network_request): requests
+// as collected (collect.go), with their bodies read from Chrome when asked
+// for.
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/network"
+
+	"github.com/tabhive/tabhive/collectors"
+)
+
+// ErrNoRequest is returned by [Actor.NetworkRequest] for a reqid that names
+// no request kept for the page.
+var ErrNoRequest = errors.New("no network request with that reqid")
+
+// NetworkFilter selects requests for [Actor.NetworkRequests].
+type NetworkFilter struct {
+	// ResourceTypes keeps only requests of these resource types, compared
+	// without regard to case ("xhr" matches CDP's "XHR"); empty keeps all.
+	ResourceTypes []string
+	// IncludePreserved lists the current and the two previous navigations
+	// instead of the current one only.
+	IncludePreserved bool
+}
+
+// NetworkList is a page's network requests.
+type NetworkList struct {
+	// Requests are in the order they were sent; each hop of a redirect is
+	// a request of its own.
+	Requests []collectors.Request
+	State
+}
+
+// NetworkRequests returns the page's network requests that f selects.
+func (a *Actor) NetworkRequests(ctx context.Context, f NetworkFilter) (NetworkList, error) {
+	return ask(ctx, a, func(ctx context.Context) (NetworkList, error) {
+		a.drainEvents()
+		reqs := a.network.List(collectors.RequestFilter{ResourceTypes: f.ResourceTypes, IncludePreserved: f.IncludePreserved})
+		return NetworkList{Requests: reqs, State: a.state()}, nil
+	})
+}
+
+// NetworkDetail is one request with its bodies read from the page.
+type NetworkDetail struct {
+	collectors.Request
+	// PostData is the request body, if the request has one; PostDataOK
+	// reports whether it could be read.
+	PostData   []byte
+	PostDataOK bool
+	// Body is the response body, if the request has a response; BodyOK
+	// reports whether it could be read: not for a redirect, a failed load,
+	// or a body Chrome no longer keeps.
+	Body   []byte
+	BodyOK bool
+	State
+}
+
+// maxBodyRead bounds reading one body from the page.
+const maxBodyRead = 10 * time.Second
+
+// NetworkRequest returns the request with the given reqid with its request
+// and response bodies, or [ErrNoRequest]. Like every tool that needs the
+// renderer, it fails with a [*DialogError] while a dialog is open.
+func (a *Actor) NetworkRequest(ctx context.Context, id int) (NetworkDetail, error) {
+	return ask(ctx, a, func(ctx context.Context) (NetworkDetail, error) {
+		if err := a.needRenderer(); err != nil {
+			return NetworkDetail{}, err
+		}
+		a.drainEvents()
+		r, ok := a.network.Request(id)
+		if !ok {
+			return NetworkDetail{}, ErrNoRequest
+		}
+		d := NetworkDetail{Request: r}
+		if r.HasPostData {
+			if r.PostData != "" {
+				d.PostData, d.PostDataOK = []byte(r.PostData), true
+			} else {
+				d.PostData, d.PostDataOK = a.requestBody(ctx, r.RequestID)
+			}
+		}
+		// A redirected hop shares its CDP id with the next hop, whose body
+		// Chrome would return; Puppeteer reports none for it, and none for
+		// a load that failed after its response.
+		if latest, ok := a.network.ByRequestID(r.RequestID); r.Response != nil && !r.Failed && ok && latest.ID == r.ID {
+			d.Body, d.BodyOK = a.responseBody(ctx, r.RequestID)
+		}
+		d.State = a.state()
+		return d, nil
+	})
+}
+
+func (a *Actor) requestBody(ctx context.Context, requestID string) ([]byte, bool) {
+	ctx, cancel := context.WithTimeout(ctx, maxBodyRead)
+	defer cancel()
+	var reply *network.GetRequestPostDataReply
+	err := a.call(ctx, func(ctx context.Context) (err error) {
+		reply, err = a.c.Network.GetRequestPostData(ctx, network.NewGetRequestPostDataArgs(network.RequestID(requestID)))
+		return err
+	})
+	if err != nil || reply.PostData == "" {
+		return nil, false
+	}
+	return []byte(reply.PostData), true
+}
+
+func (a *Actor) responseBody(ctx context.Context, requestID string) ([]byte, bool) {
+	ctx, cancel := context.WithTimeout(ctx, maxBodyRead)
+	defer cancel()
+	var reply *network.GetResponseBodyReply
+	err := a.call(ctx, func(ctx context.Context) (err error) {
+		reply, err = a.c.Network.GetResponseBody(ctx, network.NewGetResponseBodyArgs(network.RequestID(requestID)))
+		return err
+	})
+	if err != nil {
+		return nil, false
+	}
+	if !reply.Base64Encoded {
+		return []byte(reply.Body), true
+	}
+	body, err := io.ReadAll(base64.NewDecoder(base64.StdEncoding, strings.NewReader(reply.Body)))
+	if err != nil {
+		return nil, false
+	}
+	return body, true
+}
