@@ -1,0 +1,69 @@
+package page
+
+// The AX-tree path of snapshots: a verbose snapshot is Chrome's full
+// accessibility tree of every frame (Accessibility.getFullAXTree), meant to
+// be exhaustive (InlineTextBoxes, ignored nodes). Its nodes are known by
+// backend node id.
+
+import (
+	"context"
+
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/page"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tabhive/tabhive/page/snapshot"
+)
+
+// snapshotAX builds a snapshot from Accessibility.getFullAXTree of every
+// frame, filtered as Puppeteer filters it unless verbose. It runs on the
+// actor goroutine.
+func (a *Actor) snapshotAX(ctx context.Context, frames []frame, verbose bool) (*snapshot.Node, error) {
+	trees := make([]*snapshot.Frame, len(frames))
+	owners := make([]int, len(frames))
+	err := a.call(ctx, func(ctx context.Context) error {
+		g, ctx := errgroup.WithContext(ctx)
+		for i, f := range frames {
+			g.Go(func() error {
+				r, err := a.c.Accessibility.GetFullAXTree(ctx,
+					accessibility.NewGetFullAXTreeArgs().SetFrameID(page.FrameID(f.id)))
+				if err != nil {
+					if i == 0 {
+						return err
+					}
+					return nil // a frame that went away or lives in another process
+				}
+				trees[i] = &snapshot.Frame{FrameID: f.id, LoaderID: f.loaderID, Nodes: r.Nodes}
+				if i > 0 {
+					if o, err := a.c.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(page.FrameID(f.id))); err == nil {
+						owners[i] = int(o.BackendNodeID)
+					}
+				}
+				return nil
+			})
+		}
+		return g.Wait()
+	})
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]*snapshot.Frame{}
+	for _, t := range trees {
+		if t != nil {
+			byID[t.FrameID] = t
+		}
+	}
+	for i, t := range trees {
+		if i == 0 || t == nil || owners[i] == 0 {
+			continue
+		}
+		if parent := byID[frames[i].parent]; parent != nil {
+			if parent.Children == nil {
+				parent.Children = map[int]*snapshot.Frame{}
+			}
+			parent.Children[owners[i]] = t
+		}
+	}
+	return snapshot.Build(trees[0], verbose), nil
+}
