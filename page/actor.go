@@ -574,13 +574,16 @@ func (a *Actor) needRenderer() error {
 type State struct {
 	// Dialog is the dialog open at the end of the call, or nil.
 	Dialog *Dialog
-	// Emulation lists the emulated conditions in force, one reply line
-	// each ("Emulating CPU throttling: 4x slowdown").
-	Emulation []string
+	// Emulation is what the page emulates (emulate), as [Actor.Emulate]
+	// keeps it: a media feature given as "auto" is "", a CPU rate of 1 is
+	// 0, and Headers is always nil, as extra headers are not reported.
+	// resize_page's size is not part of it. The zero value means nothing is
+	// emulated.
+	Emulation Emulation
 }
 
 func (a *Actor) state() State {
-	s := State{Emulation: a.emu.lines()}
+	s := State{Emulation: a.emu.inForce()}
 	if a.dialog != nil {
 		d := *a.dialog
 		s.Dialog = &d

@@ -242,74 +242,20 @@ func (e *emulationState) publish() {
 	e.published.Store(&t)
 }
 
-// lines returns what every page-scoped reply reports about the emulation
-// in force, in chrome-devtools-mcp's wording and order (reference §3.2
-// item 4). Extra headers and resize_page's size are not reported, as
-// upstream does not report them.
-func (e *emulationState) lines() []string {
-	var out []string
+// inForce returns the settings in force for [State], sharing no memory
+// with the actor's own: a State crosses to other goroutines.
+func (e *emulationState) inForce() Emulation {
 	c := e.cur
-	if c.Network != "" {
-		out = append(out, "Emulating network conditions: "+c.Network,
-			fmt.Sprintf("Default navigation timeout set to %d ms", e.timeouts().Navigation.Milliseconds()))
-	}
+	c.Headers = nil
 	if g := c.Geolocation; g != nil {
-		out = append(out, fmt.Sprintf("Emulating geolocation: latitude=%s, longitude=%s", jsNumber(g.Latitude), jsNumber(g.Longitude)))
+		gc := *g
+		c.Geolocation = &gc
 	}
 	if v := c.Viewport; v != nil {
-		out = append(out, "Emulating viewport: "+viewportJSON(v))
+		vc := *v
+		c.Viewport = &vc
 	}
-	if c.UserAgent != "" {
-		out = append(out, "Emulating user agent: "+c.UserAgent)
-	}
-	if cpu := e.cpu(); cpu > 1 {
-		out = append(out, fmt.Sprintf("Emulating CPU throttling: %sx slowdown", jsNumber(cpu)))
-	}
-	for _, f := range []struct{ label, value string }{
-		{"color scheme", c.ColorScheme},
-		{"forced-colors", c.ForcedColors},
-		{"prefers-contrast", c.PrefersContrast},
-		{"prefers-reduced-motion", c.PrefersReducedMotion},
-	} {
-		if f.value != "" {
-			out = append(out, fmt.Sprintf("Emulating %s: %s", f.label, f.value))
-		}
-	}
-	return out
-}
-
-// jsNumber formats f as JavaScript prints a number: encoding/json follows
-// ECMAScript's formatting, except that it keeps the sign of -0.
-func jsNumber(f float64) string {
-	if f == 0 {
-		f = 0
-	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Sprint(f)
-	}
-	return string(b)
-}
-
-// viewportJSON renders a viewport as upstream prints it: Puppeteer's
-// defaults first, then the parsed fields, deviceScaleFactor left out when
-// the agent gave none.
-func viewportJSON(v *Viewport) string {
-	type out struct {
-		DeviceScaleFactor *json.Number `json:"deviceScaleFactor,omitempty"`
-		IsMobile          bool         `json:"isMobile"`
-		HasTouch          bool         `json:"hasTouch"`
-		IsLandscape       bool         `json:"isLandscape"`
-		Width             int          `json:"width"`
-		Height            int          `json:"height"`
-	}
-	o := out{IsMobile: v.Mobile, HasTouch: v.Touch, IsLandscape: v.Landscape, Width: v.Width, Height: v.Height}
-	if v.DeviceScaleFactor != 0 {
-		n := json.Number(jsNumber(v.DeviceScaleFactor))
-		o.DeviceScaleFactor = &n
-	}
-	b, _ := json.Marshal(o) // plain fields: cannot fail
-	return string(b)
+	return c
 }
 
 // Timeouts returns the page's default timeouts under the emulation in force.

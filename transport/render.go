@@ -42,7 +42,7 @@ func (r *reply) line(format string, a ...any) { r.lines = append(r.lines, fmt.Sp
 // state records the page state a page-scoped result carries.
 func (r *reply) state(s page.State) {
 	r.dialog = s.Dialog
-	r.emulation = s.Emulation
+	r.emulation = emulationLines(s.Emulation)
 }
 
 // pageLine is one line of the page list.
