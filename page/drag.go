@@ -47,16 +47,17 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 		watch := make(chan cdpconn.Event, 4)
 		a.watch = watch
 		defer func() { a.watch = nil }()
-		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef) error {
-			return a.dragAction(ctx, from, to, watch)
+		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef, p *actionProgress) error {
+			return a.dragAction(ctx, from, to, watch, p)
 		})
 		return a.finishInput(ctx, res, err, opts)
 	})
 }
 
 // dragAction presses on from, moves onto to, and releases there. It runs on
-// the waiter's goroutine.
-func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-chan cdpconn.Event) error {
+// the waiter's goroutine. The drop, or the release when Chrome intercepted
+// no HTML5 drag, is the drag's decisive step, marked on p.
+func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-chan cdpconn.Event, p *actionProgress) error {
 	fx, fy, err := clickablePoint(ctx, a.c, from.id)
 	if err != nil {
 		return err
@@ -101,7 +102,7 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 		if err := sleep(ctx, dragSettle); err != nil {
 			return err
 		}
-		committing(ctx)
+		p.commit()
 		if err := a.c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
 			return err
 		}
@@ -110,7 +111,7 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	committing(ctx)
+	p.commit()
 	return mouse("mouseReleased", tx, ty, 0)
 }
 

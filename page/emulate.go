@@ -472,7 +472,7 @@ func (a *Actor) reloadForMetrics(ctx context.Context) error {
 			return dialogAnswer{accept: true}, typ == "beforeunload"
 		},
 	}
-	_, err := a.perform(ctx, opts, func(ctx context.Context) error {
+	_, err := a.perform(ctx, opts, func(ctx context.Context, _ *actionProgress) error {
 		return a.c.Page.Reload(ctx, page.NewReloadArgs())
 	})
 	if err != nil {

@@ -192,39 +192,41 @@ func (a *Actor) fill(ctx context.Context, uid, value string) (ActionResult, erro
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return a.actOn(ctx, t, actionOptions{gate: "fill"}, func(ctx context.Context, t elementRef) error {
-		return a.fillAction(ctx, t, plan)
+	return a.actOn(ctx, t, actionOptions{gate: "fill"}, func(ctx context.Context, t elementRef, p *actionProgress) error {
+		return a.fillAction(ctx, t, plan, p)
 	})
 }
 
 // fillAction sets one field. It runs on the waiter's goroutine and uses only
-// the CDP client and the plan.
-func (a *Actor) fillAction(ctx context.Context, t elementRef, p fillPlan) error {
-	if len(p.options) > 0 {
+// the CDP client and the plan; progress is marked as in setField.
+func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *actionProgress) error {
+	if len(plan.options) > 0 {
 		var picked *option
-		for i := range p.options {
-			if p.options[i].name == p.value {
-				picked = &p.options[i]
+		for i := range plan.options {
+			if plan.options[i].name == plan.value {
+				picked = &plan.options[i]
 				break
 			}
 		}
 		if picked == nil {
-			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", p.value)}
+			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
 		var v *string
 		if err := callOn(ctx, a.c, picked.id, valueJS, &v); err != nil {
 			return err
 		}
 		if v == nil {
-			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", p.value)}
+			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
-		return a.setField(ctx, t.id, *v)
+		return a.setField(ctx, t.id, *v, p)
 	}
-	return a.setField(ctx, t.id, p.value)
+	return a.setField(ctx, t.id, plan.value, p)
 }
 
-// setField sets a field to value according to its kind.
-func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string) error {
+// setField sets a field to value according to its kind. Setting the value
+// (the click of a toggle, the insertion of text) is the fill's decisive
+// step, marked on p.
+func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string, p *actionProgress) error {
 	var field struct {
 		Kind string `json:"kind"`
 		On   bool   `json:"on"`
@@ -244,7 +246,7 @@ func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, a.c, x, y, 1)
+		return mouseClick(ctx, a.c, x, y, 1, p)
 	case "select":
 		var v *string
 		if err := callOn(ctx, a.c, id, selectByTextJS, &v, value); err != nil {
@@ -253,18 +255,18 @@ func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
 		}
-		committing(ctx)
+		p.commit()
 		return callOn(ctx, a.c, id, setValueJS, nil, *v)
 	case "direct":
-		committing(ctx)
+		p.commit()
 		return callOn(ctx, a.c, id, setValueJS, nil, value)
 	case "text":
 		if err := callOn(ctx, a.c, id, focusTextJS, nil); err != nil {
 			return err
 		}
-		committing(ctx)
+		p.commit()
 		if value == "" {
-			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")})
+			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")}, p)
 		}
 		return a.c.Input.InsertText(ctx, input.NewInsertTextArgs(value))
 	}

@@ -20,7 +20,8 @@ import (
 )
 
 // actionabilityTimeout bounds the wait for an element to get a box that can
-// be clicked (upstream's locator timeout: 5 s × CPU).
+// be clicked. It is fixed: unlike upstream's locator timeout (5 s × CPU),
+// it does not scale with the emulated CPU.
 const actionabilityTimeout = 5 * time.Second
 
 // errNotInteractive is the cause of an [*InteractError] for an element that
@@ -66,7 +67,7 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 
 // onElement resolves uid and runs an input action on it under the waiter;
 // what names the action (see actionOptions.gate).
-func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptions, action func(ctx context.Context, t elementRef) error) (InputResult, error) {
+func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptions, action func(ctx context.Context, t elementRef, p *actionProgress) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
@@ -83,8 +84,8 @@ func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptio
 // actOn performs an action on t and words its failure: a node that left the
 // page is a [*UIDError], errors the agent can fix (a bad fill value) pass
 // through, and anything else is an [*InteractError].
-func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef) error) (ActionResult, error) {
-	res, err := a.perform(ctx, opts, func(ctx context.Context) error { return action(ctx, t) })
+func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *actionProgress) error) (ActionResult, error) {
+	res, err := a.perform(ctx, opts, func(ctx context.Context, p *actionProgress) error { return action(ctx, t, p) })
 	if err == nil {
 		return res, nil
 	}
@@ -113,9 +114,9 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	if double {
 		what = "double click"
 	}
-	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef) error {
+	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
 		if !double && t.node.Role == "option" {
-			committing(ctx)
+			p.commit()
 			if picked, err := selectNativeOption(ctx, a.c, t.id); err != nil || picked {
 				return err
 			}
@@ -124,7 +125,7 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, a.c, x, y, clicks)
+		return mouseClick(ctx, a.c, x, y, clicks, p)
 	})
 }
 
@@ -162,18 +163,20 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 	if double {
 		what = "double click"
 	}
-	return a.keyboard(ctx, what, opts, func(ctx context.Context) error { return mouseClick(ctx, a.c, x, y, clicks) })
+	return a.keyboard(ctx, what, opts, func(ctx context.Context, p *actionProgress) error {
+		return mouseClick(ctx, a.c, x, y, clicks, p)
+	})
 }
 
 // Hover moves the mouse over the element uid names and waits for the
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef) error {
+	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
 		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err
 		}
-		committing(ctx)
+		p.commit()
 		return a.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
 	})
 }
@@ -186,7 +189,9 @@ func (a *Actor) PressKey(ctx context.Context, key string, opts InputOptions) (In
 	if err != nil {
 		return InputResult{}, &KeyError{Err: err}
 	}
-	return a.keyboard(ctx, "key press", opts, func(ctx context.Context) error { return pressKey(ctx, a.c, combo) })
+	return a.keyboard(ctx, "key press", opts, func(ctx context.Context, p *actionProgress) error {
+		return pressKey(ctx, a.c, combo, p)
+	})
 }
 
 // TypeText types text into the focused element, key by key where the
@@ -201,20 +206,21 @@ func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts Input
 		}
 		submit = &combo
 	}
-	return a.keyboard(ctx, "typing", opts, func(ctx context.Context) error {
-		if err := typeText(ctx, a.c, text, submit == nil); err != nil {
+	return a.keyboard(ctx, "typing", opts, func(ctx context.Context, p *actionProgress) error {
+		if submit == nil {
+			return typeText(ctx, a.c, text, p)
+		}
+		// The submit key, not the last character, decides the typing.
+		if err := typeText(ctx, a.c, text, nil); err != nil {
 			return err
 		}
-		if submit != nil {
-			return pressKey(ctx, a.c, *submit)
-		}
-		return nil
+		return pressKey(ctx, a.c, *submit, p)
 	})
 }
 
 // keyboard runs an action that needs no element (keys, coordinates) under
 // the waiter; what names the action (see actionOptions.gate).
-func (a *Actor) keyboard(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context) error) (InputResult, error) {
+func (a *Actor) keyboard(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context, p *actionProgress) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
@@ -291,7 +297,9 @@ func isNodeGone(err error) bool {
 	return errors.As(err, &re) && (strings.Contains(re.Message, "No node") || strings.Contains(re.Message, "Could not find node"))
 }
 
-func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int) error {
+// mouseClick clicks at x, y, clicks times in a row; the last release is
+// the click's decisive step, marked on p.
+func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p *actionProgress) error {
 	if err := c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y)); err != nil {
 		return err
 	}
@@ -304,7 +312,7 @@ func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int) er
 		up := input.NewDispatchMouseEventArgs("mouseReleased", x, y).
 			SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(i)
 		if i == clicks {
-			committing(ctx) // the release makes the click
+			p.commit() // the release makes the click
 		}
 		if err := c.Input.DispatchMouseEvent(ctx, up); err != nil {
 			return err
@@ -315,8 +323,9 @@ func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int) er
 
 // pressKey presses combo. Modifiers pressed are released in reverse order
 // whatever happens, under their own short deadline, so a failed press never
-// leaves Control held for the next input (upstream #2309).
-func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo) (err error) {
+// leaves Control held for the next input (upstream #2309). The key itself,
+// after its modifiers, is the decisive step, marked on p.
+func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo, p *actionProgress) (err error) {
 	var mask keys.Modifier
 	var held []keys.Key
 	defer func() {
@@ -342,7 +351,7 @@ func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo) (err error) 
 	if combo.Key.Text != "" {
 		down = "keyDown"
 	}
-	committing(ctx) // the key itself, after its modifiers
+	p.commit()
 	if err := c.Input.DispatchKeyEvent(ctx, keyEvent(down, combo.Key, combo.Mask())); err != nil {
 		return err
 	}
@@ -389,8 +398,10 @@ func resolveObject(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (
 	return *r.Object.ObjectID, nil
 }
 
-// releaseObject frees a remote object in the background of a short bound;
-// failing to free one leaks only until the document goes away.
+// releaseObject frees a remote object. It waits for Chrome's answer, for a
+// second at most, under a context of its own: an object is freed even when
+// the caller has given up (callers defer it). Failing to free one leaks it
+// only until its document goes away.
 func releaseObject(c *cdp.Client, id runtime.RemoteObjectID) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -400,17 +411,17 @@ func releaseObject(c *cdp.Client, id runtime.RemoteObjectID) {
 // typeText sends text as key presses; characters the keyboard layout lacks
 // (accents, emoji) are inserted as text, as an IME would.
 //
-// With commit, the last character is the typing's decisive step (see
-// committing); without, the caller has one after it (a submit key).
-func typeText(ctx context.Context, c *cdp.Client, text string, commit bool) error {
+// The last character is the typing's decisive step, marked on p; a caller
+// that has one after it (a submit key) passes nil.
+func typeText(ctx context.Context, c *cdp.Client, text string, p *actionProgress) error {
 	_, size := utf8.DecodeLastRuneInString(text)
 	last := len(text) - size
-	if commit && text == "" {
-		committing(ctx)
+	if text == "" {
+		p.commit()
 	}
 	for i, r := range text {
-		if commit && i == last {
-			committing(ctx)
+		if i == last {
+			p.commit()
 		}
 		k, ok := keys.ForText(r)
 		if !ok {

@@ -78,12 +78,12 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []
 	watch := make(chan cdpconn.Event, 4)
 	a.watch = watch
 	defer func() { a.watch = nil }()
-	res, err := a.actOn(ctx, t, actionOptions{gate: "upload"}, func(ctx context.Context, t elementRef) error {
+	res, err := a.actOn(ctx, t, actionOptions{gate: "upload"}, func(ctx context.Context, t elementRef, p *actionProgress) error {
 		x, y, err := clickablePoint(ctx, a.c, t.id)
 		if err != nil {
 			return err
 		}
-		if err := mouseClick(ctx, a.c, x, y, 1); err != nil {
+		if err := mouseClick(ctx, a.c, x, y, 1, p); err != nil {
 			return err
 		}
 		wait := time.NewTimer(fileChooserTimeout)

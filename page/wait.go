@@ -92,25 +92,25 @@ type actionOptions struct {
 	// handleDialog, if non-nil, answers dialogs of the types it accepts
 	// while the action runs, instead of stopping at them.
 	handleDialog func(typ string) (answer dialogAnswer, ok bool)
-	// gate names an action that marks its decisive step with [committing]
-	// ("click", "fill"): a dialog that opens before that step cut the
-	// action short, and perform fails with a [*DialogError] naming it
-	// rather than report the action done. "" for actions without one.
+	// gate names an action that marks its decisive step with
+	// [actionProgress.commit] ("click", "fill"): a dialog that opens before
+	// that step cut the action short, and perform fails with a
+	// [*DialogError] naming it rather than report the action done. "" for
+	// actions without one.
 	gate string
 }
 
-// actionProgress is how far a gated action got.
+// actionProgress is how far a gated action got. perform hands one to its
+// action, which passes it down to the step that decides the action.
 type actionProgress struct{ committed atomic.Bool }
 
-type progressKey struct{}
-
-// committing marks, in the context perform gave an action, that the action
-// is about to take its decisive step: the mouse release of a click, the
-// insertion of a fill's text. A dialog that opens during or after that step
-// was opened by the action; one that opens before it stopped the action
-// (the click's mouse move opened an alert, so there was no click).
-func committing(ctx context.Context) {
-	if p, ok := ctx.Value(progressKey{}).(*actionProgress); ok {
+// commit marks that the action is about to take its decisive step: the
+// mouse release of a click, the insertion of a fill's text. A dialog that
+// opens during or after that step was opened by the action; one that opens
+// before it stopped the action (the click's mouse move opened an alert, so
+// there was no click). Marking a nil progress does nothing.
+func (p *actionProgress) commit() {
+	if p != nil {
 		p.committed.Store(true)
 	}
 }
@@ -132,7 +132,9 @@ func (e *actionError) Unwrap() error { return e.err }
 // returns an error only when the action itself failed or the caller's
 // context ended; waits that run out of budget after a successful action are
 // reported as done. A dialog opened by the action is a result, not an error.
-func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context) error) (ActionResult, error) {
+// The action runs on the waiter's goroutine with the action's progress, to
+// mark its decisive step on (see [actionProgress.commit]).
+func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context, p *actionProgress) error) (ActionResult, error) {
 	before := a.url
 	cfg := waiter.Config{
 		CPU:               a.emu.cpu(),
@@ -166,7 +168,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	// interrupted only by a crash.
 	err := a.act.Await(wctx, func(ctx context.Context) error {
 		_, err := w.Run(ctx, quietProbe{a.c}, func(ctx context.Context) error {
-			if err := action(context.WithValue(ctx, progressKey{}, progress)); err != nil {
+			if err := action(ctx, progress); err != nil {
 				return &actionError{err}
 			}
 			acted.Store(true)
