@@ -1,0 +1,127 @@
+// Package page drives Chrome page targets, one actor per page. Every
+// page-scoped tool of tabhive (navigate, click, fill, snapshot, evaluate,
+// screenshot, emulate, the console and network listings) is a method of
+// [Actor]; each call becomes a message that runs on that page's own
+// goroutine, in arrival order, under the caller's deadline.
+//
+// The browser supervisor starts a page once Chrome has created its target,
+// and stops it when the target goes away:
+//
+//	a := page.Start(page.Config{ID: 3, TargetID: targetID, Attach: attach})
+//	res, err := a.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: "https://example.com"})
+//	...
+//	a.Stop(page.ErrClosed)
+//
+// Methods return Go values and errors ([ActionResult], [Snapshot],
+// [*DialogError], ...). The sentences agents read are made by package
+// transport, including those that say what is emulated ([State.Emulation]).
+//
+// # Files
+//
+// actor.go holds the actor, its lifecycle and the call helpers; events.go
+// applies the page's CDP events. Then a file per capability: navigate.go,
+// input.go (click, hover, keys), fill.go, drag.go, upload.go, dialog.go,
+// wait.go (the post-action waiter and wait_for), evaluate.go, screenshot.go,
+// emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
+// (verbose snapshots) and uid.go (uid resolution); collect.go (feeding the
+// collectors), console.go, network.go and issues.go. Package
+// page/internal/format formats JavaScript values, stack traces and headers;
+// page/snapshot builds snapshot trees; js/ holds the embedded page-side
+// scripts.
+//
+// # What an actor owns
+//
+// Only the actor's run goroutine touches the page's state: its frames,
+// execution contexts and main-frame URL, the open dialog, the latest
+// snapshot and its uid map, the emulation in force, the console and
+// network collectors, and the waiter of the action in progress. No mutex
+// guards them (DESIGN §2 law 1); other goroutines reach them only through
+// a method, which is a message. Two things are shared, as [Actor]'s fields
+// document: the CDP session, written once before the first message and
+// read-only after, and the default timeouts the emulation implies,
+// published through an atomic pointer so that [Actor.Timeouts] never waits
+// on a busy page.
+//
+// # What an actor must never do
+//
+//   - Share state with another actor, or wait on one, except by message.
+//   - Make a CDP call without a context that can end it. Every exchange runs
+//     under the caller's deadline, through the actor runtime's Await or the
+//     waiter, and inner waits leave headroom so that the page's own error,
+//     not the caller's deadline, ends a call (DESIGN §2 law 3). Cleanup that
+//     must happen even when the caller gave up (releasing a remote object,
+//     removing an init script) runs under a short bound of its own.
+//   - Block on the browser without listening. While an exchange or a wait is
+//     in flight the run goroutine keeps applying events (law 5), which is
+//     how a dialog cuts a wait short (law 6) and why the collectors miss
+//     nothing.
+//   - Ask a paused renderer for anything: while a dialog is open, a call
+//     that needs the page's JavaScript or layout fails at once with a
+//     [*DialogError] instead of hanging.
+//   - Act on a node of another document: a uid resolves only against the
+//     latest snapshot, and only while its frame still shows the document it
+//     was taken from.
+//
+// # Goroutines
+//
+// Every goroutine the page starts, by whom, and what ends it:
+//
+//   - The run goroutine (package actor). [Start] starts it. It attaches to
+//     the target and enables the domains (init), then runs messages one at a
+//     time, applying events between and during them. [Actor.Stop] ends it
+//     with a cause and waits for it; it also ends when init fails, when a
+//     handler panics, and when the connection watcher stops it. On its way
+//     out it answers every queued message with an error, waits (2 s at
+//     most) for the Await goroutines, closes the CDP session and calls
+//     [Config.OnExit].
+//   - Await goroutines (package actor). The run goroutine starts one for
+//     each blocking exchange: every a.call, the steps of init, the waited
+//     action of perform, and cleanups such as removing an init script or
+//     turning drag interception off (these under a second of their own,
+//     whether or not the caller's context has ended). Each ends when its
+//     exchange
+//     returns. Await cancels its context when it returns early (a dialog, a
+//     crash, the deadline), and the run goroutine waits for all of them
+//     before it exits.
+//   - The connection watcher. init starts it once the session is attached.
+//     When the session closes (the tab closed, the browser went away) it
+//     leaves the owner one second (goneWait) to stop the actor with the real
+//     cause, then stops it with [ErrDisconnected] itself. It returns as soon
+//     as the actor's lifetime context ends, which happens first thing when
+//     the actor stops; nothing waits for it, and it holds nothing.
+//   - The waiter's action goroutine (package waiter). perform runs the
+//     waiter on an Await goroutine, and the waiter runs the action (mouse
+//     and key events, a script, a navigation command) on a goroutine of its
+//     own, to watch for dialogs meanwhile. It ends when the action returns;
+//     the waiter cancels the action's context when it stops watching (a
+//     dialog, the deadline), which ends the action's CDP call.
+//   - The DOM-quiet probe (package waiter, through quietProbe and
+//     js/quiet.js). The waiter starts it after the action, and again after a
+//     navigation or a late response: one Runtime.evaluate that resolves once
+//     the DOM has been quiet, capped at 3 s × CPU in the page. A navigation,
+//     a restart or the end of the wait cancels it; it reports on a buffered
+//     channel, so it never blocks.
+//   - Find-text, for wait_for. findText, on the Await goroutine of its
+//     call, starts one goroutine per execution context, each a
+//     Runtime.callFunctionOn of js/findtext.js that resolves with the text
+//     found or after a slice of at most a second. The first text found
+//     cancels the others, and findText waits for all of them before it
+//     returns; WaitForText then starts another slice if nothing was found.
+//   - The script call of evaluate_script. runScript, on the waiter's action
+//     goroutine, runs the evaluation on a goroutine of its own, under a
+//     context without the deadline, so that a script past its deadline can
+//     be stopped (its in-page timer, then Runtime.terminateExecution) and
+//     its call left to finish rather than abandoned. It ends when the script
+//     returns or is stopped; runScript cancels its context when it returns.
+//   - errgroup fan-outs within one exchange: enabling the domains in init;
+//     one per frame for a snapshot, walked or read from the AX tree; closed
+//     shadow roots and opaque AX subtrees of a walk; uid lookups of a
+//     combobox's options (16 at a time). Each group is waited for before its
+//     exchange returns.
+//
+// The goroutines that read the CDP session and route its events belong to
+// the connection [Config.Attach] returns, not to the page. [Hooks] run on
+// the goroutine that sees the event: DialogOpened and EvaluateDone on the
+// run goroutine, ScriptTerminated on the waiter's action goroutine,
+// StaleDropped on the run goroutine.
+package page
