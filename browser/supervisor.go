@@ -37,8 +37,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/browser/cdpconn"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/snapshot"
 )

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )

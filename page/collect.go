@@ -28,8 +28,8 @@ import (
 	"github.com/mafredri/cdp/protocol/network"
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // ErrNoMessage is returned by [Actor.ConsoleMessage] for a msgid that names

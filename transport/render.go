@@ -13,7 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // fakeChrome answers every request with an empty result, after sending the
