@@ -40,7 +40,6 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
-	"github.com/tabhive/tabhive/page/snapshot"
 )
 
 // ErrNoPage is returned for a page id that does not name an open page: it
@@ -57,6 +56,11 @@ var ErrBrowserLost = errors.New("the browser connection was lost")
 
 // ErrShutdown is the cause of calls cut short by [Supervisor.Close].
 var ErrShutdown = errors.New("tabhive is shutting down")
+
+// ErrBrowserNotFound is returned (wrapped) by any call that must launch the
+// browser when no Chrome or Chromium binary can be found. Its message says
+// what to install or which flag to pass.
+var ErrBrowserNotFound = launch.ErrNotFound
 
 // Config says which browser to drive. The zero value of each field means its
 // documented default.
@@ -125,8 +129,8 @@ type Supervisor struct {
 	cfg       Config
 	log       zerolog.Logger
 	act       *actor.Actor
-	snapshots snapshot.Counter // snapshot ids for every page of the process
-	nextID    atomic.Int64     // page ids, never reused (DESIGN §3)
+	snapshots page.SnapshotCounter // snapshot ids for every page of the process
+	nextID    atomic.Int64         // page ids, never reused (DESIGN §3)
 	// generation counts browsers: 1 after the first launch or connection,
 	// one more after each relaunch or reconnection.
 	generation atomic.Int64

@@ -34,7 +34,7 @@ type Config struct {
 	Attach func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error)
 	// Snapshots hands out snapshot ids; one counter serves every page. If
 	// nil, the page gets a counter of its own.
-	Snapshots *snapshot.Counter
+	Snapshots *SnapshotCounter
 	// Logger receives the actor's logs, tagged with its page id.
 	Logger zerolog.Logger
 	// OnExit, if non-nil, is called once when the actor has stopped, with
@@ -52,6 +52,12 @@ type Config struct {
 	// session grants.
 	Grant func(ctx context.Context, browserContextID, permission string) error
 }
+
+// SnapshotCounter hands out snapshot ids, the first part of every uid. Its
+// owner shares one among all the pages of the process ([Config.Snapshots]),
+// so that a uid names one snapshot of one page (DESIGN §3). The zero value
+// starts at 1; a SnapshotCounter must not be copied after first use.
+type SnapshotCounter struct{ c snapshot.Counter }
 
 // Hooks are called when things worth counting happen on a page. Nil hooks
 // are skipped. They run on the page's goroutines and must not block.
@@ -79,7 +85,7 @@ type Actor struct {
 	attach   func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error)
 	log      zerolog.Logger
 	act      *actor.Actor
-	counter  *snapshot.Counter
+	counter  *SnapshotCounter
 	timeout  time.Duration
 	hooks    Hooks
 	grant    func(ctx context.Context, browserContextID, permission string) error
@@ -177,12 +183,12 @@ func Start(cfg Config) *Actor {
 		network:  collectors.NewNetwork(collectors.Config{}),
 	}
 	if a.counter == nil {
-		a.counter = new(snapshot.Counter)
+		a.counter = new(SnapshotCounter)
 	}
 	if a.timeout == 0 {
 		a.timeout = 15 * time.Second
 	}
-	a.ids = snapshot.NewIDs(a.counter)
+	a.ids = snapshot.NewIDs(&a.counter.c)
 	a.act = actor.New(actor.Config{
 		Name:    fmt.Sprintf("page %d", cfg.ID),
 		Events:  (*eventSource)(a),
