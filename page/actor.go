@@ -37,9 +37,15 @@ type Config struct {
 	Snapshots *SnapshotCounter
 	// Logger receives the actor's logs, tagged with its page id.
 	Logger zerolog.Logger
-	// OnExit, if non-nil, is called once when the actor has stopped, with
-	// the reason.
-	OnExit func(err error)
+	// OnNavigated, if non-nil, is told of each navigation that
+	// [Actor.Navigate] completed, with the main frame's URL and the
+	// document's title, before Navigate returns: the browser reports a new
+	// title a little after the document has it, and a page list made as soon
+	// as the navigation returns must show it. A page that navigated has a
+	// renderer again, even if it had crashed. It runs on a goroutine of its
+	// own while the actor keeps applying its events, and may block until ctx
+	// ends.
+	OnNavigated func(ctx context.Context, url, title string)
 	// ConnectTimeout bounds connecting and enabling domains. If zero, 15s.
 	ConnectTimeout time.Duration
 	// Hooks let the owner count what the page does.
@@ -89,6 +95,8 @@ type Actor struct {
 	timeout  time.Duration
 	hooks    Hooks
 	grant    func(ctx context.Context, browserContextID, permission string) error
+	// onNavigated is Config.OnNavigated.
+	onNavigated func(ctx context.Context, url, title string)
 
 	// Owned by the run goroutine; never touched elsewhere.
 	// Lifecycle: conn and c are set by init before any message runs.
@@ -170,17 +178,18 @@ var events = map[string]bool{
 // on the actor's goroutine, and calls made meanwhile wait in its mailbox.
 func Start(cfg Config) *Actor {
 	a := &Actor{
-		id:       cfg.ID,
-		targetID: cfg.TargetID,
-		attach:   cfg.Attach,
-		log:      cfg.Logger.With().Int("page", cfg.ID).Logger(),
-		counter:  cfg.Snapshots,
-		timeout:  cfg.ConnectTimeout,
-		hooks:    cfg.Hooks,
-		grant:    cfg.Grant,
-		frames:   map[string]*frame{},
-		console:  collectors.NewConsole(collectors.Config{}),
-		network:  collectors.NewNetwork(collectors.Config{}),
+		id:          cfg.ID,
+		targetID:    cfg.TargetID,
+		attach:      cfg.Attach,
+		log:         cfg.Logger.With().Int("page", cfg.ID).Logger(),
+		counter:     cfg.Snapshots,
+		timeout:     cfg.ConnectTimeout,
+		hooks:       cfg.Hooks,
+		grant:       cfg.Grant,
+		onNavigated: cfg.OnNavigated,
+		frames:      map[string]*frame{},
+		console:     collectors.NewConsole(collectors.Config{}),
+		network:     collectors.NewNetwork(collectors.Config{}),
 	}
 	if a.counter == nil {
 		a.counter = new(SnapshotCounter)
@@ -194,12 +203,9 @@ func Start(cfg Config) *Actor {
 		Events:  (*eventSource)(a),
 		Init:    a.init,
 		OnStale: cfg.Hooks.StaleDropped,
-		OnExit: func(err error) {
+		OnExit: func(error) {
 			if a.conn != nil {
 				a.conn.Close()
-			}
-			if cfg.OnExit != nil {
-				cfg.OnExit(err)
 			}
 		},
 		Logger: a.log,
