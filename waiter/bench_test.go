@@ -8,8 +8,8 @@ func BenchmarkFeedTake(b *testing.B) {
 	w := New(Config{})
 	for b.Loop() {
 		w.RequestStarted("1")
-		<-w.ready
-		if len(w.take()) != 1 {
+		<-w.events.Ready()
+		if len(w.events.Take()) != 1 {
 			b.Fatal("take found nothing")
 		}
 	}
@@ -25,7 +25,7 @@ func BenchmarkFeedBurst(b *testing.B) {
 		}
 	}()
 	for n := 0; n < b.N; {
-		<-w.ready
-		n += len(w.take())
+		<-w.events.Ready()
+		n += len(w.events.Take())
 	}
 }

@@ -1,15 +1,19 @@
 package cdpconn
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tabhive/tabhive/internal/queue"
+)
 
 // BenchmarkQueuePushTake is one event queued by the channel's reader and
 // taken by its owner: the cost of a session's event queue.
 func BenchmarkQueuePushTake(b *testing.B) {
-	q := &queue{ready: make(chan struct{}, 1)}
+	q := queue.New[Event](0, nil)
 	for b.Loop() {
-		q.push(Event{Method: "Page.loadEventFired"})
-		<-q.ready
-		if len(q.take()) != 1 {
+		q.Push(Event{Method: "Page.loadEventFired"})
+		<-q.Ready()
+		if len(q.Take()) != 1 {
 			b.Fatal("take found nothing")
 		}
 	}
@@ -18,14 +22,14 @@ func BenchmarkQueuePushTake(b *testing.B) {
 // BenchmarkQueueBurst is the reader queueing events from its goroutine
 // while the owner takes what is there at each wake-up.
 func BenchmarkQueueBurst(b *testing.B) {
-	q := &queue{ready: make(chan struct{}, 1)}
+	q := queue.New[Event](0, nil)
 	go func() {
 		for range b.N {
-			q.push(Event{Method: "Network.requestWillBeSent"})
+			q.Push(Event{Method: "Network.requestWillBeSent"})
 		}
 	}()
 	for n := 0; n < b.N; {
-		<-q.ready
-		n += len(q.take())
+		<-q.Ready()
+		n += len(q.Take())
 	}
 }
