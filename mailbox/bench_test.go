@@ -23,26 +23,37 @@ func BenchmarkSendReceive(b *testing.B) {
 	}
 }
 
-// BenchmarkSendersOneReceiver is an actor's inbox under load: senders on
-// every CPU, one receiver woken by Ready taking one item at a time.
-func BenchmarkSendersOneReceiver(b *testing.B) {
-	m := mailbox.New[int](1024)
+// BenchmarkAsk is an actor's inbox as package actor uses it: callers on
+// every CPU each send a message and wait for its reply; one receiver, woken
+// by Ready, answers them one at a time.
+func BenchmarkAsk(b *testing.B) {
+	m := mailbox.New[chan struct{}](1024)
 	ctx := context.Background()
+	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for n := 0; n < b.N; {
-			<-m.Ready()
-			if _, ok := m.Receive(); ok {
-				n++
+		for {
+			select {
+			case <-stop:
+				return
+			case <-m.Ready():
+				if reply, ok := m.Receive(); ok {
+					reply <- struct{}{}
+				}
 			}
 		}
 	}()
 	b.RunParallel(func(pb *testing.PB) {
+		reply := make(chan struct{}, 1)
 		for pb.Next() {
-			for m.Send(ctx, 1) != nil { // full: the receiver is behind
+			if err := m.Send(ctx, reply); err != nil {
+				b.Error(err)
+				return
 			}
+			<-reply
 		}
 	})
+	close(stop)
 	<-done
 }
