@@ -52,13 +52,14 @@ func (m *Mailbox[T]) Send(ctx context.Context, v T) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	switch err := m.q.Push(v); {
+	err := m.q.Push(v)
+	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, queue.ErrClosed):
 		return ErrClosed
-	case errors.Is(err, queue.ErrFull):
-		return ErrFull
 	}
-	return nil
+	return ErrFull
 }
 
 // Ready returns a channel that receives a value when items may be queued.
