@@ -23,8 +23,9 @@
 //
 // The run goroutine, stopped by [Supervisor.Close]; page actors, each
 // stopped by the supervisor when its tab goes away and all of them by Close;
-// and short goroutines that stop a page actor in the background, tracked and
-// waited for by Close.
+// one watcher per browser connection (watch), which ends with its
+// connection and is waited for by Close; and short goroutines that stop a
+// page actor in the background, tracked and waited for by Close.
 package browser
 
 import (
