@@ -10,7 +10,7 @@ import (
 	"github.com/mafredri/cdp/protocol/target"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mafredri/cdp/protocol/fetch"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // Policy decides which requests the browser may make: every request of

@@ -9,17 +9,23 @@
 // Chromium process and the registry. It publishes the registry as an
 // immutable value behind an atomic pointer after each change, so listing
 // pages and finding a page's actor never wait on anything: not on the
-// supervisor's mailbox, and never on a renderer (DESIGN §2 law 7). Its
-// handlers do no blocking I/O except launching or connecting; creating and
-// closing tabs happen on the caller's goroutine, over the browser connection,
-// which is safe for concurrent use.
+// supervisor's mailbox, and never on a renderer (DESIGN §2 law 7). Target
+// events keep the registry current; a page actor also reports each
+// navigation it completes (page.Config.OnNavigated), because the browser
+// reports a new title a little after the page has it. The handlers do no
+// blocking I/O except launching or connecting and creating an isolated
+// context (applying events meanwhile, through actor.Await); creating and
+// closing tabs, and loading a page in a new one ([Supervisor.OpenPage]),
+// happen on the caller's goroutine, over the browser connection, which is
+// safe for concurrent use, and through the page's actor.
 //
 // # Goroutines
 //
 // The run goroutine, stopped by [Supervisor.Close]; page actors, each
 // stopped by the supervisor when its tab goes away and all of them by Close;
-// and short goroutines that stop a page actor in the background, tracked and
-// waited for by Close.
+// one watcher per browser connection (watch), which ends with its
+// connection and is waited for by Close; and short goroutines that stop a
+// page actor in the background, tracked and waited for by Close.
 package browser
 
 import (
@@ -37,10 +43,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/browser/cdpconn"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
-	"github.com/tabhive/tabhive/page/snapshot"
 )
 
 // ErrNoPage is returned for a page id that does not name an open page: it
@@ -57,6 +62,11 @@ var ErrBrowserLost = errors.New("the browser connection was lost")
 
 // ErrShutdown is the cause of calls cut short by [Supervisor.Close].
 var ErrShutdown = errors.New("tabhive is shutting down")
+
+// ErrBrowserNotFound is returned (wrapped) by any call that must launch the
+// browser when no Chrome or Chromium binary can be found. Its message says
+// what to install or which flag to pass.
+var ErrBrowserNotFound = launch.ErrNotFound
 
 // Config says which browser to drive. The zero value of each field means its
 // documented default.
@@ -125,8 +135,8 @@ type Supervisor struct {
 	cfg       Config
 	log       zerolog.Logger
 	act       *actor.Actor
-	snapshots snapshot.Counter // snapshot ids for every page of the process
-	nextID    atomic.Int64     // page ids, never reused (DESIGN §3)
+	snapshots page.SnapshotCounter // snapshot ids for every page of the process
+	nextID    atomic.Int64         // page ids, never reused (DESIGN §3)
 	// generation counts browsers: 1 after the first launch or connection,
 	// one more after each relaunch or reconnection.
 	generation atomic.Int64
@@ -300,20 +310,23 @@ func (s *Supervisor) Info(id int) (PageInfo, bool) {
 	return e.PageInfo, ok
 }
 
-// NoteNavigated records that a page navigated, with the title it reported,
-// ahead of the browser's own update, so that a page list made at once shows
-// it; a crashed page that navigated has a renderer again.
-func (s *Supervisor) NoteNavigated(ctx context.Context, id int, url, title string) {
+// navigated records what a page actor reported at the end of a navigation
+// (page.Config.OnNavigated), ahead of the browser's own update, so that a
+// page list made at once shows the page's title; a crashed page that
+// navigated has a renderer again. The Target events already received are
+// applied first, so that the URL compared is the browser's latest.
+func (s *Supervisor) navigated(ctx context.Context, targetID, url, title string) {
 	actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
-		for _, e := range s.pages {
-			if e.ID == id {
-				e.Crashed = false
-				if e.URL == url {
-					e.Title = title
-				}
-				s.publish()
-			}
+		(*supervisorEvents)(s).Apply()
+		e := s.pages[targetID]
+		if e == nil {
+			return struct{}{}, nil
 		}
+		e.Crashed = false
+		if e.URL == url {
+			e.Title = title
+		}
+		s.publish()
 		return struct{}{}, nil
 	})
 }
@@ -365,6 +378,58 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 		return result{e.PageInfo, s.spawn(e)}, nil
 	})
 	return r.info, r.actor, err
+}
+
+// OpenPageOptions tune [Supervisor.OpenPage]. The zero value opens a
+// foreground tab in the default context and waits for the page's default
+// navigation timeout.
+type OpenPageOptions struct {
+	// Background opens the tab without bringing it to the front.
+	Background bool
+	// Context names an isolated browser context to open the page in,
+	// created on first use; "" is the default context.
+	Context string
+	// Timeout bounds the wait for the page to load. If zero, the page's
+	// default (see [page.Actor.Timeouts]).
+	Timeout time.Duration
+	// Opened, if non-nil, is called exactly once, on the caller's
+	// goroutine, before the page navigates: with the new page's id as soon
+	// as its tab exists, or with 0 when no tab could be opened. A caller
+	// that counts the pages it opened learns of this one before any popup
+	// it opens while loading.
+	Opened func(id int)
+}
+
+// OpenPage opens a tab, loads url in it and waits for it to settle, as
+// new_page does. about:blank is not navigated to: a new tab shows it
+// already. If the page cannot be loaded, its tab is closed again and the
+// navigation's error returned unwrapped (a [*page.NavigationError] when
+// Chrome refused or could not load url): the caller asked for a loaded
+// page and gets none.
+func (s *Supervisor) OpenPage(ctx context.Context, url string, opts OpenPageOptions) (PageInfo, error) {
+	info, p, err := s.NewPage(ctx, NewPageOptions{Background: opts.Background, Context: opts.Context})
+	if opts.Opened != nil {
+		opts.Opened(info.ID) // 0 when it failed
+	}
+	if err != nil {
+		return PageInfo{}, err
+	}
+	if url == "about:blank" {
+		return info, nil
+	}
+	// The actor tells the registry the page's new URL and title before
+	// Navigate returns (see navigated).
+	if _, err := p.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: url, Timeout: opts.Timeout}); err != nil {
+		// Leave nothing behind, even when the caller has given up.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		s.ClosePage(cctx, info.ID)
+		return PageInfo{}, err
+	}
+	if now, ok := s.Info(info.ID); ok {
+		info = now
+	}
+	return info, nil
 }
 
 // lostIfClosed says [ErrBrowserLost] for a browser-level call that failed
@@ -433,6 +498,11 @@ func (s *Supervisor) Close() error {
 
 // spawn returns e's running actor, starting one if needed. Run goroutine
 // only.
+//
+// An actor that stopped while its tab is still open (a handler panicked, its
+// session was lost) is not reaped when it exits: it stays in its entry,
+// costing nothing, until the page's next use finds it stopped ([Supervisor.Page]
+// checks Err) and spawn starts a fresh one, or the tab closes.
 func (s *Supervisor) spawn(e *entry) *page.Actor {
 	if e.actor != nil && e.actor.Err() == nil {
 		return e.actor
@@ -450,6 +520,9 @@ func (s *Supervisor) spawn(e *entry) *page.Actor {
 		Logger:    s.cfg.Logger,
 		Hooks:     s.cfg.PageHooks,
 		Grant:     s.grant,
+		OnNavigated: func(ctx context.Context, url, title string) {
+			s.navigated(ctx, targetID, url, title)
+		},
 	})
 	s.publish()
 	return e.actor

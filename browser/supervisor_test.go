@@ -13,7 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -136,6 +136,68 @@ func TestPopupGetsItsOwnActor(t *testing.T) {
 	}
 }
 
+// TestOpenPage: OpenPage reports the new tab before loading it, and a page
+// list made as soon as it returns shows the loaded page's URL and title, as
+// one made right after a navigation does. A page that cannot be loaded has
+// its tab closed again.
+func TestOpenPage(t *testing.T) {
+	t.Parallel()
+	s := newSupervisor(t)
+	mux := http.NewServeMux()
+	mux.Handle("/a", browsertest.HTML("Page A", `<p>A</p>`))
+	mux.Handle("/b", browsertest.HTML("Page B", `<p>B</p>`))
+	srv := browsertest.Serve(t, mux)
+	listed := func(id int) (browser.PageInfo, bool) {
+		t.Helper()
+		pages, err := s.Pages(ctx(t))
+		if err != nil {
+			t.Fatalf("Pages = %v", err)
+		}
+		for _, p := range pages {
+			if p.ID == id {
+				return p, true
+			}
+		}
+		return browser.PageInfo{}, false
+	}
+
+	var opened []int
+	info, err := s.OpenPage(ctx(t), srv.URL+"/a", browser.OpenPageOptions{Opened: func(id int) { opened = append(opened, id) }})
+	if err != nil {
+		t.Fatalf("OpenPage = %v", err)
+	}
+	if info.ID != 2 || len(opened) != 1 || opened[0] != 2 {
+		t.Fatalf("OpenPage = page %d, Opened called with %v; want page 2, [2]", info.ID, opened)
+	}
+	if p, _ := listed(2); p.URL != srv.URL+"/a" || p.Title != "Page A" {
+		t.Errorf("page list right after OpenPage: %q %q, want %q %q", p.URL, p.Title, srv.URL+"/a", "Page A")
+	}
+
+	a, err := s.Page(ctx(t), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/b"}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := listed(2); p.URL != srv.URL+"/b" || p.Title != "Page B" {
+		t.Errorf("page list right after Navigate: %q %q, want %q %q", p.URL, p.Title, srv.URL+"/b", "Page B")
+	}
+
+	opened = nil
+	_, err = s.OpenPage(ctx(t), "http://127.0.0.1:1/", browser.OpenPageOptions{Opened: func(id int) { opened = append(opened, id) }})
+	var ne *page.NavigationError
+	if !errors.As(err, &ne) {
+		t.Fatalf("OpenPage(unloadable) = %v, want a *page.NavigationError", err)
+	}
+	if len(opened) != 1 || opened[0] != 3 {
+		t.Fatalf("OpenPage(unloadable) called Opened with %v, want [3]", opened)
+	}
+	if _, ok := listed(3); ok {
+		t.Error("the tab of a page that could not load is still open")
+	}
+}
+
 func TestMissingBrowser(t *testing.T) {
 	t.Parallel()
 	s := browser.New(browser.Config{ExecutablePath: "/nonexistent/chromium", Headless: true, Isolated: true})
@@ -150,8 +212,8 @@ func TestNoBrowserOnPath(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	s := browser.New(browser.Config{Headless: true, Isolated: true})
 	defer s.Close()
-	if _, err := s.Pages(ctx(t)); !errors.Is(err, launch.ErrNotFound) {
-		t.Fatalf("Pages with no browser on PATH = %v, want launch.ErrNotFound", err)
+	if _, err := s.Pages(ctx(t)); !errors.Is(err, browser.ErrBrowserNotFound) {
+		t.Fatalf("Pages with no browser on PATH = %v, want ErrBrowserNotFound", err)
 	}
 }
 

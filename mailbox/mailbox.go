@@ -15,7 +15,8 @@ package mailbox
 import (
 	"context"
 	"errors"
-	"sync"
+
+	"github.com/tabhive/tabhive/internal/queue"
 )
 
 // ErrFull is returned by [Mailbox.Send] when the mailbox already holds its
@@ -32,12 +33,7 @@ var ErrClosed = errors.New("mailbox closed")
 //
 // The zero value is not usable; use [New].
 type Mailbox[T any] struct {
-	capacity int
-	ready    chan struct{} // holds one token while items are queued
-
-	mu     sync.Mutex // guards the fields below
-	items  []T        // queue; items[0] is the oldest
-	closed bool
+	q *queue.Queue[T] // bounded by the capacity
 }
 
 // New returns an empty mailbox that holds at most capacity items.
@@ -46,7 +42,7 @@ func New[T any](capacity int) *Mailbox[T] {
 	if capacity < 1 {
 		panic("mailbox: capacity must be at least 1")
 	}
-	return &Mailbox[T]{capacity: capacity, ready: make(chan struct{}, 1)}
+	return &Mailbox[T]{q: queue.New[T](capacity, nil)}
 }
 
 // Send queues v. It never blocks: it returns ctx's error if ctx is already
@@ -56,75 +52,28 @@ func (m *Mailbox[T]) Send(ctx context.Context, v T) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	m.mu.Lock()
+	err := m.q.Push(v)
 	switch {
-	case m.closed:
-		m.mu.Unlock()
+	case err == nil:
+		return nil
+	case errors.Is(err, queue.ErrClosed):
 		return ErrClosed
-	case len(m.items) >= m.capacity:
-		m.mu.Unlock()
-		return ErrFull
 	}
-	m.items = append(m.items, v)
-	m.mu.Unlock()
-	m.signal()
-	return nil
+	return ErrFull
 }
 
 // Ready returns a channel that receives a value when items may be queued.
 // After a receive from it, call [Mailbox.Receive] until it reports false, or
 // take one item: Receive re-arms the channel while items remain.
-func (m *Mailbox[T]) Ready() <-chan struct{} { return m.ready }
+func (m *Mailbox[T]) Ready() <-chan struct{} { return m.q.Ready() }
 
 // Receive removes and returns the oldest item. It reports false when the
 // mailbox is empty. It never blocks.
-func (m *Mailbox[T]) Receive() (T, bool) {
-	var zero T
-	m.mu.Lock()
-	if len(m.items) == 0 {
-		m.mu.Unlock()
-		return zero, false
-	}
-	v := m.items[0]
-	m.items[0] = zero // let the item be collected
-	m.items = m.items[1:]
-	more := len(m.items) > 0
-	if !more {
-		m.items = nil // release the backing array once drained
-	}
-	m.mu.Unlock()
-	if more {
-		m.signal()
-	}
-	return v, true
-}
+func (m *Mailbox[T]) Receive() (T, bool) { return m.q.Pop() }
 
 // Len reports how many items are queued.
-func (m *Mailbox[T]) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.items)
-}
+func (m *Mailbox[T]) Len() int { return m.q.Len() }
 
 // Close refuses all further sends and returns the items that were still
 // queued, oldest first. Calling Close again returns nil.
-func (m *Mailbox[T]) Close() []T {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil
-	}
-	m.closed = true
-	rest := m.items
-	m.items = nil
-	return rest
-}
-
-// signal leaves one token in ready without blocking; a token already there
-// is enough to wake the receiver.
-func (m *Mailbox[T]) signal() {
-	select {
-	case m.ready <- struct{}{}:
-	default:
-	}
-}
+func (m *Mailbox[T]) Close() []T { return m.q.Close() }

@@ -14,8 +14,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -33,12 +33,18 @@ type Config struct {
 	Attach func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error)
 	// Snapshots hands out snapshot ids; one counter serves every page. If
 	// nil, the page gets a counter of its own.
-	Snapshots *snapshot.Counter
+	Snapshots *SnapshotCounter
 	// Logger receives the actor's logs, tagged with its page id.
 	Logger zerolog.Logger
-	// OnExit, if non-nil, is called once when the actor has stopped, with
-	// the reason.
-	OnExit func(err error)
+	// OnNavigated, if non-nil, is told of each navigation that
+	// [Actor.Navigate] completed, with the main frame's URL and the
+	// document's title, before Navigate returns: the browser reports a new
+	// title a little after the document has it, and a page list made as soon
+	// as the navigation returns must show it. A page that navigated has a
+	// renderer again, even if it had crashed. It runs on a goroutine of its
+	// own while the actor keeps applying its events, and may block until ctx
+	// ends.
+	OnNavigated func(ctx context.Context, url, title string)
 	// ConnectTimeout bounds connecting and enabling domains. If zero, 15s.
 	ConnectTimeout time.Duration
 	// Hooks let the owner count what the page does.
@@ -51,6 +57,12 @@ type Config struct {
 	// session grants.
 	Grant func(ctx context.Context, browserContextID, permission string) error
 }
+
+// SnapshotCounter hands out snapshot ids, the first part of every uid. Its
+// owner shares one among all the pages of the process ([Config.Snapshots]),
+// so that a uid names one snapshot of one page (DESIGN §3). The zero value
+// starts at 1; a SnapshotCounter must not be copied after first use.
+type SnapshotCounter struct{ c snapshot.Counter }
 
 // Hooks are called when things worth counting happen on a page. Nil hooks
 // are skipped. They run on the page's goroutines and must not block.
@@ -78,10 +90,12 @@ type Actor struct {
 	attach   func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error)
 	log      zerolog.Logger
 	act      *actor.Actor
-	counter  *snapshot.Counter
+	counter  *SnapshotCounter
 	timeout  time.Duration
 	hooks    Hooks
 	grant    func(ctx context.Context, browserContextID, permission string) error
+	// onNavigated is Config.OnNavigated.
+	onNavigated func(ctx context.Context, url, title string)
 
 	// Written once, then read-only: conn is the page's CDP session and c
 	// its client.
@@ -149,36 +163,34 @@ type Dialog struct {
 // on the actor's goroutine, and calls made meanwhile wait in its mailbox.
 func Start(cfg Config) *Actor {
 	a := &Actor{
-		id:       cfg.ID,
-		targetID: cfg.TargetID,
-		attach:   cfg.Attach,
-		log:      cfg.Logger.With().Int("page", cfg.ID).Logger(),
-		counter:  cfg.Snapshots,
-		timeout:  cfg.ConnectTimeout,
-		hooks:    cfg.Hooks,
-		grant:    cfg.Grant,
-		frames:   map[string]*frame{},
-		console:  collectors.NewConsole(collectors.Config{}),
-		network:  collectors.NewNetwork(collectors.Config{}),
+		id:          cfg.ID,
+		targetID:    cfg.TargetID,
+		attach:      cfg.Attach,
+		log:         cfg.Logger.With().Int("page", cfg.ID).Logger(),
+		counter:     cfg.Snapshots,
+		timeout:     cfg.ConnectTimeout,
+		hooks:       cfg.Hooks,
+		grant:       cfg.Grant,
+		onNavigated: cfg.OnNavigated,
+		frames:      map[string]*frame{},
+		console:     collectors.NewConsole(collectors.Config{}),
+		network:     collectors.NewNetwork(collectors.Config{}),
 	}
 	if a.counter == nil {
-		a.counter = new(snapshot.Counter)
+		a.counter = new(SnapshotCounter)
 	}
 	if a.timeout == 0 {
 		a.timeout = 15 * time.Second
 	}
-	a.ids = snapshot.NewIDs(a.counter)
+	a.ids = snapshot.NewIDs(&a.counter.c)
 	a.act = actor.New(actor.Config{
 		Name:    fmt.Sprintf("page %d", cfg.ID),
 		Events:  (*eventSource)(a),
 		Init:    a.init,
 		OnStale: cfg.Hooks.StaleDropped,
-		OnExit: func(err error) {
+		OnExit: func(error) {
 			if a.conn != nil {
 				a.conn.Close()
-			}
-			if cfg.OnExit != nil {
-				cfg.OnExit(err)
 			}
 		},
 		Logger: a.log,

@@ -24,8 +24,8 @@ import (
 
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/internal/format"
 )
 

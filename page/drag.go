@@ -7,7 +7,7 @@ import (
 
 	"github.com/mafredri/cdp/protocol/input"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // dragSettle is how long a drag waits for Chrome to report an HTML5 drag

@@ -14,7 +14,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 )
 

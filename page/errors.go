@@ -3,6 +3,8 @@ package page
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tabhive/tabhive/actor"
 )
 
 // ErrNoSnapshot is returned when a tool needs a uid but the page has no
@@ -22,6 +24,17 @@ var ErrClosed = errors.New("page closed")
 // closed under it, or could not be opened, and nobody said why within
 // [goneWait]: rpcc's wording names sockets, not what happened.
 var ErrDisconnected = errors.New("its DevTools connection was lost: the tab was closed or the browser exited")
+
+// ErrStopped is returned, wrapped with the reason the page's actor stopped
+// (such as [ErrClosed]), for a call made to a page whose actor has stopped,
+// or that was still queued when it stopped. It is [actor.ErrStopped]
+// itself, so it matches the error of any stopped actor.
+var ErrStopped = actor.ErrStopped
+
+// ErrBusy is returned when the page has too many calls queued. The call was
+// not queued; it may be retried once some have finished. It is
+// [actor.ErrBusy] itself, so it matches the error of any full actor.
+var ErrBusy = actor.ErrBusy
 
 // UIDError reports a uid that does not resolve on the page.
 type UIDError struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // events are the CDP events the actor applies; others are dropped at the

@@ -13,7 +13,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // Navigation kinds, as navigate_page names them.
@@ -91,8 +91,23 @@ func (a *Actor) Navigate(ctx context.Context, nav Navigation) (NavigationResult,
 			a.crashed = true
 			return res, fmt.Errorf("%w: %w", ErrCrashed, err)
 		}
+		if err == nil {
+			a.navigated(ctx, res)
+		}
 		return res, err
 	})
+}
+
+// navigated tells the actor's owner that a navigation completed
+// ([Config.OnNavigated]), applying the page's events while it listens.
+func (a *Actor) navigated(ctx context.Context, res NavigationResult) {
+	if a.onNavigated == nil {
+		return
+	}
+	a.act.Await(ctx, func(ctx context.Context) error {
+		a.onNavigated(ctx, res.URL, res.Title)
+		return nil
+	}, nil)
 }
 
 func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult, error) {

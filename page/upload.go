@@ -9,7 +9,7 @@ import (
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // fileChooserTimeout bounds the wait for a click to open a file chooser

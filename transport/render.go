@@ -11,9 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser"
-	"github.com/tabhive/tabhive/browser/launch"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -244,17 +242,17 @@ func sentence(err error) string {
 		return "No open dialog found"
 	case errors.Is(err, page.ErrCrashed):
 		return "The page's renderer crashed; other pages are unaffected. Navigate it (navigate_page) to load it again, or close it with close_page."
-	case errors.Is(err, launch.ErrNotFound):
-		return capitalize(launch.ErrNotFound.Error()) + "."
+	case errors.Is(err, browser.ErrBrowserNotFound):
+		return capitalize(browser.ErrBrowserNotFound.Error()) + "."
 	case errors.Is(err, browser.ErrBrowserLost):
 		return "The browser connection was lost. The next call starts a new browser, or reconnects to it; call list_pages to see its pages."
 	case errors.Is(err, page.ErrClosed):
 		return "The page was closed while the call ran. Call list_pages to see open pages."
 	case errors.Is(err, page.ErrDisconnected):
 		return "The page went away while the call ran (" + page.ErrDisconnected.Error() + "). Call list_pages to see open pages."
-	case errors.Is(err, actor.ErrStopped):
+	case errors.Is(err, page.ErrStopped):
 		return "The page went away while the call ran (" + rootCause(err) + "). Call list_pages to see open pages."
-	case errors.Is(err, actor.ErrBusy):
+	case errors.Is(err, page.ErrBusy):
 		return "The page has too many calls queued; wait for some to finish and retry."
 	case errors.Is(err, context.Canceled):
 		return "The call was cancelled."

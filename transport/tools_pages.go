@@ -107,27 +107,21 @@ func runNewPage(ctx context.Context, c *call, a *newPageArgs) error {
 	if err != nil {
 		return err
 	}
-	info, p, err := c.s.sup.NewPage(ctx, browser.NewPageOptions{Background: a.Background, Context: c.sess.contextName(a.IsolatedContext)})
-	opened(info.ID) // 0 when it failed
+	tab := 0 // the page opened for this call, 0 while none
+	info, err := c.s.sup.OpenPage(ctx, a.URL, browser.OpenPageOptions{
+		Background: a.Background,
+		Context:    c.sess.contextName(a.IsolatedContext),
+		Timeout:    millis(a.Timeout, 0),
+		Opened:     func(id int) { tab = id; opened(id) },
+	})
 	if err != nil {
+		if tab != 0 {
+			c.r.pages = true // it was opened, then closed again
+		}
+		if ne, ok := errorsAs[*page.NavigationError](err); ok {
+			return fmt.Errorf("could not load %s in a new page: %s; no page was opened", a.URL, ne.Reason)
+		}
 		return err
-	}
-	if a.URL != "about:blank" {
-		res, err := p.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: a.URL, Timeout: millis(a.Timeout, 0)})
-		if err == nil {
-			c.s.sup.NoteNavigated(ctx, info.ID, res.URL, res.Title)
-		}
-		if err != nil {
-			// Leave nothing behind: the agent asked for a loaded page.
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			c.s.sup.ClosePage(cctx, info.ID)
-			c.r.pages = true
-			if ne, ok := errorsAs[*page.NavigationError](err); ok {
-				return fmt.Errorf("could not load %s in a new page: %s; no page was opened", a.URL, ne.Reason)
-			}
-			return err
-		}
 	}
 	c.sess.selectPage(info.ID)
 	c.r.pages = true
@@ -172,7 +166,6 @@ func runNavigate(ctx context.Context, c *call, a *navigateArgs) error {
 	if err != nil {
 		return err
 	}
-	c.s.sup.NoteNavigated(ctx, c.pageID, res.URL, res.Title)
 	c.r.state(res.State)
 	switch res.BeforeUnload {
 	case "accepted":

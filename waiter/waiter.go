@@ -38,8 +38,9 @@ package waiter
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
+
+	"github.com/tabhive/tabhive/internal/queue"
 )
 
 // Page is what the waiter needs from the page besides its events.
@@ -117,12 +118,10 @@ type event struct {
 
 // Waiter waits for the consequences of one action. Create it with [New].
 type Waiter struct {
-	cfg   Config
-	ready chan struct{}
-
-	mu     sync.Mutex // guards queue
-	queue  []event
-	closed bool
+	cfg Config
+	// events are fed by the page actor and taken by Run; closed when Run
+	// returns, after which feeding drops them.
+	events *queue.Queue[event]
 }
 
 // New returns a waiter for one action.
@@ -136,7 +135,7 @@ func New(cfg Config) *Waiter {
 	if cfg.NavigationTimeout <= 0 {
 		cfg.NavigationTimeout = scale(navigationCap, cfg.Network)
 	}
-	return &Waiter{cfg: cfg, ready: make(chan struct{}, 1)}
+	return &Waiter{cfg: cfg, events: queue.New[event](0, nil)}
 }
 
 func scale(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }
@@ -160,34 +159,8 @@ func (w *Waiter) RequestStarted(id string) { w.push(event{kind: requestStarted, 
 // RequestFinished reports that a request finished or failed.
 func (w *Waiter) RequestFinished(id string) { w.push(event{kind: requestFinished, id: id}) }
 
-func (w *Waiter) push(e event) {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		return
-	}
-	w.queue = append(w.queue, e)
-	w.mu.Unlock()
-	select {
-	case w.ready <- struct{}{}:
-	default:
-	}
-}
-
-func (w *Waiter) take() []event {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	q := w.queue
-	w.queue = nil
-	return q
-}
-
-func (w *Waiter) close() {
-	w.mu.Lock()
-	w.closed = true
-	w.queue = nil
-	w.mu.Unlock()
-}
+// push queues e for Run; after Run returned it is dropped (ErrClosed).
+func (w *Waiter) push(e event) { w.events.Push(e) }
 
 // act runs action while watching for dialogs: a dialog that the action
 // opens (an alert() in a click handler) keeps the action's input event from
@@ -200,19 +173,20 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 	// The goroutine ends when action returns, which it does once actx is
 	// cancelled at the latest.
 	go func() { result <- action(actx) }()
-	// Events other than dialogs are held here and put back once, when the
-	// action is over: putting them back at each wake-up would signal ready
-	// again and spin until the action returns.
+	// Events other than dialogs are held here and put back at the head of
+	// the queue once, when the action is over, for the wait after it:
+	// putting them back at each wake-up would signal ready again and spin
+	// until the action returns.
 	var held []event
-	defer func() { w.requeue(held) }()
+	defer func() { w.events.PushFront(held) }()
 	for {
 		select {
 		case err := <-result:
 			return res, err != nil, err
 		case <-ctx.Done():
 			return res, true, context.Cause(ctx)
-		case <-w.ready:
-			for _, e := range w.take() {
+		case <-w.events.Ready():
+			for _, e := range w.events.Take() {
 				if e.kind != dialogOpened {
 					held = append(held, e)
 					continue
@@ -228,21 +202,6 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 	}
 }
 
-// requeue puts events back at the head of the queue, for the wait after the
-// action to see.
-func (w *Waiter) requeue(events []event) {
-	if len(events) == 0 {
-		return
-	}
-	w.mu.Lock()
-	w.queue = append(events, w.queue...)
-	w.mu.Unlock()
-	select {
-	case w.ready <- struct{}{}:
-	default:
-	}
-}
-
 // errNavigating cancels a quiet wait whose document is being replaced.
 var errNavigating = errors.New("navigation started")
 
@@ -252,7 +211,7 @@ var errNavigating = errors.New("navigation started")
 // its cap, and Run returns what it saw. Run returns ctx's cause if ctx ends
 // first. A Waiter must not be reused after Run.
 func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Context) error) (res Result, err error) {
-	defer w.close()
+	defer w.events.Close()
 	cpu, net := w.cfg.CPU, w.cfg.Network
 	if !w.cfg.SkipStableDOM {
 		// Bounded: a paused renderer must not hang the setup (upstream #2427).
@@ -301,7 +260,7 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 	var navTimer <-chan time.Time
 
 	for {
-		for _, e := range w.take() {
+		for _, e := range w.events.Take() {
 			switch e.kind {
 			case dialogOpened:
 				if w.cfg.HandleDialog != nil && w.cfg.HandleDialog(ctx, e.id) {
@@ -354,7 +313,7 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		select {
 		case <-ctx.Done():
 			return res, context.Cause(ctx)
-		case <-w.ready:
+		case <-w.events.Ready():
 		case <-probe.C:
 			probed = true
 		case <-reqCap.C:

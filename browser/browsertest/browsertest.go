@@ -31,8 +31,8 @@ import (
 	"github.com/mafredri/cdp/protocol/target"
 	"go.uber.org/goleak"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/launch"
 )
 
 // Browser is the shared Chromium of a test binary.

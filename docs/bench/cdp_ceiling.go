@@ -8,7 +8,9 @@
 //
 //	go run ./docs/bench/cdp_ceiling.go -agents 8 -iterations 5
 //
-// Chromium is started with tabhive's own launcher (same flags, headless).
+// Chromium is started with tabhive's own launcher (same flags, headless),
+// with a DevTools port rather than the pipe tabhive drives it over, so that
+// each page gets a WebSocket of its own.
 // Each of the -agents agents does one unmeasured warm-up iteration, then
 // -iterations measured ones, each on a page of its own (a tab with focus
 // emulation, as tabhive opens them; -new-window for a window each): open /button-async and wait for its load, snapshot
@@ -44,8 +46,8 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/protocol/target"
-	"github.com/tabhive/tabhive/browser/cdpconn"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/launch"
 )
 
 // fixture wraps a body as fixtures/server.mjs's page() does.
@@ -108,13 +110,13 @@ func run(agents, iterations int, chromium, label string, newWindow bool) error {
 	base := "http://" + ln.Addr().String()
 
 	ctx := context.Background()
-	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: chromium, Headless: true})
+	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: chromium, Headless: true, DebuggingPort: true})
 	if err != nil {
 		return fmt.Errorf("launch chromium: %w", err)
 	}
 	defer proc.Close()
 	// The browser connection only creates and closes targets: no events.
-	browser, err := cdpconn.Dial(ctx, proc.WebSocketURL(), func(string) bool { return false })
+	browser, err := cdpconn.Dial(ctx, proc.WebSocketURL(), cdpconn.Options{Keep: func(string) bool { return false }})
 	if err != nil {
 		return fmt.Errorf("connect to browser: %w", err)
 	}
@@ -281,9 +283,9 @@ func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
 		return nil, fmt.Errorf("create target: %w", err)
 	}
 	p := &tab{b: b, id: r.TargetID}
-	p.conn, err = cdpconn.Dial(ctx, "ws://"+b.wsHost+"/devtools/page/"+string(r.TargetID), func(m string) bool {
+	p.conn, err = cdpconn.Dial(ctx, "ws://"+b.wsHost+"/devtools/page/"+string(r.TargetID), cdpconn.Options{Keep: func(m string) bool {
 		return m == "Page.frameNavigated" || m == "Page.loadEventFired"
-	})
+	}})
 	if err == nil {
 		err = p.conn.Client.Page.Enable(ctx)
 	}

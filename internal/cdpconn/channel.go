@@ -15,6 +15,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/internal/queue"
 )
 
 // channel is one connection to a browser carrying every session's
@@ -79,11 +81,7 @@ func open(ctx context.Context, fio frameIO, opts Options) (*Conn, error) {
 
 // open registers a session and gives it an rpcc connection.
 func (ch *channel) open(ctx context.Context, id string, opts Options) (*Conn, error) {
-	s := &session{id: id, ch: ch, keep: opts.Keep, wake: make(chan struct{}, 1)}
-	s.events.ready = opts.Ready
-	if s.events.ready == nil {
-		s.events.ready = make(chan struct{}, 1)
-	}
+	s := &session{id: id, ch: ch, keep: opts.Keep, events: queue.New[Event](0, opts.Ready), wake: make(chan struct{}, 1)}
 	ch.mu.Lock()
 	if ch.err != nil {
 		err := ch.err
@@ -235,7 +233,7 @@ func (ch *channel) route(m *message) {
 	}
 	if m.Method != "" {
 		if s.keep == nil || s.keep(m.Method) {
-			s.events.push(Event{Method: m.Method, Params: m.Params})
+			s.events.Push(Event{Method: m.Method, Params: m.Params}) // never full, never closed
 		}
 		return
 	}
@@ -325,7 +323,7 @@ type session struct {
 	id     string
 	ch     *channel
 	keep   func(string) bool
-	events queue
+	events *queue.Queue[Event] // unbounded: the reader never waits on an owner
 
 	mu      sync.Mutex // guards replies and err
 	replies []rpcc.Response

@@ -13,7 +13,7 @@ import (
 
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/browser/cdpconn"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
 // fakePipe is the browser's end of a DevTools pipe: it reads commands and

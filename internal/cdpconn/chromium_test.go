@@ -9,8 +9,8 @@ import (
 	"github.com/mafredri/cdp/protocol/target"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/cdpconn"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/launch"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }

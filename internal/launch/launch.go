@@ -118,7 +118,8 @@ type Process struct {
 	closeErr  error
 }
 
-// Start launches Chromium and waits until its DevTools endpoint is announced.
+// Start launches Chromium and waits until it answers on its DevTools pipe
+// (with [Options.DebuggingPort]: until it announces its port).
 func Start(ctx context.Context, opts Options) (*Process, error) {
 	exe, err := FindExecutable(opts.ExecutablePath)
 	if err != nil {

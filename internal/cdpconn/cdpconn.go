@@ -48,7 +48,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
@@ -102,10 +101,10 @@ type Conn struct {
 }
 
 // Ready returns a channel that receives a value when events may be queued.
-func (c *Conn) Ready() <-chan struct{} { return c.sess.events.ready }
+func (c *Conn) Ready() <-chan struct{} { return c.sess.events.Ready() }
 
 // Take removes and returns every queued event, oldest first.
-func (c *Conn) Take() []Event { return c.sess.events.take() }
+func (c *Conn) Take() []Event { return c.sess.events.Take() }
 
 // Done returns a channel that is closed when the session is gone: closed
 // by us, detached by Chrome (its target closed), or its channel gone (the
@@ -173,28 +172,3 @@ func (c *Conn) Attach(ctx context.Context, targetID string, opts Options) (*Conn
 
 // errClosedByOwner closes a channel whose browser connection was closed.
 var errClosedByOwner = errors.New("connection closed")
-
-// queue is an unbounded FIFO of events with a one-token ready channel.
-type queue struct {
-	ready  chan struct{}
-	mu     sync.Mutex // guards events
-	events []Event
-}
-
-func (q *queue) push(e Event) {
-	q.mu.Lock()
-	q.events = append(q.events, e)
-	q.mu.Unlock()
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
-}
-
-func (q *queue) take() []Event {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ev := q.events
-	q.events = nil
-	return ev
-}

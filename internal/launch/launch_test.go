@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/launch"
+	"github.com/tabhive/tabhive/internal/launch"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
