@@ -13,7 +13,6 @@ import (
 	"github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/emulation"
 	"github.com/mafredri/cdp/protocol/network"
-	"github.com/mafredri/cdp/protocol/page"
 	cdptarget "github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
 )
@@ -425,58 +424,6 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 	s.cur.Viewport = e.Viewport
 	if m.mobile != before.mobile || m.touch != before.touch {
 		return a.reloadForMetrics(ctx)
-	}
-	return nil
-}
-
-// setMetrics makes m the page's device metrics override, unless it already
-// is.
-func (a *Actor) setMetrics(ctx context.Context, m metrics) error {
-	if m == a.emu.applied {
-		return nil
-	}
-	err := a.call(ctx, func(ctx context.Context) error {
-		if !m.set {
-			if err := a.c.Emulation.ClearDeviceMetricsOverride(ctx); err != nil {
-				return err
-			}
-			return a.c.Emulation.SetTouchEmulationEnabled(ctx, emulation.NewSetTouchEmulationEnabledArgs(false))
-		}
-		args := emulation.NewSetDeviceMetricsOverrideArgs(m.width, m.height, m.dpr, m.mobile)
-		if m.orient {
-			o := emulation.ScreenOrientation{Type: "portraitPrimary", Angle: 0}
-			if m.landscape {
-				o = emulation.ScreenOrientation{Type: "landscapePrimary", Angle: 90}
-			}
-			args.SetScreenOrientation(o)
-		}
-		if err := a.c.Emulation.SetDeviceMetricsOverride(ctx, args); err != nil {
-			return err
-		}
-		return a.c.Emulation.SetTouchEmulationEnabled(ctx, emulation.NewSetTouchEmulationEnabledArgs(m.touch))
-	})
-	if err != nil {
-		return err
-	}
-	a.emu.applied = m
-	return nil
-}
-
-// reloadForMetrics reloads the page after the mobile or touch flag changed,
-// waiting for it as navigate_page does: whether a page offers touch events
-// ('ontouchstart' in window) is fixed when its document is created.
-func (a *Actor) reloadForMetrics(ctx context.Context) error {
-	opts := actionOptions{
-		navigationTimeout: a.emu.timeouts().Navigation,
-		handleDialog: func(typ string) (dialogAnswer, bool) {
-			return dialogAnswer{accept: true}, typ == "beforeunload"
-		},
-	}
-	_, err := a.perform(ctx, opts, func(ctx context.Context, _ *actionProgress) error {
-		return a.c.Page.Reload(ctx, page.NewReloadArgs())
-	})
-	if err != nil {
-		return fmt.Errorf("reload for the new viewport: %w", err)
 	}
 	return nil
 }
