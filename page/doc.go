@@ -95,12 +95,13 @@
 //     own, to watch for dialogs meanwhile. It ends when the action returns;
 //     the waiter cancels the action's context when it stops watching (a
 //     dialog, the deadline), which ends the action's CDP call.
-//   - The DOM-quiet probe (package waiter, through quietProbe and
-//     js/quiet.js). The waiter starts it after the action, and again after a
-//     navigation or a late response: one Runtime.evaluate that resolves once
-//     the DOM has been quiet, capped at 3 s × CPU in the page. A navigation,
-//     a restart or the end of the wait cancels it; it reports on a buffered
-//     channel, so it never blocks.
+//   - The settle wait (package waiter, through causalProbe and
+//     js/causal.js). The waiter starts it after the action, and again on a
+//     new document after a navigation: one Runtime call that resolves once
+//     nothing the action caused is pending in the page and the DOM has been
+//     quiet, bounded in the page (requests 3 s × network, the rest 3 s ×
+//     CPU). A navigation or the end of the wait cancels it; it reports on a
+//     buffered channel, so it never blocks.
 //   - Find-text, for wait_for. findText, on the Await goroutine of its
 //     call, starts one goroutine per execution context, each a
 //     Runtime.callFunctionOn of js/findtext.js that resolves with the text

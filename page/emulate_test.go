@@ -33,6 +33,7 @@ func emulationSite(t *testing.T) string {
 func emulationRoutes() map[string]http.Handler {
 	return map[string]http.Handler{
 		"/": browsertest.HTML("Probe", `<button onclick="">Nothing</button>
+<button onclick="setTimeout(() => { document.title = 'late' }, 1500)">Late</button>
 <button onclick="alert('emulation dialog')">Alert</button>`),
 		"/echo": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
@@ -295,21 +296,32 @@ func TestEmulateResetsOmittedSettings(t *testing.T) {
 	}
 }
 
-// TestEmulatedCPUSlowsTheWaiter: the post-action waiter's quiet window is
-// 100 ms × CPU, so under a rate of 4 a click that changes nothing takes
-// about 400 ms.
-func TestEmulatedCPUSlowsTheWaiter(t *testing.T) {
+// TestEmulatedCPUStretchesTheWait: the waiter's horizon is 1 s × CPU. At
+// full speed a click that sets a timer of 1.5 s returns without waiting for
+// it and says it is pending; under a rate of 4 the timer is within the
+// horizon and its effect is waited for.
+func TestEmulatedCPUStretchesTheWait(t *testing.T) {
 	t.Parallel()
-	a, _ := openProbed(t, emulationSite(t)+"/")
-	emulate(t, a, page.Emulation{CPU: 4})
-	uid := uidOf(t, snap(t, a), "button", "Nothing")
-	start := time.Now()
+	a, p := openProbed(t, emulationSite(t)+"/")
+	uid := uidOf(t, snap(t, a), "button", "Late")
 	res, err := a.Click(ctx(t), uid, false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
-	if took := time.Since(start); took < 350*time.Millisecond {
-		t.Errorf("no-op click under a 4x CPU slowdown took %v, want at least ~400ms", took)
+	if len(res.Pending) != 1 || res.Pending[0] != "a timer of 1.5 s" {
+		t.Errorf("click at full speed: Pending = %q, want the 1.5 s timer", res.Pending)
+	}
+	if got := p.str(`document.title`); got == "late" {
+		t.Errorf("click at full speed waited for a timer past the horizon")
+	}
+	emulate(t, a, page.Emulation{CPU: 4})
+	uid = uidOf(t, snap(t, a), "button", "Late")
+	res, err = a.Click(ctx(t), uid, false, page.InputOptions{})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if got := p.str(`document.title`); got != "late" || len(res.Pending) != 0 {
+		t.Errorf("click under a 4x CPU slowdown: title %q, Pending %q; want the timer's effect waited for", got, res.Pending)
 	}
 	checkEmulation(t, "click's State.Emulation", res.State.Emulation, page.Emulation{CPU: 4})
 }

@@ -16,11 +16,11 @@ import (
 	"github.com/tabhive/tabhive/waiter"
 )
 
-// quietJS evaluates to {arm(), wait(quiet, max)}: the DOM-quiet recorder of
-// the post-action waiter.
+// causalJS evaluates to install(counting, lifetime), the causal tracker of
+// the post-action waiter (issue 12; package waiter says what it follows).
 //
-//go:embed js/quiet.js
-var quietJS string
+//go:embed js/causal.js
+var causalJS string
 
 // findTextJS is a function (texts, ms) that resolves with the first of texts
 // found in its frame, or null after ms.
@@ -28,28 +28,86 @@ var quietJS string
 //go:embed js/findtext.js
 var findTextJS string
 
-// quietProbe implements [waiter.Page] over a page's CDP client. It runs on
-// the waiter's goroutine and touches no actor state.
-type quietProbe struct{ c *cdp.Client }
-
-func (p quietProbe) ArmQuiet(ctx context.Context) error {
-	_, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("void "+strings.TrimSpace(quietJS)+".arm()"))
-	return err
+// causalProbe implements [waiter.Page] over a page's CDP client, with the
+// causal tracker of page/js/causal.js in the page's main world. One serves
+// one action, on the waiter's goroutine; it touches no actor state. The
+// tracker is held by reference (tracker), never through a global, so the
+// page cannot reach it; it restores the page when it settles, and stops
+// itself after trackerLifetime if the wait was cut short (a dialog, a
+// deadline).
+type causalProbe struct {
+	c       *cdp.Client
+	tracker runtime.RemoteObjectID // "" until Track succeeded
 }
 
-func (p quietProbe) WaitQuiet(ctx context.Context, window, quiet, max time.Duration) error {
-	expr := fmt.Sprintf("%s.wait(%d, %d, %d)", strings.TrimSpace(quietJS), window.Milliseconds(), quiet.Milliseconds(), max.Milliseconds())
-	r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
+// trackerLifetime bounds how long a tracker stays in a page that nobody
+// settled: longer than any wait it serves.
+const trackerLifetime = 5 * time.Minute
+
+func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
+	expr := fmt.Sprintf("(%s)(true, %d, %d)", strings.TrimSpace(causalJS), trackerLifetime.Milliseconds(), horizon.Milliseconds())
+	r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr))
 	if err != nil {
 		return err
 	}
 	if r.ExceptionDetails != nil {
-		return fmt.Errorf("quiet wait: %s", r.ExceptionDetails.Text)
+		return fmt.Errorf("install the causal tracker: %s", exceptionText(r.ExceptionDetails))
 	}
-	if string(r.Result.Value) == `"cap"` {
-		return context.DeadlineExceeded
+	if r.Result.ObjectID == nil {
+		return errors.New("install the causal tracker: no tracker returned")
 	}
+	p.tracker = *r.Result.ObjectID
 	return nil
+}
+
+func (p *causalProbe) InputDone(ctx context.Context) {
+	if p.tracker == "" {
+		return
+	}
+	p.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs("function () { this.end() }").SetObjectID(p.tracker))
+}
+
+func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
+	opts, err := json.Marshal(map[string]int64{
+		"tail": s.Tail.Milliseconds(), "min": s.Min.Milliseconds(), "horizon": s.Horizon.Milliseconds(),
+		"requests": s.Requests.Milliseconds(), "max": s.Max.Milliseconds(),
+	})
+	if err != nil {
+		return waiter.Settled{}, err
+	}
+	var (
+		value json.RawMessage
+		exc   *runtime.ExceptionDetails
+	)
+	if s.Fresh || p.tracker == "" {
+		// A document nobody followed: a tracker that counts nothing waits
+		// for its DOM alone.
+		expr := fmt.Sprintf("(%s)(false, %d, %d).settle(%s)", strings.TrimSpace(causalJS), trackerLifetime.Milliseconds(), s.Horizon.Milliseconds(), opts)
+		r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
+		if err != nil {
+			return waiter.Settled{}, err
+		}
+		value, exc = r.Result.Value, r.ExceptionDetails
+	} else {
+		args := runtime.NewCallFunctionOnArgs("function (o) { return this.settle(o) }").SetObjectID(p.tracker).
+			SetArguments([]runtime.CallArgument{{Value: opts}}).SetAwaitPromise(true).SetReturnByValue(true)
+		r, err := p.c.Runtime.CallFunctionOn(ctx, args)
+		if err != nil {
+			return waiter.Settled{}, err
+		}
+		value, exc = r.Result.Value, r.ExceptionDetails
+	}
+	if exc != nil {
+		return waiter.Settled{}, fmt.Errorf("settle: %s", exceptionText(exc))
+	}
+	var st struct {
+		Reason  string   `json:"reason"`
+		Pending []string `json:"pending"`
+	}
+	if err := json.Unmarshal(value, &st); err != nil {
+		return waiter.Settled{}, fmt.Errorf("settle: %w", err)
+	}
+	return waiter.Settled{Reason: st.Reason, Pending: st.Pending}, nil
 }
 
 // headroom is how much of a call's budget an inner wait leaves unused, so
@@ -82,6 +140,10 @@ type ActionResult struct {
 	// Dialog reports that the action opened a JavaScript dialog; State.Dialog
 	// says which.
 	Dialog bool
+	// Pending describes work the action caused that was not waited for,
+	// such as "a timer of 5 s": set too far ahead, or running on without
+	// changing the page (package waiter).
+	Pending []string
 	State
 }
 
@@ -166,17 +228,26 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	progress := &actionProgress{}
 	// The waiter stops at dialogs itself (or handles them), so the wait is
 	// interrupted only by a crash.
+	// What the wait saw, from the Await goroutine, which may still run when
+	// Await returns at the deadline: then nothing is read.
+	waited := make(chan waiter.Result, 1)
 	err := a.act.Await(wctx, func(ctx context.Context) error {
-		_, err := w.Run(ctx, quietProbe{a.c}, func(ctx context.Context) error {
+		r, err := w.Run(ctx, &causalProbe{c: a.c}, func(ctx context.Context) error {
 			if err := action(ctx, progress); err != nil {
 				return &actionError{err}
 			}
 			acted.Store(true)
 			return nil
 		})
+		waited <- r
 		return err
 	}, a.crashCheck)
 	var res ActionResult
+	select {
+	case r := <-waited:
+		res.Pending = r.Pending
+	default:
+	}
 	var ae *actionError
 	switch _, isDialog := errDialog(err); {
 	case err == nil:

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,7 +19,7 @@ import (
 func emulationFixtures(t *testing.T) string {
 	mux := http.NewServeMux()
 	mux.Handle("/probe", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		browsertest.HTML("Probe", fmt.Sprintf(`<p>ua=%s</p><p>x-test=%s</p><p id=seen></p><button onclick="">Nothing</button>
+		browsertest.HTML("Probe", fmt.Sprintf(`<p>ua=%s</p><p>x-test=%s</p><p id=seen></p><button onclick="">Nothing</button><button onclick="setTimeout(() => { seen.textContent = 'late' }, 1500)">Late</button>
 <script>
 function show() { seen.textContent = 'dark=' + matchMedia('(prefers-color-scheme: dark)').matches + ' size=' + innerWidth + 'x' + innerHeight + ' dpr=' + devicePixelRatio }
 show(); addEventListener('resize', show); matchMedia('(prefers-color-scheme: dark)').addEventListener('change', show)
@@ -113,22 +112,25 @@ func uaOf(t *testing.T, snapshot string) string {
 	return rest[:strings.IndexByte(rest, '"')]
 }
 
-// TestEmulatedCPUScalesTheWait: a no-op click waits 100 ms × CPU for the
-// DOM to settle; at a rate of 4 that is about 400 ms.
+// TestEmulatedCPUScalesTheWait: the waiter's horizon is 1 s × CPU. At full
+// speed a click that sets a timer of 1.5 s returns at once and says the
+// timer is still pending; at a rate of 4 the timer is within the horizon,
+// and the click returns once its effect is on the page.
 func TestEmulatedCPUScalesTheWait(t *testing.T) {
 	t.Parallel()
 	base := emulationFixtures(t)
 	cs := inMemory(t)
 	id := openPage(t, cs, base+"/probe")
-	must(t, cs, "emulate", map[string]any{"pageId": id, "cpuThrottlingRate": 4})
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	start := time.Now()
-	text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Nothing")})
-	if took := time.Since(start); took < 350*time.Millisecond {
-		t.Errorf("no-op click at a 4x CPU slowdown took %v, want at least ~400ms", took)
+	late := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Late")
+	text := must(t, cs, "click", map[string]any{"pageId": id, "uid": late})
+	if want := "Successfully clicked on the element\nStill pending, not waited for: a timer of 1.5 s (set by the action, and too far ahead or running on without changing the page)."; text != want {
+		t.Errorf("click reply at full speed:\n%s\nwant:\n%s", text, want)
 	}
-	if want := "Successfully clicked on the element\nEmulating CPU throttling: 4x slowdown"; text != want {
-		t.Errorf("click reply:\n%s\nwant:\n%s", text, want)
+	must(t, cs, "emulate", map[string]any{"pageId": id, "cpuThrottlingRate": 4})
+	late = uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Late")
+	text = must(t, cs, "click", map[string]any{"pageId": id, "uid": late, "includeSnapshot": true})
+	if want := "Successfully clicked on the element\nEmulating CPU throttling: 4x slowdown\n"; !strings.HasPrefix(text, want) || !strings.Contains(text, `StaticText "late"`) && !strings.Contains(text, `"late"`) {
+		t.Errorf("click reply at a 4x CPU slowdown:\n%s\nwant it to start %q and show the timer's effect", text, want)
 	}
 }
 

@@ -24,11 +24,13 @@ type reply struct {
 	notice      string // the reconnect notice, first of all
 	lines       []string
 	navigatedTo string
-	emulation   []string     // the page's emulated conditions, for page-scoped tools
-	dialog      *page.Dialog // the page's open dialog, for page-scoped tools
-	pages       bool         // append the page list
-	snapshot    *string      // "## Latest page snapshot" section
-	savedTo     string       // snapshot written to this file instead
+	// pending is work the action caused that was not waited for.
+	pending   []string
+	emulation []string     // the page's emulated conditions, for page-scoped tools
+	dialog    *page.Dialog // the page's open dialog, for page-scoped tools
+	pages     bool         // append the page list
+	snapshot  *string      // "## Latest page snapshot" section
+	savedTo   string       // snapshot written to this file instead
 	// sections are blocks that follow the snapshot, such as a console or
 	// network listing, each already rendered.
 	sections []string
@@ -59,6 +61,9 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 	out = append(out, r.lines...)
 	if r.navigatedTo != "" {
 		out = append(out, fmt.Sprintf("Page navigated to %s.", r.navigatedTo))
+	}
+	if len(r.pending) > 0 {
+		out = append(out, fmt.Sprintf("Still pending, not waited for: %s (set by the action, and too far ahead or running on without changing the page).", strings.Join(r.pending, "; ")))
 	}
 	out = append(out, r.emulation...)
 	if d := r.dialog; d != nil {

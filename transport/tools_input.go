@@ -104,6 +104,7 @@ func runClickAt(ctx context.Context, c *call, a *clickAtArgs) error {
 func (c *call) acted(res page.InputResult, line string) {
 	c.r.line("%s", line)
 	c.r.navigatedTo = res.NavigatedTo
+	c.r.pending = res.Pending
 	c.r.state(res.State)
 	if res.Snapshot != "" {
 		c.r.snapshot = &res.Snapshot

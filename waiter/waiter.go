@@ -12,27 +12,44 @@
 //
 //  1. A dialog opened: return at once (the renderer is paused; nothing else
 //     can make progress).
-//  2. A cross-document navigation of the main frame started (within the
-//     probe window of 100 ms × CPU after the action, or later while still
-//     waiting): wait for it to finish, up to the navigation timeout, then
-//     wait for the new document's DOM to go quiet.
-//  3. Otherwise the DOM of the current document has settled: at least
-//     100 ms × CPU have passed (the quiet window, in which an action's
-//     effects show) and the last 50 ms × CPU saw no mutation (the tail, which
-//     a burst of mutations keeps extending); and every fetch, XHR or
-//     document request that the action started (sent between arming and the
-//     end of the probe window) has finished, up to 3 s × network. When such
-//     a request finishes after the window began, the window starts again, so
-//     a response that re-renders the page is waited for.
+//  2. A cross-document navigation of the main frame started (the page said
+//     it was starting one, or Chrome reported it): wait for it to finish, up
+//     to the navigation timeout, then for the new document's DOM to go
+//     quiet (100 ms × CPU at least, the last 50 ms × CPU without mutation).
+//  3. Otherwise the action's own work is done: nothing it caused is pending
+//     in the page, and the DOM has then been quiet for a short tail
+//     (15 ms × CPU); and every document request the action sent has
+//     finished, up to 3 s × network.
 //
-// Three things make it faster and more faithful than chrome-devtools-mcp's
-// sequential version: the quiet window runs concurrently with the navigation
-// probe (a click that changes nothing settles in ~100 ms, not ~200 ms);
-// mutations are recorded from before the action, so an effect that lands
-// within the window does not restart a full window (a button whose text
-// changes 50 ms after the click settles at ~100 ms, where upstream takes
-// ~250 ms); and requests the action started are waited for (a search whose
-// results arrive 600 ms later is not reported before they render).
+// # Causal settle (issue 12)
+//
+// What the action caused is followed in the page itself (package page's
+// causal tracker, [Page.Track]): from the moment the action starts until
+// its input is delivered, and then from inside the work it caused, the
+// page's timers (setTimeout, an interval's first tick), animation frames,
+// fetches and XMLHttpRequests (and reading their responses), posted
+// messages, and a navigation the document starts are counted as pending
+// until they have run, transitively: a timer that starts a fetch that sets
+// a timer is one chain. The wait ends when none is pending and the DOM has
+// been quiet for the tail. So a click that causes nothing settles a few
+// milliseconds after its input, and an effect that lands 600 ms later, or
+// after 30 animation frames, is waited for.
+//
+// Bounds: a timer set more than the horizon (1 s × CPU) ahead, an
+// interval's later ticks, and timers or frames that run on for a horizon
+// without changing the DOM (an endless animation, a poll) are not waited
+// for; they are reported in [Result.Pending]. Requests are waited for up to
+// 3 s × network. The whole wait stays inside the caller's context.
+//
+// Limits, where the DOM-quiet tail is all there is: work scheduled by other
+// means (workers, observers, CSS transitions, window.postMessage, idle
+// callbacks), work in other frames, and effects that land later than the
+// tail without the page scheduling anything (an image that loads). The
+// tracker is the page's main world only while the action is followed, and
+// it restores the page as it was when it stops: a page cannot tell it ran
+// outside that window, nor, inside it, by Function.prototype.toString or
+// its timer ids. Unrelated work that happens to run inside the action's
+// window is counted too, a bounded over-approximation.
 package waiter
 
 import (
@@ -43,16 +60,50 @@ import (
 	"github.com/tabhive/tabhive/internal/queue"
 )
 
-// Page is what the waiter needs from the page besides its events.
+// Page is what the waiter needs from the page besides its events. Its
+// methods are called from Run's goroutine, one at a time.
 type Page interface {
-	// ArmQuiet starts recording DOM mutations of the current document, so
-	// that a later WaitQuiet can count mutations from before it was called.
-	ArmQuiet(ctx context.Context) error
-	// WaitQuiet returns once at least window has passed since the call and
-	// the current document's DOM has had no mutation for the last quiet
-	// (quiet <= window), or once max has passed since the call. On a
-	// document without a recorder it installs one first.
-	WaitQuiet(ctx context.Context, window, quiet, max time.Duration) error
+	// Track starts following what the action causes in the current
+	// document: from now on, work the page schedules is the action's. A
+	// timer set more than horizon ahead is reported, not followed.
+	Track(ctx context.Context, horizon time.Duration) error
+	// InputDone says the action's input has been delivered: from now on
+	// only work scheduled by the action's own work counts.
+	InputDone(ctx context.Context)
+	// Settle returns once the action's work is done or its bounds are
+	// reached, as [Settling] says; with Fresh it follows nothing (a new
+	// document) and waits for the DOM alone. An error means the document
+	// went away (a navigation) or cannot be reached.
+	Settle(ctx context.Context, s Settling) (Settled, error)
+}
+
+// Settling says when the page's work counts as settled.
+type Settling struct {
+	// Tail is how long the DOM must have been quiet once nothing is
+	// pending.
+	Tail time.Duration
+	// Min is the least time the wait takes from its call.
+	Min time.Duration
+	// Horizon bounds timers and animation frames: pending ones are given up
+	// once the DOM has not changed for this long.
+	Horizon time.Duration
+	// Requests bounds the wait for pending fetches and XMLHttpRequests.
+	Requests time.Duration
+	// Max bounds the whole wait.
+	Max time.Duration
+	// Fresh waits on a document whose work nobody followed.
+	Fresh bool
+}
+
+// Settled is what the page said when it settled.
+type Settled struct {
+	// Reason is "settled", "navigating" (the document started a
+	// navigation), "horizon" (timers or frames gave no sign of ending),
+	// "requests" (requests outran their bound) or "max".
+	Reason string
+	// Pending describes the action's work left pending, such as "a timer
+	// of 5 s".
+	Pending []string
 }
 
 // Config sets the timing of one wait. The zero value of each field means its
@@ -76,12 +127,15 @@ type Config struct {
 	HandleDialog func(ctx context.Context, typ string) bool
 }
 
-// Base timings, before the multipliers (reference §3.8).
+// Base timings, before the multipliers.
 const (
-	probeWindow   = 100 * time.Millisecond // a navigation must start within this
-	quietWindow   = 100 * time.Millisecond // wait at least this long for effects to show
-	quietTail     = 50 * time.Millisecond  // and this long since the last DOM mutation
-	quietCap      = 3 * time.Second        // give up on quiet after this
+	causalTail    = 15 * time.Millisecond  // DOM quiet after the action's work is done
+	horizon       = time.Second            // timers further ahead, and work without effect this long, are not waited for
+	probeWindow   = 100 * time.Millisecond // without following the page: a navigation must start within this
+	navStartWait  = time.Second            // the page said it navigates: Chrome reports the start within this
+	quietWindow   = 100 * time.Millisecond // a new document: wait at least this long for its effects to show
+	quietTail     = 50 * time.Millisecond  // and this long since its last DOM mutation
+	quietCap      = 3 * time.Second        // give up on the DOM after this
 	navigationCap = 3 * time.Second        // default wait for a started navigation
 	requestCap    = 3 * time.Second        // give up on pending requests after this
 )
@@ -99,6 +153,10 @@ type Result struct {
 	// GaveUp names a sub-wait that hit its cap ("navigation", "dom",
 	// "requests"), or is empty. Capped waits are not errors.
 	GaveUp string
+	// Pending describes work the action caused that was left pending and
+	// not waited for, such as "a timer of 5 s": set further ahead than the
+	// horizon, or running on without changing the page.
+	Pending []string
 }
 
 type kind int
@@ -202,7 +260,7 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 	}
 }
 
-// errNavigating cancels a quiet wait whose document is being replaced.
+// errNavigating cancels a settle wait whose document is being replaced.
 var errNavigating = errors.New("navigation started")
 
 // Run arms the waiter, runs action and waits for its consequences. An error
@@ -213,51 +271,80 @@ var errNavigating = errors.New("navigation started")
 func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Context) error) (res Result, err error) {
 	defer w.events.Close()
 	cpu, net := w.cfg.CPU, w.cfg.Network
-	if !w.cfg.SkipStableDOM {
+	follow := !w.cfg.SkipStableDOM
+	if follow {
 		// Bounded: a paused renderer must not hang the setup (upstream #2427).
-		actx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
-		page.ArmQuiet(actx) // best effort: WaitQuiet installs a recorder if this failed
+		tctx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
+		if page.Track(tctx, scale(horizon, cpu)) != nil {
+			// Nothing followed (the document was going away, say): the
+			// wait falls back to a probe window and the DOM going quiet.
+			follow = false
+		}
 		cancel()
 	}
-	if res, done, err := w.act(ctx, action); done {
+	res, done, err := w.act(ctx, action)
+	if done {
 		return res, err
+	}
+	if follow {
+		ictx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
+		page.InputDone(ictx)
+		cancel()
 	}
 
 	var (
-		pending  = map[string]bool{}
-		navDone  bool
-		probed   bool // the probe window has passed without a navigation
-		reqsOver bool // the request cap has passed
-		navOver  bool // the navigation cap has passed
+		pending   = map[string]bool{}
+		inputOver bool // requests sent from now on are not the action's
+		navDone   bool
+		navOver   bool // the navigation cap has passed
+		reqsOver  bool // the request cap has passed
+		// probed: no navigation is to be expected any more. Following the
+		// page, it says itself whether it navigates; otherwise a
+		// navigation must start within the probe window.
+		probed = follow
 
-		quietDone    = w.cfg.SkipStableDOM
-		quietCh      chan error
-		quietCancel  context.CancelCauseFunc = func(error) {}
-		finishedLate bool                    // a request finished after the current quiet wait began
+		settleDone   = w.cfg.SkipStableDOM
+		settleCh     chan settleResult
+		settleCancel context.CancelCauseFunc = func(error) {}
 	)
-	defer func() { quietCancel(context.Canceled) }()
-	startQuiet := func() {
+	defer func() { settleCancel(context.Canceled) }()
+	startSettle := func(s Settling) {
 		if w.cfg.SkipStableDOM {
 			return
 		}
-		quietCancel(errNavigating)
-		var qctx context.Context
-		qctx, quietCancel = context.WithCancelCause(ctx)
-		ch := make(chan error, 1)
-		quietCh = ch
-		quietDone = false
-		finishedLate = false
-		go func() {
-			ch <- page.WaitQuiet(qctx, scale(quietWindow, cpu), scale(quietTail, cpu), scale(quietCap, cpu))
+		settleCancel(errNavigating)
+		var sctx context.Context
+		sctx, settleCancel = context.WithCancelCause(ctx)
+		ch := make(chan settleResult, 1)
+		settleCh, settleDone = ch, false
+		go func() { // ends when Settle does, at sctx's end at the latest
+			st, err := page.Settle(sctx, s)
+			ch <- settleResult{st, err}
 		}()
 	}
-	startQuiet()
+	// fresh is the wait on a document nobody followed: a new one, or one
+	// the tracker could not be put in.
+	fresh := Settling{Fresh: true, Min: scale(quietWindow, cpu), Tail: scale(quietTail, cpu), Max: scale(quietCap, cpu)}
+	if follow {
+		startSettle(Settling{
+			Tail:     scale(causalTail, cpu),
+			Horizon:  scale(horizon, cpu),
+			Requests: scale(requestCap, net),
+			Max:      max(scale(requestCap, net), scale(quietCap, cpu)),
+		})
+	} else {
+		startSettle(fresh)
+	}
 
-	probe := time.NewTimer(scale(probeWindow, cpu))
-	defer probe.Stop()
+	var probe <-chan time.Time
+	if !probed {
+		t := time.NewTimer(scale(probeWindow, cpu))
+		defer t.Stop()
+		probe = t.C
+	}
 	reqCap := time.NewTimer(scale(requestCap, net))
 	defer reqCap.Stop()
-	var navTimer <-chan time.Time
+	var navTimer, navStart <-chan time.Time
 
 	for {
 		for _, e := range w.events.Take() {
@@ -272,8 +359,8 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 			case navStarted:
 				if !res.Navigated {
 					res.Navigated = true
-					quietCancel(errNavigating)
-					quietCh, quietDone = nil, w.cfg.SkipStableDOM
+					settleCancel(errNavigating)
+					settleCh, settleDone, navStart = nil, w.cfg.SkipStableDOM, nil
 					t := time.NewTimer(w.cfg.NavigationTimeout)
 					defer t.Stop()
 					navTimer = t.C
@@ -282,40 +369,40 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 				if res.Navigated && !navDone {
 					navDone = true
 					navTimer = nil
-					startQuiet()
+					startSettle(fresh)
 				}
 			case requestStarted:
-				// Only requests sent within the probe window count as the
-				// action's own: a page that polls must not keep every
-				// action waiting until the cap.
-				if !probed {
+				// Requests sent while the action's input is delivered
+				// are its own (a form posted, a document requested); what
+				// its scripts fetch later the page follows itself. A page
+				// that polls must not keep every action waiting.
+				if !inputOver {
 					pending[e.id] = true
 				}
 			case requestFinished:
-				if pending[e.id] {
-					delete(pending, e.id)
-					finishedLate = true
-				}
+				delete(pending, e.id)
 			}
 		}
+		inputOver = true
 
 		navSettled := (!res.Navigated && probed) || navDone || navOver
 		reqSettled := len(pending) == 0 || reqsOver
-		if navSettled && quietDone && reqSettled {
-			if !finishedLate || reqsOver || w.cfg.SkipStableDOM {
-				return res, nil
-			}
-			// A response arrived after the quiet window began; it may
-			// re-render the page. Give it a fresh window.
-			startQuiet()
+		if navSettled && settleDone && reqSettled {
+			return res, nil
 		}
 
 		select {
 		case <-ctx.Done():
 			return res, context.Cause(ctx)
 		case <-w.events.Ready():
-		case <-probe.C:
-			probed = true
+		case <-probe:
+			probed, probe = true, nil
+		case <-navStart:
+			// The page said it navigates and Chrome reports no start: the
+			// navigation was cancelled, or stayed in the document. Wait on
+			// the DOM alone.
+			navStart = nil
+			startSettle(fresh)
 		case <-reqCap.C:
 			reqsOver = true
 			if len(pending) > 0 {
@@ -324,13 +411,36 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		case <-navTimer:
 			navOver, navTimer = true, nil
 			res.GaveUp = "navigation"
-			startQuiet()
-		case err := <-quietCh:
-			quietCh = nil
-			quietDone = true
-			if errors.Is(err, context.DeadlineExceeded) {
-				res.GaveUp = "dom"
+			startSettle(fresh)
+		case r := <-settleCh:
+			settleCh = nil
+			switch {
+			case r.err != nil && !res.Navigated:
+				// The document went away under the wait: a navigation
+				// Chrome has not reported yet.
+				fallthrough
+			case r.st.Reason == "navigating" && !res.Navigated:
+				t := time.NewTimer(scale(navStartWait, cpu))
+				defer t.Stop()
+				navStart = t.C
+			case r.err != nil:
+				settleDone = true
+			default:
+				settleDone = true
+				res.Pending = r.st.Pending
+				switch r.st.Reason {
+				case "requests":
+					res.GaveUp = "requests"
+				case "max":
+					res.GaveUp = "dom"
+				}
 			}
 		}
 	}
+}
+
+// settleResult is what one [Page.Settle] returned.
+type settleResult struct {
+	st  Settled
+	err error
 }

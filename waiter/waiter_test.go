@@ -3,6 +3,7 @@ package waiter_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"runtime"
 	"sync"
 	"testing"
@@ -13,20 +14,43 @@ import (
 )
 
 // fakePage models a document whose DOM mutates at given offsets from the
-// start of the test; WaitQuiet follows the contract of the real recorder.
+// start of the test, and the work an action causes in it; Settle follows
+// the contract of the page's causal tracker.
 type fakePage struct {
 	t0        time.Time
 	mu        sync.Mutex
 	mutations []time.Duration // offsets from t0
-	armed     int
+	work      []work
+	// navigateAt, if not zero, is when the document says it starts a
+	// navigation.
+	navigateAt time.Duration
+	trackErr   error
+	tracked    int
+	inputDone  int
 }
 
-func (p *fakePage) ArmQuiet(context.Context) error { p.mu.Lock(); p.armed++; p.mu.Unlock(); return nil }
+// work is something the action caused: pending until its end (an offset
+// from t0; 0: never ends).
+type work struct {
+	what    string
+	end     time.Duration
+	net     bool
+	ignored bool // set past the horizon: reported, never waited for
+}
+
+func (p *fakePage) Track(context.Context, time.Duration) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tracked++
+	return p.trackErr
+}
+
+func (p *fakePage) InputDone(context.Context) { p.mu.Lock(); p.inputDone++; p.mu.Unlock() }
 
 func (p *fakePage) lastMutation(now time.Time) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var last time.Time
+	last := p.t0
 	for _, m := range p.mutations {
 		if at := p.t0.Add(m); !at.After(now) && at.After(last) {
 			last = at
@@ -35,19 +59,53 @@ func (p *fakePage) lastMutation(now time.Time) time.Time {
 	return last
 }
 
-func (p *fakePage) WaitQuiet(ctx context.Context, window, quiet, max time.Duration) error {
+// pending returns the work still pending at now, and whether requests are
+// among it.
+func (p *fakePage) pending(now time.Time, fresh bool) (all []string, net bool) {
+	for _, w := range p.work {
+		switch {
+		case fresh:
+		case w.ignored:
+			all = append(all, w.what)
+		case w.end == 0 || p.t0.Add(w.end).After(now):
+			all = append(all, w.what)
+			net = net || w.net
+		}
+	}
+	return all, net
+}
+
+func (p *fakePage) waits(now time.Time, fresh bool) bool {
+	for _, w := range p.work {
+		if !fresh && !w.ignored && (w.end == 0 || p.t0.Add(w.end).After(now)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *fakePage) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
 	start := time.Now()
 	for {
 		now := time.Now()
-		if now.Sub(start) >= window && now.Sub(p.lastMutation(now)) >= quiet {
-			return nil
-		}
-		if now.Sub(start) >= max {
-			return context.DeadlineExceeded
+		pending, net := p.pending(now, s.Fresh)
+		quiet := now.Sub(p.lastMutation(now))
+		since := now.Sub(start)
+		switch {
+		case !s.Fresh && p.navigateAt != 0 && !p.t0.Add(p.navigateAt).After(now):
+			return waiter.Settled{Reason: "navigating"}, nil
+		case !p.waits(now, s.Fresh) && quiet >= s.Tail && since >= s.Min:
+			return waiter.Settled{Reason: "settled", Pending: pending}, nil
+		case p.waits(now, s.Fresh) && !net && quiet >= s.Horizon:
+			return waiter.Settled{Reason: "horizon", Pending: pending}, nil
+		case net && since >= s.Requests:
+			return waiter.Settled{Reason: "requests", Pending: pending}, nil
+		case since >= s.Max:
+			return waiter.Settled{Reason: "max", Pending: pending}, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return waiter.Settled{}, ctx.Err()
 		case <-time.After(time.Millisecond):
 		}
 	}
@@ -57,105 +115,143 @@ func (p *fakePage) WaitQuiet(ctx context.Context, window, quiet, max time.Durati
 func after(d time.Duration, fn func()) { go func() { time.Sleep(d); fn() }() }
 
 func TestRun(t *testing.T) {
+	ms := time.Millisecond
 	tests := []struct {
-		name      string
-		cfg       waiter.Config
-		mutations []time.Duration
-		events    func(w *waiter.Waiter)
-		want      waiter.Result
-		wantTime  time.Duration
+		name       string
+		cfg        waiter.Config
+		mutations  []time.Duration
+		work       []work
+		navigateAt time.Duration
+		trackErr   error
+		events     func(w *waiter.Waiter)
+		want       waiter.Result
+		wantTime   time.Duration
 	}{
 		{
-			name:     "no-op settles after one quiet window",
-			wantTime: 100 * time.Millisecond,
+			name:     "an action that causes nothing settles after the tail",
+			wantTime: 15 * ms,
 		},
 		{
-			name:     "cpu multiplier scales the window",
+			name:     "cpu multiplier scales the tail",
 			cfg:      waiter.Config{CPU: 4},
-			wantTime: 400 * time.Millisecond,
+			wantTime: 60 * ms,
 		},
 		{
-			name:      "mutation 50ms later lands within the window",
-			mutations: []time.Duration{50 * time.Millisecond},
-			wantTime:  100 * time.Millisecond,
+			name:      "a timer's effect 120ms later is waited for",
+			work:      []work{{what: "a timer of 120 ms", end: 120 * ms}},
+			mutations: []time.Duration{120 * ms},
+			wantTime:  135 * ms,
 		},
 		{
-			name:      "mutation late in the window extends it by the tail",
-			mutations: []time.Duration{80 * time.Millisecond},
-			wantTime:  130 * time.Millisecond,
+			name:      "a chain of timers and a fetch, 600ms in all",
+			work:      []work{{what: "a timer of 50 ms", end: 50 * ms}, {what: "a fetch of /x", end: 350 * ms, net: true}, {what: "a timer of 250 ms", end: 600 * ms}},
+			mutations: []time.Duration{600 * ms},
+			wantTime:  615 * ms,
 		},
 		{
-			name:      "a burst of mutations is waited out",
-			mutations: []time.Duration{20 * time.Millisecond, 60 * time.Millisecond, 100 * time.Millisecond, 140 * time.Millisecond, 180 * time.Millisecond, 220 * time.Millisecond},
-			wantTime:  270 * time.Millisecond,
+			name:     "a timer past the horizon is reported, not waited for",
+			work:     []work{{what: "a timer of 5 s", ignored: true}},
+			want:     waiter.Result{Pending: []string{"a timer of 5 s"}},
+			wantTime: 15 * ms,
 		},
 		{
-			name: "navigation is waited for, then the new document's quiet",
+			name:     "an animation that never changes the page is given up after the horizon",
+			work:     []work{{what: "an animation frame"}},
+			want:     waiter.Result{Pending: []string{"an animation frame"}},
+			wantTime: time.Second,
+		},
+		{
+			name:     "a fetch that never ends stops at the request cap",
+			work:     []work{{what: "a fetch of /slow", net: true}},
+			want:     waiter.Result{GaveUp: "requests", Pending: []string{"a fetch of /slow"}},
+			wantTime: 3 * time.Second,
+		},
+		{
+			name:       "the page starts a navigation: waited for, then the new document's quiet",
+			work:       []work{{what: "a timer of 100 ms", end: 100 * ms}},
+			navigateAt: 100 * ms,
 			events: func(w *waiter.Waiter) {
-				after(30*time.Millisecond, w.NavigationStarted)
-				after(300*time.Millisecond, w.NavigationFinished)
+				after(130*ms, w.NavigationStarted)
+				after(400*ms, w.NavigationFinished)
 			},
 			want:     waiter.Result{Navigated: true},
-			wantTime: 400 * time.Millisecond,
+			wantTime: 500 * ms,
+		},
+		{
+			name:       "a navigation the page announced but Chrome never started",
+			work:       []work{{what: "a timer of 100 ms", end: 100 * ms}},
+			navigateAt: 100 * ms,
+			want:       waiter.Result{},
+			wantTime:   1200 * ms,
+		},
+		{
+			name: "a navigation Chrome reports is waited for, even unannounced",
+			events: func(w *waiter.Waiter) {
+				after(5*ms, w.NavigationStarted)
+				after(300*ms, w.NavigationFinished)
+			},
+			want:     waiter.Result{Navigated: true},
+			wantTime: 400 * ms,
 		},
 		{
 			name: "navigation that never finishes stops at its cap",
 			cfg:  waiter.Config{NavigationTimeout: time.Second},
 			events: func(w *waiter.Waiter) {
-				after(30*time.Millisecond, w.NavigationStarted)
+				after(5*ms, w.NavigationStarted)
 			},
 			want:     waiter.Result{Navigated: true, GaveUp: "navigation"},
-			wantTime: 1130 * time.Millisecond,
+			wantTime: 1105 * ms,
 		},
 		{
-			name:      "request started by the action delays until its response renders",
-			mutations: []time.Duration{601 * time.Millisecond, 660 * time.Millisecond},
+			name: "a document request sent during the action is waited for",
 			events: func(w *waiter.Waiter) {
-				after(5*time.Millisecond, func() { w.RequestStarted("r1") })
-				after(600*time.Millisecond, func() { w.RequestFinished("r1") })
+				w.RequestStarted("r1")
+				after(600*ms, func() { w.RequestFinished("r1") })
 			},
-			wantTime: 710 * time.Millisecond,
+			wantTime: 600 * ms,
 		},
 		{
-			name: "request that never finishes stops at the cap",
+			name: "a request sent after the action is not its own",
 			events: func(w *waiter.Waiter) {
-				after(5*time.Millisecond, func() { w.RequestStarted("long") })
+				after(5*ms, func() { w.RequestStarted("poll") })
 			},
-			want:     waiter.Result{GaveUp: "requests"},
-			wantTime: 3 * time.Second,
-		},
-		{
-			name: "requests after the probe window are not the action's",
-			events: func(w *waiter.Waiter) {
-				after(95*time.Millisecond, func() {}) // keep ordering obvious
-				after(150*time.Millisecond, func() { w.RequestStarted("poll") })
-			},
-			wantTime: 100 * time.Millisecond,
+			wantTime: 15 * ms,
 		},
 		{
 			name:      "dialog ends the wait at once",
-			mutations: []time.Duration{10 * time.Millisecond, 80 * time.Millisecond, 150 * time.Millisecond},
+			work:      []work{{what: "a timer of 150 ms", end: 150 * ms}},
+			mutations: []time.Duration{10 * ms, 80 * ms},
 			events: func(w *waiter.Waiter) {
-				after(20*time.Millisecond, func() { w.DialogOpened("alert") })
+				after(20*ms, func() { w.DialogOpened("alert") })
 			},
 			want:     waiter.Result{Dialog: true},
-			wantTime: 20 * time.Millisecond,
+			wantTime: 20 * ms,
+		},
+		{
+			name: "a page that cannot be followed falls back to the probe and a quiet window",
+			trackErr: errors.New("document gone"),
+			wantTime: 100 * ms,
 		},
 		{
 			name: "skip stable DOM still waits for navigation",
 			cfg:  waiter.Config{SkipStableDOM: true},
 			events: func(w *waiter.Waiter) {
-				after(30*time.Millisecond, w.NavigationStarted)
-				after(200*time.Millisecond, w.NavigationFinished)
+				after(30*ms, w.NavigationStarted)
+				after(200*ms, w.NavigationFinished)
 			},
 			want:     waiter.Result{Navigated: true},
-			wantTime: 200 * time.Millisecond,
+			wantTime: 200 * ms,
+		},
+		{
+			name:     "skip stable DOM: a probe window for a navigation",
+			cfg:      waiter.Config{SkipStableDOM: true},
+			wantTime: 100 * ms,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				p := &fakePage{t0: time.Now(), mutations: tt.mutations}
+				p := &fakePage{t0: time.Now(), mutations: tt.mutations, work: tt.work, navigateAt: tt.navigateAt, trackErr: tt.trackErr}
 				w := waiter.New(tt.cfg)
 				start := time.Now()
 				got, err := w.Run(context.Background(), p, func(context.Context) error {
@@ -167,14 +263,17 @@ func TestRun(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Run = %v", err)
 				}
-				if got != tt.want {
+				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("Run = %+v, want %+v", got, tt.want)
 				}
 				if took := time.Since(start); took != tt.wantTime {
 					t.Errorf("Run took %v, want %v", took, tt.wantTime)
 				}
-				if p.armed != 1 && !tt.cfg.SkipStableDOM {
-					t.Errorf("ArmQuiet called %d times, want 1", p.armed)
+				if want := 1; tt.cfg.SkipStableDOM && p.tracked != 0 || !tt.cfg.SkipStableDOM && p.tracked != want {
+					t.Errorf("Track called %d times", p.tracked)
+				}
+				if !tt.cfg.SkipStableDOM && tt.trackErr == nil && p.inputDone != 1 {
+					t.Errorf("InputDone called %d times, want 1", p.inputDone)
 				}
 				time.Sleep(time.Minute) // let the scripted events that came too late finish
 			})
@@ -216,16 +315,19 @@ func TestHandledDialogContinues(t *testing.T) {
 		}})
 		start := time.Now()
 		res, err := w.Run(context.Background(), &fakePage{t0: start}, func(context.Context) error {
+			// As Page.navigate: the dialog opens, and the navigation has
+			// started by the time the command returns.
 			after(10*time.Millisecond, func() { w.DialogOpened("beforeunload") })
-			after(20*time.Millisecond, w.NavigationStarted)
 			after(200*time.Millisecond, w.NavigationFinished)
+			time.Sleep(20 * time.Millisecond)
+			w.NavigationStarted()
 			return nil
 		})
 		if err != nil {
 			t.Fatalf("Run = %v", err)
 		}
 		want := waiter.Result{Navigated: true, DialogsHandled: 1}
-		if res != want {
+		if !reflect.DeepEqual(res, want) {
 			t.Fatalf("Run = %+v, want %+v", res, want)
 		}
 		if took := time.Since(start); took != 300*time.Millisecond {
