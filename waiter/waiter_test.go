@@ -228,7 +228,7 @@ func TestRun(t *testing.T) {
 			wantTime: 20 * ms,
 		},
 		{
-			name: "a page that cannot be followed falls back to the probe and a quiet window",
+			name:     "a page that cannot be followed falls back to the probe and a quiet window",
 			trackErr: errors.New("document gone"),
 			wantTime: 100 * ms,
 		},
