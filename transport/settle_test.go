@@ -1,0 +1,168 @@
+package transport_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+)
+
+// zooPage is the settle zoo (issue 12): each button causes its effect in
+// its own way; the effect is the text "done <name>" in #out, or a
+// navigation.
+const zooPage = `<!doctype html><html><head><meta charset=utf-8><title>Zoo</title><link rel=icon href="data:,"></head><body>
+<p id=out>none</p>
+<form action=/landed method=post><input name=q value=x><button id=submit>submit</button></form>
+<script>
+const out = document.getElementById('out');
+const done = (n) => { out.textContent = 'done ' + n; };
+const later = (ms, f) => setTimeout(f, ms);
+const frames = (n, f) => { let i = 0; const step = () => (++i < n ? requestAnimationFrame(step) : f()); requestAnimationFrame(step); };
+const slow = () => fetch('/slow').then((r) => r.text());
+const cases = {
+  noop: () => {},
+  timer50: () => later(50, () => done('timer50')),
+  timer120: () => later(120, () => done('timer120')),
+  timer180: () => later(180, () => done('timer180')),
+  timer300: () => later(300, () => done('timer300')),
+  timer600: () => later(600, () => done('timer600')),
+  timer5s: () => later(5000, () => done('timer5s')),
+  fetch0: () => slow().then(() => done('fetch0')),
+  fetch80: () => later(80, () => slow().then(() => done('fetch80'))),
+  fetch150: () => later(150, () => slow().then(() => done('fetch150'))),
+  frames10: () => frames(10, () => done('frames10')),
+  frames30: () => frames(30, () => done('frames30')),
+  chain: () => later(50, () => slow().then(() => later(100, () => done('chain')))),
+  xhr: () => { const x = new XMLHttpRequest(); x.open('GET', '/slow'); x.onload = () => later(30, () => done('xhr')); x.send(); },
+  navigate: () => later(100, () => { location.href = '/landed'; }),
+  pushState: () => slow().then(() => { history.pushState({}, '', '/pushed'); done('pushState'); }),
+  endless: () => { const f = () => requestAnimationFrame(f); f(); },
+  interval: () => { let n = 0; setInterval(() => { n++; if (n === 1) done('interval'); }, 100); },
+  message: () => { const c = new MessageChannel(); c.port1.onmessage = () => done('message'); c.port2.postMessage(0); },
+  overridden: () => later(150, () => done('overridden')),
+};
+for (const name of Object.keys(cases)) {
+  const b = document.createElement('button');
+  b.textContent = name;
+  b.onclick = cases[name];
+  document.body.appendChild(b);
+}
+if (location.search === '?own-timers') {
+  // A page that wraps setTimeout itself: the tracker wraps its wrapper,
+  // and leaves it in place afterwards.
+  const theirs = window.setTimeout;
+  window.setTimeout = function (f, ms) { return theirs(f, ms); };
+  window.ownTimer = window.setTimeout;
+}
+</script></body></html>`
+
+func zooSite(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		fmt.Fprint(w, "slow")
+	})
+	mux.Handle("/landed", browsertest.HTML("Landed", `<p>landed</p>`))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, zooPage)
+	})
+	return browsertest.Serve(t, mux).URL
+}
+
+// TestSettleZoo: after each kind of action, the snapshot taken at once
+// shows its effect, and the action returned within its bound; what is set
+// too far ahead, or runs on without changing the page, is reported as
+// pending instead of waited for (issue 12).
+func TestSettleZoo(t *testing.T) {
+	t.Parallel()
+	base := zooSite(t)
+	cs := inMemory(t)
+	for _, tc := range []struct {
+		button  string
+		page    string // "" for the zoo's own
+		want    string // in the snapshot after the click
+		pending string // in the click's reply
+		within  time.Duration
+	}{
+		{button: "noop", want: `"none"`, within: 2 * time.Second},
+		{button: "timer50", want: `"done timer50"`, within: 3 * time.Second},
+		{button: "timer120", want: `"done timer120"`, within: 3 * time.Second},
+		{button: "timer180", want: `"done timer180"`, within: 3 * time.Second},
+		{button: "timer300", want: `"done timer300"`, within: 3 * time.Second},
+		{button: "timer600", want: `"done timer600"`, within: 3 * time.Second},
+		{button: "timer5s", want: `"none"`, pending: "a timer of 5 s", within: 3 * time.Second},
+		{button: "fetch0", want: `"done fetch0"`, within: 4 * time.Second},
+		{button: "fetch80", want: `"done fetch80"`, within: 4 * time.Second},
+		{button: "fetch150", want: `"done fetch150"`, within: 4 * time.Second},
+		{button: "frames10", want: `"done frames10"`, within: 4 * time.Second},
+		{button: "frames30", want: `"done frames30"`, within: 4 * time.Second},
+		{button: "chain", want: `"done chain"`, within: 4 * time.Second},
+		{button: "xhr", want: `"done xhr"`, within: 4 * time.Second},
+		{button: "navigate", want: `"landed"`, within: 5 * time.Second},
+		{button: "submit", want: `"landed"`, within: 5 * time.Second},
+		{button: "pushState", want: `"done pushState"`, within: 4 * time.Second},
+		{button: "endless", want: `"none"`, pending: "an animation frame", within: 4 * time.Second},
+		{button: "interval", want: `"done interval"`, within: 3 * time.Second},
+		{button: "message", want: `"done message"`, within: 3 * time.Second},
+		{button: "overridden", page: "?own-timers", want: `"done overridden"`, within: 3 * time.Second},
+	} {
+		t.Run(tc.button, func(t *testing.T) {
+			id := openPage(t, cs, base+"/"+tc.page)
+			uid := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", tc.button)
+			start := time.Now()
+			reply := must(t, cs, "click", map[string]any{"pageId": id, "uid": uid})
+			took := time.Since(start)
+			snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+			if !strings.Contains(snap, tc.want) {
+				t.Errorf("snapshot after the click (took %v) lacks %s:\n%s", took, tc.want, snap)
+			}
+			if took > tc.within {
+				t.Errorf("click took %v, want at most %v", took, tc.within)
+			}
+			if tc.pending == "" && strings.Contains(reply, "Still pending") || tc.pending != "" && !strings.Contains(reply, "Still pending, not waited for: "+tc.pending) {
+				t.Errorf("click reply (want pending %q):\n%s", tc.pending, reply)
+			}
+			if tc.page == "?own-timers" {
+				// The page's own wrapper is back in place, the tracker gone.
+				got := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "waitForStableDom": false, "function": "() => window.setTimeout === window.ownTimer && Function.prototype.toString.call(Function.prototype.toString)"})
+				if !strings.Contains(got, "[native code]") {
+					t.Errorf("after the click the page's setTimeout or toString is not its own: %s", got)
+				}
+			}
+			t.Logf("%s: %v", tc.button, took.Round(time.Millisecond))
+		})
+	}
+}
+
+// TestSettleLeavesNoTrace: outside an action the page sees its own
+// functions, with native toString, and no property of ours.
+func TestSettleLeavesNoTrace(t *testing.T) {
+	t.Parallel()
+	base := zooSite(t)
+	cs := inMemory(t)
+	id := openPage(t, cs, base+"/")
+	const probe = `() => JSON.stringify({
+		st: Function.prototype.toString.call(setTimeout),
+		raf: String(requestAnimationFrame),
+		fetch: String(fetch),
+		post: String(MessagePort.prototype.postMessage),
+		own: Object.getOwnPropertyNames(window).filter((n) => n.toLowerCase().includes('tabhive')),
+		syms: Object.getOwnPropertySymbols(window).length,
+	})`
+	before := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": probe, "waitForStableDom": false})
+	for _, b := range []string{"timer50", "fetch0", "frames10", "message"} {
+		uid := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", b)
+		must(t, cs, "click", map[string]any{"pageId": id, "uid": uid})
+	}
+	after := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": probe, "waitForStableDom": false})
+	if before != after {
+		t.Errorf("the page sees a difference after actions:\nbefore: %s\nafter:  %s", before, after)
+	}
+	if !strings.Contains(after, `function setTimeout() { [native code] }`) || strings.Contains(after, "tabhive") {
+		t.Errorf("page functions not its own, or a trace left: %s", after)
+	}
+}
