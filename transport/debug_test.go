@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // debugFixtures serves the pages of the console and network tests.
@@ -113,18 +114,10 @@ func expectText(t *testing.T, what, got, want string) {
 func TestDebugConsoleTools(t *testing.T) {
 	t.Parallel()
 	base := debugFixtures(t)
-	for _, tc := range []struct {
-		name string
-		cs   func(t *testing.T) *mcp.ClientSession
-	}{
-		{"in-memory", inMemory},
-		{"http", func(t *testing.T) *mcp.ClientSession { return overHTTP(t, httpEndpoint(t, transport.HTTPConfig{})) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cs := tc.cs(t)
-			id := openPage(t, cs, base+"/console")
-			list := until(t, cs, "list_console_messages", map[string]any{"pageId": id}, func(s string) bool { return strings.Contains(s, "Uncaught") })
-			expectText(t, "list_console_messages", list, `## Console messages
+	eachTransport(t, func(t *testing.T, cs *mcp.ClientSession) {
+		id := openPage(t, cs, base+"/console")
+		list := until(t, cs, "list_console_messages", map[string]any{"pageId": id}, func(s string) bool { return strings.Contains(s, "Uncaught") })
+		expectText(t, "list_console_messages", list, `## Console messages
 Showing 1-6 of 6 (Page 1 of 1).
 msgid=1 [log] hello 1 [object Object] (3 args)
 msgid=2 [warn] careful (1 args)
@@ -133,8 +126,8 @@ msgid=4 [info] again (1 args) [3 times]
 msgid=7 [log]  (1 args)
 msgid=8 [error] Uncaught Error: boom (0 args)`)
 
-			text := must(t, cs, "list_console_messages", map[string]any{"pageId": id, "types": []string{"error"}, "includeStackTraces": true})
-			expectText(t, "errors with stack traces", text, `## Console messages
+		text := must(t, cs, "list_console_messages", map[string]any{"pageId": id, "types": []string{"error"}, "includeStackTraces": true})
+		expectText(t, "errors with stack traces", text, `## Console messages
 Showing 1-2 of 2 (Page 1 of 1).
 msgid=3 [error] bad (1 args)
   at  (console:4:9)
@@ -146,8 +139,8 @@ msgid=8 [error] Uncaught Error: boom (0 args)
   at  (console:8:18)
 Note: stack trace line and column numbers use 1-based indexing`)
 
-			text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 1})
-			expectText(t, "get_console_message(1)", text, `ID: 1
+		text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 1})
+		expectText(t, "get_console_message(1)", text, `ID: 1
 Message: log> hello 1 [object Object]
 ### Arguments
 Arg #0: hello
@@ -157,16 +150,16 @@ Arg #2: {"a":1,"b":[true,null]}
 at  (console:2:9)
 Note: line and column numbers use 1-based indexing`)
 
-			// A message without text shows its first argument instead.
-			text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 7})
-			expectText(t, "get_console_message(7)", text, `ID: 7
+		// A message without text shows its first argument instead.
+		text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 7})
+		expectText(t, "get_console_message(7)", text, `ID: 7
 Message: log> null
 ### Stack trace
 at  (console:6:9)
 Note: line and column numbers use 1-based indexing`)
 
-			text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 8})
-			expectText(t, "get_console_message(8)", text, `ID: 8
+		text = must(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 8})
+		expectText(t, "get_console_message(8)", text, `ID: 8
 Message: error> Uncaught Error: boom
 ### Stack trace
 at thrower (console:7:28)
@@ -176,12 +169,11 @@ at thrower (console:7:54)
 at  (console:8:18)
 Note: line and column numbers use 1-based indexing`)
 
-			text, isErr := call(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 99})
-			if !isErr || text != "Request not found for selected page" {
-				t.Errorf("get_console_message(99) = %v %q", isErr, text)
-			}
-		})
-	}
+		text, isErr := call(t, cs, "get_console_message", map[string]any{"pageId": id, "msgid": 99})
+		if !isErr || text != "Request not found for selected page" {
+			t.Errorf("get_console_message(99) = %v %q", isErr, text)
+		}
+	})
 }
 
 // Pagination at the edges, with upstream's lines.
@@ -420,20 +412,7 @@ reqid=4 GET %[1]s/n/4 [200]`, base))
 func TestDebugRedactNetworkHeaders(t *testing.T) {
 	t.Parallel()
 	base := debugFixtures(t)
-	server(t) // starts the shared supervisor
-	srv := transport.New(transport.Config{RedactNetworkHeaders: true}, shared.sup)
-	t.Cleanup(srv.Close)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx(t), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{RedactNetworkHeaders: true}}).Connect(t)
 
 	id := openPage(t, cs, base+"/net")
 	until(t, cs, "list_network_requests", map[string]any{"pageId": id}, func(s string) bool {

@@ -154,19 +154,36 @@ func TestEvaluateReplies(t *testing.T) {
 // call until its own budget ran out must never happen (DESIGN §2 law 4).
 func TestQueuedCallPastDeadlineNeverRuns(t *testing.T) {
 	t.Parallel()
-	base := isolationFixtures(t)
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("Counter", `<button onclick="out.textContent = 'clicks ' + (++n)">Count</button><p id=out>clicks 0</p><script>let n = 0</script>`))
+	// The slow script's request: it says the script is running, and holds
+	// the script, and so the page, until the click has given up.
+	mux.HandleFunc("/hold", func(http.ResponseWriter, *http.Request) {
+		stressSignal(started)
+		<-release
+	})
+	base := browsertest.Serve(t, mux).URL
+	t.Cleanup(free) // before the site closes: it waits for /hold
 	cs := inMemory(t)
 	id := openPage(t, cs, base+"/")
 	button := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Count")
 	slow := make(chan struct{})
-	go func() { // holds the page for ~1.5s
+	go func() { // holds the page until release
 		defer close(slow)
-		call(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "async () => { await new Promise(r => setTimeout(r, 1500)); return 1 }"})
+		call(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "async () => { await fetch('/hold'); return 1 }"})
 	}()
-	time.Sleep(100 * time.Millisecond) // let the slow call reach the page first
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the slow script never started")
+	}
 	cctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "click", Arguments: map[string]any{"pageId": id, "uid": button}})
 	cancel()
+	free()
 	if err == nil {
 		t.Fatal("queued click with a 300ms budget returned no error")
 	}

@@ -53,6 +53,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 var (
@@ -1517,16 +1518,8 @@ func stressNoChromiumLeft(t *testing.T, before []string) {
 // supervisor to say why, and calls cut short report that cause.)
 func TestStressBrowserDeathFailsCallsClearly(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sup := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
-	srv := transport.New(transport.Config{}, sup)
-	t.Cleanup(func() { srv.Close(); sup.Close() })
+	srv := transporttest.Start(t, transporttest.Options{})
+	sup := srv.Browser
 
 	// A click whose handler never returns and a navigation whose response
 	// never comes hold their calls inside Chrome; each tells the test when
@@ -1548,7 +1541,7 @@ func TestStressBrowserDeathFailsCallsClearly(t *testing.T) {
 	site := browsertest.Serve(t, mux).URL
 	t.Cleanup(func() { close(release) }) // before the site closes: it waits for /slow
 
-	cs := connectTo(t, srv)
+	cs := srv.Connect(t)
 	spinning := openPage(t, cs, site+"/busy")
 	button := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": spinning}), "button", "Spin")
 	loading := openPage(t, cs, site+"/busy")
