@@ -145,6 +145,15 @@ func uidOf(t *testing.T, snapshot, role, name string) string {
 	return m[1]
 }
 
+// notify tells a test waiting on ch that a request came, once; later
+// requests must not block the server. ch has a buffer of one.
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 func fixtures(t *testing.T) string {
 	mux := http.NewServeMux()
 	mux.Handle("/button", browsertest.HTML("Button", `<button onclick="setTimeout(() => { const p = document.createElement('p'); p.textContent = 'Done ' + (++window.n || (window.n = 1)); out.append(p) }, 50)">Run task</button><div id=out></div>`))

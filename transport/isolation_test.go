@@ -162,7 +162,7 @@ func TestQueuedCallPastDeadlineNeverRuns(t *testing.T) {
 	// The slow script's request: it says the script is running, and holds
 	// the script, and so the page, until the click has given up.
 	mux.HandleFunc("/hold", func(http.ResponseWriter, *http.Request) {
-		stressSignal(started)
+		notify(started)
 		<-release
 	})
 	base := browsertest.Serve(t, mux).URL

@@ -26,7 +26,7 @@ func TestBrowserDeathAndRelaunch(t *testing.T) {
 	started := make(chan struct{}, 1)
 	mux := http.NewServeMux()
 	mux.Handle("/", browsertest.HTML("Blank", ""))
-	mux.HandleFunc("/started", func(http.ResponseWriter, *http.Request) { stressSignal(started) })
+	mux.HandleFunc("/started", func(http.ResponseWriter, *http.Request) { notify(started) })
 	page := openPage(t, a, browsertest.Serve(t, mux).URL+"/")
 
 	pid := sup.BrowserPID()
