@@ -310,16 +310,14 @@ func TestDialogNotice(t *testing.T) {
 	id := openPage(t, cs, base+"/dialog")
 	other := openPage(t, cs, base+"/button")
 	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	notice := "# Open dialog\nalert: test dialog.\nCall handle_dialog to handle it before continuing."
 	text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Alert")})
-	if want := "The element was clicked and it opened a dialog.\n" + notice; text != want {
-		t.Errorf("click that opens an alert:\n%s\nwant:\n%s", text, want)
-	}
+	checkGolden(t, "dialog", "click that opens an alert", text)
 	start := time.Now()
 	text, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	if want := notice + "\nError: A dialog is open (alert: test dialog)."; !isErr || text != want {
-		t.Errorf("snapshot with a dialog open:\n%s\nwant:\n%s", text, want)
+	if !isErr {
+		t.Errorf("snapshot with a dialog open succeeded:\n%s", text)
 	}
+	checkGolden(t, "dialog", "take_snapshot with a dialog open", text)
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("blocked tool took %v, want an immediate failure", took)
 	}
