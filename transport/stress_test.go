@@ -234,6 +234,20 @@ func TestStressBrowserDeathFailsCallsClearly(t *testing.T) {
 			t.Fatal("the click or the navigation never got under way")
 		}
 	}
+	// The relaunch, which an in-flight call may wait for, is timed from
+	// the supervisor's side: it takes a second or two on a quiet machine,
+	// six and more on a loaded one.
+	gen := sup.Generation()
+	relaunched := make(chan time.Time, 1)
+	go func() { // ends when the browser is back, or after a minute
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if sup.Generation() != gen {
+				relaunched <- time.Now()
+				return
+			}
+		}
+		close(relaunched)
+	}()
 	killedAt := time.Now()
 	if err := syscall.Kill(sup.BrowserPID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -257,16 +271,23 @@ func TestStressBrowserDeathFailsCallsClearly(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	relaunchedAt, ok := <-relaunched
+	if !ok {
+		t.Fatal("the browser was not relaunched within a minute of its death")
+	}
+	t.Logf("the browser was relaunched %v after it was killed", relaunchedAt.Sub(killedAt).Round(time.Millisecond))
 	for range 2 {
 		select {
 		case r := <-inFlight:
 			if r.end.Before(killedAt) {
 				t.Fatalf("%s ended before the browser died: the test did not hold it:\n%s", r.call, r.text)
 			}
-			// "At once": the relaunch, which it may wait for, takes a
-			// second or two.
-			if d := r.end.Sub(killedAt); d > 5*time.Second {
-				t.Errorf("%s under way when the browser died returned %v later, want at once", r.call, d.Round(time.Millisecond))
+			// "At once": within 5 s of the death, or of the relaunch it
+			// may wait for, where its own budget is 20 s. (5 s from the
+			// death alone failed when a loaded machine took about 6 s to
+			// relaunch.)
+			if d := r.end.Sub(killedAt); d > 5*time.Second && r.end.Sub(relaunchedAt) > 5*time.Second {
+				t.Errorf("%s under way when the browser died returned %v after the death and %v after the relaunch, want at once", r.call, d.Round(time.Millisecond), r.end.Sub(relaunchedAt).Round(time.Millisecond))
 			}
 			replies = append(replies, r)
 		case <-time.After(30 * time.Second):
