@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -393,56 +394,74 @@ func headerValue(hs []collectors.Header, name string) string {
 // The request that loads a new document is sent before the navigation
 // commits; it and the requests sent after it, such as one the old document
 // starts just before it is replaced, belong to the new navigation.
+//
+// The test holds /b until it has seen, in the page's own list, a poll of
+// the old document after the request for /b, and only then lets the
+// navigation commit. So the page navigates itself (the old document goes
+// to /b when a poll answers "go"): a navigation through the actor would
+// keep the actor, and so the list, busy until it is done. (The test used to
+// navigate through the actor and let /b answer once a poll reached the
+// server after /b had. That poll could have been sent before /b, and the
+// events of the old document sent after it could come after the commit and
+// be dropped with that document: the new navigation then held /b alone,
+// about once in a hundred runs on a loaded machine.)
 func TestNetworkRequestBeforeNavigationLandsInNewSegment(t *testing.T) {
 	t.Parallel()
-	var (
-		mu       sync.Mutex
-		bStarted bool
-		once     sync.Once
-	)
-	polled := make(chan struct{}) // a poll arrived after /b was asked for
+	var goB atomic.Bool
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
 	base := fixtureMux(t, map[string]http.Handler{
-		"/a": browsertest.HTML("A", `<script>fetch('/json'); setInterval(() => fetch('/poll'), 20);</script>`),
-		// /b answers only once the old document polled again, so that poll
-		// is sent after the navigation request and before the commit.
+		"/a": browsertest.HTML("A", `<script>
+fetch('/json');
+let going = false;
+setInterval(async () => {
+  if (await (await fetch('/poll')).text() === 'go' && !going) { going = true; location.href = '/b' }
+}, 20);
+</script>`),
+		"/poll": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if goB.Load() {
+				io.WriteString(w, "go")
+			}
+		}),
 		"/b": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			bStarted = true
-			mu.Unlock()
 			select {
-			case <-polled:
-			case <-time.After(10 * time.Second):
+			case <-release:
+			case <-r.Context().Done():
 			}
 			browsertest.HTML("B", `<p>B</p>`).ServeHTTP(w, r)
 		}),
-		"/poll": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			defer mu.Unlock()
-			if bStarted {
-				once.Do(func() { close(polled) })
-			}
-		}),
 	})
+	t.Cleanup(free) // before the site closes: it waits for /b
 	a := open(t, base+"/a")
 	eventually(t, "the first poll", func() (bool, string) {
 		reqs := networkList(t, a, page.NetworkFilter{})
 		_, ok := findRequest(reqs, "/poll")
 		return ok, describeRequests(reqs)
 	})
-	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: base + "/b"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-polled:
-	default:
-		t.Fatal("the old document did not poll while /b was loading")
-	}
+	goB.Store(true)
+	var late collectors.Request // a poll listed after the request for /b
+	eventually(t, "a poll of the old document listed after the request for /b", func() (bool, string) {
+		reqs := networkList(t, a, page.NetworkFilter{})
+		if i := slices.IndexFunc(reqs, func(r collectors.Request) bool { return r.IsNavigation && strings.HasSuffix(r.URL, "/b") }); i >= 0 {
+			if p, ok := findRequest(reqs[i+1:], "/poll"); ok {
+				late = p
+				return true, ""
+			}
+		}
+		return false, describeRequests(reqs)
+	})
+	free()
+	eventually(t, "the navigation to /b", func() (bool, string) {
+		cur := networkList(t, a, page.NetworkFilter{})
+		return len(cur) > 0 && strings.HasSuffix(cur[0].URL, "/b"), describeRequests(cur)
+	})
 	cur := networkList(t, a, page.NetworkFilter{})
 	if len(cur) < 2 || !strings.HasSuffix(cur[0].URL, "/b") || !cur[0].IsNavigation {
 		t.Fatalf("current navigation does not start with the navigation request of /b:\n%s", describeRequests(cur))
 	}
-	if p, ok := findRequest(cur, "/poll"); !ok || p.LoaderID == cur[0].LoaderID {
-		t.Errorf("no poll of the old document in the new navigation:\n%s", describeRequests(cur))
+	if i := slices.IndexFunc(cur, func(r collectors.Request) bool { return r.ID == late.ID }); i < 0 || cur[i].LoaderID == cur[0].LoaderID {
+		t.Errorf("the old document's poll %d, sent after the request for /b, is not in the new navigation as the old document's:\n%s", late.ID, describeRequests(cur))
 	}
 	if _, ok := findRequest(cur, "/json"); ok {
 		t.Errorf("the old document's first fetch is listed in the new navigation:\n%s", describeRequests(cur))

@@ -2,11 +2,13 @@ package page_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
@@ -85,7 +87,12 @@ func TestEvaluateOutput(t *testing.T) {
 		{"mixed", `() => "x😀".repeat(1 << 20)`, func() string { return `"` + strings.Repeat("x😀", 1<<20) + `"` }},
 	} {
 		var buf bytes.Buffer
-		res, err := a.Evaluate(ctx(t), page.Script{Source: tt.fn, Output: &buf, SkipStableDOM: true})
+		// Reading 3 MB back a chunk at a time takes seconds under -race,
+		// over 20 s on a loaded machine (the call then ran out of ctx's
+		// 20 s): each call gets a minute.
+		c, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := a.Evaluate(c, page.Script{Source: tt.fn, Output: &buf, SkipStableDOM: true})
+		cancel()
 		if err != nil {
 			t.Errorf("%s: Evaluate = %v", tt.name, err)
 			continue

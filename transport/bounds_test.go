@@ -20,6 +20,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // bigResult is a script whose result is 50 MiB of JSON text and a bit.
@@ -37,33 +38,6 @@ const fileResult = "() => 'x'.repeat(12 << 20)"
 
 // fileSize is the size of fileResult's JSON text.
 const fileSize = 12<<20 + 2
-
-// connect joins a client to srv in process.
-func connect(t *testing.T, srv *transport.Server) *mcp.ClientSession {
-	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx(t), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// cappedServer is a second server over the shared browser whose replies
-// are capped at limit bytes.
-func cappedServer(t *testing.T, limit int) *transport.Server {
-	t.Helper()
-	server(t)
-	srv := transport.New(transport.Config{MaxReplyBytes: limit}, shared.sup)
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // A script returning 50 MB gets a bounded reply that says what was cut and
 // how to get all of it; with filePath, all of it is saved (issue 10).
@@ -229,7 +203,9 @@ func TestReplyCap(t *testing.T) {
 	mux.Handle("/logs", browsertest.HTML("Logs", `<script>for (let i = 0; i < 200; i++) console.log("message number " + i + " 😀")</script>`))
 	base := browsertest.Serve(t, mux).URL
 	full := inMemory(t)
-	capped := connect(t, cappedServer(t, limit))
+	// A second server over the shared browser, whose replies are capped
+	// at limit bytes.
+	capped := onSharedBrowser(t, transporttest.Options{Config: transport.Config{MaxReplyBytes: limit}}).Connect(t)
 	id := openPage(t, full, base+"/long")
 
 	whole := must(t, full, "take_snapshot", map[string]any{"pageId": id})

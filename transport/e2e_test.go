@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // One tabhive server (and so one Chromium) serves every test of this
@@ -73,78 +73,48 @@ func server(t *testing.T) *transport.Server {
 	return shared.srv
 }
 
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return c
+// call, must and ctx are transporttest's, under the short names the tests
+// of this package use.
+var (
+	call = transporttest.Call
+	must = transporttest.Must
+	ctx  = transporttest.Context
+)
+
+// onShared serves the shared server to the test as opts says: in process,
+// or over HTTP when opts.HTTP is set.
+func onShared(t *testing.T, opts transporttest.Options) *transporttest.Server {
+	t.Helper()
+	opts.Server = server(t)
+	return transporttest.Start(t, opts)
 }
 
-// inMemory connects a client to the server in process.
+// onSharedBrowser is a server of its own, configured by opts.Config, on
+// the shared browser.
+func onSharedBrowser(t *testing.T, opts transporttest.Options) *transporttest.Server {
+	t.Helper()
+	server(t) // starts the shared supervisor
+	opts.Browser = shared.sup
+	return transporttest.Start(t, opts)
+}
+
+// inMemory connects a client to the shared server in process.
 func inMemory(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	srv := server(t)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := c.Connect(ctx(t), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return onShared(t, transporttest.Options{}).Connect(t)
 }
 
-// httpEndpoint serves the shared server over streamable HTTP for the test.
-func httpEndpoint(t *testing.T, cfg transport.HTTPConfig) string {
-	t.Helper()
-	srv := server(t)
-	ts := httptest.NewUnstartedServer(nil)
-	cfg.Addr = ts.Listener.Addr().String()
-	ts.Config.Handler = srv.HTTPHandler(cfg)
-	ts.Start()
-	t.Cleanup(ts.Close)
-	return ts.URL + transport.HTTPPath
+// eachTransport runs f as a subtest per transport, each with a client of
+// the shared server: in process, and over streamable HTTP.
+func eachTransport(t *testing.T, f func(t *testing.T, cs *mcp.ClientSession)) {
+	t.Run("in-memory", func(t *testing.T) { f(t, inMemory(t)) })
+	t.Run("http", func(t *testing.T) { f(t, overHTTP(t)) })
 }
 
-func overHTTP(t *testing.T, url string) *mcp.ClientSession {
+// overHTTP connects a client to the shared server over streamable HTTP.
+func overHTTP(t *testing.T) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := c.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// call calls a tool and returns its text and whether it was an error.
-func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s(%v): protocol error %v", name, args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
-
-// must calls a tool that must succeed.
-func must(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
-	t.Helper()
-	text, isErr := call(t, cs, name, args)
-	if isErr {
-		t.Fatalf("%s(%v) failed:\n%s", name, args, text)
-	}
-	return text
+	return onShared(t, transporttest.Options{HTTP: &transport.HTTPConfig{}}).Connect(t)
 }
 
 // openPage opens url in a new page and returns its id.
@@ -173,6 +143,15 @@ func uidOf(t *testing.T, snapshot, role, name string) string {
 		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
 	}
 	return m[1]
+}
+
+// notify tells a test waiting on ch that a request came, once; later
+// requests must not block the server. ch has a buffer of one.
+func notify(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
 
 func fixtures(t *testing.T) string {
@@ -220,40 +199,31 @@ func TestToolsAndSchemas(t *testing.T) {
 func TestInteract(t *testing.T) {
 	t.Parallel()
 	base := fixtures(t)
-	for _, tc := range []struct {
-		name string
-		cs   func(t *testing.T) *mcp.ClientSession
-	}{
-		{"in-memory", inMemory},
-		{"http", func(t *testing.T) *mcp.ClientSession { return overHTTP(t, httpEndpoint(t, transport.HTTPConfig{})) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cs := tc.cs(t)
-			id := openPage(t, cs, base+"/button")
-			snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-			if !strings.HasPrefix(snap, "## Latest page snapshot\nuid=") {
-				t.Fatalf("snapshot reply:\n%s", snap)
-			}
-			text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Run task")})
-			if text != "Successfully clicked on the element" {
-				t.Errorf("click reply = %q", text)
-			}
-			text = must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"Done 1"}, "timeout": 5000})
-			if !strings.HasPrefix(text, `Element matching one of ["Done 1"] found.`+"\n## Latest page snapshot\n") || !strings.Contains(text, `"Done 1"`) {
-				t.Errorf("wait_for reply:\n%s", text)
-			}
-			text = must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "url", "url": base + "/nav-a"})
-			if !strings.HasPrefix(text, "Successfully navigated to "+base+"/nav-a.\n## Pages\n") || !strings.Contains(text, fmt.Sprintf("%d: Page A (%s/nav-a) [selected]", id, base)) {
-				t.Errorf("navigate reply:\n%s", text)
-			}
-			snap = must(t, cs, "take_snapshot", nil)
-			text = must(t, cs, "click", map[string]any{"uid": uidOf(t, snap, "link", "Go to page B"), "includeSnapshot": true})
-			want := "Successfully clicked on the element\nPage navigated to " + base + "/nav-b.\n## Latest page snapshot\n"
-			if !strings.HasPrefix(text, want) || !strings.Contains(text, `"Page B loaded"`) {
-				t.Errorf("click on link reply:\n%s\nwant prefix:\n%s", text, want)
-			}
-		})
-	}
+	eachTransport(t, func(t *testing.T, cs *mcp.ClientSession) {
+		id := openPage(t, cs, base+"/button")
+		snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+		if !strings.HasPrefix(snap, "## Latest page snapshot\nuid=") {
+			t.Fatalf("snapshot reply:\n%s", snap)
+		}
+		text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Run task")})
+		if text != "Successfully clicked on the element" {
+			t.Errorf("click reply = %q", text)
+		}
+		text = must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"Done 1"}, "timeout": 5000})
+		if !strings.HasPrefix(text, `Element matching one of ["Done 1"] found.`+"\n## Latest page snapshot\n") || !strings.Contains(text, `"Done 1"`) {
+			t.Errorf("wait_for reply:\n%s", text)
+		}
+		text = must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "url", "url": base + "/nav-a"})
+		if !strings.HasPrefix(text, "Successfully navigated to "+base+"/nav-a.\n## Pages\n") || !strings.Contains(text, fmt.Sprintf("%d: Page A (%s/nav-a) [selected]", id, base)) {
+			t.Errorf("navigate reply:\n%s", text)
+		}
+		snap = must(t, cs, "take_snapshot", nil)
+		text = must(t, cs, "click", map[string]any{"uid": uidOf(t, snap, "link", "Go to page B"), "includeSnapshot": true})
+		want := "Successfully clicked on the element\nPage navigated to " + base + "/nav-b.\n## Latest page snapshot\n"
+		if !strings.HasPrefix(text, want) || !strings.Contains(text, `"Page B loaded"`) {
+			t.Errorf("click on link reply:\n%s\nwant prefix:\n%s", text, want)
+		}
+	})
 }
 
 // TestBadInput: every kind of bad input gets a clear error and changes
@@ -340,16 +310,14 @@ func TestDialogNotice(t *testing.T) {
 	id := openPage(t, cs, base+"/dialog")
 	other := openPage(t, cs, base+"/button")
 	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	notice := "# Open dialog\nalert: test dialog.\nCall handle_dialog to handle it before continuing."
 	text := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Alert")})
-	if want := "The element was clicked and it opened a dialog.\n" + notice; text != want {
-		t.Errorf("click that opens an alert:\n%s\nwant:\n%s", text, want)
-	}
+	checkGolden(t, "dialog", "click that opens an alert", text)
 	start := time.Now()
 	text, isErr := call(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	if want := notice + "\nError: A dialog is open (alert: test dialog)."; !isErr || text != want {
-		t.Errorf("snapshot with a dialog open:\n%s\nwant:\n%s", text, want)
+	if !isErr {
+		t.Errorf("snapshot with a dialog open succeeded:\n%s", text)
 	}
+	checkGolden(t, "dialog", "take_snapshot with a dialog open", text)
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("blocked tool took %v, want an immediate failure", took)
 	}
@@ -368,12 +336,12 @@ func TestDialogNotice(t *testing.T) {
 func TestParallelSessions(t *testing.T) {
 	t.Parallel()
 	base := fixtures(t)
-	url := httpEndpoint(t, transport.HTTPConfig{})
+	srv := onShared(t, transporttest.Options{HTTP: &transport.HTTPConfig{}})
 	const sessions, rounds = 4, 5
 	clients := make([]*mcp.ClientSession, sessions)
 	ids := make([]int, sessions)
 	for i := range clients {
-		clients[i] = overHTTP(t, url)
+		clients[i] = srv.Connect(t)
 		// No pageId below: each session relies on its own selection.
 		ids[i] = openPage(t, clients[i], fmt.Sprintf("%s/count/s%d", base, i))
 	}
@@ -424,7 +392,7 @@ func TestParallelSessions(t *testing.T) {
 
 func TestHTTPHostAndOriginChecks(t *testing.T) {
 	t.Parallel()
-	url := httpEndpoint(t, transport.HTTPConfig{Token: "s3cret"})
+	url := onShared(t, transporttest.Options{HTTP: &transport.HTTPConfig{Token: "s3cret"}}).URL
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
 	tests := []struct {
 		name   string

@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,41 +12,15 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
-// filesServer is a server of its own with cfg, on the shared browser.
-func filesServer(t *testing.T, cfg transport.Config) *transport.Server {
+// filesClient connects a client in process to a server of its own with
+// cfg, on the shared browser. With roots (even none), the client declares
+// the roots capability and those roots.
+func filesClient(t *testing.T, cfg transport.Config, roots []string) *mcp.ClientSession {
 	t.Helper()
-	server(t) // starts the shared supervisor
-	srv := transport.New(cfg, shared.sup)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// filesClient connects a client to srv in process. With roots (even
-// none), the client declares the roots capability and those roots.
-func filesClient(t *testing.T, srv *transport.Server, roots []string) *mcp.ClientSession {
-	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "files", Version: "0"}, nil)
-	var opts *mcp.ClientSessionOptions
-	if roots != nil {
-		for _, r := range roots {
-			c.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: r}).String()})
-		}
-		opts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"} // roots, as in connectWithRoots
-	}
-	cs, err := c.Connect(ctx(t), ct, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return onSharedBrowser(t, transporttest.Options{Config: cfg, Roots: roots}).Connect(t)
 }
 
 // uploadFixtures serves /upload, a page with a file input.
@@ -87,8 +60,8 @@ func denied(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]an
 // script; another session cannot reach the first one's files.
 func TestDefaultSandboxIsPrivate(t *testing.T) {
 	t.Parallel()
-	srv := filesServer(t, transport.Config{})
-	cs := filesClient(t, srv, nil)
+	srv := onSharedBrowser(t, transporttest.Options{})
+	cs := srv.Connect(t)
 	base := fixtures(t)
 	id := openPage(t, cs, base+"/nav-a")
 
@@ -158,7 +131,7 @@ func TestDefaultSandboxIsPrivate(t *testing.T) {
 
 	// Another session has its own private directory and cannot reach the
 	// first one's.
-	other := filesClient(t, srv, nil)
+	other := srv.Connect(t)
 	denied(t, other, "evaluate_script", map[string]any{"pageId": id, "sourcePath": filepath.Join(private, "add.js")}, private)
 	text = must(t, other, "take_snapshot", map[string]any{"pageId": id, "filePath": "snap.txt"})
 	if strings.Contains(text, private) || !strings.Contains(text, "/tabhive-files-") {
@@ -181,9 +154,9 @@ func TestProfileNeverReachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	clients := map[string]*mcp.ClientSession{
-		"root /":                 filesClient(t, filesServer(t, transport.Config{ProfileDir: configured}), []string{"/"}),
-		"unrestricted":           filesClient(t, filesServer(t, transport.Config{ProfileDir: configured, Unrestricted: true}), nil),
-		"workspace with profile": filesClient(t, filesServer(t, transport.Config{ProfileDir: configured, Workspaces: []string{"/"}}), nil),
+		"root /":                 filesClient(t, transport.Config{ProfileDir: configured}, []string{"/"}),
+		"unrestricted":           filesClient(t, transport.Config{ProfileDir: configured, Unrestricted: true}, nil),
+		"workspace with profile": filesClient(t, transport.Config{ProfileDir: configured, Workspaces: []string{"/"}}, nil),
 	}
 	base := uploadFixtures(t)
 	pages := map[string]int{}
@@ -248,7 +221,7 @@ func TestProfileNeverReachable(t *testing.T) {
 func TestSourcePathNeverEchoes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cs := filesClient(t, filesServer(t, transport.Config{}), []string{dir})
+	cs := filesClient(t, transport.Config{}, []string{dir})
 	id := openPage(t, cs, fixtures(t)+"/nav-a")
 
 	passwd := writeFile(t, dir, "passwd", "root:x:0:0:root:/root:/bin/bash\nsecretuser:x:1000:1000::/home/secretuser:/bin/sh\n")

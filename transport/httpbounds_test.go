@@ -14,31 +14,8 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
-
-// serveBounded serves srv on a loopback port through HTTPServer with cfg,
-// and returns the listen address.
-func serveBounded(t *testing.T, srv *transport.Server, cfg transport.HTTPConfig) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Addr = ln.Addr().String()
-	hs := srv.HTTPServer(cfg)
-	done := make(chan struct{})
-	go func() { defer close(done); hs.Serve(ln) }() // ends with hs.Close below
-	t.Cleanup(func() { hs.Close(); <-done })
-	return cfg.Addr
-}
-
-// idleServer returns a server whose browser is never started.
-func idleServer(t *testing.T) *transport.Server {
-	sup := browser.New(browser.Config{ExecutablePath: "/nonexistent/chromium"})
-	srv := transport.New(transport.Config{}, sup)
-	t.Cleanup(func() { srv.Close(); sup.Close() })
-	return srv
-}
 
 // TestHTTPReadTimeoutCutsTrickle: a request body sent a byte at a time
 // cannot hold its connection past ReadTimeout (issue 10, finding 5: with
@@ -46,7 +23,9 @@ func idleServer(t *testing.T) *transport.Server {
 // its connection open indefinitely).
 func TestHTTPReadTimeoutCutsTrickle(t *testing.T) {
 	t.Parallel()
-	addr := serveBounded(t, idleServer(t), transport.HTTPConfig{ReadTimeout: 2 * time.Second})
+	// A server whose browser is never started, served through HTTPServer.
+	idle := transporttest.Browser(t, browser.Config{ExecutablePath: "/nonexistent/chromium"})
+	addr := transporttest.Start(t, transporttest.Options{Browser: idle, HTTP: &transport.HTTPConfig{ReadTimeout: 2 * time.Second}}).Addr
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +62,10 @@ func TestHTTPReadTimeoutCutsTrickle(t *testing.T) {
 // notification stream (GET), live on past it.
 func TestHTTPStreamsOutliveReadTimeout(t *testing.T) {
 	t.Parallel()
-	addr := serveBounded(t, server(t), transport.HTTPConfig{ReadTimeout: time.Second})
-	url := "http://" + addr + transport.HTTPPath
+	srv := onShared(t, transporttest.Options{HTTP: &transport.HTTPConfig{ReadTimeout: time.Second}})
+	addr, url := srv.Addr, srv.URL
 
-	cs := overHTTP(t, url)
+	cs := srv.Connect(t)
 	id := openPage(t, cs, "about:blank")
 	got := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => new Promise(r => setTimeout(() => r("late"), 2500))`})
 	if !strings.Contains(got, `"late"`) {

@@ -1,18 +1,15 @@
 package transport_test
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestInputToolReplies asserts the reply text of every input tool, through
@@ -97,22 +94,10 @@ func TestInputToolReplies(t *testing.T) {
 // as upstream does.
 func TestClickAtNeedsVision(t *testing.T) {
 	t.Parallel()
-	sup := browser.New(browser.Config{})
-	defer sup.Close()
-	srv := transport.New(transport.Config{}, sup)
-	defer srv.Close()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.ListTools(context.Background(), nil)
+	// A browser that is never started: listing tools needs none.
+	sup := transporttest.Browser(t, browser.Config{ExecutablePath: "/nonexistent/chromium"})
+	cs := transporttest.Start(t, transporttest.Options{Browser: sup}).Connect(t)
+	res, err := cs.ListTools(ctx(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

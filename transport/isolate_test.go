@@ -4,16 +4,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tabhive/tabhive/browser"
-	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestIsolatedSessions: with IsolateSessions each HTTP session has a
@@ -22,23 +20,14 @@ import (
 // clear error.
 func TestIsolatedSessions(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sup := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
-	srv := transport.New(transport.Config{IsolateSessions: true, MaxPagesPerSession: 2}, sup)
-	ts := httptest.NewUnstartedServer(nil)
-	ts.Config.Handler = srv.HTTPHandler(transport.HTTPConfig{Addr: ts.Listener.Addr().String(), MaxSessions: 2})
-	ts.Start()
-	t.Cleanup(func() { ts.Close(); srv.Close(); sup.Close() })
-	url := ts.URL + transport.HTTPPath
+	srv := transporttest.Start(t, transporttest.Options{
+		Config: transport.Config{IsolateSessions: true, MaxPagesPerSession: 2},
+		HTTP:   &transport.HTTPConfig{MaxSessions: 2},
+	})
+	sup, url := srv.Browser, srv.URL
 	base := fixtures(t)
 
-	a, b := overHTTP(t, url), overHTTP(t, url)
+	a, b := srv.Connect(t), srv.Connect(t)
 	listA, listB := must(t, a, "list_pages", nil), must(t, b, "list_pages", nil)
 	idA, idB := lastSelected(t, listA), lastSelected(t, listB)
 	if idA == idB || strings.Count(listA, "\n") != 1 || strings.Count(listB, "\n") != 1 {

@@ -1,13 +1,10 @@
-package transport
+package transport_test
 
 import (
-	"context"
-	"errors"
 	"testing"
-	"time"
 
-	"github.com/tabhive/tabhive/browser"
-	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestOwnershipFailsClosed: a page id the registry does not list when the
@@ -18,39 +15,26 @@ import (
 // isolated session.
 func TestOwnershipFailsClosed(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sup := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
-	srv := New(Config{IsolateSessions: true}, sup)
-	t.Cleanup(func() { srv.Close(); sup.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	srv := transporttest.Start(t, transporttest.Options{Config: transport.Config{IsolateSessions: true}})
+	ctx := ctx(t)
 
-	c := &call{s: srv, sess: srv.newSession(nil), r: &reply{}}
 	for id := 1; id <= 3; id++ {
-		a, err := c.pageActor(ctx, id)
-		var np *noPageError
-		if !errors.As(err, &np) {
-			t.Errorf("pageActor(%d) before the browser ran: got an actor %t, error %v; want No page found", id, a != nil, err)
+		found, err := transport.LookUpPage(ctx, srv.Server, id, false)
+		if !transport.IsNoPage(err) {
+			t.Errorf("pageActor(%d) before the browser ran: got an actor %t, error %v; want No page found", id, found, err)
 		}
 	}
-	pages, err := sup.Pages(ctx)
+	pages, err := srv.Browser.Pages(ctx)
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("the browser has no page to try: %v, %v", pages, err)
 	}
 	for _, p := range pages {
-		if _, err := c.pageActor(ctx, p.ID); err == nil {
+		if _, err := transport.LookUpPage(ctx, srv.Server, p.ID, false); err == nil {
 			t.Errorf("an isolated session got page %d of context %q", p.ID, p.Context)
 		}
 	}
 	// A session that shares the browser gets the same pages.
-	shared := &call{s: srv, sess: &session{}, r: &reply{}}
-	if _, err := shared.pageActor(ctx, pages[0].ID); err != nil {
+	if _, err := transport.LookUpPage(ctx, srv.Server, pages[0].ID, true); err != nil {
 		t.Errorf("a shared session cannot reach page %d: %v", pages[0].ID, err)
 	}
 }

@@ -96,7 +96,13 @@ func TestPageClosedByItself(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
 	mux.Handle("/", browsertest.HTML("Opener", `<button onclick="window.open('/popup')">Open</button>`))
-	mux.Handle("/popup", browsertest.HTML("Popup", `<button onclick="window.close()">Close me</button>`))
+	// The popup keeps changing its DOM once asked to close, so that the
+	// click is still waiting for the page to settle when Chrome closes it,
+	// however long that takes on a loaded machine (within the waiter's 3 s
+	// cap): the close lands inside the click, as the reply must then say.
+	// Without it the click could settle first and the page close after the
+	// reply.
+	mux.Handle("/popup", browsertest.HTML("Popup", `<button onclick="window.close(); setInterval(() => document.body.append('.'), 10)">Close me</button>`))
 	base := browsertest.Serve(t, mux).URL
 	cs := inMemory(t)
 	opener := openPage(t, cs, base+"/")

@@ -1,34 +1,15 @@
 package transport_test
 
 import (
+	"net/http"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
-
-// connectTo connects an in-memory client to srv.
-func connectTo(t *testing.T, srv *transport.Server) *mcp.ClientSession {
-	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx(t), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
 
 // TestBrowserDeathAndRelaunch: the browser process dies mid-call; the call
 // fails at once, not at its deadline; the next call relaunches; each
@@ -36,33 +17,34 @@ func connectTo(t *testing.T, srv *transport.Server) *mcp.ClientSession {
 // ids go on counting.
 func TestBrowserDeathAndRelaunch(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sup := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
-	srv := transport.New(transport.Config{}, sup)
-	t.Cleanup(func() { srv.Close(); sup.Close() })
-	a, b := connectTo(t, srv), connectTo(t, srv)
+	srv := transporttest.Start(t, transporttest.Options{})
+	sup := srv.Browser
+	a, b := srv.Connect(t), srv.Connect(t)
 	must(t, a, "list_pages", nil)
 	must(t, b, "list_pages", nil)
-	page := openPage(t, a, "about:blank")
+	// The script says when it runs, so that the browser dies under it.
+	started := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("Blank", ""))
+	mux.HandleFunc("/started", func(http.ResponseWriter, *http.Request) { notify(started) })
+	page := openPage(t, a, browsertest.Serve(t, mux).URL+"/")
 
 	pid := sup.BrowserPID()
 	done := make(chan struct{})
-	var took time.Duration
+	var end time.Time
 	var text string
 	var isErr bool
 	go func() {
 		defer close(done)
-		start := time.Now()
-		text, isErr = call(t, a, "evaluate_script", map[string]any{"pageId": page, "function": "() => new Promise(r => setTimeout(r, 20000))"})
-		took = time.Since(start)
+		text, isErr = call(t, a, "evaluate_script", map[string]any{"pageId": page, "function": "() => { fetch('/started'); return new Promise(r => setTimeout(r, 20000)) }"})
+		end = time.Now()
 	}()
-	time.Sleep(300 * time.Millisecond) // let the script start
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the script never started")
+	}
+	killedAt := time.Now()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +53,8 @@ func TestBrowserDeathAndRelaunch(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call on the dead browser did not return")
 	}
-	if !isErr || took > 3*time.Second {
-		t.Errorf("call on the dead browser: %v after %v: %q", isErr, took, text)
+	if took := end.Sub(killedAt); !isErr || took > 3*time.Second {
+		t.Errorf("call on the dead browser: %v %v after the browser died: %q", isErr, took, text)
 	}
 	for deadline := time.Now().Add(5 * time.Second); sup.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

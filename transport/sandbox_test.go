@@ -9,32 +9,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// connectWithRoots connects an in-memory client that declares the roots
-// capability with the given roots.
-func connectWithRoots(t *testing.T, roots ...string) (*mcp.Client, *mcp.ClientSession) {
-	t.Helper()
-	srv := server(t)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "roots", Version: "0"}, nil)
-	for _, r := range roots {
-		c.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: r}).String()})
-	}
-	// Roots are a feature of protocol versions before 2026-07-28, which
-	// deprecates them; today's clients (Claude Code, VS Code) speak those.
-	cs, err := c.Connect(ctx(t), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return c, cs
-}
+	"github.com/tabhive/tabhive/transport/transporttest"
+)
 
 // TestSnapshotFileThroughRoots: take_snapshot's filePath goes through the
 // session's roots plus the workspaces; roots are refreshed when the client
@@ -44,7 +21,7 @@ func TestSnapshotFileThroughRoots(t *testing.T) {
 	base := fixtures(t)
 	root := t.TempDir() // inside the test's own temp dir, which is the OS temp dir here
 	outside := filepath.Join(os.Getenv("HOME"), "tabhive-denied", "snap.txt")
-	client, cs := connectWithRoots(t, root)
+	client, cs := onShared(t, transporttest.Options{Roots: []string{root}}).Client(t)
 	id := openPage(t, cs, base+"/nav-a")
 
 	path := filepath.Join(root, "deep", "snap.md")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // shotFixtures serves the screenshot test pages:
@@ -45,27 +46,6 @@ ctx.putImageData(img, 0, 0);
 	mux.Handle("/dialog", browsertest.HTML("Dialog", `<button onclick="alert('shot dialog')">Alert</button>`))
 	mux.Handle("/huge", browsertest.HTML("Huge", `<style>html { scrollbar-width: none } body { margin: 0 }</style><div style="height: 100000px; background: linear-gradient(#fdd, #ddf)"></div>`))
 	return browsertest.Serve(t, mux).URL
-}
-
-// shotServer is a server of its own with take_screenshot settings, on the
-// shared browser, and a client connected to it in process.
-func shotServer(t *testing.T, cfg transport.ScreenshotConfig) *mcp.ClientSession {
-	t.Helper()
-	server(t) // starts the shared supervisor
-	srv := transport.New(transport.Config{Screenshot: cfg}, shared.sup)
-	t.Cleanup(srv.Close)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx(t), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx(t), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }
 
 // shot is a take_screenshot reply.
@@ -249,7 +229,7 @@ func TestScreenshotFiles(t *testing.T) {
 // the agent to read.
 func TestBigScreenshotFiles(t *testing.T) {
 	t.Parallel()
-	cs := filesClient(t, filesServer(t, transport.Config{}), nil)
+	cs := filesClient(t, transport.Config{}, nil)
 	noise := openPage(t, cs, shotFixtures(t)+"/noise")
 	big := regexp.MustCompile(`^Took a screenshot of the full current page\.\nSaved screenshot to (/.+/tabhive-files-\d+/session-\d+)/(screenshot-[0-9a-f]+\.png)\.$`)
 	var dir, first string
@@ -312,7 +292,7 @@ func TestScreenshotConfig(t *testing.T) {
 	base := shotFixtures(t)
 	plain := inMemory(t)
 	quality := 100
-	limited := shotServer(t, transport.ScreenshotConfig{Format: "jpeg", Quality: &quality, MaxWidth: 300, MaxHeight: 200})
+	limited := onSharedBrowser(t, transporttest.Options{Config: transport.Config{Screenshot: transport.ScreenshotConfig{Format: "jpeg", Quality: &quality, MaxWidth: 300, MaxHeight: 200}}}).Connect(t)
 	id := openPage(t, plain, base+"/tall")
 
 	tools, err := limited.ListTools(ctx(t), nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestWorkspaceThroughBinary: --workspace lets a session without roots
@@ -108,12 +109,7 @@ func TestFileNavigationsDefault(t *testing.T) {
 		t.Errorf("file: page with --file-navigations: snapshot %q", got)
 	}
 
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	stdio, err := c.Connect(ctx(t), &mcp.CommandTransport{Command: command(t)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdio.Close()
+	stdio := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t)})
 	text(t, stdio, "navigate_page", map[string]any{"url": fileURL})
 	if got := text(t, stdio, "take_snapshot", nil); !strings.Contains(got, "the secret text") {
 		t.Errorf("file: page over stdio: snapshot %q", got)

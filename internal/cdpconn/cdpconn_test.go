@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,34 @@ func TestIsClosed(t *testing.T) {
 	}
 	if cdpconn.IsClosed(nil) {
 		t.Fatal("IsClosed(nil) = true")
+	}
+}
+
+// A call whose write fails because Chrome's end of the pipe is gone (the
+// browser died, and the reader has not seen the end of its output yet) is
+// a closed connection too, not the pipe's own "broken pipe" error: agents
+// got "Snapshot: cdp.Runtime: CallFunctionOn: write |1: broken pipe." from
+// TestStress when a call wrote in that moment.
+func TestIsClosedOnBrokenPipe(t *testing.T) {
+	fromChrome, chromeOut, err := os.Pipe() // kept open: the reader sees no end
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chromeOut.Close()
+	chromeIn, toChrome, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	chromeIn.Close() // Chrome is gone: writes fail with EPIPE
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := cdpconn.DialPipe(ctx, fromChrome, toChrome, cdpconn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Client.DOM.DescribeNode(ctx, nil)
+	if !cdpconn.IsClosed(err) {
+		t.Fatalf("write on a broken pipe: IsClosed(%v) = false, want true", err)
 	}
 }

@@ -170,7 +170,12 @@ func (ch *channel) write(r *request) error {
 	if err != nil {
 		return &closedError{err}
 	}
-	return ch.io.writeFrame(b)
+	if err := ch.io.writeFrame(b); err != nil {
+		// The other end is gone (a dead browser's pipe, a dropped socket)
+		// and the reader has not seen it yet: the connection is closed.
+		return &closedError{err}
+	}
+	return nil
 }
 
 // message is any message Chrome sends: a reply (ID set) or an event

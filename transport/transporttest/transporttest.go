@@ -1,0 +1,241 @@
+// Package transporttest builds tabhive servers and connected MCP clients
+// for tests, over both transports: in process (what stdio carries, without
+// the pipe) and streamable HTTP. Like net/http/httptest it is for tests
+// only; everything it starts is stopped by t.Cleanup.
+//
+// A server of its own, on a browser of its own, with two clients:
+//
+//	srv := transporttest.Start(t, transporttest.Options{Config: transport.Config{IsolateSessions: true}})
+//	a, b := srv.Connect(t), srv.Connect(t)
+//	text := transporttest.Must(t, a, "list_pages", nil)
+//
+// A test binary that shares one server among its tests passes it as
+// [Options.Server]; one that shares a browser passes it as
+// [Options.Browser]. Clients of a command, such as the tabhive binary
+// started by its own tests, connect with [Dial].
+package transporttest
+
+import (
+	"context"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
+)
+
+// CallTimeout bounds each connection and call the helpers make: longer
+// than any call of the tests takes (the longest, a navigation held 21 s
+// under Slow 3G, takes about 25 s), so that a hang fails the test instead
+// of stalling the binary until go test's own timeout.
+const CallTimeout = 60 * time.Second
+
+// rootsProtocol is the protocol version a client declaring roots speaks.
+// Roots are a feature of versions before 2026-07-28, which deprecates
+// them; today's clients (Claude Code, VS Code) speak those.
+const rootsProtocol = "2025-11-25"
+
+// Options say how [Start] builds a server and how its clients connect. The
+// zero value is a server with default settings, on a browser of its own,
+// that clients reach in process.
+type Options struct {
+	// Server, if set, is the server to serve; Config and Browser are then
+	// unused, and the caller closes it. If nil, Start makes one from
+	// Config and closes it when the test ends.
+	Server *transport.Server
+	// Config configures the server Start makes.
+	Config transport.Config
+	// Browser is the supervisor the server Start makes drives; the caller
+	// closes it. If nil, the server gets a supervisor of its own on a
+	// headless, isolated Chromium (see [Browser]), closed when the test
+	// ends.
+	Browser *browser.Supervisor
+	// HTTP, if set, serves the server over streamable HTTP, through
+	// [transport.Server.HTTPServer] with this configuration (its Addr is
+	// set to the test listener's), and clients connect through it. If
+	// nil, clients connect in process.
+	HTTP *transport.HTTPConfig
+	// Roots, if not nil (even empty), makes each client declare the roots
+	// capability and these directories as its roots.
+	Roots []string
+}
+
+// Server is a tabhive server serving one test, and how its clients reach
+// it.
+type Server struct {
+	// Server is the MCP server.
+	Server *transport.Server
+	// Browser is the supervisor it drives; nil when [Options.Server] was
+	// given.
+	Browser *browser.Supervisor
+	// URL is the MCP endpoint, http://127.0.0.1:PORT/mcp, when served
+	// over HTTP; empty otherwise.
+	URL string
+	// Addr is the HTTP listener's address, 127.0.0.1:PORT, when served
+	// over HTTP; empty otherwise.
+	Addr string
+
+	roots []string
+}
+
+// Start builds the server opts describe, serves it over HTTP if opts says
+// so, and stops all it started when the test ends: clients first (each
+// connected by [Server.Connect] registers its own cleanup, which runs
+// before these), then the HTTP server, the MCP server and the browser.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	s := &Server{Server: opts.Server, roots: opts.Roots}
+	if s.Server == nil {
+		s.Browser = opts.Browser
+		if s.Browser == nil {
+			s.Browser = Browser(t, browser.Config{})
+		}
+		s.Server = transport.New(opts.Config, s.Browser)
+		t.Cleanup(s.Server.Close)
+	}
+	if opts.HTTP != nil {
+		cfg := *opts.HTTP
+		ts := httptest.NewUnstartedServer(nil)
+		cfg.Addr = ts.Listener.Addr().String()
+		// The production http.Server, with its read and idle bounds;
+		// httptest only listens and, on Close, waits for the requests
+		// under way.
+		ts.Config = s.Server.HTTPServer(cfg)
+		ts.Start()
+		t.Cleanup(ts.Close)
+		s.Addr = cfg.Addr
+		s.URL = ts.URL + transport.HTTPPath
+	}
+	return s
+}
+
+// Browser returns a supervisor of its own for the test, on a headless,
+// isolated Chromium unless cfg names an executable, and closes it when the
+// test ends. It does not start the browser: the first call that needs a
+// page does. Without an executable in cfg it skips the test under -short.
+func Browser(t testing.TB, cfg browser.Config) *browser.Supervisor {
+	t.Helper()
+	if cfg.ExecutablePath == "" {
+		cfg.ExecutablePath = Executable(t)
+		cfg.Headless, cfg.Isolated = true, true
+	}
+	sup := browser.New(cfg)
+	t.Cleanup(func() {
+		if err := sup.Close(); err != nil {
+			t.Errorf("close supervisor: %v", err)
+		}
+	})
+	return sup
+}
+
+// Executable returns the Chromium binary the tests drive. It skips the
+// test under -short and fails it if there is none.
+func Executable(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// Connect connects a new client to the server and closes it when the test
+// ends.
+func (s *Server) Connect(t testing.TB) *mcp.ClientSession {
+	t.Helper()
+	_, cs := s.Client(t)
+	return cs
+}
+
+// Client is [Server.Connect] that also returns the client, for a test that
+// changes the client's roots while it is connected.
+func (s *Server) Client(t testing.TB) (*mcp.Client, *mcp.ClientSession) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
+	var opts *mcp.ClientSessionOptions
+	if s.roots != nil {
+		for _, r := range s.roots {
+			c.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: r}).String()})
+		}
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: rootsProtocol}
+	}
+	if s.URL != "" {
+		return c, DialClient(t, c, &mcp.StreamableClientTransport{Endpoint: s.URL}, opts)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Server.MCP().Connect(Context(t), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return c, DialClient(t, c, ct, opts)
+}
+
+// Dial connects a new client over tr, a transport to a server the test
+// started some other way (a command, an HTTP endpoint), and closes it when
+// the test ends.
+func Dial(t testing.TB, tr mcp.Transport) *mcp.ClientSession {
+	t.Helper()
+	return DialClient(t, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil), tr, nil)
+}
+
+// DialClient connects c over tr with opts and closes the session when the
+// test ends.
+func DialClient(t testing.TB, c *mcp.Client, tr mcp.Transport, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	cs, err := c.Connect(Context(t), tr, opts)
+	if err != nil {
+		t.Fatalf("connect an MCP client: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Context returns a context for one step of a test: it ends after
+// [CallTimeout], or when the test does.
+func Context(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), CallTimeout)
+	t.Cleanup(cancel)
+	return c
+}
+
+// Call calls a tool and returns the text of its reply and whether the
+// reply is an error. A protocol error fails the test.
+func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(Context(t), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+	}
+	return Text(res), res.IsError
+}
+
+// Must calls a tool that must succeed and returns the text of its reply.
+func Must(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	text, isErr := Call(t, cs, name, args)
+	if isErr {
+		t.Fatalf("%s(%v) failed:\n%s", name, args, text)
+	}
+	return text
+}
+
+// Text returns the text of a reply: its text contents, joined.
+func Text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
