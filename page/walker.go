@@ -198,7 +198,27 @@ func dropEmptyIframes(n *snapshot.Node) {
 // walkFrame runs the walker in frame's isolated world. When the walk meets
 // custom elements it cannot see into, it gives them their closed shadow
 // roots and walks again.
+//
+// A document replaced during the walk (a navigation the page started) takes
+// the world with it: the walk starts again on the new document, twice at
+// most.
 func walkFrame(ctx context.Context, c *cdp.Client, frameID string) (walked, error) {
+	for tries := 0; ; tries++ {
+		res, err := walkFrameOnce(ctx, c, frameID)
+		if tries == 2 || !contextGone(err) {
+			return res, err
+		}
+	}
+}
+
+// contextGone reports whether err says an execution context no longer
+// exists: its document was replaced.
+func contextGone(err error) bool {
+	var re *rpcc.ResponseError
+	return errors.As(err, &re) && strings.Contains(re.Message, "Cannot find context")
+}
+
+func walkFrameOnce(ctx context.Context, c *cdp.Client, frameID string) (walked, error) {
 	w, err := c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(frameID)).
 		SetWorldName(snapshotWorld))
 	if err != nil {
@@ -365,8 +385,7 @@ func refObject(ctx context.Context, c *cdp.Client, ref snapshot.Ref) (runtime.Re
 		runtime.CallArgument{Value: doc}, runtime.CallArgument{Value: id})
 	if err != nil {
 		// The isolated world went with its document.
-		var re *rpcc.ResponseError
-		if errors.As(err, &re) && strings.Contains(re.Message, "Cannot find context") {
+		if contextGone(err) {
 			return "", errNodeGone
 		}
 		return "", err

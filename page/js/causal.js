@@ -25,8 +25,9 @@
 // setInterval with a delay up to the horizon (later ones are reported, not
 // waited for), requestAnimationFrame, fetch and the reading of its
 // response body, XMLHttpRequest, MessagePort.postMessage (how schedulers
-// such as React's run work soon), and a navigation the document starts
-// (the Navigation API's navigate event: settle then answers "navigating").
+// such as React's run work soon), a form submission, and a navigation the
+// document starts (the Navigation API's navigate event: settle then
+// answers "navigating").
 // A counted callback runs "in the action": what it schedules, and what the
 // microtasks after it schedule until its task ends, counts too.
 //
@@ -197,13 +198,26 @@
     return before.call(f === undefined ? this : f);
   });
 
+  // Any cross-document navigation the document starts while the tracker
+  // runs is waited for: most start inside the action, and a form's
+  // submission starts in a task of its own, just after it.
+  let submission = 0;
   const onNavigate = (e) => {
-    if (isCounting() && !(e.destination && e.destination.sameDocument === true)) {
+    if (!(e.destination && e.destination.sameDocument === true)) {
       navigating = true;
       wake();
     }
   };
   if (w.navigation) w.navigation.addEventListener('navigate', onNavigate);
+  // A form the action submits navigates a task later: pending until then,
+  // for a short while at most (one that targets another window never
+  // navigates this one).
+  const onSubmit = (e) => {
+    if (!isCounting() || e.defaultPrevented || submission) return;
+    submission = add('a form submission');
+    origSetTimeout.call(w, () => { done(submission); submission = 0; }, 100);
+  };
+  w.addEventListener('submit', onSubmit);
 
   const observer = new MutationObserver(() => { lastChange = now(); wake(); });
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -215,6 +229,7 @@
     wake = () => {};
     observer.disconnect();
     if (w.navigation) w.navigation.removeEventListener('navigate', onNavigate);
+    w.removeEventListener('submit', onSubmit);
     for (const r of restores.reverse()) r();
     channel.port1.onmessage = null;
     origClearTimeout.call(w, selfStop);
