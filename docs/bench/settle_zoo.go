@@ -1,0 +1,165 @@
+//go:build ignore
+
+// settle_zoo measures what an MCP browser server's click waits for (issue
+// 12): for each case of the zoo, a click on a button whose effect lands in
+// its own way, then a snapshot at once; the case is "seen" when the
+// snapshot shows the effect. It also times clicks that cause nothing.
+// Drive any server that speaks chrome-devtools-mcp's tools over stdio:
+//
+//	go build -o /tmp/tabhive ./cmd/tabhive
+//	go run ./docs/bench/settle_zoo.go -label tabhive -- /tmp/tabhive --headless --isolated
+//	go run ./docs/bench/settle_zoo.go -label cdm -- node_modules/.bin/chrome-devtools-mcp --headless --isolated ...
+//
+// It prints one JSON line: per case, seen or not, the click's latency (as
+// the MCP client sees it) and whether the reply named pending work; and
+// the no-op clicks' median and p95.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const zoo = `<!doctype html><html><head><meta charset=utf-8><title>Zoo</title><link rel=icon href="data:,"></head><body>
+<p id=out>none</p>
+<script>
+const out = document.getElementById('out');
+const done = (n) => { out.textContent = 'done ' + n; };
+const later = (ms, f) => setTimeout(f, ms);
+const frames = (n, f) => { let i = 0; const step = () => (++i < n ? requestAnimationFrame(step) : f()); requestAnimationFrame(step); };
+const slow = () => fetch('/slow').then((r) => r.text());
+const cases = {
+  noop: () => {},
+  timer50: () => later(50, () => done('timer50')),
+  timer120: () => later(120, () => done('timer120')),
+  timer180: () => later(180, () => done('timer180')),
+  timer300: () => later(300, () => done('timer300')),
+  timer600: () => later(600, () => done('timer600')),
+  timer5s: () => later(5000, () => done('timer5s')),
+  fetch0: () => slow().then(() => done('fetch0')),
+  fetch80: () => later(80, () => slow().then(() => done('fetch80'))),
+  fetch150: () => later(150, () => slow().then(() => done('fetch150'))),
+  frames10: () => frames(10, () => done('frames10')),
+  frames30: () => frames(30, () => done('frames30')),
+  chain: () => later(50, () => slow().then(() => later(100, () => done('chain')))),
+};
+for (const name of Object.keys(cases)) {
+  const b = document.createElement('button');
+  b.textContent = name;
+  b.onclick = cases[name];
+  document.body.appendChild(b);
+}
+</script></body></html>`
+
+// order is the zoo's rows, as issue 12's table gives them.
+var order = []string{"timer50", "timer120", "timer180", "timer300", "timer600", "fetch0", "fetch80", "fetch150", "frames10", "frames30", "chain", "timer5s"}
+
+type row struct {
+	Case    string  `json:"case"`
+	Seen    bool    `json:"seen"`
+	Ms      float64 `json:"ms"`
+	Pending bool    `json:"pending_reported"`
+}
+
+func main() {
+	label := flag.String("label", "", "label of the run")
+	noops := flag.Int("noops", 20, "clicks that cause nothing, timed")
+	flag.Parse()
+	if flag.NArg() == 0 {
+		log.Fatal("usage: settle_zoo [-label L] -- SERVER ARGS...")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(300 * time.Millisecond)
+		fmt.Fprint(w, "slow")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, zoo)
+	})
+	go http.Serve(ln, mux)
+	site := "http://" + ln.Addr().String() + "/"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	cmd.Stderr = os.Stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "settle_zoo", Version: "0"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) string {
+		if args == nil {
+			args = map[string]any{} // chrome-devtools-mcp refuses null arguments
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			log.Fatalf("%s: %v", name, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(t.Text)
+			}
+		}
+		return b.String()
+	}
+	button := func(name string) string {
+		snap := call("take_snapshot", nil)
+		m := regexp.MustCompile(`uid=(\S+) button "` + name + `"`).FindStringSubmatch(snap)
+		if m == nil {
+			log.Fatalf("no button %q in:\n%s", name, snap)
+		}
+		return m[1]
+	}
+	click := func(name string) (string, time.Duration) {
+		uid := button(name)
+		start := time.Now()
+		reply := call("click", map[string]any{"uid": uid})
+		return reply, time.Since(start)
+	}
+	call("new_page", map[string]any{"url": site})
+	var rows []row
+	for _, name := range order {
+		call("navigate_page", map[string]any{"type": "url", "url": site})
+		reply, took := click(name)
+		snap := call("take_snapshot", nil)
+		rows = append(rows, row{
+			Case:    name,
+			Seen:    strings.Contains(snap, `"done `+name+`"`),
+			Ms:      float64(took.Microseconds()) / 1000,
+			Pending: strings.Contains(reply, "pending"),
+		})
+	}
+	call("navigate_page", map[string]any{"type": "url", "url": site})
+	var lat []float64
+	for i := 0; i < *noops; i++ {
+		_, took := click("noop")
+		lat = append(lat, float64(took.Microseconds())/1000)
+	}
+	slices.Sort(lat)
+	out, _ := json.Marshal(map[string]any{
+		"label": *label, "date": time.Now().Format(time.RFC3339), "zoo": rows,
+		"noop_p50_ms": lat[len(lat)/2], "noop_p95_ms": lat[len(lat)*95/100], "noop_n": len(lat),
+	})
+	fmt.Println(string(out))
+}
