@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A/B of two tabhive binaries on the harness's interact scenario at 8
-# agents, alternating runs so that the load of a shared machine weighs on
+# agents, alternating runs (A B, B A, ...) so that the load of a shared machine weighs on
 # both alike (issue 10: the pipe and the URL policy must not cost
 # parallelism). Copy into a prepared copy of ../shared/bench (see its
 # README: npm ci there), build the two binaries, then:
@@ -17,7 +17,13 @@ run() {
     --scenario interact --agents 8 --iterations 5 --max-seconds 600 >> "$OUT" 2>>"$OUT.log" || echo "  (exit $?)" >&2
   sleep 2
 }
+# A B, then B A: a load that rises or falls during the run weighs on both.
 for rep in $(seq 1 "$REPS"); do
-  run "r$rep A interact a8" "$A"
-  run "r$rep B interact a8" "$B"
+  if [ $((rep % 2)) = 1 ]; then
+    run "r$rep A interact a8" "$A"
+    run "r$rep B interact a8" "$B"
+  else
+    run "r$rep B interact a8" "$B"
+    run "r$rep A interact a8" "$A"
+  fi
 done

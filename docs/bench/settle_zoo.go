@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,9 +108,15 @@ func main() {
 		log.Fatal(err)
 	}
 	defer cs.Close()
+	// chrome-devtools-mcp 1.11 wants every page tool to name its page;
+	// tabhive takes the same pageId, optionally.
+	var pageID any
 	call := func(name string, args map[string]any) string {
 		if args == nil {
 			args = map[string]any{} // chrome-devtools-mcp refuses null arguments
+		}
+		if pageID != nil && name != "new_page" {
+			args["pageId"] = pageID
 		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
@@ -137,7 +144,13 @@ func main() {
 		reply := call("click", map[string]any{"uid": uid})
 		return reply, time.Since(start)
 	}
-	call("new_page", map[string]any{"url": site})
+	pages := call("new_page", map[string]any{"url": site})
+	m := regexp.MustCompile(`(?m)^(\d+): .*` + regexp.QuoteMeta(site) + `\)? \[selected\]`).FindStringSubmatch(pages)
+	if m == nil {
+		log.Fatalf("no selected page %s in the new_page reply:\n%s", site, pages)
+	}
+	id, _ := strconv.Atoi(m[1])
+	pageID = id
 	var rows []row
 	for _, name := range order {
 		call("navigate_page", map[string]any{"type": "url", "url": site})
