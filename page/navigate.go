@@ -257,12 +257,17 @@ func (a *Actor) title(ctx context.Context) string {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	var t string
-	a.call(ctx, func(ctx context.Context) error {
+	err := a.call(ctx, func(ctx context.Context) error {
 		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.title").SetReturnByValue(true))
 		if err == nil && r.ExceptionDetails == nil {
 			json.Unmarshal(r.Result.Value, &t)
 		}
 		return err
 	})
+	if err != nil {
+		// The call may have returned at its deadline while fn goes on
+		// and writes t: read t only once fn has finished.
+		return ""
+	}
 	return t
 }
