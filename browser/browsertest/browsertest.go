@@ -200,8 +200,9 @@ func Main(m interface{ Run() int }) {
 }
 
 // CheckNoLeaks reports goroutines still running, Chromium processes started
-// with a tabhive profile still alive, and tabhive profiles or Chromium
-// singleton directories left in the temporary directory. It retries for a
+// with a tabhive profile still alive, and tabhive profiles, Chromium
+// temporary directories or singleton directories left in the temporary
+// directory. It retries for a
 // few seconds, as processes take a moment to go.
 func CheckNoLeaks() error {
 	var err error
@@ -225,6 +226,9 @@ func leaks() error {
 	}
 	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "tabhive-profile-*")); len(dirs) > 0 {
 		return fmt.Errorf("temporary profiles left behind: %v", dirs)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "tabhive-chromium-*")); len(dirs) > 0 {
+		return fmt.Errorf("chromium temporary directories left behind: %v", dirs)
 	}
 	if dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "org.chromium.Chromium.*")); len(dirs) > 0 {
 		return fmt.Errorf("chromium singleton directories left behind: %v", dirs)

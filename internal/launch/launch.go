@@ -107,6 +107,10 @@ type Process struct {
 	wsURL        string // in port mode: the browser WebSocket
 	profile      string // removed on Close when temporary
 	temp         bool
+	// tmpDir is Chromium's TMPDIR, made for this process and removed on
+	// Close with whatever Chromium left there (its singleton socket's
+	// directory stays behind when it is killed mid-shutdown).
+	tmpDir string
 	exited       chan struct{} // closed when the process has exited
 	stderr       *tail
 	// stderrPipe is the read end of Chromium's stderr; stderrDone is
@@ -141,8 +145,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		return nil, fmt.Errorf("make the profile directory private: %w", err)
 	}
 	if err := checkArgs(opts.Args); err != nil {
-		p.removeProfile()
+		p.removeDirs()
 		return nil, err
+	}
+	if p.tmpDir, err = os.MkdirTemp("", "tabhive-chromium-"); err != nil {
+		p.removeDirs()
+		return nil, fmt.Errorf("create Chromium's temporary directory: %w", err)
 	}
 	// A port file left by an earlier run would point at a dead browser.
 	portFile := filepath.Join(p.profile, "DevToolsActivePort")
@@ -166,6 +174,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	args = append(args, "about:blank")
 
 	p.cmd = exec.Command(exe, args...)
+	p.cmd.Env = append(os.Environ(), "TMPDIR="+p.tmpDir)
 	p.cmd.Stdout = io.Discard
 	// Chromium's stderr goes through a pipe of our own rather than a Go
 	// writer: exec would then make Wait wait until every process holding
@@ -173,7 +182,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	// browser exited".
 	r, w, err := os.Pipe()
 	if err != nil {
-		p.removeProfile()
+		p.removeDirs()
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	p.cmd.Stderr = w
@@ -188,7 +197,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 					f.Close()
 				}
 			}
-			p.removeProfile()
+			p.removeDirs()
 			return nil, fmt.Errorf("start %s: %w", exe, err)
 		}
 		p.cmd.ExtraFiles = []*os.File{cmdR, msgW}
@@ -202,7 +211,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 				f.Close()
 			}
 		}
-		p.removeProfile()
+		p.removeDirs()
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	w.Close()
@@ -369,44 +378,38 @@ func (p *Process) Close() error {
 			p.pipeW.Close()
 		}
 		<-p.stderrDone
-		p.removeSingletonDir()
-		if err := p.removeProfile(); err != nil && p.closeErr == nil {
+		if err := p.removeDirs(); err != nil && p.closeErr == nil {
 			p.closeErr = err
 		}
 	})
 	return p.closeErr
 }
 
-// removeSingletonDir removes the directory Chromium made in TMPDIR for its
-// singleton socket (the profile's SingletonSocket links into it). Chromium
-// deletes it when it exits cleanly; after SIGKILL or a crash it would stay,
-// one per launch. Only the two files Chromium puts there are removed, and
-// the directory only if that leaves it empty.
-func (p *Process) removeSingletonDir() {
-	target, err := os.Readlink(filepath.Join(p.profile, "SingletonSocket"))
-	if err != nil || !filepath.IsAbs(target) {
-		return
+// removeDirs removes Chromium's temporary directory and a temporary
+// profile. Chromium's helpers may still be flushing into them for a moment
+// after the browser process exits; it retries briefly.
+func (p *Process) removeDirs() error {
+	var dirs []string
+	if p.tmpDir != "" {
+		dirs = append(dirs, p.tmpDir)
 	}
-	dir := filepath.Dir(target)
-	os.Remove(filepath.Join(dir, "SingletonSocket"))
-	os.Remove(filepath.Join(dir, "SingletonCookie"))
-	os.Remove(dir)
-}
-
-func (p *Process) removeProfile() error {
-	if !p.temp {
-		return nil
+	if p.temp {
+		dirs = append(dirs, p.profile)
 	}
-	// Chromium's helpers may still be flushing into the profile for a moment
-	// after the browser process exits; retry briefly.
-	var err error
-	for i := 0; i < 20; i++ {
-		if err = os.RemoveAll(p.profile); err == nil {
-			return nil
+	var errs []error
+	for _, dir := range dirs {
+		var err error
+		for i := 0; i < 20; i++ {
+			if err = os.RemoveAll(dir); err == nil {
+				break
+			}
+			time.Sleep(25 * time.Millisecond)
 		}
-		time.Sleep(25 * time.Millisecond)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))
+		}
 	}
-	return fmt.Errorf("remove temporary profile: %w", err)
+	return errors.Join(errs...)
 }
 
 // tail keeps the last n lines written to it.

@@ -14,8 +14,8 @@ import (
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // A browser that dies hard leaves nothing behind once closed: not its
-// profile, not the directory Chromium made in TMPDIR for its singleton
-// socket.
+// profile, not its temporary directory with the directory Chromium made
+// there for its singleton socket.
 func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium; skipped with -short")
@@ -30,9 +30,9 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	singletons, _ := filepath.Glob(filepath.Join(os.TempDir(), "org.chromium.Chromium.*"))
+	singletons, _ := filepath.Glob(filepath.Join(os.TempDir(), "tabhive-chromium-*", "org.chromium.Chromium.*"))
 	if len(singletons) == 0 {
-		t.Log("this Chromium made no singleton directory in TMPDIR; checking the profile only")
+		t.Log("this Chromium made no singleton directory in its TMPDIR; checking the profile and the directory only")
 	}
 	p, err := os.FindProcess(proc.PID())
 	if err != nil {
