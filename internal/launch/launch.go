@@ -111,8 +111,8 @@ type Process struct {
 	// Close with whatever Chromium left there (its singleton socket's
 	// directory stays behind when it is killed mid-shutdown).
 	tmpDir string
-	exited       chan struct{} // closed when the process has exited
-	stderr       *tail
+	exited chan struct{} // closed when the process has exited
+	stderr *tail
 	// stderrPipe is the read end of Chromium's stderr; stderrDone is
 	// closed when the copy from it ends.
 	stderrPipe *os.File
