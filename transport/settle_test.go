@@ -20,7 +20,8 @@ const zooPage = `<!doctype html><html><head><meta charset=utf-8><title>Zoo</titl
 const out = document.getElementById('out');
 const done = (n) => { out.textContent = 'done ' + n; };
 const later = (ms, f) => setTimeout(f, ms);
-const frames = (n, f) => { let i = 0; const step = () => (++i < n ? requestAnimationFrame(step) : f()); requestAnimationFrame(step); };
+const busy = (ms) => { const end = performance.now() + ms; while (performance.now() < end); };
+const frames = (n, f, cost = 0) => { let i = 0; const step = () => { busy(cost); ++i < n ? requestAnimationFrame(step) : f(); }; requestAnimationFrame(step); };
 const slow = () => fetch('/slow').then((r) => r.text());
 const cases = {
   noop: () => {},
@@ -43,6 +44,10 @@ const cases = {
   interval: () => { let n = 0; setInterval(() => { n++; if (n === 1) done('interval'); }, 100); },
   message: () => { const c = new MessageChannel(); c.port1.onmessage = () => done('message'); c.port2.postMessage(0); },
   overridden: () => later(150, () => done('overridden')),
+  // What a loaded machine does to a page: a response that takes longer
+  // than the horizon, then a short timer; frames that each take 150 ms.
+  slowResponse: () => fetch('/slower').then((r) => r.text()).then(() => later(50, () => done('slowResponse'))),
+  heavyFrames: () => frames(10, () => done('heavyFrames'), 150),
 };
 for (const name of Object.keys(cases)) {
   const b = document.createElement('button');
@@ -64,6 +69,10 @@ func zooSite(t *testing.T) string {
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
 		fmt.Fprint(w, "slow")
+	})
+	mux.HandleFunc("/slower", func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(1300 * time.Millisecond)
+		fmt.Fprint(w, "slower")
 	})
 	mux.Handle("/landed", browsertest.HTML("Landed", `<p>landed</p>`))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -109,6 +118,10 @@ func TestSettleZoo(t *testing.T) {
 		{button: "interval", want: `"done interval"`, within: 3 * time.Second},
 		{button: "message", want: `"done message"`, within: 3 * time.Second},
 		{button: "overridden", page: "?own-timers", want: `"done overridden"`, within: 3 * time.Second},
+		// Late is not endless: waited for, though the DOM is quiet for
+		// more than the horizon of wall time.
+		{button: "slowResponse", want: `"done slowResponse"`, within: 5 * time.Second},
+		{button: "heavyFrames", want: `"done heavyFrames"`, within: 5 * time.Second},
 	} {
 		t.Run(tc.button, func(t *testing.T) {
 			id := openPage(t, cs, base+"/"+tc.page)

@@ -38,7 +38,11 @@
 // Bounds: a timer set more than the horizon (1 s × CPU) ahead, an
 // interval's later ticks, and timers or frames that run on for a horizon
 // without changing the DOM (an endless animation, a poll) are not waited
-// for; they are reported in [Result.Pending]. Requests are waited for up to
+// for; they are reported in [Result.Pending]. "Run on for a horizon" is
+// counted in the time the page asked for (timer delays, 1/60 s a frame) as
+// well as in wall time since the DOM last changed or a response arrived,
+// so that work a loaded machine merely runs late is still waited for (up
+// to three horizons of wall time). Requests are waited for up to
 // 3 s × network. The whole wait stays inside the caller's context.
 //
 // Limits, where the DOM-quiet tail is all there is: work scheduled by other

@@ -13,10 +13,11 @@
 //   settle(o) a promise of {reason, pending, quietFor} once nothing counted
 //             is pending and the DOM has been quiet for o.tail ms, and
 //             o.min ms have passed; with timers or frames still pending,
-//             once the DOM has not changed for o.horizon ms (work that runs
-//             on without changing the page is not waited for); with
-//             requests pending, once o.requests ms have passed; or o.max
-//             ms after the call. Settling stops the tracker.
+//             once the page has run on for o.horizon ms without changing
+//             the DOM (work that runs on without changing the page is not
+//             waited for: see "page time" below); with requests pending,
+//             once o.requests ms have passed; or o.max ms after the call.
+//             Settling stops the tracker.
 //   stop()    restores everything as it was (idempotent). A tracker that
 //             nobody settles or stops stops itself after `lifetime` ms.
 //
@@ -30,6 +31,15 @@
 // answers "navigating").
 // A counted callback runs "in the action": what it schedules, and what the
 // microtasks after it schedule until its task ends, counts too.
+//
+// Page time: "ran on for the horizon" is measured in the time the page
+// asked for — a timer's delay, 1/60 s per animation frame — as its
+// callbacks run, and in wall time since the DOM last changed or a request
+// last finished; both must reach the horizon (or the wall time three
+// horizons). On a loaded machine, where ten frames or a 600 ms timer may
+// take more than a second of wall time, the wait does not give up on work
+// that is merely late, and the quiet while a slow response was awaited is
+// not counted against what the response then schedules.
 //
 // Limits: work scheduled by other means (workers, observers, CSS
 // transitions and animations, window.postMessage, idle callbacks) and work
@@ -55,6 +65,8 @@
   const beyond = []; // work scheduled past the horizon: reported, not awaited
   let netPending = 0; // requests among pending: bounded by o.requests
   let lastChange = now();
+  let lastNetEnd = 0; // when a counted request last finished
+  let paged = 0; // page time run by counted callbacks since the DOM last changed
   let navigating = false;
   let wake = () => {};
   const add = (what, net) => {
@@ -67,7 +79,11 @@
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
-    if (p.net) netPending--;
+    if (p.net) {
+      netPending--;
+      lastNetEnd = now();
+      paged = 0;
+    }
     wake();
   };
 
@@ -79,7 +95,7 @@
   const channel = new MessageChannel();
   channel.port1.onmessage = (e) => {
     if (--outstanding === 0) inCaused = false;
-    if (e.data) done(e.data);
+    if (e.data) { paged += 1; done(e.data); }
   };
   const mark = (pid) => { outstanding++; origPost.call(channel.port2, pid || 0); };
   // causedTask marks the rest of the current task as the action's: the
@@ -116,6 +132,7 @@
       if (!first) return cb.apply(this, a); // later ticks of an interval: not the action's
       first = false;
       causedTask();
+      paged += Math.max(ms, 4);
       try { return cb.apply(this, a); } finally { timers.delete(id); done(pid); }
     }, delay, ...args);
     timers.set(id, pid);
@@ -137,6 +154,7 @@
     const pid = add('an animation frame');
     const id = before.call(this, function (t) {
       causedTask();
+      paged += 1000 / 60;
       try { return cb.call(this, t); } finally { frames.delete(id); done(pid); }
     });
     frames.set(id, pid);
@@ -219,7 +237,7 @@
   };
   w.addEventListener('submit', onSubmit);
 
-  const observer = new MutationObserver(() => { lastChange = now(); wake(); });
+  const observer = new MutationObserver(() => { lastChange = now(); paged = 0; wake(); });
   observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 
   let stopped = false;
@@ -255,13 +273,19 @@
           if (navigating) return resolve(report('navigating'));
           const quiet = at - lastChange;
           const since = at - start;
+          // idle: wall time without a change of the DOM or a response.
+          const idle = at - Math.max(lastChange, lastNetEnd);
+          const ranOn = idle >= o.horizon && (paged >= o.horizon || idle >= 3 * o.horizon);
           if (pending.size === 0 && quiet >= o.tail && since >= o.min) return resolve(report('settled'));
-          if (pending.size > 0 && netPending === 0 && quiet >= o.horizon) return resolve(report('horizon'));
+          if (pending.size > 0 && netPending === 0 && ranOn) return resolve(report('horizon'));
           if (netPending > 0 && since >= o.requests) return resolve(report('requests'));
           if (since >= o.max) return resolve(report('max'));
           let next = o.max - since;
           if (pending.size === 0) next = Math.min(next, Math.max(o.tail - quiet, o.min - since));
-          if (pending.size > netPending) next = Math.min(next, o.horizon - quiet);
+          // Callbacks that run wake the check; the clock only has to
+          // catch the horizons passing (while a request is pending, its
+          // end wakes the check).
+          if (pending.size > 0 && netPending === 0) next = Math.min(next, idle < o.horizon ? o.horizon - idle : 3 * o.horizon - idle);
           if (netPending > 0) next = Math.min(next, o.requests - since);
           t = origSetTimeout.call(w, check, Math.max(1, next));
         };
