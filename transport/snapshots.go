@@ -134,6 +134,8 @@ func size(n int) string {
 	switch {
 	case n < 1<<10:
 		return fmt.Sprintf("%d bytes", n)
+	case n%(1<<10) == 0 && n < 1<<20:
+		return fmt.Sprintf("%d KB", n>>10)
 	case n < 1<<20:
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}

@@ -157,6 +157,7 @@ func TestSnapshotParameters(t *testing.T) {
 			{map[string]any{"depth": -1}, `Invalid argument "depth" for tool "take_snapshot": expected`},
 			{map[string]any{"diff": true, "query": "x"}, "diff compares whole default snapshots"},
 			{map[string]any{"inViewport": true, "verbose": true}, "inViewport works on the default snapshot only"},
+			{map[string]any{"diff": true, "filePath": "x.txt"}, "diff is sent in the reply, not saved"},
 		} {
 			tt.args["pageId"] = id
 			got, isErr := call(t, cs, "take_snapshot", tt.args)

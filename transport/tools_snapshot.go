@@ -39,6 +39,9 @@ func (a *snapshotArgs) view() (page.SnapshotOptions, error) {
 	if a.Diff && (a.Verbose || a.UID != "" || a.Depth != nil || a.Query != "" || a.InViewport) {
 		return opts, badArgs("diff compares whole default snapshots: call take_snapshot with diff alone, or without diff to use verbose, uid, depth, query or inViewport.")
 	}
+	if a.Diff && a.FilePath != "" {
+		return opts, badArgs("diff is sent in the reply, not saved: call take_snapshot with diff alone, or with filePath alone to save the whole snapshot.")
+	}
 	if a.InViewport && a.Verbose {
 		return opts, badArgs("inViewport works on the default snapshot only: drop verbose, or inViewport.")
 	}

@@ -87,11 +87,21 @@ type session struct {
 	cs    *mcp.ClientSession
 	calls []callRecord
 	show  bool // print each reply to stderr
+	// pageID, when set, is passed to every page tool (chrome-devtools-mcp
+	// 1.11 requires it).
+	pageID int
 }
 
 func (s *session) call(name string, args map[string]any) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	if s.pageID != 0 && strings.Contains(" navigate_page take_snapshot click ", " "+name+" ") {
+		with := map[string]any{"pageId": s.pageID}
+		for k, v := range args {
+			with[k] = v
+		}
+		args = with
+	}
 	start := time.Now()
 	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
@@ -164,6 +174,9 @@ func main() {
 	}
 	defer cs.Close()
 	s := &session{cs: cs, show: *show}
+	if *kind == "cdm" {
+		s.pageID = 1 // the page it starts with
+	}
 	if *kind == "pwm" {
 		// Keep a base tab, as the harness's adapter does.
 		s.call("browser_navigate", map[string]any{"url": base + "/index.html"})
@@ -187,7 +200,7 @@ func main() {
 				if _, err := s.call("navigate_page", map[string]any{"url": base + page}); err != nil {
 					return false, err.Error()
 				}
-				text, err := s.call("take_snapshot", nil)
+				text, err := s.call("take_snapshot", map[string]any{})
 				return err == nil && strings.Contains(text, "uid="), ""
 			}})
 		}
@@ -248,7 +261,7 @@ func taskHeading(s *session, kind, base string) (bool, string) {
 		_, err = s.call("click", map[string]any{"uid": uid})
 		return err == nil, errText(err)
 	case "cdm":
-		snap, err := s.call("take_snapshot", nil)
+		snap, err := s.call("take_snapshot", map[string]any{})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -298,18 +311,36 @@ func taskDetails(s *session, kind, base string) (bool, string) {
 		seen, err := s.call("take_snapshot", map[string]any{"inViewport": true})
 		return err == nil && strings.Contains(seen, detail), errText(err)
 	case "cdm":
-		snap, err := s.call("take_snapshot", nil)
+		snap, err := s.call("take_snapshot", map[string]any{})
 		return err == nil && strings.Contains(snap, detail), errText(err)
 	default:
-		found, err := s.call("browser_find", map[string]any{"text": item})
+		// Its snapshot splits the item's signature into texts and links:
+		// the method's name is what an agent can find.
+		found, err := s.call("browser_find", map[string]any{"text": itemLink})
 		if err != nil {
 			return false, err.Error()
 		}
 		if strings.Contains(found, detail) {
 			return true, ""
 		}
-		snap, err := s.call("browser_snapshot", nil)
-		return err == nil && strings.Contains(snap, detail), "browser_find's context lacked the description: whole snapshot"
+		// The match's path names the group that holds the item (rustdoc's
+		// <details>): its subtree has the description.
+		group := ""
+		for _, block := range strings.Split(found, "----") {
+			at := strings.Index(block, `"#method.`+itemLink+`"`)
+			if at < 0 || !strings.Contains(block, "main [ref=") {
+				continue
+			}
+			if m := regexp.MustCompile(`group \[ref=([^\]]+)\]`).FindAllStringSubmatch(block[:at], -1); m != nil {
+				group = m[len(m)-1][1]
+				break
+			}
+		}
+		if group == "" {
+			return false, "no group around the item in browser_find's result"
+		}
+		part, err := s.call("browser_snapshot", map[string]any{"target": group})
+		return err == nil && strings.Contains(part, detail), errText(err)
 	}
 }
 
@@ -330,7 +361,7 @@ func taskRegion(s *session, kind, base string) (bool, string) {
 		diff, err := s.call("click", map[string]any{"uid": uid, "includeDiff": true})
 		return err == nil && strings.Contains(diff, summary), errText(err)
 	case "cdm":
-		snap, err := s.call("take_snapshot", nil)
+		snap, err := s.call("take_snapshot", map[string]any{})
 		if err != nil {
 			return false, err.Error()
 		}
