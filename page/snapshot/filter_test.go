@@ -9,7 +9,7 @@ import (
 
 // tree builds a tree from lines "role|name", indented two spaces a level,
 // with uids 1_0, 1_1, ... in document order.
-func tree(t *testing.T, spec string) (*Node, map[string]*Node) {
+func tree(t testing.TB, spec string) (*Node, map[string]*Node) {
 	t.Helper()
 	var root *Node
 	var stack []*Node
@@ -196,4 +196,41 @@ func TestSnapshotParseQuery(t *testing.T) {
 	if _, err := ParseQuery("/[z-a]/"); !errors.As(err, &qe) || !strings.Contains(err.Error(), "invalid character class range") {
 		t.Errorf("ParseQuery(bad range) = %v", err)
 	}
+}
+
+// FuzzQuery: a query is an agent's input: parsing it never panics, a
+// query that parses prints a view that holds only lines of the tree, count
+// lines and the closing sentences, and one over the length bound is
+// refused.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"beta", "/^(Intro|Usage)$/", "/a(/", "/(?i)ALPHA/", "", "/", "//", "/[z-a]/", "/\\pL+/", "/(a*)*$/", "/x{1000}/"} {
+		f.Add(s)
+	}
+	root, _ := tree(f, page)
+	full := root.Text(false)
+	f.Fuzz(func(t *testing.T, s string) {
+		q, err := ParseQuery(s)
+		if len(s) > MaxQueryLen {
+			if !errors.Is(err, ErrQueryTooLong) {
+				t.Fatalf("ParseQuery(%d bytes) = %v, want ErrQueryTooLong", len(s), err)
+			}
+			return
+		}
+		if err != nil {
+			return
+		}
+		got, err := root.ViewText(View{Query: q, Depth: 0})
+		if err != nil {
+			t.Fatalf("ViewText = %v", err)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+			body := strings.TrimLeft(l, " ")
+			if strings.HasPrefix(body, "uid=") && !strings.Contains(full, body+"\n") {
+				t.Fatalf("ViewText printed a line not in the tree: %q", l)
+			}
+			if !strings.HasPrefix(body, "uid=") && !strings.HasPrefix(body, "…") && !strings.HasPrefix(body, "No node matches") {
+				t.Fatalf("ViewText printed %q", l)
+			}
+		}
+	})
 }
