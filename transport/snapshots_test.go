@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -166,4 +168,41 @@ func TestSnapshotParameters(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSnapshotBound: a snapshot over Config.SnapshotMaxBytes is saved to a
+// file in the session's private directory and the reply is its outline,
+// for take_snapshot and for an input tool's includeSnapshot alike; the
+// parts asked for with the new parameters stay under the bound and come
+// whole.
+func TestSnapshotBound(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.Serve(t, browsertest.HTML("Bound", reference(10, 20)))
+	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}}).Connect(t)
+	id := openPage(t, cs, srv.URL+"/")
+	check := func(what, got string) {
+		t.Helper()
+		if len(got) > 16<<10 {
+			t.Errorf("%s: outline reply of %d bytes", what, len(got))
+		}
+		for _, want := range []string{"over the 4 KB bound (--snapshot-max-bytes): saved to ", "take_snapshot's uid", `heading "Section 9" level="2"`, `navigation "Index"`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s lacks %q:\n%s", what, want, got)
+			}
+		}
+		m := regexp.MustCompile(`saved to (\S+\.txt)\.`).FindStringSubmatch(got)
+		if m == nil {
+			t.Fatalf("%s names no file:\n%s", what, got)
+		}
+		data, err := os.ReadFile(m[1])
+		if err != nil || !strings.Contains(string(data), `"Entry 9.19 returns the thing it is given, unchanged, in every case."`) {
+			t.Errorf("%s: saved snapshot %s (%d bytes, %v) lacks the page's end", what, m[1], len(data), err)
+		}
+	}
+	check("take_snapshot", must(t, cs, "take_snapshot", map[string]any{"pageId": id}))
+	part := must(t, cs, "take_snapshot", map[string]any{"pageId": id, "query": "Compute"})
+	if !strings.Contains(part, `button "Compute"`) || strings.Contains(part, "saved to") {
+		t.Errorf("a part under the bound is not sent whole:\n%s", part)
+	}
+	check("click with includeSnapshot", must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, part, "button", "Compute"), "includeSnapshot": true}))
 }
