@@ -24,8 +24,8 @@ import (
 //go:embed js/inview.js
 var inViewportJS string
 
-// SnapshotOptions choose the part of a snapshot printed. The zero value
-// (Depth aside) prints all of it; see [snapshot.View].
+// SnapshotOptions choose the part of a snapshot printed; see
+// [snapshot.View]. With Depth -1 and nothing else set, all of it.
 type SnapshotOptions struct {
 	// Verbose reads Chrome's full accessibility tree.
 	Verbose bool

@@ -105,8 +105,8 @@ const (
 	Hidden
 )
 
-// View says which part of a tree to print. The zero value prints it all,
-// as [Node.Text] does.
+// View says which part of a tree to print. A View with Depth -1 and
+// nothing else set prints all of it, as [Node.Text] does.
 type View struct {
 	// Root prints the subtree of this node, its ancestors as a one-line
 	// path above it; nil is the tree's root.
