@@ -206,3 +206,60 @@ func TestSnapshotBound(t *testing.T) {
 	}
 	check("click with includeSnapshot", must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, part, "button", "Compute"), "includeSnapshot": true}))
 }
+
+// snapshotIDs matches the snapshot id of a uid in a reply.
+var snapshotIDs = regexp.MustCompile(`(uid=|uid "|uid )(\d+)_(\d+)`)
+
+// stableUIDs writes the snapshot ids of a reply's uids as S1, S2, ... in
+// order of first appearance: they count every snapshot of the process, so
+// differ from run to run, where the rest of a uid does not.
+func stableUIDs(text string) string {
+	names := map[string]string{}
+	return snapshotIDs.ReplaceAllStringFunc(text, func(m string) string {
+		p := snapshotIDs.FindStringSubmatch(m)
+		name, ok := names[p[2]]
+		if !ok {
+			name = fmt.Sprintf("S%d", len(names)+1)
+			names[p[2]] = name
+		}
+		return p[1] + name + "_" + p[3]
+	})
+}
+
+// TestSnapshotGolden holds the replies of the new parameters byte for byte
+// (testdata/replies/snapshot.txtar): the parts, the diffs, the outline.
+func TestSnapshotGolden(t *testing.T) {
+	t.Parallel()
+	srv := browsertest.Serve(t, browsertest.HTML("Golden", reference(3, 2)))
+	site := strings.TrimSuffix(srv.URL, "/")
+	cs := inMemory(t)
+	id := openPage(t, cs, srv.URL+"/")
+	full := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	golden := func(name string, args map[string]any, tool string) string {
+		t.Helper()
+		args["pageId"] = id
+		got, _ := call(t, cs, tool, args)
+		checkGolden(t, "snapshot", name, stableUIDs(got), site, "$SITE", fmt.Sprintf("page %d's", id), "page $PAGE's")
+		return got
+	}
+	golden("take_snapshot query", map[string]any{"query": "/^Entry 1\\.1/"}, "take_snapshot")
+	golden("take_snapshot query depth 1", map[string]any{"query": "Index", "depth": 1}, "take_snapshot")
+	golden("take_snapshot depth 2", map[string]any{"depth": 2}, "take_snapshot")
+	golden("take_snapshot uid", map[string]any{"uid": uidOf(t, full, "heading", "Section 2"), "depth": 0}, "take_snapshot")
+	golden("take_snapshot diff without change", map[string]any{"diff": true}, "take_snapshot")
+	golden("click includeDiff", map[string]any{"uid": uidOf(t, full, "button", "Compute"), "includeDiff": true}, "click")
+	golden("take_snapshot unknown uid", map[string]any{"uid": "99999_1"}, "take_snapshot")
+	golden("take_snapshot bad regex", map[string]any{"query": "/(/"}, "take_snapshot")
+	golden("take_snapshot negative depth", map[string]any{"depth": -2}, "take_snapshot")
+
+	bounded := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 1024}}).Connect(t)
+	bid := openPage(t, bounded, srv.URL+"/")
+	got := must(t, bounded, "take_snapshot", map[string]any{"pageId": bid})
+	got2, _ := call(t, bounded, "take_snapshot", map[string]any{"pageId": bid, "diff": true})
+	m := regexp.MustCompile(`saved to (\S+\.txt)\.`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("no file named:\n%s", got)
+	}
+	checkGolden(t, "snapshot", "take_snapshot over the bound", stableUIDs(got), m[1], "$FILE", site, "$SITE")
+	checkGolden(t, "snapshot", "take_snapshot diff after an outline", stableUIDs(got2), site, "$SITE")
+}

@@ -218,7 +218,7 @@ func (p *printer) print(b *strings.Builder, n *Node, level, left int) {
 	}
 	if left == 0 {
 		indent(b, level+1)
-		fmt.Fprintf(b, "… %d nodes below: take_snapshot with uid %q (and depth) shows them\n", p.count(kids), n.UID)
+		fmt.Fprintf(b, "… %s below: take_snapshot with uid %q (and depth) shows them\n", nodes(p.count(kids)), n.UID)
 		return
 	}
 	hidden := 0
@@ -240,11 +240,15 @@ func (p *printer) print(b *strings.Builder, n *Node, level, left int) {
 
 func (p *printer) gap(b *strings.Builder, level, hidden int) {
 	indent(b, level)
-	if hidden == 1 {
-		b.WriteString("… 1 node not shown\n")
-		return
+	fmt.Fprintf(b, "… %s not shown\n", nodes(hidden))
+}
+
+// nodes counts nodes in words: "1 node", "12 nodes".
+func nodes(n int) string {
+	if n == 1 {
+		return "1 node"
 	}
-	fmt.Fprintf(b, "… %d nodes not shown\n", hidden)
+	return fmt.Sprintf("%d nodes", n)
 }
 
 // count is the number of nodes the subtrees of ns print.

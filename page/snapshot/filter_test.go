@@ -80,11 +80,11 @@ func TestSnapshotViewText(t *testing.T) {
 		{"uid with depth", View{Root: byUID["1_9"], Depth: 1}, `Path: uid=1_0 RootWebArea "Doc" > uid=1_4 main
 uid=1_9 list
   uid=1_10 listitem
-    … 1 nodes below: take_snapshot with uid "1_10" (and depth) shows them
+    … 1 node below: take_snapshot with uid "1_10" (and depth) shows them
   uid=1_12 listitem
-    … 1 nodes below: take_snapshot with uid "1_12" (and depth) shows them
+    … 1 node below: take_snapshot with uid "1_12" (and depth) shows them
   uid=1_14 listitem
-    … 1 nodes below: take_snapshot with uid "1_14" (and depth) shows them
+    … 1 node below: take_snapshot with uid "1_14" (and depth) shows them
 `},
 		{"text query", View{Query: q("BETA"), Depth: -1}, `uid=1_0 RootWebArea "Doc"
   … 3 nodes not shown

@@ -70,7 +70,7 @@ func Outline(text string, max int) string {
 func writeEntry(b *strings.Builder, l line, e outlineEntry) {
 	indent(b, e.indent)
 	b.WriteString(cut(l.content, outlineLineMax))
-	fmt.Fprintf(b, " (%d nodes)\n", e.nodes)
+	fmt.Fprintf(b, " (%s)\n", nodes(e.nodes))
 }
 
 // outlineEntries finds the landmarks and headings of ls. A landmark is

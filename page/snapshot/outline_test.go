@@ -68,7 +68,7 @@ func TestSnapshotOutlineBounded(t *testing.T) {
 	if !strings.Contains(got, `heading "Chapter 39: on the nature of things" level="1" (`) || strings.Contains(got, `level="3"`) {
 		t.Errorf("Outline(14 KB) lists the wrong levels:\n%s", got)
 	}
-	if !strings.Contains(got, "uid=1_1 navigation \"Chapters\" (1 nodes)") {
+	if !strings.Contains(got, "uid=1_1 navigation \"Chapters\" (1 node)") {
 		t.Errorf("Outline lacks the landmark:\n%s", got[:300])
 	}
 }
