@@ -88,6 +88,12 @@ func (s *Server) snapshotMax() int {
 // file in the session's private directory and puts its outline in its
 // place.
 func (c *call) showSnapshot(ctx context.Context, title, text string) {
+	c.showBounded(ctx, title, text, text)
+}
+
+// showBounded is showSnapshot for a text, such as a diff, whose outline is
+// that of another: the page's snapshot.
+func (c *call) showBounded(ctx context.Context, title, text, outlined string) {
 	c.r.snapshotTitle = title
 	max := c.s.snapshotMax()
 	if max == 0 || len(text) <= max {
@@ -101,11 +107,15 @@ func (c *call) showSnapshot(ctx context.Context, title, text string) {
 	} else {
 		saved += " (" + rootCause(err) + ")"
 	}
-	out := fmt.Sprintf("The snapshot is %s, over the %s bound (--snapshot-max-bytes): %s. "+
-		"Its outline follows: landmarks and headings, with their uids and the nodes each holds. "+
+	what := "The snapshot"
+	if title != "" {
+		what = "What changed"
+	}
+	out := fmt.Sprintf("%s is %s, over the %s bound (--snapshot-max-bytes): %s. "+
+		"The page's outline follows: landmarks and headings, with their uids and the nodes each holds. "+
 		"Ask for the part you need with take_snapshot's uid (a part's root, such as one below), depth (levels shown), "+
-		"query (text or /regex/ in names and values) or inViewport.\n", size(len(text)), size(max), saved)
-	out += snapshot.Outline(text, outlineMaxBytes)
+		"query (text or /regex/ in names and values) or inViewport.\n", what, size(len(text)), size(max), saved)
+	out += snapshot.Outline(outlined, outlineMaxBytes)
 	c.r.snapshot = &out
 }
 
@@ -126,7 +136,7 @@ func (c *call) showDiff(ctx context.Context, full string) {
 		c.showSnapshot(ctx, "", full)
 		return
 	}
-	c.showSnapshot(ctx, "## Changes since your previous snapshot of this page", diff)
+	c.showBounded(ctx, "## Changes since your previous snapshot of this page", diff, full)
 }
 
 // size writes a byte count as people read it: 812 bytes, 14.2 KB, 2.1 MB.

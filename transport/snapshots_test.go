@@ -177,7 +177,8 @@ func TestSnapshotParameters(t *testing.T) {
 // whole.
 func TestSnapshotBound(t *testing.T) {
 	t.Parallel()
-	srv := browsertest.Serve(t, browsertest.HTML("Bound", reference(10, 20)))
+	srv := browsertest.Serve(t, browsertest.HTML("Bound", reference(10, 20)+
+		`<button onclick="for (let i = 0; i < 200; i++) { const p = document.createElement('p'); p.textContent = 'Added paragraph ' + i; document.body.append(p); }">Grow</button>`))
 	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}}).Connect(t)
 	id := openPage(t, cs, srv.URL+"/")
 	check := func(what, got string) {
@@ -205,6 +206,20 @@ func TestSnapshotBound(t *testing.T) {
 		t.Errorf("a part under the bound is not sent whole:\n%s", part)
 	}
 	check("click with includeSnapshot", must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, part, "button", "Compute"), "includeSnapshot": true}))
+
+	// A diff over the bound: saved too, with the page's outline.
+	grow := must(t, cs, "take_snapshot", map[string]any{"pageId": id, "query": "Grow"})
+	got := must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, grow, "button", "Grow"), "includeDiff": true})
+	if !strings.HasPrefix(got, "Successfully clicked on the element\n## Changes since your previous snapshot of this page\nWhat changed is ") || !strings.Contains(got, `navigation "Index"`) {
+		t.Errorf("a diff over the bound:\n%s", got)
+	}
+	m := regexp.MustCompile(`saved to (\S+\.txt)\.`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("a diff over the bound names no file:\n%s", got)
+	}
+	if data, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(data), `"Added paragraph 199"`) {
+		t.Errorf("saved diff %s (%v) lacks the last paragraph added:\n%.300s", m[1], err, data)
+	}
 }
 
 // snapshotIDs matches the snapshot id of a uid in a reply.
