@@ -19,9 +19,14 @@ const DefaultSnapshotMaxBytes = 256 << 10
 // bound, with the sentences around it: under 16 KB, whatever the page.
 const outlineMaxBytes = 14 << 10
 
-// maxSeenPages is how many pages' snapshots a session keeps for diffs; the
-// oldest is forgotten first.
-const maxSeenPages = 16
+// maxSeenPages and maxSeenBytes bound what a session keeps for diffs: the
+// latest snapshot of at most 16 pages, 32 MiB of text in all; the oldest
+// is forgotten first, and a snapshot larger than the whole budget is not
+// kept (a diff against it then sends the whole snapshot, bounded).
+const (
+	maxSeenPages = 16
+	maxSeenBytes = 32 << 20
+)
 
 // seenSnapshot is the latest default snapshot a session received of a page.
 type seenSnapshot struct {
@@ -59,13 +64,21 @@ func (s *session) sawSnapshot(id int, seq int64, text string) {
 	if old, ok := s.snapshots[id]; ok && seq != 0 && old.seq > seq {
 		return
 	}
+	if len(text) > maxSeenBytes {
+		delete(s.snapshots, id)
+		return
+	}
 	s.snapshots[id] = seenSnapshot{seq: seq, text: text}
-	if len(s.snapshots) > maxSeenPages {
-		oldest, first := 0, true
+	for {
+		total, oldest, first := 0, 0, true
 		for pid, seen := range s.snapshots {
-			if first || seen.seq < s.snapshots[oldest].seq {
+			total += len(seen.text)
+			if pid != id && (first || seen.seq < s.snapshots[oldest].seq) {
 				oldest, first = pid, false
 			}
+		}
+		if first || len(s.snapshots) <= maxSeenPages && total <= maxSeenBytes {
+			return
 		}
 		delete(s.snapshots, oldest)
 	}
