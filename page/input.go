@@ -42,6 +42,9 @@ type InputResult struct {
 	ActionResult
 	// Snapshot is the snapshot text when IncludeSnapshot was asked for.
 	Snapshot string
+	// SnapshotSeq orders Snapshot among the page's snapshots (see
+	// [Snapshot.Seq]).
+	SnapshotSeq int64
 }
 
 // elementRef is an element an input action works on: its uid, its snapshot
@@ -241,7 +244,7 @@ func (a *Actor) finishInput(ctx context.Context, res ActionResult, err error, op
 		if err != nil {
 			return out, err
 		}
-		out.Snapshot = text
+		out.Snapshot, out.SnapshotSeq = text, a.ids.Last()
 	}
 	return out, nil
 }

@@ -44,6 +44,11 @@ import (
 // Snapshot is the text of an accessibility snapshot, with the page's state.
 type Snapshot struct {
 	Text string
+	// Full is the whole snapshot's text: Text itself, unless
+	// [Actor.SnapshotView] printed a part of it.
+	Full string
+	// Seq orders the page's snapshots: a later one has a larger Seq.
+	Seq int64
 	State
 }
 
@@ -59,7 +64,7 @@ type Snapshot struct {
 func (a *Actor) Snapshot(ctx context.Context, verbose bool) (Snapshot, error) {
 	return ask(ctx, a, func(ctx context.Context) (Snapshot, error) {
 		text, err := a.snapshot(ctx, verbose)
-		return Snapshot{Text: text, State: a.state()}, err
+		return Snapshot{Text: text, Full: text, Seq: a.ids.Last(), State: a.state()}, err
 	})
 }
 

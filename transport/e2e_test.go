@@ -245,7 +245,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"take_snapshot", map[string]any{"pageId": id, "bogus": 1},
-			`Unknown argument for tool "take_snapshot": "bogus". Expected arguments: "verbose", "filePath". Remove it and retry.`},
+			`Unknown argument for tool "take_snapshot": "bogus". Expected arguments: "verbose", "filePath", "uid", "depth", "query", "inViewport", "diff". Remove it and retry.`},
 		{"list_pages", map[string]any{"x": 1, "y": 2},
 			`Unknown argument for tool "list_pages": "x", "y". This tool does not accept any arguments.`},
 		{"click", map[string]any{"pageId": id},

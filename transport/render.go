@@ -30,7 +30,9 @@ type reply struct {
 	dialog    *page.Dialog // the page's open dialog, for page-scoped tools
 	pages     bool         // append the page list
 	snapshot  *string      // "## Latest page snapshot" section
-	savedTo   string       // snapshot written to this file instead
+	// snapshotTitle, when set, heads the snapshot section instead (a diff).
+	snapshotTitle string
+	savedTo       string // snapshot written to this file instead
 	// sections are blocks that follow the snapshot, such as a console or
 	// network listing, each already rendered.
 	sections []string
@@ -88,7 +90,11 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 	if r.savedTo != "" {
 		out = append(out, fmt.Sprintf("Saved snapshot to %s.", r.savedTo))
 	} else if r.snapshot != nil {
-		out = append(out, "## Latest page snapshot", *r.snapshot)
+		title := "## Latest page snapshot"
+		if r.snapshotTitle != "" {
+			title = r.snapshotTitle
+		}
+		out = append(out, title, *r.snapshot)
 	}
 	out = append(out, r.sections...)
 	res := &mcp.CallToolResult{}

@@ -90,6 +90,11 @@ type Config struct {
 	// Zero or negative means the default, so that a reply is never
 	// unbounded; values under [MinReplyBytes] are raised to it.
 	MaxReplyBytes int
+	// SnapshotMaxBytes bounds a snapshot's text in a reply
+	// (--snapshot-max-bytes): a longer one is saved to a file in the
+	// session's private directory and the reply gives its outline instead.
+	// If zero, [DefaultSnapshotMaxBytes]; negative means no bound.
+	SnapshotMaxBytes int
 }
 
 // ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The

@@ -55,6 +55,11 @@ type session struct {
 	// fresh browser has one; 0 if none. It does not count toward the limit.
 	given int
 
+	// snapshots are the latest default snapshot the session received of
+	// each page, by page id, for diffs (see snapshots.go for why the
+	// session owns them).
+	snapshots map[int]seenSnapshot
+
 	// firstPage serialises giving an isolated session its first page.
 	firstPage sync.Mutex
 	// trimming is held by the call closing the session's popups beyond

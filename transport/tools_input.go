@@ -47,10 +47,11 @@ type clickArgs struct {
 	UID             string `json:"uid" required:"true" desc:"The uid of an element on the page from the page content snapshot"`
 	DblClick        bool   `json:"dblClick" desc:"Set to true for double clicks. Default is false."`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool   `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runClick(ctx context.Context, c *call, a *clickArgs) error {
-	res, err := c.page.Click(ctx, a.UID, a.DblClick, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.Click(ctx, a.UID, a.DblClick, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if errors.Is(err, page.ErrClosed) {
 		// A click on a close button closes the page: the click worked.
 		c.r.line("%s", clickLine(a.DblClick, false, "on the element"))
@@ -61,7 +62,7 @@ func runClick(ctx context.Context, c *call, a *clickArgs) error {
 	if err != nil {
 		return err
 	}
-	c.acted(res, clickLine(a.DblClick, res.Dialog, "on the element"))
+	c.acted(ctx, res, a.IncludeDiff, clickLine(a.DblClick, res.Dialog, "on the element"))
 	return nil
 }
 
@@ -84,10 +85,11 @@ type clickAtArgs struct {
 	Y               float64 `json:"y" required:"true" desc:"The y coordinate"`
 	DblClick        bool    `json:"dblClick" desc:"Set to true for double clicks. Default is false."`
 	IncludeSnapshot bool    `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool    `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runClickAt(ctx context.Context, c *call, a *clickAtArgs) error {
-	res, err := c.page.ClickAt(ctx, a.X, a.Y, a.DblClick, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.ClickAt(ctx, a.X, a.Y, a.DblClick, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
@@ -95,29 +97,43 @@ func runClickAt(ctx context.Context, c *call, a *clickAtArgs) error {
 	if res.Dialog {
 		line = "The click at the coordinates opened a dialog."
 	}
-	c.acted(res, line)
+	c.acted(ctx, res, a.IncludeDiff, line)
 	return nil
 }
 
+// inputOptions asks the page for a snapshot after the action when the
+// agent wants one, or the diff made from one.
+func inputOptions(snapshot, diff bool) page.InputOptions {
+	return page.InputOptions{IncludeSnapshot: snapshot || diff}
+}
+
 // acted records what every input tool reports: its own line, then the
-// navigation, the page state and the snapshot when asked for.
-func (c *call) acted(res page.InputResult, line string) {
+// navigation, the page state and the snapshot, or what changed, when asked
+// for.
+func (c *call) acted(ctx context.Context, res page.InputResult, diff bool, line string) {
 	c.r.line("%s", line)
 	c.r.navigatedTo = res.NavigatedTo
 	c.r.pending = res.Pending
 	c.r.state(res.State)
-	if res.Snapshot != "" {
-		c.r.snapshot = &res.Snapshot
+	if res.Snapshot == "" {
+		return
 	}
+	if diff {
+		c.showDiff(ctx, res.Snapshot)
+	} else {
+		c.showSnapshot(ctx, "", res.Snapshot)
+	}
+	c.sess.sawSnapshot(c.pageID, res.SnapshotSeq, res.Snapshot)
 }
 
 type hoverArgs struct {
 	UID             string `json:"uid" required:"true" desc:"The uid of an element on the page from the page content snapshot"`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool   `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runHover(ctx context.Context, c *call, a *hoverArgs) error {
-	res, err := c.page.Hover(ctx, a.UID, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.Hover(ctx, a.UID, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
@@ -125,7 +141,7 @@ func runHover(ctx context.Context, c *call, a *hoverArgs) error {
 	if res.Dialog {
 		line = "The element was hovered and it opened a dialog."
 	}
-	c.acted(res, line)
+	c.acted(ctx, res, a.IncludeDiff, line)
 	return nil
 }
 
@@ -133,10 +149,11 @@ type fillArgs struct {
 	UID             string `json:"uid" required:"true" desc:"The uid of an element on the page from the page content snapshot"`
 	Value           string `json:"value" required:"true" desc:"The value to fill in. \"true\" or \"false\" for checkboxes and toggles, \"true\" for radio buttons."`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool   `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runFill(ctx context.Context, c *call, a *fillArgs) error {
-	res, err := c.page.Fill(ctx, a.UID, a.Value, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.Fill(ctx, a.UID, a.Value, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
@@ -144,7 +161,7 @@ func runFill(ctx context.Context, c *call, a *fillArgs) error {
 	if res.Dialog {
 		line = "The element was filled out and it opened a dialog."
 	}
-	c.acted(res, line)
+	c.acted(ctx, res, a.IncludeDiff, line)
 	return nil
 }
 
@@ -156,6 +173,7 @@ type formElement struct {
 type fillFormArgs struct {
 	Elements        []formElement `json:"elements" required:"true" minItems:"1" desc:"Elements from snapshot to fill out."`
 	IncludeSnapshot bool          `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool          `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runFillForm(ctx context.Context, c *call, a *fillFormArgs) error {
@@ -166,7 +184,7 @@ func runFillForm(ctx context.Context, c *call, a *fillFormArgs) error {
 		}
 		fields[i] = page.FormField{UID: e.UID, Value: e.Value}
 	}
-	res, err := c.page.FillForm(ctx, fields, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.FillForm(ctx, fields, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
@@ -177,21 +195,22 @@ func runFillForm(ctx context.Context, c *call, a *fillFormArgs) error {
 			line += " The remaining elements were not filled out."
 		}
 	}
-	c.acted(res.InputResult, line)
+	c.acted(ctx, res.InputResult, a.IncludeDiff, line)
 	return nil
 }
 
 type pressKeyArgs struct {
 	Key             string `json:"key" required:"true" desc:"A key or a combination (e.g., \"Enter\", \"Control+A\", \"Control++\", \"Control+Shift+R\"). Modifiers: Control, Shift, Alt, Meta"`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool   `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runPressKey(ctx context.Context, c *call, a *pressKeyArgs) error {
-	res, err := c.page.PressKey(ctx, a.Key, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.PressKey(ctx, a.Key, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
-	c.acted(res, "Successfully pressed key: "+a.Key)
+	c.acted(ctx, res, a.IncludeDiff, "Successfully pressed key: "+a.Key)
 	return nil
 }
 
@@ -199,10 +218,11 @@ type typeTextArgs struct {
 	Text            string `json:"text" required:"true" desc:"The text to type"`
 	SubmitKey       string `json:"submitKey" desc:"Optional key to press after typing. E.g., \"Enter\", \"Tab\", \"Escape\""`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool   `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runTypeText(ctx context.Context, c *call, a *typeTextArgs) error {
-	res, err := c.page.TypeText(ctx, a.Text, a.SubmitKey, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.TypeText(ctx, a.Text, a.SubmitKey, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
@@ -210,7 +230,7 @@ func runTypeText(ctx context.Context, c *call, a *typeTextArgs) error {
 	if a.SubmitKey != "" {
 		line = fmt.Sprintf(`Typed text "%s + %s"`, a.Text, a.SubmitKey)
 	}
-	c.acted(res, line)
+	c.acted(ctx, res, a.IncludeDiff, line)
 	return nil
 }
 
@@ -218,14 +238,15 @@ type dragArgs struct {
 	FromUID         string `json:"from_uid" required:"true" desc:"The uid of the element to drag"`
 	ToUID           string `json:"to_uid" required:"true" desc:"The uid of the element to drop into"`
 	IncludeSnapshot bool   `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool   `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func runDrag(ctx context.Context, c *call, a *dragArgs) error {
-	res, err := c.page.Drag(ctx, a.FromUID, a.ToUID, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.Drag(ctx, a.FromUID, a.ToUID, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
-	c.acted(res, "Successfully dragged an element")
+	c.acted(ctx, res, a.IncludeDiff, "Successfully dragged an element")
 	return nil
 }
 
@@ -233,6 +254,7 @@ type uploadArgs struct {
 	UID             string   `json:"uid" required:"true" desc:"The uid of the file input element or an element that will open file chooser on the page from the page content snapshot"`
 	FilePaths       []string `json:"filePaths" required:"true" minItems:"1" desc:"One or more files paths to upload. File paths have to be local to the browser instance (not the MCP)."`
 	IncludeSnapshot bool     `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
+	IncludeDiff     bool     `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
 }
 
 func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
@@ -256,10 +278,10 @@ func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
 			paths[i] = canonical
 		}
 	}
-	res, err := c.page.UploadFile(ctx, a.UID, paths, page.InputOptions{IncludeSnapshot: a.IncludeSnapshot})
+	res, err := c.page.UploadFile(ctx, a.UID, paths, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
 	if err != nil {
 		return err
 	}
-	c.acted(res, fmt.Sprintf("File uploaded from %s.", strings.Join(a.FilePaths, ", ")))
+	c.acted(ctx, res, a.IncludeDiff, fmt.Sprintf("File uploaded from %s.", strings.Join(a.FilePaths, ", ")))
 	return nil
 }

@@ -16,7 +16,12 @@ func (s *Server) pageTools() []*tool {
 		define(tool{name: "close_page", description: "Closes the page by its index. The last open page cannot be closed."},
 			fixed[closePageArgs](listBudget), runClosePage),
 		define(tool{name: "handle_dialog", description: "If a browser dialog was opened, use this command to handle it", page: true},
-			fixed[handleDialogArgs](listBudget), runHandleDialog),
+			func(a *handleDialogArgs) time.Duration {
+				if a.IncludeDiff {
+					return listBudget + snapshotBudget
+				}
+				return listBudget
+			}, runHandleDialog),
 		define(tool{name: "list_pages", description: "Get a list of pages open in the browser.", readOnly: true},
 			fixed[noArgs](listBudget), runListPages),
 		define(tool{name: "navigate_page", description: "Go to a URL, or back, forward, or reload. Use project URL if not specified otherwise.", page: true, action: true},
@@ -187,8 +192,9 @@ func runNavigate(ctx context.Context, c *call, a *navigateArgs) error {
 }
 
 type handleDialogArgs struct {
-	Action     string `json:"action" required:"true" enum:"accept,dismiss" desc:"Whether to dismiss or accept the dialog"`
-	PromptText string `json:"promptText" desc:"Optional prompt text to enter into the dialog."`
+	Action      string `json:"action" required:"true" enum:"accept,dismiss" desc:"Whether to dismiss or accept the dialog"`
+	PromptText  string `json:"promptText" desc:"Optional prompt text to enter into the dialog."`
+	IncludeDiff bool   `json:"includeDiff" desc:"Whether to include what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the dialog is closed. Default is false."`
 }
 
 func runHandleDialog(ctx context.Context, c *call, a *handleDialogArgs) error {
@@ -203,5 +209,16 @@ func runHandleDialog(ctx context.Context, c *call, a *handleDialogArgs) error {
 		c.r.line("Successfully dismissed the dialog")
 	}
 	c.r.pages = true
+	if a.IncludeDiff {
+		// The snapshot runs once the renderer has resumed: what the page's
+		// script does right after the dialog returns is in it.
+		snap, err := c.page.Snapshot(ctx, false)
+		if err != nil {
+			return err
+		}
+		c.r.state(snap.State)
+		c.showDiff(ctx, snap.Full)
+		c.sess.sawSnapshot(c.pageID, snap.Seq, snap.Full)
+	}
 	return nil
 }

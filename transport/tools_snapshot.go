@@ -3,15 +3,19 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/snapshot"
 )
 
 // snapshotTools are the tools that read a page as text.
 func (s *Server) snapshotTools() []*tool {
 	return []*tool{
-		define(tool{name: "take_snapshot", description: "Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique identifier (uid). Always use the latest snapshot. Prefer taking a snapshot over taking a screenshot.", page: true},
+		define(tool{name: "take_snapshot", description: "Take a text snapshot of the target page based on the a11y tree. The snapshot lists page elements along with a unique identifier (uid). Always use the latest snapshot. Prefer taking a snapshot over taking a screenshot. " +
+			"On a large page, ask only for the part you need: query (find elements by text or /regex/), uid (one element's subtree), depth (levels shown), inViewport (what is on screen); diff returns only what changed since your previous snapshot. " +
+			"A snapshot over the server's bound (256 KB by default) is saved to a file, and the reply gives its outline: landmarks and headings with their uids.", page: true},
 			fixed[snapshotArgs](snapshotBudget), runSnapshot),
 		define(tool{name: "wait_for", description: "Wait for the specified text to appear on the selected page.", page: true, readOnly: true},
 			func(a *waitForArgs) time.Duration { return millis(a.Timeout, page.DefaultWaitForTimeout) + overhead }, runWaitFor),
@@ -19,12 +23,67 @@ func (s *Server) snapshotTools() []*tool {
 }
 
 type snapshotArgs struct {
-	Verbose  bool   `json:"verbose" desc:"Whether to include all possible information available in the full a11y tree. Default is false."`
-	FilePath string `json:"filePath" desc:"The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response."`
+	Verbose    bool   `json:"verbose" desc:"Whether to include all possible information available in the full a11y tree. Default is false."`
+	FilePath   string `json:"filePath" desc:"The absolute path, or a path relative to the current working directory, to save the snapshot to instead of attaching it to the response."`
+	UID        string `json:"uid" desc:"Only the subtree of the element with this uid (from a previous snapshot or outline), its ancestors shown above it as a one-line path."`
+	Depth      *int   `json:"depth" min:"0" desc:"How many levels to show below the root (with query: below each match; default 0 there). A deeper subtree is shown as one line counting its nodes, with the uid that expands it."`
+	Query      string `json:"query" desc:"Show only the elements whose name, value or description contains this text (case-insensitive), or matches /regex/ (Go syntax; (?i) for case-insensitive), each with its ancestors; other nodes are counted, not shown. At most 500 characters."`
+	InViewport bool   `json:"inViewport" desc:"Show only what intersects the viewport (plus the page root and landmarks as anchors). Default is false."`
+	Diff       bool   `json:"diff" desc:"Show only what changed since your previous snapshot of this page: added (+), removed (-) and changed (~) lines with their uids. Default is false."`
+}
+
+// view checks the arguments that choose a part of the snapshot and turns
+// them into page options.
+func (a *snapshotArgs) view() (page.SnapshotOptions, error) {
+	opts := page.SnapshotOptions{Verbose: a.Verbose, UID: a.UID, Depth: -1, InViewport: a.InViewport}
+	if a.Diff && (a.Verbose || a.UID != "" || a.Depth != nil || a.Query != "" || a.InViewport) {
+		return opts, badArgs("diff compares whole default snapshots: call take_snapshot with diff alone, or without diff to use verbose, uid, depth, query or inViewport.")
+	}
+	if a.Diff && a.FilePath != "" {
+		return opts, badArgs("diff is sent in the reply, not saved: call take_snapshot with diff alone, or with filePath alone to save the whole snapshot.")
+	}
+	if a.InViewport && a.Verbose {
+		return opts, badArgs("inViewport works on the default snapshot only: drop verbose, or inViewport.")
+	}
+	if a.UID != "" {
+		if _, err := snapshot.ParseUID(a.UID); err != nil {
+			return opts, badArgs("Invalid argument \"uid\" for tool \"take_snapshot\": %q is not a uid; pass one from a snapshot, such as 3_12, or call take_snapshot without uid.", a.UID)
+		}
+	}
+	if a.Query != "" {
+		q, err := snapshot.ParseQuery(a.Query)
+		if errors.Is(err, snapshot.ErrQueryTooLong) {
+			return opts, badArgs("Invalid argument \"query\" for tool \"take_snapshot\": it is %d characters long, over %d; pass a shorter text or pattern.", len(a.Query), snapshot.MaxQueryLen)
+		}
+		if qe, ok := errorsAs[*snapshot.QueryError](err); ok {
+			return opts, badArgs("Invalid argument \"query\" for tool \"take_snapshot\": %s is not a valid regular expression (%v); fix it, or pass plain text without the enclosing slashes.", a.Query, qe.Err)
+		}
+		if err != nil {
+			return opts, err
+		}
+		opts.Query = q
+		opts.Depth = 0
+	}
+	if a.Depth != nil {
+		opts.Depth = *a.Depth
+	}
+	return opts, nil
 }
 
 func runSnapshot(ctx context.Context, c *call, a *snapshotArgs) error {
-	snap, err := c.page.Snapshot(ctx, a.Verbose)
+	opts, err := a.view()
+	if err != nil {
+		return err
+	}
+	if a.Diff {
+		if _, ok := c.sess.lastSnapshot(c.pageID); !ok {
+			return badArgs("This session has no previous snapshot of page %d to compare with: call take_snapshot without diff first, then diff shows what changed after it.", c.pageID)
+		}
+	}
+	snap, err := c.page.SnapshotView(ctx, opts)
+	if re, ok := errorsAs[*page.ViewRootError](err); ok {
+		return badArgs("uid %s is not in page %d's snapshot now (the element is gone, or the uid is mistyped): call take_snapshot with query to find the element, or without uid for the whole page.", re.UID, re.PageID)
+	}
 	if err != nil {
 		return err
 	}
@@ -35,9 +94,14 @@ func runSnapshot(ctx context.Context, c *call, a *snapshotArgs) error {
 			return err
 		}
 		c.r.savedTo = path
-		return nil
+	} else if a.Diff {
+		c.showDiff(ctx, snap.Full)
+	} else {
+		c.showSnapshot(ctx, "", snap.Text)
 	}
-	c.r.snapshot = &snap.Text
+	if !a.Verbose {
+		c.sess.sawSnapshot(c.pageID, snap.Seq, snap.Full)
+	}
 	return nil
 }
 
@@ -54,6 +118,7 @@ func runWaitFor(ctx context.Context, c *call, a *waitForArgs) error {
 	texts, _ := json.Marshal(a.Text)
 	c.r.line("Element matching one of %s found.", texts)
 	c.r.state(res.State)
-	c.r.snapshot = &res.Snapshot
+	c.showSnapshot(ctx, "", res.Snapshot)
+	c.sess.sawSnapshot(c.pageID, 0, res.Snapshot)
 	return nil
 }

@@ -137,6 +137,12 @@ func (c *Config) check(shotQuality int) error {
 	if n := c.Server.MaxReplyBytes; n < transport.MinReplyBytes {
 		return fmt.Errorf("--max-reply-bytes %d: give at least %d, room for a reply's first lines and the sentence saying it was cut (a reply is never unbounded)", n, transport.MinReplyBytes)
 	}
+	switch n := c.Server.SnapshotMaxBytes; {
+	case n < 0:
+		return fmt.Errorf("--snapshot-max-bytes %d: give a number of bytes, or 0 to send snapshots of any size", n)
+	case n == 0:
+		c.Server.SnapshotMaxBytes = -1 // no bound (the server's zero is its default)
+	}
 	if c.HTTP.SessionTimeout <= 0 {
 		return fmt.Errorf("--session-idle-timeout %v: give a positive duration such as 30m", c.HTTP.SessionTimeout)
 	}
@@ -210,6 +216,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 		fs.Var(listFlag{v: &s.Workspaces}, n, "a directory every session's file tools may read and write, beside its MCP roots and its private directory (repeatable)")
 	}
 	integer(&s.MaxReplyBytes, "max-reply-bytes", "maxReplyBytes", transport.DefaultMaxReplyBytes, "cut a tool reply's text beyond this many bytes, saying how to get the rest (a file, a narrower call)")
+	integer(&s.SnapshotMaxBytes, "snapshot-max-bytes", "snapshotMaxBytes", transport.DefaultSnapshotMaxBytes, "save a snapshot over this many bytes to a file and reply with its outline (landmarks, headings, uids) instead (0: no bound)")
 	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
 	boolean(&s.RedactNetworkHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
 	str(&s.Screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")

@@ -65,6 +65,8 @@ func flagCases() []struct {
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
 	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
 	each([]string{"max-reply-bytes", "maxReplyBytes"}, "65536", func(c *Config) any { return c.Server.MaxReplyBytes }, 65536)
+	each([]string{"snapshot-max-bytes", "snapshotMaxBytes"}, "4096", func(c *Config) any { return c.Server.SnapshotMaxBytes }, 4096)
+	each([]string{"snapshot-max-bytes"}, "0", func(c *Config) any { return c.Server.SnapshotMaxBytes }, -1)
 	each([]string{"max-connections"}, "0", func(c *Config) any { return c.HTTP.MaxConnections }, 0)
 
 	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
@@ -127,6 +129,7 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
 		{files, true}, // over stdio
 		{func(c *Config) any { return c.Server.MaxReplyBytes }, transport.DefaultMaxReplyBytes},
+		{func(c *Config) any { return c.Server.SnapshotMaxBytes }, transport.DefaultSnapshotMaxBytes},
 		{js, true},
 		{func(c *Config) any { return c.Server.Policy != nil && c.Server.Policy == c.Browser.Policy }, true},
 	}
@@ -245,6 +248,7 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--max-reply-bytes", "-1"}, "--max-reply-bytes -1: give at least 1024"},
 		{[]string{"--max-reply-bytes", "0"}, "a reply is never unbounded"},
 		{[]string{"--max-reply-bytes", "100"}, "--max-reply-bytes 100: give at least 1024"},
+		{[]string{"--snapshot-max-bytes", "-1"}, "--snapshot-max-bytes -1: give a number of bytes, or 0"},
 		{[]string{"--workspace", "/no/such/dir"}, "--workspace: workspace /no/such/dir does not exist"},
 		{[]string{"--filesystem-root", "/etc/hostname"}, "--workspace: workspace /etc/hostname"},
 	}

@@ -14,7 +14,9 @@ CDM="node_modules/.bin/chrome-devtools-mcp --headless --isolated --executablePat
 for f in $FLAGS; do CDM="$CDM --chromeArg=$f"; done
 PWM_HTTP="node_modules/.bin/playwright-mcp --config configs/pwm.json --output-dir results/scratch/pwm-out --host 127.0.0.1 --port 8931 --allowed-hosts 127.0.0.1:8931"
 PORT=8941
-TH="/tmp/tabhive --headless --isolated --http 127.0.0.1:$PORT"
+# --snapshot-max-bytes 0: snapshot-large checks the whole 309 KB snapshot,
+# which tabhive's default bound (256 KB, issue 14) replaces with an outline.
+TH="/tmp/tabhive --headless --isolated --snapshot-max-bytes 0 --http 127.0.0.1:$PORT"
 b() { local label="$1"; shift; echo "== $label $(date +%T) load $(cut -d' ' -f1 /proc/loadavg)" >&2; timeout 900 node mcpbench.mjs --label "$label" "$@" >> "$OUT" 2>>"$OUT.log" || echo "  (exit $?)" >&2; sleep 2; }
 c() { local label="$1"; shift; echo "== $label $(date +%T) load $(cut -d' ' -f1 /proc/loadavg)" >&2; timeout 900 /tmp/cdp_ceiling -label "$label" "$@" >> "$OUT.ceiling" 2>>"$OUT.log" || echo "  (exit $?)" >&2; sleep 2; }
 for rep in $(seq 1 "$REPS"); do

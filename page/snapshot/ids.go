@@ -39,7 +39,12 @@ func keyOf(n *Node) (key, bool) {
 type IDs struct {
 	counter *Counter
 	byKey   map[key]string
+	last    int64 // the snapshot id of the latest Assign
 }
+
+// Last returns the snapshot id the latest [IDs.Assign] drew, 0 before the
+// first: of two snapshots of a page, the later has the larger id.
+func (ids *IDs) Last() int64 { return ids.last }
 
 // NewIDs returns uid bookkeeping for one page, drawing snapshot ids from c.
 func NewIDs(c *Counter) *IDs { return &IDs{counter: c, byKey: map[key]string{}} }
@@ -48,7 +53,8 @@ func NewIDs(c *Counter) *IDs { return &IDs{counter: c, byKey: map[key]string{}} 
 // snapshot. Entries for nodes absent from this snapshot are forgotten, so a
 // uid resolves only against the latest snapshot.
 func (ids *IDs) Assign(root *Node) map[string]*Node {
-	snap := strconv.FormatInt(ids.counter.Next(), 10) + "_"
+	ids.last = ids.counter.Next()
+	snap := strconv.FormatInt(ids.last, 10) + "_"
 	n := 0
 	index := map[string]*Node{}
 	next := map[key]string{}
