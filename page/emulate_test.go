@@ -225,17 +225,19 @@ func TestEmulateAppliesEachSetting(t *testing.T) {
 	// unthrottled one on a busy 2-core machine (a ratio of 1.44 was seen,
 	// against 4 on a quiet one). At rate 20 the throttled page may run one
 	// twentieth of the time, so the fastest of three throttled loops must
-	// take at least 3 times as long as the fastest of three unthrottled
-	// ones run in turn (about 20 times on a quiet machine; with two busy
-	// loops beside the package's tests, ratios of 11.7 to 17.1 were seen).
+	// take longer than the fastest of three unthrottled ones run in turn:
+	// at least 1.5 times, where a page that is not throttled gives about
+	// 1 (about 20 times on a quiet machine; with two busy loops beside the
+	// package's tests, ratios of 11.7 to 17.1 were seen; with three other
+	// test suites on the machine, load average 15, 2.1).
 	// The rate of 4 reached the page too: the state above names it, and
 	// BenchmarkCPUThrottling measures its effect.
 	emulate(t, a, page.Emulation{CPU: 20})
 	throttled, unthrottled := cpuLoops(p, plain, 3)
 	ratio := throttled / unthrottled
 	t.Logf("CPU rate 20: fastest loop %.0f ms throttled, %.0f ms not (ratio %.1f)", throttled, unthrottled, ratio)
-	if ratio < 3 {
-		t.Errorf("CPU rate 20: fastest loop %.0f ms throttled, %.0f ms not (ratio %.1f), want a ratio of 3 or more", throttled, unthrottled, ratio)
+	if ratio < 1.5 {
+		t.Errorf("CPU rate 20: fastest loop %.0f ms throttled, %.0f ms not (ratio %.1f), want a ratio of 1.5 or more", throttled, unthrottled, ratio)
 	}
 }
 
