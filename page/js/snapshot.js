@@ -139,7 +139,7 @@ function snapshotWalker(op, a1, a2) {
   };
 
   // Elements never rendered, whatever their style says.
-  const SKIP_TAGS = new Set(['wbr', 'template', 'script', 'style', 'head', 'title', 'meta', 'link', 'noscript', 'base']);
+  const SKIP_TAGS = new Set(['template', 'script', 'style', 'head', 'title', 'meta', 'link', 'noscript', 'base']);
   const FLEX_DISPLAYS = new Set(['flex', 'grid', 'inline-flex', 'inline-grid', 'block flex', 'block grid', 'inline flex', 'inline grid']);
   const isInlineDisplay = (d) => d === 'inline' || d === 'ruby' || d === 'ruby-text' || d === 'inline ruby';
   const isAtomicDisplay = (d) => d.startsWith('inline-') || d.startsWith('inline ');
@@ -478,6 +478,16 @@ function snapshotWalker(op, a1, a2) {
       return;
     }
     if (SKIP_TAGS.has(tag)) return;
+    if (tag === 'wbr') {
+      // A word break opportunity: no text and never shown, but Chrome's
+      // names read a space at it ("long<wbr>word" names a link "long word").
+      if (!ctx.hidden) {
+        const r = mk('wbr', el, parent);
+        r.ign = true;
+        r.f = ctx.ifc;
+      }
+      return;
+    }
 
     const hidden = ctx.hidden || ariaHidden(el) || el.inert || (modal !== null && blockedByModal(el));
     let r;
@@ -1019,7 +1029,8 @@ function snapshotWalker(op, a1, a2) {
       case 'progress': return 'progressbar';
       case 'ruby': return 'Ruby';
       case 'search': return 'search';
-      case 'section': return hasLabel(el) ? 'region' : 'section';
+      // Without a name a section is no landmark: Chrome maps it to generic.
+      case 'section': return hasLabel(el) ? 'region' : 'generic';
       case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
       case 'strong': return 'strong';
       case 'sub': return 'subscript';
@@ -1282,6 +1293,7 @@ function snapshotWalker(op, a1, a2) {
     'spinbutton', 'switch', 'tab', 'textbox', 'tree', 'Date', 'DateTime', 'InputTime']);
   const isControlRec = (r) => r.k === 'el' && (CONTROL_ROLES.has(r.r) || /^(input|select|textarea|button)$/.test(r.n.localName));
   const needSpace = (prev, next, lastFrom, nextFrom) => {
+    if (prev.k === 'wbr') return true;
     if (!sameFlow(prev, next)) return true;
     if (prev.at || next.at) return true;
     if (ATTR_FROM.has(lastFrom) || ATTR_FROM.has(nextFrom)) return true;
@@ -1488,7 +1500,7 @@ function snapshotWalker(op, a1, a2) {
 
   const textAlt = (r, recursive, root, vis, out) => {
     switch (r.k) {
-      case 'text': case 'gen': case 'br': case 'summary': case 'marker':
+      case 'text': case 'gen': case 'br': case 'summary': case 'marker': case 'wbr':
         vis.add(r);
         out.v = r.img ? 'cssalt' : 'contents';
         return r.t;
@@ -1927,10 +1939,13 @@ function snapshotWalker(op, a1, a2) {
     } else if (tag === 'input' && el.type === 'image') {
       if (el.src) p.url = el.src;
     }
+    // aria-keyshortcuts, else the access key with the platform's modifier
+    // (Blink's KeyboardShortcut; Alt on Linux), verbatim.
     const ks = el.getAttribute('aria-keyshortcuts');
     if (ks) p.keyshortcuts = ks;
+    else if (el.hasAttribute('accesskey')) p.keyshortcuts = 'Alt+' + el.getAttribute('accesskey');
     const rd = el.getAttribute('aria-roledescription');
-    if (rd && rd.trim() && role !== 'generic' && role !== 'none') p.roledescription = rd;
+    if (rd && rd.trim() && roleDescribable(r)) p.roledescription = rd;
     // disabled
     if (disabledOf(r)) p.disabled = true;
     const ex = expandedState(r);
@@ -1991,6 +2006,10 @@ function snapshotWalker(op, a1, a2) {
     return p;
   };
 
+  // Chrome drops aria-roledescription on generic elements, but an unnamed
+  // <section> (generic too) keeps it.
+  const roleDescribable = (r) => r.r !== 'none' && (r.r !== 'generic' || r.n.localName === 'section');
+
   const hasPopup = (r) => {
     const el = r.n;
     const v = (el.getAttribute('aria-haspopup') || '').trim().toLowerCase();
@@ -2045,7 +2064,9 @@ function snapshotWalker(op, a1, a2) {
   const LEAF_ROLES = new Set(['doc-cover', 'graphics-symbol', 'img', 'image', 'Meter', 'scrollbar', 'slider', 'separator', 'progressbar']);
 
   const kids = (r) => r.c;
-  const focusableRec = (r) => (r.k === 'el' || r.k === 'opaque') && r.foc;
+  // Hidden with visibility, a node is in Chrome's tree but ignored, and an
+  // ignored node reports no focusable state (a Sphinx heading's permalink).
+  const focusableRec = (r) => (r.k === 'el' || r.k === 'opaque') && r.foc && !r.hid;
   const hasFocusableChild = (r) => {
     if (r.hfc !== undefined) return r.hfc;
     let v = false;
@@ -2111,7 +2132,7 @@ function snapshotWalker(op, a1, a2) {
     if (explicitRole(el)) return true;
     if (editableEl(el) && editingHost(el) === el) return true;
     if (tag === 'legend') return true;
-    if (ALWAYS_INCLUDED.has(role) || tag === 'hgroup') return true;
+    if (ALWAYS_INCLUDED.has(role) || tag === 'hgroup' || tag === 'section') return true;
     if (liveOf(r)) return true;
     if (hasAriaAttr(el) || el.getAttribute('title')) return true;
     if (role === 'image' && tag === 'img') return el.getAttribute('alt') !== '';
@@ -2154,7 +2175,7 @@ function snapshotWalker(op, a1, a2) {
       if (el.hasAttribute('aria-errormessage') && (props(r).errormessage)) return true;
       if (el.hasAttribute('aria-details') && idrefs(el, 'aria-details').length) return true;
       const rd = el.getAttribute('aria-roledescription');
-      if (rd && rd.trim() && r.r !== 'generic' && r.r !== 'none') return true;
+      if (rd && rd.trim() && roleDescribable(r)) return true;
     }
     if (CONTROLS.has(role)) return true;
     if (insideControl) return false;
