@@ -595,7 +595,7 @@ function snapshotWalker(op, a1, a2) {
       if (tag === 'details' && !hasSummary(el)) {
         defaultSummary(r, el, c2);
       }
-      if ((inlineLevel || cs.contentVisibility !== 'hidden') && !(tag === 'details' && !el.open)) {
+      if ((inlineLevel || !skippedContents(el, cs)) && !(tag === 'details' && !el.open)) {
         buildChildren(r, el, c2);
       } else if (tag === 'details') {
         // A closed <details> shows only its summary.
@@ -618,6 +618,26 @@ function snapshotWalker(op, a1, a2) {
       outer.trail = null;
       outer.prev = '';
     }
+  };
+
+  // skippedContents reports whether layout skips the element's contents:
+  // content-visibility: hidden, or auto while far from the viewport. Chrome's
+  // tree leaves such contents out (until they are scrolled near), so a
+  // snapshot of a long page with content-visibility: auto sections (the
+  // one-page Node.js API) shows only the sections near the viewport.
+  const skippedContents = (el, cs) => {
+    const cv = cs.contentVisibility;
+    if (cv === 'hidden') return true;
+    if (cv !== 'auto') return false;
+    // A child in a skipped subtree fails checkVisibility with
+    // contentVisibilityAuto (and only then, once it has a box at all).
+    for (const k of flatChildren(el)) {
+      if (k.nodeType !== 1 || !k.checkVisibility()) continue;
+      return !k.checkVisibility({ contentVisibilityAuto: true });
+    }
+    // Only text: nothing tells without forcing its layout (a range's boxes
+    // are laid out on demand); taken as shown.
+    return false;
   };
 
   const pseudo = (r, el, which, ctx) => {
