@@ -768,6 +768,10 @@ function snapshotWalker(op, a1, a2) {
     if (l && l.trim()) return false;
     const lb = idrefs(c, 'aria-labelledby');
     if (lb && lb.length) return false;
+    // A label with semantics of its own (a role, ARIA attributes, a title)
+    // is kept with its text.
+    const role = el.getAttribute('role');
+    if ((role && role.trim()) || el.getAttribute('title') || hasAriaAttr(el)) return false;
     const first = el.firstElementChild;
     return !first || (first === c && !c.nextElementSibling);
   };
@@ -1269,13 +1273,19 @@ function snapshotWalker(op, a1, a2) {
     return false;
   };
 
-  const textFromElements = (els, vis) => {
+  // textFromElements joins the text alternatives of the elements an
+  // aria-labelledby or aria-describedby names (hidden ones included), or
+  // with labels set of a control's <label>s: those are named as any element
+  // is (their own aria-labelledby and aria-label first), and a label that is
+  // not rendered, or hidden with visibility, gives nothing.
+  const textFromElements = (els, vis, labels) => {
     let acc = '';
     let found = false;
     for (const el of els) {
+      if (labels && !el.checkVisibility({ visibilityProperty: true })) continue;
       const r = recOf(el);
       found = true;
-      const res = recursiveAlt(r, r, vis, { v: '' });
+      const res = recursiveAlt(r, labels ? null : r, vis, { v: '' });
       vis.add(r);
       if (res) {
         if (acc) acc += ' ';
@@ -1404,7 +1414,7 @@ function snapshotWalker(op, a1, a2) {
     const labels = labelable(el) && labelsOf(el);
     if (labels) {
       out.v = 'related';
-      const t = textFromElements(labels, vis);
+      const t = textFromElements(labels, vis, true);
       if (t !== null) {
         const s = t.trim();
         if (s) return s;
