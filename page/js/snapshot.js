@@ -185,10 +185,13 @@ function snapshotWalker(op, a1, a2) {
       s = raw.replace(/[ \t\n\r\f]+/g, ' ');
       if (ifc.space && s.charCodeAt(0) === 32) s = s.slice(1);
     } else if (ws === 'preserve-breaks') {
-      s = raw.replace(/\r\n?/g, '\n').replace(/[ \t\f]+/g, ' ').replace(/ ?\n ?/g, '\n');
+      // A carriage return (only a character reference makes one: the parser
+      // turns CR LF into LF) is a collapsible space here...
+      s = raw.replace(/[ \t\f\r]+/g, ' ').replace(/ ?\n ?/g, '\n');
       if (ifc.space && s.charCodeAt(0) === 32) s = s.slice(1);
     } else {
-      s = raw.replace(/\r\n?/g, '\n');
+      // ... and kept as it is where spaces are preserved.
+      s = raw;
     }
     return s;
   };
