@@ -428,7 +428,16 @@ function snapshotWalker(op, a1, a2) {
       const ifc = ctx.ifc;
       let s = collapse(n.data, ctx.ws, ifc);
       if (s === '') {
-        // Whitespace a flex container drops, or collapsed away.
+        // White space collapsed away has no node, unless layout gave it a
+        // box after all: where a line wraps at it (the white space opening an
+        // inline element after "See "), Chrome's tree has a " " there.
+        if (ctx.ws === 'collapse' && !ctx.hidden && n.data !== '' && !ctx.flexParent && spaceRelevant(n) && wrapsAt(n)) {
+          const r = mk('text', n, parent);
+          r.t = ' ';
+          r.f = ifc;
+          r.hid = ctx.vis;
+          if (ctx.labelText) r.ign = true;
+        }
         return;
       }
       if (ctx.flexParent) {
@@ -850,6 +859,27 @@ function snapshotWalker(op, a1, a2) {
     if (prev.nodeType === 3 && boxOf(prev) !== box) return false;
     if (next.nodeType === 3 && boxOf(next) !== box) return false;
     return true;
+  };
+
+  // wrapsAt reports whether a line wraps at white space n: what comes after
+  // it starts below the end of what comes before.
+  const edgeRect = (x, end) => {
+    let rects;
+    if (x.nodeType === 3) {
+      if (!x.data.length) return null;
+      const rg = doc.createRange();
+      rg.setStart(x, end ? x.data.length - 1 : 0);
+      rg.setEnd(x, end ? x.data.length : 1);
+      rects = rg.getClientRects();
+    } else if (x.nodeType === 1) {
+      rects = x.getClientRects();
+    } else return null;
+    return rects.length ? rects[end ? rects.length - 1 : 0] : null;
+  };
+  const wrapsAt = (n) => {
+    const a = edgeRect(prevAbs(n), true);
+    const b = edgeRect(nextSkip(n), false);
+    return !!a && !!b && b.top >= a.bottom - 1;
   };
 
   const ariaHidden = (el) => {
