@@ -1385,6 +1385,9 @@ function snapshotWalker(op, a1, a2) {
         if (needSpace(prev, c, lastFrom, out.v)) acc += ' ';
       }
       acc += res;
+      // An empty atomic inline Chrome ignores (an icon's placeholder box) is
+      // no neighbour: "Text<span class=icon></span>🚀" reads "Text🚀".
+      if (!res && c.k === 'el' && c.at && isIgnored(c)) continue;
       prev = c;
       if (res) lastFrom = out.v;
     }
