@@ -431,7 +431,8 @@ function snapshotWalker(op, a1, a2) {
         // White space collapsed away has no node, unless layout gave it a
         // box after all: where a line wraps at it (the white space opening an
         // inline element after "See "), Chrome's tree has a " " there.
-        if (ctx.ws === 'collapse' && !ctx.hidden && n.data !== '' && !ctx.flexParent && spaceRelevant(n) && wrapsAt(n)) {
+        if (ctx.ws === 'collapse' && !ctx.hidden && n.data !== '' && !ctx.flexParent && layoutText(n, ctx.cs) &&
+          spaceRelevant(n) && wrapsAt(n)) {
           const r = mk('text', n, parent);
           r.t = ' ';
           r.f = ifc;
@@ -861,6 +862,16 @@ function snapshotWalker(op, a1, a2) {
     return true;
   };
 
+  // layoutText tells whether Blink gives white space n a layout object
+  // (Text::TextLayoutObjectIsNeeded): after text or an inline, or first in
+  // an inline element; parentCS is its parent's style.
+  const layoutText = (n, parentCS) => {
+    let p = n.previousSibling;
+    while (p && p.nodeType === 8) p = p.previousSibling;
+    if (!p) return isInlineDisplay(parentCS.display);
+    if (p.nodeType === 3) return true;
+    return p.nodeType === 1 && p.localName !== 'br' && displayOf(p).startsWith('inline');
+  };
   // wrapsAt reports whether a line wraps at white space n: what comes after
   // it starts below the end of what comes before.
   const edgeRect = (x, end) => {
