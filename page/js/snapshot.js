@@ -1888,8 +1888,22 @@ function snapshotWalker(op, a1, a2) {
     if (!SELECTABLE.has(r.r)) return undefined;
     const v = ariaBool(el, 'aria-selected');
     if (v !== undefined) return v;
+    // Selection follows focus in a single-select tab list, tree or list box
+    // none of whose items says aria-selected: an item is selected when
+    // focused, else not (Blink's IsSelectedFromFocus).
+    const kind = FOLLOWS_FOCUS[r.r];
+    if (kind) {
+      for (let p = r.p; p; p = p.p) {
+        if (p.k !== 'el' || p.r !== kind) continue;
+        if (p.sff === undefined) {
+          p.sff = ariaBool(p.n, 'aria-multiselectable') !== true && !p.n.querySelector('[aria-selected]');
+        }
+        return p.sff ? el === focused : undefined;
+      }
+    }
     return undefined;
   };
+  const FOLLOWS_FOCUS = { tab: 'tablist', treeitem: 'tree', option: 'listbox' };
 
   const invalidState = (r) => {
     const el = r.n;
@@ -1932,10 +1946,11 @@ function snapshotWalker(op, a1, a2) {
       const l = parseInt(el.getAttribute('aria-level'), 10);
       if (l > 0) return l;
       if (r.r === 'row') return undefined;
+      // Blink counts the groups the item is in, not the items.
       let level = 1;
       for (let p = r.p; p; p = p.p) {
         if (p.r === 'tree') break;
-        if (p.r === 'treeitem') level++;
+        if (p.r === 'group') level++;
       }
       return level;
     }
