@@ -10,7 +10,7 @@ package page
 // In the suite a bounded subset runs (pages with and without scripts, each
 // must match exactly). The whole corpus runs with -corpus:
 //
-//	go test -run TestSnapshotCorpus -corpus all -corpusout /tmp/corpus -timeout 60m ./page/
+//	go test -run TestSnapshotCorpus -timeout 60m ./page/ -args -corpus=all -corpusout=/tmp/corpus
 //
 // which logs lines identical per page and in total, and with -corpusout
 // writes each page's two texts (NAME.ax, NAME.walk) and a summary (SUMMARY.md)
