@@ -26,11 +26,13 @@
 // to the element generating it.
 //
 // What it reproduces, and how (held against Chrome's own tree by the pages
-// of page/testdata/snapshot/, see TestSnapshotFidelity):
+// of page/testdata/snapshot/, see TestSnapshotFidelity, and by the HTML of
+// $GOROOT/doc and /usr/share/doc, see TestSnapshotCorpus):
 //   - which nodes Chrome's tree has and which it ignores: Blink's inclusion
 //     rules (ShouldIncludeBasedOnSemantics), hiding (display, visibility,
-//     aria-hidden, inert, a modal dialog, content-visibility, closed
-//     <details>), white space between elements (CanIgnoreSpace), aria-owns;
+//     aria-hidden, inert, a modal dialog, content-visibility, contents
+//     content-visibility: auto skips, closed <details>), white space between
+//     elements (CanIgnoreSpace) and at line wraps, aria-owns;
 //   - roles (WAI-ARIA, HTML-AAM as Blink maps them, with its internal role
 //     names), names and descriptions (accname as Blink computes it: labels,
 //     aria-labelledby, embedded control values, name from contents with
