@@ -24,10 +24,12 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,10 +46,20 @@ var (
 // prefix they are served under.
 func corpusRoots() map[string]string {
 	return map[string]string{
-		"go":  filepath.Join(runtime.GOROOT(), "doc"),
+		"go":  filepath.Join(goroot(), "doc"),
 		"usr": "/usr/share/doc",
 	}
 }
+
+// goroot is `go env GOROOT`, or the GOROOT the test was built with.
+var goroot = sync.OnceValue(func() string {
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		if s := strings.TrimSpace(string(out)); s != "" {
+			return s
+		}
+	}
+	return runtime.GOROOT()
+})
 
 // corpusSubset is the part of the corpus the suite runs: small and mid-sized
 // pages of each generator, with scripts (nodejs, python) and without. Pages
@@ -111,8 +123,11 @@ func (r corpusResult) total() int { return max(r.axLines, r.walkLines) }
 
 // TestSnapshotCorpus compares the walker's snapshot with Chrome's tree on
 // real documents (see the top of this file).
+//
+// It does not run in parallel with the other tests: its pages keep Chromium
+// busy for tens of seconds, which would slow the tests that time the page
+// (CPU throttling, settle bounds) on a loaded machine.
 func TestSnapshotCorpus(t *testing.T) {
-	t.Parallel()
 	all := corpusPages(t)
 	base := corpusServer(t)
 	if *corpusFlag == "" {
