@@ -26,11 +26,13 @@
 // to the element generating it.
 //
 // What it reproduces, and how (held against Chrome's own tree by the pages
-// of page/testdata/snapshot/, see TestSnapshotFidelity):
+// of page/testdata/snapshot/, see TestSnapshotFidelity, and by the HTML of
+// $GOROOT/doc and /usr/share/doc, see TestSnapshotCorpus):
 //   - which nodes Chrome's tree has and which it ignores: Blink's inclusion
 //     rules (ShouldIncludeBasedOnSemantics), hiding (display, visibility,
-//     aria-hidden, inert, a modal dialog, content-visibility, closed
-//     <details>), white space between elements (CanIgnoreSpace), aria-owns;
+//     aria-hidden, inert, a modal dialog, content-visibility, contents
+//     content-visibility: auto skips, closed <details>), white space between
+//     elements (CanIgnoreSpace) and at line wraps, aria-owns;
 //   - roles (WAI-ARIA, HTML-AAM as Blink maps them, with its internal role
 //     names), names and descriptions (accname as Blink computes it: labels,
 //     aria-labelledby, embedded control values, name from contents with
@@ -139,7 +141,7 @@ function snapshotWalker(op, a1, a2) {
   };
 
   // Elements never rendered, whatever their style says.
-  const SKIP_TAGS = new Set(['wbr', 'template', 'script', 'style', 'head', 'title', 'meta', 'link', 'noscript', 'base']);
+  const SKIP_TAGS = new Set(['template', 'script', 'style', 'head', 'title', 'meta', 'link', 'noscript', 'base']);
   const FLEX_DISPLAYS = new Set(['flex', 'grid', 'inline-flex', 'inline-grid', 'block flex', 'block grid', 'inline flex', 'inline grid']);
   const isInlineDisplay = (d) => d === 'inline' || d === 'ruby' || d === 'ruby-text' || d === 'inline ruby';
   const isAtomicDisplay = (d) => d.startsWith('inline-') || d.startsWith('inline ');
@@ -185,10 +187,13 @@ function snapshotWalker(op, a1, a2) {
       s = raw.replace(/[ \t\n\r\f]+/g, ' ');
       if (ifc.space && s.charCodeAt(0) === 32) s = s.slice(1);
     } else if (ws === 'preserve-breaks') {
-      s = raw.replace(/\r\n?/g, '\n').replace(/[ \t\f]+/g, ' ').replace(/ ?\n ?/g, '\n');
+      // A carriage return (only a character reference makes one: the parser
+      // turns CR LF into LF) is a collapsible space here...
+      s = raw.replace(/[ \t\f\r]+/g, ' ').replace(/ ?\n ?/g, '\n');
       if (ifc.space && s.charCodeAt(0) === 32) s = s.slice(1);
     } else {
-      s = raw.replace(/\r\n?/g, '\n');
+      // ... and kept as it is where spaces are preserved.
+      s = raw;
     }
     return s;
   };
@@ -326,6 +331,7 @@ function snapshotWalker(op, a1, a2) {
     out.push(sel.slice(start));
     return out;
   };
+  const FONT_SHEETS = /^https?:\/\/fonts\.(googleapis\.com|bunny\.net)\/css2?\?/;
   const scanSheets = (sheets) => {
     const res = { all: false, sels: [], host: false, counters: false };
     const visit = (rules) => {
@@ -354,6 +360,9 @@ function snapshotWalker(op, a1, a2) {
       }
     };
     for (const sheet of sheets) {
+      // Google Fonts' style sheets (on countless sites, and cross-origin so
+      // unreadable) hold only @font-face rules.
+      if (sheet.href && FONT_SHEETS.test(sheet.href)) continue;
       let rules;
       try {
         rules = sheet.cssRules;
@@ -425,7 +434,17 @@ function snapshotWalker(op, a1, a2) {
       const ifc = ctx.ifc;
       let s = collapse(n.data, ctx.ws, ifc);
       if (s === '') {
-        // Whitespace a flex container drops, or collapsed away.
+        // White space collapsed away has no node, unless layout gave it a
+        // box after all: where a line wraps at it (the white space opening an
+        // inline element after "See "), Chrome's tree has a " " there.
+        if (ctx.ws === 'collapse' && !ctx.hidden && n.data !== '' && !ctx.flexParent && layoutText(n, ctx.cs) &&
+          spaceRelevant(n) && wrapsAt(n)) {
+          const r = mk('text', n, parent);
+          r.t = ' ';
+          r.f = ifc;
+          r.hid = ctx.vis;
+          if (ctx.labelText) r.ign = true;
+        }
         return;
       }
       if (ctx.flexParent) {
@@ -478,6 +497,16 @@ function snapshotWalker(op, a1, a2) {
       return;
     }
     if (SKIP_TAGS.has(tag)) return;
+    if (tag === 'wbr') {
+      // A word break opportunity: no text and never shown, but Chrome's
+      // names read a space at it ("long<wbr>word" names a link "long word").
+      if (!ctx.hidden) {
+        const r = mk('wbr', el, parent);
+        r.ign = true;
+        r.f = ctx.ifc;
+      }
+      return;
+    }
 
     const hidden = ctx.hidden || ariaHidden(el) || el.inert || (modal !== null && blockedByModal(el));
     let r;
@@ -585,7 +614,7 @@ function snapshotWalker(op, a1, a2) {
       if (tag === 'details' && !hasSummary(el)) {
         defaultSummary(r, el, c2);
       }
-      if ((inlineLevel || cs.contentVisibility !== 'hidden') && !(tag === 'details' && !el.open)) {
+      if ((inlineLevel || !skippedContents(el, cs)) && !(tag === 'details' && !el.open)) {
         buildChildren(r, el, c2);
       } else if (tag === 'details') {
         // A closed <details> shows only its summary.
@@ -608,6 +637,32 @@ function snapshotWalker(op, a1, a2) {
       outer.trail = null;
       outer.prev = '';
     }
+  };
+
+  // skippedContents reports whether layout skips the element's contents:
+  // content-visibility: hidden, or auto while far from the viewport. Chrome's
+  // tree leaves such contents out (until they are scrolled near), so a
+  // snapshot of a long page with content-visibility: auto sections (the
+  // one-page Node.js API) shows only the sections near the viewport.
+  const skippedContents = (el, cs) => {
+    const cv = cs.contentVisibility;
+    if (cv === 'hidden') return true;
+    if (cv !== 'auto') return false;
+    // A child in a skipped subtree fails checkVisibility with
+    // contentVisibilityAuto, which answers without computing the child's
+    // style (a plain checkVisibility or getComputedStyle would compute the
+    // skipped subtree's: 6 ms against 390 ms on the Node.js API page). A
+    // child with no box fails it too: any child passing it settles it.
+    let seen = 0;
+    for (const k of flatChildren(el)) {
+      if (k.nodeType !== 1 || SKIP_TAGS.has(k.localName)) continue;
+      if (k.checkVisibility({ contentVisibilityAuto: true })) return false;
+      if (++seen === 3) break;
+    }
+    if (seen) return true;
+    // Only text: nothing tells without forcing its layout (a range's boxes
+    // are laid out on demand); taken as shown.
+    return false;
   };
 
   const pseudo = (r, el, which, ctx) => {
@@ -738,6 +793,10 @@ function snapshotWalker(op, a1, a2) {
     if (l && l.trim()) return false;
     const lb = idrefs(c, 'aria-labelledby');
     if (lb && lb.length) return false;
+    // A label with semantics of its own (a role, ARIA attributes, a title)
+    // is kept with its text.
+    const role = el.getAttribute('role');
+    if ((role && role.trim()) || el.getAttribute('title') || hasAriaAttr(el)) return false;
     const first = el.firstElementChild;
     return !first || (first === c && !c.nextElementSibling);
   };
@@ -813,6 +872,37 @@ function snapshotWalker(op, a1, a2) {
     if (prev.nodeType === 3 && boxOf(prev) !== box) return false;
     if (next.nodeType === 3 && boxOf(next) !== box) return false;
     return true;
+  };
+
+  // layoutText tells whether Blink gives white space n a layout object
+  // (Text::TextLayoutObjectIsNeeded): after text or an inline, or first in
+  // an inline element; parentCS is its parent's style.
+  const layoutText = (n, parentCS) => {
+    let p = n.previousSibling;
+    while (p && p.nodeType === 8) p = p.previousSibling;
+    if (!p) return isInlineDisplay(parentCS.display);
+    if (p.nodeType === 3) return true;
+    return p.nodeType === 1 && p.localName !== 'br' && displayOf(p).startsWith('inline');
+  };
+  // wrapsAt reports whether a line wraps at white space n: what comes after
+  // it starts below the end of what comes before.
+  const edgeRect = (x, end) => {
+    let rects;
+    if (x.nodeType === 3) {
+      if (!x.data.length) return null;
+      const rg = doc.createRange();
+      rg.setStart(x, end ? x.data.length - 1 : 0);
+      rg.setEnd(x, end ? x.data.length : 1);
+      rects = rg.getClientRects();
+    } else if (x.nodeType === 1) {
+      rects = x.getClientRects();
+    } else return null;
+    return rects.length ? rects[end ? rects.length - 1 : 0] : null;
+  };
+  const wrapsAt = (n) => {
+    const a = edgeRect(prevAbs(n), true);
+    const b = edgeRect(nextSkip(n), false);
+    return !!a && !!b && b.top >= a.bottom - 1;
   };
 
   const ariaHidden = (el) => {
@@ -1019,7 +1109,8 @@ function snapshotWalker(op, a1, a2) {
       case 'progress': return 'progressbar';
       case 'ruby': return 'Ruby';
       case 'search': return 'search';
-      case 'section': return hasLabel(el) ? 'region' : 'section';
+      // Without a name a section is no landmark: Chrome maps it to generic.
+      case 'section': return hasLabel(el) ? 'region' : 'generic';
       case 'select': return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
       case 'strong': return 'strong';
       case 'sub': return 'subscript';
@@ -1238,13 +1329,19 @@ function snapshotWalker(op, a1, a2) {
     return false;
   };
 
-  const textFromElements = (els, vis) => {
+  // textFromElements joins the text alternatives of the elements an
+  // aria-labelledby or aria-describedby names (hidden ones included), or
+  // with labels set of a control's <label>s: those are named as any element
+  // is (their own aria-labelledby and aria-label first), and a label that is
+  // not rendered, or hidden with visibility, gives nothing.
+  const textFromElements = (els, vis, labels) => {
     let acc = '';
     let found = false;
     for (const el of els) {
+      if (labels && !el.checkVisibility({ visibilityProperty: true })) continue;
       const r = recOf(el);
       found = true;
-      const res = recursiveAlt(r, r, vis, { v: '' });
+      const res = recursiveAlt(r, labels ? null : r, vis, { v: '' });
       vis.add(r);
       if (res) {
         if (acc) acc += ' ';
@@ -1282,6 +1379,7 @@ function snapshotWalker(op, a1, a2) {
     'spinbutton', 'switch', 'tab', 'textbox', 'tree', 'Date', 'DateTime', 'InputTime']);
   const isControlRec = (r) => r.k === 'el' && (CONTROL_ROLES.has(r.r) || /^(input|select|textarea|button)$/.test(r.n.localName));
   const needSpace = (prev, next, lastFrom, nextFrom) => {
+    if (prev.k === 'wbr') return true;
     if (!sameFlow(prev, next)) return true;
     if (prev.at || next.at) return true;
     if (ATTR_FROM.has(lastFrom) || ATTR_FROM.has(nextFrom)) return true;
@@ -1310,6 +1408,9 @@ function snapshotWalker(op, a1, a2) {
         if (needSpace(prev, c, lastFrom, out.v)) acc += ' ';
       }
       acc += res;
+      // An empty atomic inline Chrome ignores (an icon's placeholder box) is
+      // no neighbour: "Text<span class=icon></span>🚀" reads "Text🚀".
+      if (!res && c.k === 'el' && c.at && isIgnored(c)) continue;
       prev = c;
       if (res) lastFrom = out.v;
     }
@@ -1372,7 +1473,7 @@ function snapshotWalker(op, a1, a2) {
     const labels = labelable(el) && labelsOf(el);
     if (labels) {
       out.v = 'related';
-      const t = textFromElements(labels, vis);
+      const t = textFromElements(labels, vis, true);
       if (t !== null) {
         const s = t.trim();
         if (s) return s;
@@ -1488,7 +1589,7 @@ function snapshotWalker(op, a1, a2) {
 
   const textAlt = (r, recursive, root, vis, out) => {
     switch (r.k) {
-      case 'text': case 'gen': case 'br': case 'summary': case 'marker':
+      case 'text': case 'gen': case 'br': case 'summary': case 'marker': case 'wbr':
         vis.add(r);
         out.v = r.img ? 'cssalt' : 'contents';
         return r.t;
@@ -1799,8 +1900,22 @@ function snapshotWalker(op, a1, a2) {
     if (!SELECTABLE.has(r.r)) return undefined;
     const v = ariaBool(el, 'aria-selected');
     if (v !== undefined) return v;
+    // Selection follows focus in a single-select tab list, tree or list box
+    // none of whose items says aria-selected: an item is selected when
+    // focused, else not (Blink's IsSelectedFromFocus).
+    const kind = FOLLOWS_FOCUS[r.r];
+    if (kind) {
+      for (let p = r.p; p; p = p.p) {
+        if (p.k !== 'el' || p.r !== kind) continue;
+        if (p.sff === undefined) {
+          p.sff = ariaBool(p.n, 'aria-multiselectable') !== true && !p.n.querySelector('[aria-selected]');
+        }
+        return p.sff ? el === focused : undefined;
+      }
+    }
     return undefined;
   };
+  const FOLLOWS_FOCUS = { tab: 'tablist', treeitem: 'tree', option: 'listbox' };
 
   const invalidState = (r) => {
     const el = r.n;
@@ -1843,10 +1958,11 @@ function snapshotWalker(op, a1, a2) {
       const l = parseInt(el.getAttribute('aria-level'), 10);
       if (l > 0) return l;
       if (r.r === 'row') return undefined;
+      // Blink counts the groups the item is in, not the items.
       let level = 1;
       for (let p = r.p; p; p = p.p) {
         if (p.r === 'tree') break;
-        if (p.r === 'treeitem') level++;
+        if (p.r === 'group') level++;
       }
       return level;
     }
@@ -1927,10 +2043,13 @@ function snapshotWalker(op, a1, a2) {
     } else if (tag === 'input' && el.type === 'image') {
       if (el.src) p.url = el.src;
     }
+    // aria-keyshortcuts, else the access key with the platform's modifier
+    // (Blink's KeyboardShortcut; Alt on Linux), verbatim.
     const ks = el.getAttribute('aria-keyshortcuts');
     if (ks) p.keyshortcuts = ks;
+    else if (el.hasAttribute('accesskey')) p.keyshortcuts = 'Alt+' + el.getAttribute('accesskey');
     const rd = el.getAttribute('aria-roledescription');
-    if (rd && rd.trim() && role !== 'generic' && role !== 'none') p.roledescription = rd;
+    if (rd && rd.trim() && roleDescribable(r)) p.roledescription = rd;
     // disabled
     if (disabledOf(r)) p.disabled = true;
     const ex = expandedState(r);
@@ -1991,6 +2110,10 @@ function snapshotWalker(op, a1, a2) {
     return p;
   };
 
+  // Chrome drops aria-roledescription on generic elements, but an unnamed
+  // <section> (generic too) keeps it.
+  const roleDescribable = (r) => r.r !== 'none' && (r.r !== 'generic' || r.n.localName === 'section');
+
   const hasPopup = (r) => {
     const el = r.n;
     const v = (el.getAttribute('aria-haspopup') || '').trim().toLowerCase();
@@ -2045,7 +2168,9 @@ function snapshotWalker(op, a1, a2) {
   const LEAF_ROLES = new Set(['doc-cover', 'graphics-symbol', 'img', 'image', 'Meter', 'scrollbar', 'slider', 'separator', 'progressbar']);
 
   const kids = (r) => r.c;
-  const focusableRec = (r) => (r.k === 'el' || r.k === 'opaque') && r.foc;
+  // Hidden with visibility, a node is in Chrome's tree but ignored, and an
+  // ignored node reports no focusable state (a Sphinx heading's permalink).
+  const focusableRec = (r) => (r.k === 'el' || r.k === 'opaque') && r.foc && !r.hid;
   const hasFocusableChild = (r) => {
     if (r.hfc !== undefined) return r.hfc;
     let v = false;
@@ -2111,7 +2236,7 @@ function snapshotWalker(op, a1, a2) {
     if (explicitRole(el)) return true;
     if (editableEl(el) && editingHost(el) === el) return true;
     if (tag === 'legend') return true;
-    if (ALWAYS_INCLUDED.has(role) || tag === 'hgroup') return true;
+    if (ALWAYS_INCLUDED.has(role) || tag === 'hgroup' || tag === 'section') return true;
     if (liveOf(r)) return true;
     if (hasAriaAttr(el) || el.getAttribute('title')) return true;
     if (role === 'image' && tag === 'img') return el.getAttribute('alt') !== '';
@@ -2154,7 +2279,7 @@ function snapshotWalker(op, a1, a2) {
       if (el.hasAttribute('aria-errormessage') && (props(r).errormessage)) return true;
       if (el.hasAttribute('aria-details') && idrefs(el, 'aria-details').length) return true;
       const rd = el.getAttribute('aria-roledescription');
-      if (rd && rd.trim() && r.r !== 'generic' && r.r !== 'none') return true;
+      if (rd && rd.trim() && roleDescribable(r)) return true;
     }
     if (CONTROLS.has(role)) return true;
     if (insideControl) return false;
