@@ -40,15 +40,20 @@ import (
 var (
 	corpusFlag = flag.String("corpus", "", `run the snapshot corpus test on every page ("all") or the pages whose path contains this`)
 	corpusOut  = flag.String("corpusout", "", "directory to write each corpus page's two snapshot texts and the summary to")
+	corpusRoot = flag.String("corpusroot", "", "one more document tree for the corpus, as name=dir (e.g. rust=$(rustc --print sysroot)/share/doc/rust/html); its pages are name/path")
 )
 
 // corpusRoots are the offline document trees of the corpus, by the URL
 // prefix they are served under.
 func corpusRoots() map[string]string {
-	return map[string]string{
+	roots := map[string]string{
 		"go":  filepath.Join(goroot(), "doc"),
 		"usr": "/usr/share/doc",
 	}
+	if name, dir, ok := strings.Cut(*corpusRoot, "="); ok && name != "" {
+		roots[name] = dir
+	}
+	return roots
 }
 
 // goroot is `go env GOROOT`, or the GOROOT the test was built with.
