@@ -689,6 +689,10 @@ function snapshotWalker(op, a1, a2) {
       return;
     }
     const ws = whiteSpaceOf(cs);
+    // An inline-block (inline-flex, ...) pseudo-element is an atomic inline:
+    // in a name from content its text is set apart from its siblings by a
+    // space, as an element's would be (rustdoc's "\0" before an emoji).
+    const atomic = isAtomicDisplay(cs.display);
     c.items.forEach((it, n) => {
       const s0 = collapse(it.s, ws, ifc);
       if (s0 === '') return;
@@ -698,6 +702,7 @@ function snapshotWalker(op, a1, a2) {
       g2.f = ifc;
       g2.kind = which + n;
       g2.hid = hid;
+      if (atomic) g2.at = true;
       if (ws === 'collapse' || ws === 'preserve-breaks') {
         ifc.space = s.charCodeAt(s.length - 1) === 32;
         ifc.trail = ifc.space ? g2 : null;
