@@ -44,14 +44,16 @@ var collected = map[string]bool{
 	"Page.frameNavigated":                true,
 }
 
-// collect feeds one event to the page's collectors, on the actor goroutine.
-func (a *Actor) collect(ev cdpconn.Event) {
-	if err := a.collectEvent(ev); err != nil {
+// collect feeds one event of session s to the page's collectors, on the
+// actor goroutine. Out-of-process iframes' console messages and requests
+// join the page's, as same-process frames' do.
+func (a *Actor) collect(s *session, ev cdpconn.Event) {
+	if err := a.collectEvent(s, ev); err != nil {
 		a.log.Debug().Err(err).Str("method", ev.Method).Msg("event not collected")
 	}
 }
 
-func (a *Actor) collectEvent(ev cdpconn.Event) error {
+func (a *Actor) collectEvent(s *session, ev cdpconn.Event) error {
 	switch ev.Method {
 	case "Runtime.consoleAPICalled":
 		var e struct {
@@ -193,7 +195,7 @@ func (a *Actor) collectEvent(ev cdpconn.Event) error {
 		}
 		// Page.frameNavigated reports committed cross-document navigations
 		// only; same-document ones come as Page.navigatedWithinDocument.
-		nav := collectors.Navigation{FrameID: e.Frame.ID, LoaderID: e.Frame.LoaderID, MainFrame: e.Frame.ParentID == nil}
+		nav := collectors.Navigation{FrameID: e.Frame.ID, LoaderID: e.Frame.LoaderID, MainFrame: s == a.top && e.Frame.ParentID == nil}
 		a.console.FrameNavigated(nav)
 		a.network.FrameNavigated(nav)
 	}

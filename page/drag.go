@@ -58,7 +58,7 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 // the waiter's goroutine. The drop, or the release when Chrome intercepted
 // no HTML5 drag, is the drag's decisive step, marked on p.
 func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-chan cdpconn.Event, p *actionProgress) error {
-	fx, fy, err := clickablePoint(ctx, a.c, from.id)
+	fx, fy, err := from.point(ctx)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 	if err := mouse("mousePressed", fx, fy, 1); err != nil {
 		return err
 	}
-	tx, ty, err := clickablePoint(ctx, a.c, to.id)
+	tx, ty, err := to.point(ctx)
 	if err != nil {
 		return err
 	}

@@ -45,11 +45,30 @@ type InputResult struct {
 }
 
 // elementRef is an element an input action works on: its uid, its snapshot
-// node and its backend DOM node id.
+// node and its backend DOM node id, with the client of the session that
+// reaches its frame (the page's, or an out-of-process iframe's) and the
+// steps from that frame's coordinates to the page's.
 type elementRef struct {
 	uid  string
 	node *snapshot.Node
 	id   dom.BackendNodeID
+	c    *cdp.Client
+	hops []hop
+}
+
+// point scrolls the element into view and returns the centre of its first
+// visible box in the page's viewport, where the page's session sends mouse
+// events: Chrome routes them to the frame under the point.
+func (t elementRef) point(ctx context.Context) (x, y float64, err error) {
+	x, y, err = clickablePoint(ctx, t.c, t.id)
+	if err != nil || len(t.hops) == 0 {
+		return x, y, err
+	}
+	dx, dy, err := offset(ctx, t.hops, true)
+	if err != nil {
+		return 0, 0, err
+	}
+	return x + dx, y + dy, nil
 }
 
 // element resolves uid for an input action. It runs on the actor goroutine.
@@ -62,7 +81,7 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 	if err != nil {
 		return elementRef{}, err
 	}
-	return elementRef{uid: uid, node: n, id: id}, nil
+	return elementRef{uid: uid, node: n, id: id, c: a.sessionOf(n.FrameID).c, hops: a.hops(n.FrameID)}, nil
 }
 
 // onElement resolves uid and runs an input action on it under the waiter;
@@ -117,11 +136,11 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
 		if !double && t.node.Role == "option" {
 			p.commit()
-			if picked, err := selectNativeOption(ctx, a.c, t.id); err != nil || picked {
+			if picked, err := selectNativeOption(ctx, t.c, t.id); err != nil || picked {
 				return err
 			}
 		}
-		x, y, err := clickablePoint(ctx, a.c, t.id)
+		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}
@@ -172,7 +191,7 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
 	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
-		x, y, err := clickablePoint(ctx, a.c, t.id)
+		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}

@@ -68,6 +68,9 @@ func (a *Actor) snapshot(ctx context.Context, verbose bool) (string, error) {
 	if err := a.needRenderer(); err != nil {
 		return "", err
 	}
+	if err := a.awaitChildren(ctx); err != nil {
+		return "", err
+	}
 	frames := a.snapshotFrames()
 	if len(frames) == 0 {
 		return "", fmt.Errorf("snapshot: page has no frame yet")

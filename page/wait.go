@@ -205,11 +205,22 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		SkipStableDOM:     opts.skipStableDOM,
 	}
 	if opts.handleDialog != nil {
-		c := a.c
+		// The dialog is answered on the session of the frame that opened
+		// it (an out-of-process iframe's has its own), which apply sends
+		// here before it tells the waiter.
+		opened := make(chan *cdp.Client, 8)
+		a.dialogOpened = opened
+		defer func() { a.dialogOpened = nil }()
+		top := a.c
 		cfg.HandleDialog = func(ctx context.Context, typ string) bool {
 			ans, ok := opts.handleDialog(typ)
 			if !ok {
 				return false
+			}
+			c := top
+			select {
+			case c = <-opened:
+			default:
 			}
 			ctx, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
@@ -314,10 +325,10 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 			if err := a.needRenderer(); err != nil {
 				return res, err
 			}
-			var contexts []runtime.ExecutionContextID
+			var contexts []scriptContext
 			for _, f := range a.frames {
 				if f.context != 0 {
-					contexts = append(contexts, f.context)
+					contexts = append(contexts, scriptContext{c: a.sessionOf(f.id).c, id: f.context})
 				}
 			}
 			// Wait in slices, so that frames created meanwhile join in.
@@ -327,7 +338,7 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 			}
 			var found atomic.Pointer[string]
 			err := a.call(wctx, func(ctx context.Context) error {
-				return findText(ctx, a.c, contexts, texts, slice, &found)
+				return findText(ctx, contexts, texts, slice, &found)
 			})
 			if p := found.Load(); p != nil && err == nil {
 				res.Found = *p
@@ -346,9 +357,17 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 	})
 }
 
+// scriptContext is an execution context and the client of the session it
+// lives in: context ids are per renderer, so out-of-process iframes'
+// contexts are reached through their own sessions.
+type scriptContext struct {
+	c  *cdp.Client
+	id runtime.ExecutionContextID
+}
+
 // findText runs findTextJS in each execution context at once and stores the
 // first text found. Contexts that disappear (a navigation) are skipped.
-func findText(ctx context.Context, c *cdp.Client, contexts []runtime.ExecutionContextID, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
+func findText(ctx context.Context, contexts []scriptContext, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	textsArg, err := jsonArg(texts)
@@ -357,11 +376,11 @@ func findText(ctx context.Context, c *cdp.Client, contexts []runtime.ExecutionCo
 	}
 	msArg, _ := jsonArg(wait.Milliseconds())
 	done := make(chan struct{}, len(contexts))
-	for _, id := range contexts {
+	for _, sc := range contexts {
 		go func() { // each ends when its call returns; cancel bounds them
 			defer func() { done <- struct{}{} }()
-			r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
-				SetExecutionContextID(id).SetArguments([]runtime.CallArgument{textsArg, msArg}).
+			r, err := sc.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
+				SetExecutionContextID(sc.id).SetArguments([]runtime.CallArgument{textsArg, msArg}).
 				SetAwaitPromise(true).SetReturnByValue(true))
 			if err != nil || r.ExceptionDetails != nil {
 				return
