@@ -249,7 +249,7 @@ func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *act
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, a.c, x, y, 1, p)
+		return mouseClick(ctx, t.c, x, y, 1, p)
 	case "select":
 		var v *string
 		if err := callOn(ctx, t.c, id, selectByTextJS, &v, value); err != nil {

@@ -48,6 +48,13 @@ type InputResult struct {
 // node and its backend DOM node id, with the client of the session that
 // reaches its frame (the page's, or an out-of-process iframe's) and the
 // steps from that frame's coordinates to the page's.
+//
+// Mouse events for the element go to its own session, at its point in its
+// frame's coordinates ([elementRef.point]): an out-of-process iframe's
+// session delivers them to its renderer directly, where the page's session
+// would hit-test them against the browser's picture of the page, which
+// lags behind a frame that just loaded or changed (measured: a click or a
+// hover now and then landed in the parent on a loaded machine).
 type elementRef struct {
 	uid  string
 	node *snapshot.Node
@@ -57,10 +64,17 @@ type elementRef struct {
 }
 
 // point scrolls the element into view and returns the centre of its first
-// visible box in the page's viewport, where the page's session sends mouse
-// events: Chrome routes them to the frame under the point.
+// visible box, in the viewport of its frame's session (the page's, for
+// frames the page's renderer draws): where t.c sends mouse events.
 func (t elementRef) point(ctx context.Context) (x, y float64, err error) {
-	x, y, err = clickablePoint(ctx, t.c, t.id)
+	return clickablePoint(ctx, t.c, t.id)
+}
+
+// pagePoint is point in the page's viewport, for an action whose mouse
+// events cross frames (a drag from one out-of-process iframe to another
+// frame): the point shifted by the offsets of the iframes above it.
+func (t elementRef) pagePoint(ctx context.Context) (x, y float64, err error) {
+	x, y, err = t.point(ctx)
 	if err != nil || len(t.hops) == 0 {
 		return x, y, err
 	}
@@ -144,7 +158,7 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, a.c, x, y, clicks, p)
+		return mouseClick(ctx, t.c, x, y, clicks, p)
 	})
 }
 
@@ -196,7 +210,7 @@ func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (Input
 			return err
 		}
 		p.commit()
-		return a.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
+		return t.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
 	})
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 	"golang.org/x/sync/errgroup"
 
@@ -332,4 +333,52 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) {
 	case <-done:
 	case <-t.C:
 	}
+}
+
+// paintWait bounds [painted]: a frame that does not draw (hidden, or
+// throttled out of view) is not waited for longer.
+const paintWait = 500 * time.Millisecond
+
+// paintedJS resolves after the document has drawn two animation frames: a
+// frame it had not drawn when asked has been drawn since.
+const paintedJS = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
+
+// painted waits, paintWait at most, until the document of each of clients
+// (out-of-process iframes' sessions) has drawn a frame since it was
+// called. Chrome
+// hit-tests the mouse events the page's session sends, and paints its
+// screenshots, with what each iframe last drew; an iframe that just
+// loaded, moved into view or changed may not have drawn it yet. Errors
+// are ignored: the action goes ahead as it would have. It runs on a call
+// goroutine.
+func painted(ctx context.Context, clients ...*cdp.Client) {
+	ctx, cancel := context.WithTimeout(ctx, paintWait)
+	defer cancel()
+	var g errgroup.Group
+	seen := map[*cdp.Client]bool{}
+	for _, c := range clients {
+		if c == nil || seen[c] {
+			continue
+		}
+		seen[c] = true
+		g.Go(func() error {
+			c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetAwaitPromise(true).SetReturnByValue(true))
+			return nil
+		})
+	}
+	g.Wait()
+}
+
+// oopifClients returns the sessions of the out-of-process iframes an
+// element of frame c, hops away from the page, is drawn in: its own and
+// those of the iframes around it.
+func oopifClients(c *cdp.Client, hops []hop) []*cdp.Client {
+	if len(hops) == 0 {
+		return nil
+	}
+	out := []*cdp.Client{c}
+	for _, h := range hops[:len(hops)-1] {
+		out = append(out, h.parent)
+	}
+	return out
 }

@@ -86,7 +86,7 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []
 		if err != nil {
 			return err
 		}
-		if err := mouseClick(ctx, a.c, x, y, 1, p); err != nil {
+		if err := mouseClick(ctx, t.c, x, y, 1, p); err != nil {
 			return err
 		}
 		wait := time.NewTimer(fileChooserTimeout)
