@@ -118,6 +118,9 @@ func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptio
 // page is a [*UIDError], errors the agent can fix (a bad fill value) pass
 // through, and anything else is an [*InteractError].
 func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *actionProgress) error) (ActionResult, error) {
+	if f := a.frames[t.node.FrameID]; len(t.hops) > 0 && f != nil && f.context != 0 {
+		opts.frame = scriptContext{c: t.c, id: f.context}
+	}
 	res, err := a.perform(ctx, opts, func(ctx context.Context, p *actionProgress) error { return action(ctx, t, p) })
 	if err == nil {
 		return res, nil

@@ -281,3 +281,37 @@ func TestOOPIFNavigatesCrossSite(t *testing.T) {
 		t.Errorf("click in the frame back home did not act:\n%s", got)
 	}
 }
+
+// TestOOPIFClickSettles: a click inside an out-of-process iframe waits for
+// what it caused there (a slow fetch or a timer, then a DOM change), as a click in
+// the page does: the snapshot it returns shows the effect.
+func TestOOPIFClickSettles(t *testing.T) {
+	t.Parallel()
+	inner := otherSite(t, map[string]http.Handler{
+		"/inner": browsertest.HTML("Inner", `<button onclick="fetch('/slow').then(r => r.text()).then(t => out.textContent = t)">Load</button><p id=out></p>
+<button onclick="setTimeout(() => out.textContent = 'Timer fired', 300)">Later</button>`),
+		"/slow": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(400 * time.Millisecond) // the server's latency the click must wait out
+			w.Write([]byte("Loaded slowly"))
+		}),
+	})
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Outer", `<iframe title="Cross" src="`+inner+`/inner"></iframe>`),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	res, err := a.Click(ctx(t), uidOf(t, s, "button", "Load"), false, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, `"Loaded slowly"`) {
+		t.Errorf("the click's snapshot lacks its effect in the frame:\n%s", res.Snapshot)
+	}
+	res, err = a.Click(ctx(t), uidOf(t, s, "button", "Later"), false, page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, `"Timer fired"`) {
+		t.Errorf("the click's snapshot lacks its timer's effect in the frame:\n%s", res.Snapshot)
+	}
+}
