@@ -382,3 +382,15 @@ func oopifClients(c *cdp.Client, hops []hop) []*cdp.Client {
 	}
 	return out
 }
+
+// childBudget returns a context for work in an out-of-process iframe that
+// ends when three quarters of ctx's remaining time have passed, so that a
+// frame whose renderer hangs (a script in an endless loop) is left out
+// while the page's own work still returns in time.
+func childBudget(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, time.Until(dl)*3/4)
+}

@@ -1,6 +1,7 @@
 package page_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
@@ -313,5 +314,35 @@ func TestOOPIFClickSettles(t *testing.T) {
 	}
 	if !strings.Contains(res.Snapshot, `"Timer fired"`) {
 		t.Errorf("the click's snapshot lacks its timer's effect in the frame:\n%s", res.Snapshot)
+	}
+}
+
+// TestOOPIFHungFrame: an out-of-process iframe whose script never yields
+// is left out of the snapshot; the page's own content is still there, in
+// time.
+func TestOOPIFHungFrame(t *testing.T) {
+	t.Parallel()
+	inner := otherSite(t, map[string]http.Handler{
+		"/inner": browsertest.HTML("Inner", `<p>Hung frame</p><script>setTimeout(() => { for (;;) {} }, 200)</script>`),
+	})
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Outer", `<p>Outer text</p><iframe title="Cross" src="`+inner+`/inner"></iframe>`),
+	})
+	a := open(t, base+"/")
+	if !holds(t, func() bool {
+		// The loop starts 200 ms after the frame loaded: until then a
+		// snapshot still shows the frame.
+		c, cancel := context.WithTimeout(ctx(t), 2*time.Second)
+		defer cancel()
+		s, err := a.Snapshot(c, false)
+		if err != nil {
+			t.Fatalf("Snapshot with a hung frame = %v", err)
+		}
+		if !strings.Contains(s.Text, `"Outer text"`) {
+			t.Fatalf("snapshot lacks the page's own text:\n%s", s.Text)
+		}
+		return !strings.Contains(s.Text, "Hung frame")
+	}) {
+		t.Errorf("the hung frame was never left out")
 	}
 }

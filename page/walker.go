@@ -115,15 +115,26 @@ func (a *Actor) snapshotWalk(ctx context.Context, frames []frame) (*snapshot.Nod
 		for i, f := range frames {
 			c := clients[i]
 			g.Go(func() error {
+				ctx := ctx
+				if c != a.c {
+					// A hung out-of-process iframe is left out, not
+					// allowed to take the page's snapshot down with it.
+					var cancel context.CancelFunc
+					ctx, cancel = childBudget(ctx)
+					defer cancel()
+				}
 				w, err := walkFrame(ctx, c, f.id)
 				if err != nil {
 					if i == 0 {
 						return err
 					}
-					return nil // a frame that went away or lives in another process
+					return nil // a frame that went away, or hangs in its own process
 				}
 				if err := opaqueTrees(ctx, c, f, &w); err != nil {
-					return err
+					if i == 0 {
+						return err
+					}
+					return nil
 				}
 				if i > 0 {
 					owner, err := frameOwnerID(ctx, parents[i], f)
