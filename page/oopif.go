@@ -112,12 +112,13 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 	a.children[s.id] = s
 	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
 	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
+	emu := childEmulation{cur: a.emu.cur, headers: a.emu.headers}
 	a.adopting.Add(1)
 	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
 		defer a.adopting.Done()
 		ctx, cancel := context.WithTimeout(life, a.timeout)
 		defer cancel()
-		tree, err := setUpChild(ctx, s)
+		tree, err := setUpChild(ctx, s, emu)
 		a.posted.Push(func() { a.childReady(s, tree, err) })
 		close(s.setUp)
 	}()
@@ -125,15 +126,16 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 }
 
 // setUpChild enables on a child session the domains the actor listens to,
-// asks for its own out-of-process iframes, reads its frame tree, then lets
-// its renderer run. It runs on an adopt goroutine and touches no actor
-// state.
-func setUpChild(ctx context.Context, s *session) (*page.GetFrameTreeReply, error) {
+// asks for its own out-of-process iframes, applies the page's emulation,
+// reads its frame tree, then lets its renderer run. It runs on an adopt
+// goroutine and touches no actor state.
+func setUpChild(ctx context.Context, s *session, emu childEmulation) (*page.GetFrameTreeReply, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
 	g.Go(func() error { return s.c.Runtime.Enable(gctx) })
 	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
 	g.Go(func() error { return setAutoAttach(gctx, s.conn) })
+	g.Go(func() error { return emulateChild(gctx, s, emu) })
 	err := g.Wait()
 	var tree *page.GetFrameTreeReply
 	if err == nil {
@@ -254,6 +256,42 @@ func (a *Actor) awaitChildren(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// onAll runs fn on the page's session and on each of its out-of-process
+// iframes' at once, in one exchange, and returns the page's error; an
+// iframe's is logged: a frame that went away meanwhile must not fail the
+// page's call. It runs on the run goroutine.
+func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *session) error) error {
+	sessions := []*session{a.top}
+	for _, s := range a.children {
+		sessions = append(sessions, s)
+	}
+	log := a.log
+	return a.call(ctx, func(ctx context.Context) error {
+		errs := make([]error, len(sessions))
+		var wg sync.WaitGroup
+		for i, s := range sessions {
+			wg.Add(1)
+			go func() { // waited for below
+				defer wg.Done()
+				sctx := ctx
+				if i > 0 {
+					var cancel context.CancelFunc
+					sctx, cancel = childBudget(ctx)
+					defer cancel()
+				}
+				errs[i] = fn(sctx, s)
+			}()
+		}
+		wg.Wait()
+		for i, e := range errs[1:] {
+			if e != nil {
+				log.Debug().Err(e).Str("frame", sessions[i+1].root).Msg("out-of-process iframe ignored a page-wide call")
+			}
+		}
+		return errs[0]
+	})
 }
 
 // sessionOf returns the session that reaches frame id: the page's own for

@@ -346,3 +346,57 @@ func TestOOPIFHungFrame(t *testing.T) {
 		t.Errorf("the hung frame was never left out")
 	}
 }
+
+// TestOOPIFEmulation: what the page emulates, its out-of-process iframes
+// emulate too: those there when emulate is called and those that attach
+// after.
+func TestOOPIFEmulation(t *testing.T) {
+	t.Parallel()
+	headers := make(chan string, 16)
+	inner := otherSite(t, map[string]http.Handler{
+		"/inner": browsertest.HTML("Inner", `<button>Probe</button><script>fetch('/probe')</script>`),
+		"/probe": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case headers <- r.Header.Get("X-Test") + " " + r.UserAgent():
+			default:
+			}
+		}),
+	})
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Outer", `<iframe title="Cross" src="`+inner+`/inner"></iframe>`),
+	})
+	a := open(t, base+"/")
+	probe := func(when string) {
+		t.Helper()
+		s := snap(t, a)
+		res, err := a.Evaluate(ctx(t), page.Script{
+			Source: `(el) => navigator.userAgent + ' ' + matchMedia('(prefers-color-scheme: dark)').matches`,
+			Args:   []string{uidOf(t, s, "button", "Probe")},
+		})
+		if err != nil {
+			t.Fatalf("%s: Evaluate = %v", when, err)
+		}
+		if res.JSON != `"Test agent true"` {
+			t.Errorf("%s: the frame sees %s, want the emulated agent and dark scheme", when, res.JSON)
+		}
+	}
+	if _, err := a.Emulate(ctx(t), page.Emulation{UserAgent: "Test agent", ColorScheme: "dark", Headers: map[string]string{"X-Test": "yes"}}); err != nil {
+		t.Fatalf("Emulate = %v", err)
+	}
+	probe("frame there before emulate")
+	for len(headers) > 0 {
+		<-headers // the frame's first load, before emulate
+	}
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateReload}); err != nil {
+		t.Fatalf("reload = %v", err)
+	}
+	probe("frame attached after emulate")
+	select {
+	case got := <-headers:
+		if got != "yes Test agent" {
+			t.Errorf("the frame's request carried %q, want the extra header and the emulated agent", got)
+		}
+	case <-ctx(t).Done():
+		t.Fatal("the frame made no request")
+	}
+}
