@@ -64,7 +64,11 @@ func (a *Actor) collectEvent(s *session, ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		a.console.ConsoleAPICalled(format.ConsoleEvent(e.Type, e.Args, e.StackTrace))
+		ce := format.ConsoleEvent(e.Type, e.Args, e.StackTrace)
+		for i := range ce.Args {
+			ce.Args[i].Ref = a.sessionRef(s, ce.Args[i].Ref)
+		}
+		a.console.ConsoleAPICalled(ce)
 	case "Runtime.exceptionThrown":
 		var e struct {
 			ExceptionDetails format.ExceptionDetails `json:"exceptionDetails"`
@@ -75,7 +79,7 @@ func (a *Actor) collectEvent(s *session, ev cdpconn.Event) error {
 		d := e.ExceptionDetails
 		x := collectors.ExceptionEvent{Text: format.Uncaught(d), Stack: format.Stack(d.StackTrace)}
 		if d.Exception != nil {
-			x.Ref = d.Exception.ObjectID
+			x.Ref = a.sessionRef(s, d.Exception.ObjectID)
 		}
 		a.console.ExceptionThrown(x)
 	case "Audits.issueAdded":

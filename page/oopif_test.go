@@ -400,3 +400,51 @@ func TestOOPIFEmulation(t *testing.T) {
 		t.Fatal("the frame made no request")
 	}
 }
+
+// TestOOPIFConsoleDetails: the object arguments and the error causes of a
+// message an out-of-process iframe logged are read from that frame.
+func TestOOPIFConsoleDetails(t *testing.T) {
+	t.Parallel()
+	inner := otherSite(t, map[string]http.Handler{
+		"/inner": browsertest.HTML("Inner", `<script>
+console.log('frame object', {answer: 42});
+console.error(new Error('outer', {cause: new Error('inner cause')}));
+</script>`),
+	})
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Outer", `<iframe title="Cross" src="`+inner+`/inner"></iframe>`),
+	})
+	a := open(t, base+"/")
+	var logID, errID int
+	if !holds(t, func() bool {
+		l, err := a.ConsoleMessages(ctx(t), page.ConsoleFilter{})
+		if err != nil {
+			t.Fatalf("ConsoleMessages = %v", err)
+		}
+		for _, m := range l.Messages {
+			switch {
+			case strings.HasPrefix(m.Text, "frame object"):
+				logID = m.ID
+			case m.Type == "error":
+				errID = m.ID
+			}
+		}
+		return logID != 0 && errID != 0
+	}) {
+		t.Fatal("the frame's messages were never listed")
+	}
+	d, err := a.ConsoleMessage(ctx(t), logID)
+	if err != nil {
+		t.Fatalf("ConsoleMessage(%d) = %v", logID, err)
+	}
+	if len(d.Args) != 2 || d.Args[1].Text != `{"answer":42}` {
+		t.Errorf("arguments of the frame's log = %+v, want its object read from the frame", d.Args)
+	}
+	d, err = a.ConsoleMessage(ctx(t), errID)
+	if err != nil {
+		t.Fatalf("ConsoleMessage(%d) = %v", errID, err)
+	}
+	if len(d.Args) != 1 || len(d.Args[0].Causes) != 1 || !strings.Contains(d.Args[0].Causes[0].Text, "inner cause") {
+		t.Errorf("arguments of the frame's error = %+v, want its cause read from the frame", d.Args)
+	}
+}
