@@ -204,6 +204,16 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The frame's target is the page's, not a page of its own.
+	pages, err := s.Pages(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if strings.HasPrefix(p.URL, other.URL) {
+			t.Errorf("Pages() lists the out-of-process iframe as a page: %+v", p)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if !seen["/frame"] {
