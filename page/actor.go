@@ -292,8 +292,14 @@ func (a *Actor) init(ctx context.Context) error {
 			return a.c.Emulation.SetFocusEmulationEnabled(ctx, emulation.NewSetFocusEmulationEnabledArgs(true))
 		})
 		// Out-of-process iframes (oopif.go). The page's own renderer is
-		// not paused: it was attached, not auto-attached.
-		g.Go(func() error { return setAutoAttach(ctx, a.conn) })
+		// not paused: it was attached, not auto-attached. Best effort: a
+		// Chrome that refuses it still drives the page, without them.
+		g.Go(func() error {
+			if err := setAutoAttach(ctx, a.conn); err != nil && ctx.Err() == nil {
+				a.log.Warn().Err(err).Msg("attach to out-of-process iframes")
+			}
+			return nil
+		})
 		return g.Wait()
 	}, nil)
 	if err != nil {

@@ -58,13 +58,16 @@ type session struct {
 }
 
 // autoAttachArgs are Target.setAutoAttach's arguments on the page's session
-// and on every child session: iframes only (workers run on unattended), in
-// flat mode, each paused until the actor has enabled what it listens to.
+// and on every child session: flat mode, each new target paused until the
+// actor has enabled what it listens to. Every kind of target is attached,
+// not iframes only: Chrome pauses a dedicated worker that a filter leaves
+// out all the same, and nobody would resume it (measured with Chromium
+// 156: the worker never ran). attached resumes and lets go of all but
+// iframes.
 var autoAttachArgs = map[string]any{
 	"autoAttach":             true,
 	"waitForDebuggerOnStart": true,
 	"flatten":                true,
-	"filter":                 []map[string]any{{"type": "iframe"}},
 }
 
 // setAutoAttach asks Chrome to attach s's out-of-process iframes.
@@ -80,7 +83,6 @@ type targetAttached struct {
 		Type     string `json:"type"`
 		URL      string `json:"url"`
 	} `json:"targetInfo"`
-	WaitingForDebugger bool `json:"waitingForDebugger"`
 }
 
 // attached adopts the session of an out-of-process iframe that Chrome
@@ -102,8 +104,8 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 		return fmt.Errorf("adopt %s target: %w", e.TargetInfo.Type, err)
 	}
 	if e.TargetInfo.Type != "iframe" {
-		// Not ours to watch (the filter should have kept it away): let it
-		// run and let it go.
+		// A worker or another target that is not a frame: not ours to
+		// watch. Let it run, and let it go.
 		conn.Send("Runtime.runIfWaitingForDebugger", nil)
 		conn.Close()
 		return nil
@@ -141,9 +143,12 @@ func setUpChild(ctx context.Context, s *session, emu childEmulation) (*page.GetF
 	if err == nil {
 		tree, err = s.c.Page.GetFrameTree(ctx)
 	}
-	// Run the renderer whatever happened: a frame left paused would never
-	// load.
-	if rerr := s.c.Runtime.RunIfWaitingForDebugger(ctx); err == nil {
+	// Run the renderer whatever happened, even past ctx's deadline (for a
+	// second): a frame left paused would never load. An actor that stopped
+	// closes the session instead, which lets the renderer run too.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	if rerr := s.c.Runtime.RunIfWaitingForDebugger(rctx); err == nil {
 		err = rerr
 	}
 	return tree, err
