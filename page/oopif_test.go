@@ -124,8 +124,15 @@ func TestOOPIFNested(t *testing.T) {
 	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Mid button"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(mid) = %v", err)
 	}
+	// One form across both frames.
+	if _, err := a.FillForm(ctx(t), []page.FormField{
+		{UID: uidOf(t, s, "textbox", "Mid field"), Value: "mid form"},
+		{UID: uidOf(t, s, "textbox", "Deep field"), Value: "deep form"},
+	}, page.InputOptions{}); err != nil {
+		t.Fatalf("FillForm(mid, deep) = %v", err)
+	}
 	got := snap(t, a)
-	for _, want := range []string{`button "Deep clicked"`, `value="deep typed"`, `button "Mid clicked"`} {
+	for _, want := range []string{`button "Deep clicked"`, `value="deep form"`, `button "Mid clicked"`, `value="mid form"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("snapshot after the actions lacks %s:\n%s", want, got)
 		}
