@@ -297,7 +297,7 @@ func TestOOPIFClickSettles(t *testing.T) {
 	t.Parallel()
 	inner := otherSite(t, map[string]http.Handler{
 		"/inner": browsertest.HTML("Inner", `<button onclick="fetch('/slow').then(r => r.text()).then(t => out.textContent = t)">Load</button><p id=out></p>
-<button onclick="setTimeout(() => out.textContent = 'Timer fired', 300)">Later</button>`),
+<button onclick="setTimeout(() => out.textContent = 'Timer fired', 150)">Later</button>`),
 		"/slow": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			time.Sleep(400 * time.Millisecond) // the server's latency the click must wait out
 			w.Write([]byte("Loaded slowly"))
