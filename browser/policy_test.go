@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +120,105 @@ navigator.serviceWorker.register('/sw.js');
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	for path := range seen {
+		if strings.Contains(path, "forbidden") {
+			t.Errorf("the server was asked for %s, which the policy refuses", path)
+		}
+	}
+}
+
+// TestPolicyHoldsInOutOfProcessFrames: the page actor attaches to
+// out-of-process iframes and holds their renderers until it listens
+// (issue 13); the policy still decides every request they make: their
+// fetches, their own iframes, their navigations. Their server is the
+// witness.
+func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
+	t.Parallel()
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
+	t.Cleanup(func() { s.Close() })
+
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	other := browsertest.ServeOwnSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = true
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/frame":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><title>f</title><a href="/forbidden-navigation">Away</a>
+<iframe src="/forbidden-inner-frame"></iframe><img src="/forbidden-image">
+<script>fetch('/forbidden-fetch').catch(() => {}).finally(() => fetch('/frame-done'))</script>`)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	top := browsertest.Serve(t, browsertest.HTML("Top", `<iframe title="Other site" src="`+other.URL+`/frame"></iframe>`))
+	_, a, err := s.NewPage(ctx(t), browser.NewPageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: top.URL + "/"}); err != nil {
+		t.Fatalf("Navigate to an allowed page = %v", err)
+	}
+	snap, err := a.Snapshot(ctx(t), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`uid=(\S+) link "Away"`).FindStringSubmatch(snap.Text)
+	if m == nil {
+		t.Fatalf("the out-of-process frame's link is not in the snapshot:\n%s", snap.Text)
+	}
+	if _, err := a.Click(ctx(t), m[1], false, page.InputOptions{}); err != nil {
+		t.Fatalf("Click(link in the frame) = %v", err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mu.Lock()
+		ok := seen["/frame-done"]
+		mu.Unlock()
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("/frame-done never requested: the frame did not run as the test expects")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The click's navigation is refused: the frame shows Chrome's error
+	// page instead of the link.
+	for {
+		snap, err := a.Snapshot(ctx(t), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(snap.Text, `link "Away"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the frame never left its document:\n%s", snap.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The frame's target is the page's, not a page of its own.
+	pages, err := s.Pages(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if strings.HasPrefix(p.URL, other.URL) {
+			t.Errorf("Pages() lists the out-of-process iframe as a page: %+v", p)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !seen["/frame"] {
+		t.Errorf("the frame itself was never requested")
+	}
 	for path := range seen {
 		if strings.Contains(path, "forbidden") {
 			t.Errorf("the server was asked for %s, which the policy refuses", path)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -16,6 +17,7 @@ import (
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/queue"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -106,15 +108,40 @@ type Actor struct {
 	// after the write, and OnExit closes conn once the loop has ended.
 	conn *cdpconn.Conn
 	c    *cdp.Client
+	// top is the page's own session (conn and c), written with them.
+	top *session
+
+	// ready is signalled when any of the page's sessions has queued events,
+	// or posted has work: the one channel the actor runtime waits on.
+	ready chan struct{}
+	// posted holds work for the run goroutine from the goroutines that set
+	// up child sessions (oopif.go): each func is the result of one, run in
+	// Apply. Safe from any goroutine.
+	posted *queue.Queue[func()]
+	// adopting counts the goroutines setting up child sessions; the actor
+	// waits for them as it exits (closeChildren).
+	adopting sync.WaitGroup
 
 	// Owned by the run goroutine; never touched elsewhere.
 	mainFrame string            // id of the main frame
 	frames    map[string]*frame // every known frame of this target
 	url       string            // main frame URL, fragment included
+	// children are the sessions of the page's out-of-process iframes, by
+	// session id, nested ones included (oopif.go). Lifecycle: added on
+	// Target.attachedToTarget, removed and closed on
+	// Target.detachedFromTarget and when the actor exits.
+	children map[string]*session
 
 	// dialog is non-nil while a JavaScript dialog is open; cleared on
-	// Page.javascriptDialogClosed or after handle_dialog.
-	dialog *Dialog
+	// Page.javascriptDialogClosed or after handle_dialog. dialogSess is the
+	// session of the frame that opened it, which must answer it.
+	dialog     *Dialog
+	dialogSess *session
+	// dialogOpened, if non-nil, receives the client of the session of each
+	// dialog that opens, for the waiter of an action that answers dialogs
+	// itself (perform). Set and cleared around the action; sends never
+	// block.
+	dialogOpened chan *cdp.Client
 	// dialogSeq counts dialogs opened, so a wait can tell whether one opened
 	// while it ran.
 	dialogSeq int
@@ -150,6 +177,10 @@ type frame struct {
 	loaderID string
 	url      string
 	context  runtime.ExecutionContextID // default world, 0 when none yet
+	// sess is the session that reaches the frame: the page's own, or an
+	// out-of-process iframe's; nil until a session reports the frame,
+	// which then counts as the page's own ([Actor.sessionOf]).
+	sess *session
 }
 
 // Dialog is an open JavaScript dialog.
@@ -173,6 +204,8 @@ func Start(cfg Config) *Actor {
 		grant:       cfg.Grant,
 		onNavigated: cfg.OnNavigated,
 		frames:      map[string]*frame{},
+		children:    map[string]*session{},
+		ready:       make(chan struct{}, 1),
 		console:     collectors.NewConsole(collectors.Config{}),
 		network:     collectors.NewNetwork(collectors.Config{}),
 	}
@@ -182,6 +215,7 @@ func Start(cfg Config) *Actor {
 	if a.timeout == 0 {
 		a.timeout = 15 * time.Second
 	}
+	a.posted = queue.New[func()](0, a.ready)
 	a.ids = snapshot.NewIDs(&a.counter.c)
 	a.act = actor.New(actor.Config{
 		Name:    fmt.Sprintf("page %d", cfg.ID),
@@ -189,6 +223,7 @@ func Start(cfg Config) *Actor {
 		Init:    a.init,
 		OnStale: cfg.Hooks.StaleDropped,
 		OnExit: func(error) {
+			a.closeChildren()
 			if a.conn != nil {
 				a.conn.Close()
 			}
@@ -219,11 +254,12 @@ func (a *Actor) Stop(cause error) { a.act.Stop(cause) }
 func (a *Actor) init(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
-	conn, err := a.attach(ctx, cdpconn.Options{Keep: func(m string) bool { return events[m] || collected[m] }})
+	conn, err := a.attach(ctx, cdpconn.Options{Keep: keepEvent, Ready: a.ready})
 	if err != nil {
 		return fmt.Errorf("%w (%w)", ErrDisconnected, err)
 	}
 	a.conn, a.c = conn, conn.Client
+	a.top = &session{id: conn.SessionID(), conn: conn, c: conn.Client}
 	// Stop when the session goes away: target closed, browser gone.
 	// Whoever owns the actor knows which (the target was destroyed, the
 	// browser was lost) and stops it with that cause; the session alone
@@ -255,6 +291,15 @@ func (a *Actor) init(ctx context.Context) error {
 		g.Go(func() error {
 			return a.c.Emulation.SetFocusEmulationEnabled(ctx, emulation.NewSetFocusEmulationEnabledArgs(true))
 		})
+		// Out-of-process iframes (oopif.go). The page's own renderer is
+		// not paused: it was attached, not auto-attached. Best effort: a
+		// Chrome that refuses it still drives the page, without them.
+		g.Go(func() error {
+			if err := setAutoAttach(ctx, a.conn); err != nil && ctx.Err() == nil {
+				a.log.Warn().Err(err).Msg("attach to out-of-process iframes")
+			}
+			return nil
+		})
 		return g.Wait()
 	}, nil)
 	if err != nil {
@@ -275,7 +320,7 @@ func (a *Actor) init(ctx context.Context) error {
 		return a.initError(ctx, "get frame tree", err)
 	}
 	a.mainFrame = string(tree.FrameTree.Frame.ID)
-	a.addFrames(tree.FrameTree)
+	a.addFrames(a.top, tree.FrameTree)
 	a.log.Debug().Str("url", a.url).Msg("page actor ready")
 	return nil
 }

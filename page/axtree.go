@@ -22,11 +22,13 @@ import (
 func (a *Actor) snapshotAX(ctx context.Context, frames []frame, verbose bool) (*snapshot.Node, error) {
 	trees := make([]*snapshot.Frame, len(frames))
 	owners := make([]int, len(frames))
+	clients, parents := a.frameClients(frames)
 	err := a.call(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		for i, f := range frames {
+			c, pc := clients[i], parents[i]
 			g.Go(func() error {
-				r, err := a.c.Accessibility.GetFullAXTree(ctx,
+				r, err := c.Accessibility.GetFullAXTree(ctx,
 					accessibility.NewGetFullAXTreeArgs().SetFrameID(page.FrameID(f.id)))
 				if err != nil {
 					if i == 0 {
@@ -36,7 +38,7 @@ func (a *Actor) snapshotAX(ctx context.Context, frames []frame, verbose bool) (*
 				}
 				trees[i] = &snapshot.Frame{FrameID: f.id, LoaderID: f.loaderID, Nodes: r.Nodes}
 				if i > 0 {
-					if o, err := a.c.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(page.FrameID(f.id))); err == nil {
+					if o, err := pc.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(page.FrameID(f.id))); err == nil {
 						owners[i] = int(o.BackendNodeID)
 					}
 				}

@@ -44,14 +44,16 @@ var collected = map[string]bool{
 	"Page.frameNavigated":                true,
 }
 
-// collect feeds one event to the page's collectors, on the actor goroutine.
-func (a *Actor) collect(ev cdpconn.Event) {
-	if err := a.collectEvent(ev); err != nil {
+// collect feeds one event of session s to the page's collectors, on the
+// actor goroutine. Out-of-process iframes' console messages and requests
+// join the page's, as same-process frames' do.
+func (a *Actor) collect(s *session, ev cdpconn.Event) {
+	if err := a.collectEvent(s, ev); err != nil {
 		a.log.Debug().Err(err).Str("method", ev.Method).Msg("event not collected")
 	}
 }
 
-func (a *Actor) collectEvent(ev cdpconn.Event) error {
+func (a *Actor) collectEvent(s *session, ev cdpconn.Event) error {
 	switch ev.Method {
 	case "Runtime.consoleAPICalled":
 		var e struct {
@@ -62,7 +64,11 @@ func (a *Actor) collectEvent(ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		a.console.ConsoleAPICalled(format.ConsoleEvent(e.Type, e.Args, e.StackTrace))
+		ce := format.ConsoleEvent(e.Type, e.Args, e.StackTrace)
+		for i := range ce.Args {
+			ce.Args[i].Ref = a.sessionRef(s, ce.Args[i].Ref)
+		}
+		a.console.ConsoleAPICalled(ce)
 	case "Runtime.exceptionThrown":
 		var e struct {
 			ExceptionDetails format.ExceptionDetails `json:"exceptionDetails"`
@@ -73,7 +79,7 @@ func (a *Actor) collectEvent(ev cdpconn.Event) error {
 		d := e.ExceptionDetails
 		x := collectors.ExceptionEvent{Text: format.Uncaught(d), Stack: format.Stack(d.StackTrace)}
 		if d.Exception != nil {
-			x.Ref = d.Exception.ObjectID
+			x.Ref = a.sessionRef(s, d.Exception.ObjectID)
 		}
 		a.console.ExceptionThrown(x)
 	case "Audits.issueAdded":
@@ -193,7 +199,7 @@ func (a *Actor) collectEvent(ev cdpconn.Event) error {
 		}
 		// Page.frameNavigated reports committed cross-document navigations
 		// only; same-document ones come as Page.navigatedWithinDocument.
-		nav := collectors.Navigation{FrameID: e.Frame.ID, LoaderID: e.Frame.LoaderID, MainFrame: e.Frame.ParentID == nil}
+		nav := collectors.Navigation{FrameID: e.Frame.ID, LoaderID: e.Frame.LoaderID, MainFrame: s == a.top && e.Frame.ParentID == nil}
 		a.console.FrameNavigated(nav)
 		a.network.FrameNavigated(nav)
 	}

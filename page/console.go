@@ -8,11 +8,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/internal/format"
 )
 
@@ -160,7 +162,7 @@ func (a *Actor) causeChain(ctx context.Context, ref string) ([]collectors.Cause,
 		c := collectors.Cause{Text: format.Thrown(*cause)}
 		var d *format.ExceptionDetails
 		if cause.ObjectID != "" {
-			if d, err = a.errorDetails(ctx, cause.ObjectID); err != nil {
+			if d, err = a.errorDetails(ctx, sameSession(ref, cause.ObjectID)); err != nil {
 				return out, err
 			}
 		}
@@ -172,7 +174,7 @@ func (a *Actor) causeChain(ctx context.Context, ref string) ([]collectors.Cause,
 		c.Text = d.Text
 		c.Stack = format.Stack(d.StackTrace)
 		out = append(out, c)
-		ref = cause.ObjectID
+		ref = sameSession(ref, cause.ObjectID)
 	}
 	return out, nil
 }
@@ -186,7 +188,8 @@ func (a *Actor) objectProperty(ctx context.Context, ref, name string) (*format.R
 			Value *format.RemoteObject `json:"value"`
 		} `json:"result"`
 	}
-	err := a.cdpInvoke(ctx, "Runtime.getProperties", map[string]any{"objectId": ref}, &reply)
+	conn, id := a.objectRef(ref)
+	err := a.cdpInvoke(ctx, conn, "Runtime.getProperties", map[string]any{"objectId": id}, &reply)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +207,8 @@ func (a *Actor) errorDetails(ctx context.Context, ref string) (*format.Exception
 	var reply struct {
 		ExceptionDetails *format.ExceptionDetails `json:"exceptionDetails"`
 	}
-	if err := a.cdpInvoke(ctx, "Runtime.getExceptionDetails", map[string]any{"errorObjectId": ref}, &reply); err != nil {
+	conn, id := a.objectRef(ref)
+	if err := a.cdpInvoke(ctx, conn, "Runtime.getExceptionDetails", map[string]any{"errorObjectId": id}, &reply); err != nil {
 		return nil, err
 	}
 	return reply.ExceptionDetails, nil
@@ -237,10 +241,11 @@ func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 		Result           format.RemoteObject `json:"result"`
 		ExceptionDetails json.RawMessage     `json:"exceptionDetails"`
 	}
-	err := a.cdpInvoke(ctx, "Runtime.callFunctionOn", map[string]any{
+	conn, id := a.objectRef(arg.Ref)
+	err := a.cdpInvoke(ctx, conn, "Runtime.callFunctionOn", map[string]any{
 		"functionDeclaration": "object => object",
-		"objectId":            arg.Ref,
-		"arguments":           []map[string]any{{"objectId": arg.Ref}},
+		"objectId":            id,
+		"arguments":           []map[string]any{{"objectId": id}},
 		"returnByValue":       true,
 		"awaitPromise":        true,
 	}, &reply)
@@ -260,12 +265,50 @@ func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 	return ConsoleArg{Gone: true}
 }
 
-// cdpInvoke invokes a CDP method, bounded by detailReadTimeout, while the actor
-// keeps applying events.
-func (a *Actor) cdpInvoke(ctx context.Context, method string, args, reply any) error {
+// cdpInvoke invokes a CDP method on conn, bounded by detailReadTimeout,
+// while the actor keeps applying events.
+func (a *Actor) cdpInvoke(ctx context.Context, conn *cdpconn.Conn, method string, args, reply any) error {
 	ctx, cancel := context.WithTimeout(ctx, detailReadTimeout)
 	defer cancel()
 	return a.call(ctx, func(ctx context.Context) error {
-		return rpcc.Invoke(ctx, method, args, reply, a.conn.RPC())
+		return rpcc.Invoke(ctx, method, args, reply, conn.RPC())
 	})
+}
+
+// refSep separates the session id from the object id in the ref of an
+// object an out-of-process iframe logged: object ids are per renderer, so
+// the ref says which session can read it.
+const refSep = "@"
+
+// sessionRef is the ref under which an object of session s is collected:
+// the object id itself for the page's own session, tagged with the
+// session's id for an out-of-process iframe's.
+func (a *Actor) sessionRef(s *session, objectID string) string {
+	if objectID == "" || s == a.top {
+		return objectID
+	}
+	return s.id + refSep + objectID
+}
+
+// sameSession returns the ref of objectID, read through the session of
+// ref.
+func sameSession(ref, objectID string) string {
+	if sid, _, ok := strings.Cut(ref, refSep); ok && objectID != "" {
+		return sid + refSep + objectID
+	}
+	return objectID
+}
+
+// objectRef returns the connection that can read the object ref names,
+// and its object id. The session of an iframe gone since is closed: the
+// read fails and the argument is shown as listed.
+func (a *Actor) objectRef(ref string) (*cdpconn.Conn, string) {
+	sid, id, ok := strings.Cut(ref, refSep)
+	if !ok {
+		return a.conn, ref
+	}
+	if s := a.children[sid]; s != nil {
+		return s.conn, id
+	}
+	return a.conn, "" // its frame is gone, and the object with it
 }

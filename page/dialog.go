@@ -22,15 +22,21 @@ func (a *Actor) HandleDialog(ctx context.Context, accept bool, promptText string
 			return a.state(), ErrNoDialog
 		}
 		args := handleArgs(dialogAnswer{accept: accept, promptText: promptText})
+		// The frame that opened the dialog answers it: an out-of-process
+		// iframe's session, or the page's.
+		c := a.c
+		if a.dialogSess != nil {
+			c = a.dialogSess.c
+		}
 		err := a.act.Await(ctx, func(ctx context.Context) error {
-			return a.c.Page.HandleJavaScriptDialog(ctx, args)
+			return c.Page.HandleJavaScriptDialog(ctx, args)
 		}, nil)
 		if err != nil && ctx.Err() != nil {
 			return a.state(), err
 		}
 		// Any other error means the dialog was already closed: the goal is
 		// met either way (upstream swallows it too).
-		a.dialog = nil
+		a.dialog, a.dialogSess = nil, nil
 		return a.state(), nil
 	})
 }

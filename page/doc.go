@@ -23,8 +23,9 @@
 // input.go (click, hover, keys), fill.go, drag.go, upload.go, dialog.go,
 // wait.go (the post-action waiter and wait_for), evaluate.go, screenshot.go,
 // emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
-// (verbose snapshots) and uid.go (uid resolution); collect.go (feeding the
-// collectors), console.go, network.go and issues.go. Package
+// (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
+// iframes: their sessions, and placing their elements in the page);
+// collect.go (feeding the collectors), console.go, network.go and issues.go. Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
@@ -32,7 +33,8 @@
 // # What an actor owns
 //
 // Only the actor's run goroutine touches the page's state: its frames,
-// execution contexts and main-frame URL, the open dialog, the latest
+// the sessions of its out-of-process iframes, execution contexts and
+// main-frame URL, the open dialog, the latest
 // snapshot and its uid map, the emulation in force, the console and
 // network collectors, and the waiter of the action in progress. No mutex
 // guards them (DESIGN §2 law 1); other goroutines reach them only through
@@ -41,6 +43,21 @@
 // read-only after, and the default timeouts the emulation implies,
 // published through an atomic pointer so that [Actor.Timeouts] never waits
 // on a busy page.
+//
+// # Frames in other processes
+//
+// A cross-site iframe runs in a renderer of its own, which the page's
+// session cannot reach. The page's session auto-attaches to such iframes
+// (Target.setAutoAttach with flat sessions; each waits for the debugger
+// until the actor has enabled its domains), and so does each of theirs,
+// for nested ones. The actor owns every child session as it owns its own:
+// their events are applied on the run goroutine, their frames are in the
+// actor's frame map, each knowing the session that reaches it, and the
+// walker, uid resolution, wait_for, the collectors, dialogs, screenshots
+// and evaluate_script each use the session of the frame they concern. No
+// state is shared beyond the actor, and no lock is added: a child session
+// is set up on a goroutine that posts its result back to the run
+// goroutine (see Goroutines).
 //
 // # What an actor must never do
 //
@@ -83,6 +100,15 @@
 //     returns. Await cancels its context when it returns early (a dialog, a
 //     crash, the deadline), and the run goroutine waits for all of them
 //     before it exits.
+//   - Adopt goroutines (oopif.go). The run goroutine starts one for each
+//     out-of-process iframe Chrome attaches: it enables the child
+//     session's domains, asks for its own iframes, reads its frame tree and
+//     lets its renderer run, under a.timeout and the actor's lifetime
+//     context, then posts the result to the run goroutine (a queue that
+//     Apply drains) and ends. The actor's exit closes the child sessions,
+//     which ends their calls at once, and waits for these goroutines, a
+//     second at most (closeChildren, from OnExit; the goroutine that
+//     waits for them there ends with the last of them).
 //   - The connection watcher. init starts it once the session is attached.
 //     When the session closes (the tab closed, the browser went away) it
 //     leaves the owner one second (goneWait) to stop the actor with the real
@@ -114,11 +140,17 @@
 //     be stopped (its in-page timer, then Runtime.terminateExecution) and
 //     its call left to finish rather than abandoned. It ends when the script
 //     returns or is stopped; runScript cancels its context when it returns.
+//   - The frame tracker of an action on an element of an out-of-process
+//     iframe (framesProbe, in wait.go). Settling such an action waits on a
+//     tracker in the frame's document beside the page's; the frame's runs
+//     on a goroutine of its own, which Settle waits for before it returns.
 //   - errgroup fan-outs within one exchange: enabling the domains in init;
 //     one per frame for a snapshot, walked or read from the AX tree; closed
 //     shadow roots and opaque AX subtrees of a walk; uid lookups of a
-//     combobox's options (16 at a time). Each group is waited for before its
-//     exchange returns.
+//     combobox's options (16 at a time); waiting for out-of-process
+//     iframes to paint before a drag or a screenshot (painted, half a
+//     second at most). Each group is waited for before its exchange
+//     returns.
 //
 // The goroutines that read the CDP session and route its events belong to
 // the connection [Config.Attach] returns, not to the page. [Hooks] run on

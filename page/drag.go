@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/input"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
@@ -14,6 +15,13 @@ import (
 // it intercepted, and pauses between dragging over the target and
 // dropping, as upstream does (seed 000 §5.7: its one fixed delay).
 const dragSettle = 50 * time.Millisecond
+
+// oopifDragSettle is how long a drag from or onto an element of an
+// out-of-process iframe waits for Chrome to report an intercepted HTML5
+// drag: the drag starts in the iframe's renderer, which tells the browser,
+// which tells the page's session; on a loaded machine that takes longer
+// than dragSettle (measured: the drop was missed in 1 of 4 runs).
+const oopifDragSettle = 500 * time.Millisecond
 
 // Drag drags the element fromUID onto toUID and waits for the
 // consequences. HTML5 drag and drop (draggable elements with dragstart and
@@ -32,8 +40,13 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 		if err != nil {
 			return InputResult{}, err
 		}
+		// A drag goes through the page's session, in the page's
+		// coordinates, even within an out-of-process iframe: Chrome
+		// intercepts and replays HTML5 drags for the whole page there
+		// (an iframe's session reports no intercepted drag).
+		c := a.c
 		if err := a.call(ctx, func(ctx context.Context) error {
-			return a.c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(true))
+			return c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(true))
 		}); err != nil {
 			return InputResult{}, err
 		}
@@ -41,24 +54,25 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
 			a.act.Await(rctx, func(ctx context.Context) error {
-				return a.c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(false))
+				return c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(false))
 			}, nil)
 		}()
 		watch := make(chan cdpconn.Event, 4)
 		a.watch = watch
 		defer func() { a.watch = nil }()
 		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef, p *actionProgress) error {
-			return a.dragAction(ctx, from, to, watch, p)
+			return dragAction(ctx, c, from, to, watch, p)
 		})
 		return a.finishInput(ctx, res, err, opts)
 	})
 }
 
-// dragAction presses on from, moves onto to, and releases there. It runs on
-// the waiter's goroutine. The drop, or the release when Chrome intercepted
-// no HTML5 drag, is the drag's decisive step, marked on p.
-func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-chan cdpconn.Event, p *actionProgress) error {
-	fx, fy, err := clickablePoint(ctx, a.c, from.id)
+// dragAction presses on from, moves onto to, and releases there, through
+// c, the page's session, at their points in the page. It runs on the
+// waiter's goroutine. The drop, or the release when Chrome intercepted no
+// HTML5 drag, is the drag's decisive step, marked on p.
+func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <-chan cdpconn.Event, p *actionProgress) error {
+	fx, fy, err := from.pagePoint(ctx)
 	if err != nil {
 		return err
 	}
@@ -67,17 +81,25 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 		if typ != "mouseMoved" {
 			ev.SetClickCount(1)
 		}
-		return a.c.Input.DispatchMouseEvent(ctx, ev)
+		return c.Input.DispatchMouseEvent(ctx, ev)
 	}
+	// Events the page's session routes into an out-of-process iframe are
+	// hit-tested against what the iframe last drew: let it draw first.
+	painted(ctx, append(oopifClients(from.c, from.hops), oopifClients(to.c, to.hops)...)...)
 	if err := mouse("mouseMoved", fx, fy, 0); err != nil {
 		return err
 	}
 	if err := mouse("mousePressed", fx, fy, 1); err != nil {
 		return err
 	}
-	tx, ty, err := clickablePoint(ctx, a.c, to.id)
+	tx, ty, err := to.pagePoint(ctx)
 	if err != nil {
 		return err
+	}
+	painted(ctx, oopifClients(to.c, to.hops)...)
+	settle := dragSettle
+	if len(from.hops) > 0 || len(to.hops) > 0 {
+		settle = oopifDragSettle
 	}
 	if err := mouse("mouseMoved", tx, ty, 1); err != nil {
 		return err
@@ -95,7 +117,7 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 			return err
 		}
 		for _, typ := range []string{"dragEnter", "dragOver"} {
-			if err := a.c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
+			if err := c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
 				return err
 			}
 		}
@@ -103,10 +125,10 @@ func (a *Actor) dragAction(ctx context.Context, from, to elementRef, watch <-cha
 			return err
 		}
 		p.commit()
-		if err := a.c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
+		if err := c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
 			return err
 		}
-	case <-time.After(dragSettle):
+	case <-time.After(settle):
 		// Not an HTML5 drag: the mouse events are the drag.
 	case <-ctx.Done():
 		return ctx.Err()

@@ -15,6 +15,7 @@ import (
 	"github.com/mafredri/cdp/protocol/network"
 	cdptarget "github.com/mafredri/cdp/protocol/target"
 	"github.com/mafredri/cdp/rpcc"
+	"golang.org/x/sync/errgroup"
 )
 
 // Emulation (emulate, resize_page; issue 3). Every override is set on the
@@ -220,6 +221,9 @@ type emulationState struct {
 	size    *[2]int // resize_page's width and height, if called
 	applied metrics // the device metrics override in force
 	granted bool    // geolocation permission granted in the page's browser context
+	// headers is the JSON of the extra HTTP headers in force, nil for none:
+	// an out-of-process iframe that attaches later gets them too.
+	headers json.RawMessage
 	// published holds cur.Timeouts() for [Actor.Timeouts]. Written only on
 	// the actor goroutine, after each change; nil means the defaults.
 	published atomic.Pointer[Timeouts]
@@ -351,15 +355,19 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 	s := &a.emu
 	defer s.publish()
 
+	// Each setting goes to the page's session and to its out-of-process
+	// iframes' (onAll), whose renderers, requests and documents are their
+	// own; an iframe that attaches later gets the settings in force
+	// (setUpChild).
 	if e.Network != s.cur.Network {
-		if err := a.call(ctx, func(ctx context.Context) error { return a.setNetwork(ctx, e.Network) }); err != nil {
+		if err := a.onAll(ctx, func(ctx context.Context, s *session) error { return setNetwork(ctx, s, e.Network) }); err != nil {
 			return fmt.Errorf("emulate network conditions: %w", err)
 		}
 		s.cur.Network = e.Network
 	}
 	if e.CPU != s.cur.CPU {
-		err := a.call(ctx, func(ctx context.Context) error {
-			return a.c.Emulation.SetCPUThrottlingRate(ctx, emulation.NewSetCPUThrottlingRateArgs(cpuFactor(e.CPU)))
+		err := a.onAll(ctx, func(ctx context.Context, s *session) error {
+			return setCPU(ctx, s, e.CPU)
 		})
 		if err != nil {
 			return fmt.Errorf("emulate CPU throttling: %w", err)
@@ -374,8 +382,8 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 	}
 	if e.UserAgent != s.cur.UserAgent {
 		// An empty user agent removes the override.
-		err := a.call(ctx, func(ctx context.Context) error {
-			return a.c.Emulation.SetUserAgentOverride(ctx, emulation.NewSetUserAgentOverrideArgs(e.UserAgent))
+		err := a.onAll(ctx, func(ctx context.Context, s *session) error {
+			return setUserAgent(ctx, s, e.UserAgent)
 		})
 		if err != nil {
 			return fmt.Errorf("emulate user agent: %w", err)
@@ -386,14 +394,8 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 		e.PrefersContrast != s.cur.PrefersContrast || e.PrefersReducedMotion != s.cur.PrefersReducedMotion {
 		// setEmulatedMedia replaces every feature at once; an empty value
 		// removes that feature's override.
-		features := []emulation.MediaFeature{
-			{Name: "prefers-color-scheme", Value: e.ColorScheme},
-			{Name: "forced-colors", Value: e.ForcedColors},
-			{Name: "prefers-contrast", Value: e.PrefersContrast},
-			{Name: "prefers-reduced-motion", Value: e.PrefersReducedMotion},
-		}
-		err := a.call(ctx, func(ctx context.Context) error {
-			return a.c.Emulation.SetEmulatedMedia(ctx, emulation.NewSetEmulatedMediaArgs().SetFeatures(features))
+		err := a.onAll(ctx, func(ctx context.Context, s *session) error {
+			return setMedia(ctx, s, e)
 		})
 		if err != nil {
 			return fmt.Errorf("emulate media features: %w", err)
@@ -406,11 +408,15 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 		if err != nil {
 			return fmt.Errorf("emulate extra headers: %w", err)
 		}
-		err = a.call(ctx, func(ctx context.Context) error {
-			return a.c.Network.SetExtraHTTPHeaders(ctx, network.NewSetExtraHTTPHeadersArgs(network.Headers(h)))
+		err = a.onAll(ctx, func(ctx context.Context, s *session) error {
+			return setHeaders(ctx, s, h)
 		})
 		if err != nil {
 			return fmt.Errorf("emulate extra headers: %w", err)
+		}
+		s.headers = h
+		if len(e.Headers) == 0 {
+			s.headers = nil
 		}
 	}
 	// The viewport goes last, after the timeouts it may need are published:
@@ -493,11 +499,11 @@ type networkConditions struct {
 	UploadThroughput   float64 `json:"uploadThroughput"`
 }
 
-// setNetwork emulates the named network conditions, "" for none. It uses
-// the rule-based commands that replaced Network.emulateNetworkConditions
-// (deprecated), as Puppeteer does, and falls back to the old one on a
-// Chrome that lacks them.
-func (a *Actor) setNetwork(ctx context.Context, name string) error {
+// setNetwork emulates the named network conditions, "" for none, on
+// session s. It uses the rule-based commands that replaced
+// Network.emulateNetworkConditions (deprecated), as Puppeteer does, and
+// falls back to the old one on a Chrome that lacks them.
+func setNetwork(ctx context.Context, s *session, name string) error {
 	p := networkPreset(name)
 	state := networkConditions{Offline: name == NetworkOffline, Latency: p.latency, DownloadThroughput: p.download, UploadThroughput: p.upload}
 	if state.Offline {
@@ -510,11 +516,11 @@ func (a *Actor) setNetwork(ctx context.Context, name string) error {
 		r.URLPattern = &all
 		rules = append(rules, r)
 	}
-	rpc := a.conn.RPC()
+	rpc := s.conn.RPC()
 	err := rpcc.Invoke(ctx, "Network.emulateNetworkConditionsByRule", map[string]any{"matchedNetworkConditions": rules}, nil, rpc)
 	var re *rpcc.ResponseError
 	if errors.As(err, &re) && re.Code == -32601 { // method not found
-		return a.c.Network.EmulateNetworkConditions(ctx, network.NewEmulateNetworkConditionsArgs(
+		return s.c.Network.EmulateNetworkConditions(ctx, network.NewEmulateNetworkConditionsArgs(
 			state.Offline, state.Latency, state.DownloadThroughput, state.UploadThroughput))
 	}
 	if err != nil {
@@ -522,4 +528,63 @@ func (a *Actor) setNetwork(ctx context.Context, name string) error {
 	}
 	// navigator.onLine and navigator.connection.
 	return rpcc.Invoke(ctx, "Network.overrideNetworkState", state, nil, rpc)
+}
+
+// setCPU emulates a CPU slowdown (0 for none) on session s's renderer.
+func setCPU(ctx context.Context, s *session, cpu float64) error {
+	return s.c.Emulation.SetCPUThrottlingRate(ctx, emulation.NewSetCPUThrottlingRateArgs(cpuFactor(cpu)))
+}
+
+// setUserAgent overrides the user agent of session s; "" removes the
+// override.
+func setUserAgent(ctx context.Context, s *session, ua string) error {
+	return s.c.Emulation.SetUserAgentOverride(ctx, emulation.NewSetUserAgentOverrideArgs(ua))
+}
+
+// setMedia emulates e's media features on session s. setEmulatedMedia
+// replaces every feature at once; an empty value removes that feature's
+// override.
+func setMedia(ctx context.Context, s *session, e Emulation) error {
+	features := []emulation.MediaFeature{
+		{Name: "prefers-color-scheme", Value: e.ColorScheme},
+		{Name: "forced-colors", Value: e.ForcedColors},
+		{Name: "prefers-contrast", Value: e.PrefersContrast},
+		{Name: "prefers-reduced-motion", Value: e.PrefersReducedMotion},
+	}
+	return s.c.Emulation.SetEmulatedMedia(ctx, emulation.NewSetEmulatedMediaArgs().SetFeatures(features))
+}
+
+// setHeaders sets the extra HTTP headers (a JSON object) of session s.
+func setHeaders(ctx context.Context, s *session, h json.RawMessage) error {
+	return s.c.Network.SetExtraHTTPHeaders(ctx, network.NewSetExtraHTTPHeadersArgs(network.Headers(h)))
+}
+
+// childEmulation is what an out-of-process iframe that attaches must
+// emulate to match its page: the settings in force and the extra headers.
+type childEmulation struct {
+	cur     Emulation
+	headers json.RawMessage
+}
+
+// emulateChild applies the page's emulation to a child session as it is
+// set up, before its renderer runs. It runs on an adopt goroutine and
+// touches no actor state.
+func emulateChild(ctx context.Context, s *session, e childEmulation) error {
+	g, ctx := errgroup.WithContext(ctx)
+	if e.cur.Network != "" {
+		g.Go(func() error { return setNetwork(ctx, s, e.cur.Network) })
+	}
+	if e.cur.CPU != 0 {
+		g.Go(func() error { return setCPU(ctx, s, e.cur.CPU) })
+	}
+	if e.cur.UserAgent != "" {
+		g.Go(func() error { return setUserAgent(ctx, s, e.cur.UserAgent) })
+	}
+	if e.cur.ColorScheme != "" || e.cur.ForcedColors != "" || e.cur.PrefersContrast != "" || e.cur.PrefersReducedMotion != "" {
+		g.Go(func() error { return setMedia(ctx, s, e.cur) })
+	}
+	if e.headers != nil {
+		g.Go(func() error { return setHeaders(ctx, s, e.headers) })
+	}
+	return g.Wait()
 }

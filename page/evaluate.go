@@ -136,6 +136,12 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 		if err != nil {
 			return out, err
 		}
+		// The script runs in the frame of its element arguments, through
+		// the session that reaches it (an out-of-process iframe's own).
+		sess := a.top
+		if len(s.Args) > 0 {
+			sess = a.sessionOf(a.uids[s.Args[0]].FrameID)
+		}
 		answer := dialogAnswer{accept: true}
 		switch s.DialogAction {
 		case "", "accept":
@@ -160,7 +166,7 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 				sctx, cancel = context.WithDeadline(ctx, dl.Add(-reserveFor(time.Until(dl))))
 				defer cancel()
 			}
-			v, err := runScript(sctx, a.c, ec, nodes, s, a.hooks.ScriptTerminated)
+			v, err := runScript(sctx, sess.c, ec, nodes, s, a.hooks.ScriptTerminated)
 			if err != nil {
 				var te *ScriptTimeoutError
 				if errors.As(err, &te) {
@@ -171,8 +177,8 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 			if v.kept != nil {
 				// Read the result now, before a navigation the script started
 				// can take its context (and the result) away.
-				defer releaseObject(a.c, *v.kept)
-				if v.size, err = saveResult(ctx, a.conn.RPC(), a.c, *v.kept, s.Output, s.MaxOutput); err != nil {
+				defer releaseObject(sess.c, *v.kept)
+				if v.size, err = saveResult(ctx, sess.conn.RPC(), sess.c, *v.kept, s.Output, s.MaxOutput); err != nil {
 					return err
 				}
 			}

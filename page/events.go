@@ -35,11 +35,21 @@ var events = map[string]bool{
 	"Inspector.targetCrashed":           true,
 	"Input.dragIntercepted":             true,
 	"Page.fileChooserOpened":            true,
+	"Target.attachedToTarget":           true,
+	"Target.detachedFromTarget":         true,
 }
 
-// addFrames records a frame tree, as Page.getFrameTree returns it.
-func (a *Actor) addFrames(t page.FrameTree) {
+// keepEvent says which events the page's sessions queue.
+func keepEvent(method string) bool { return events[method] || collected[method] }
+
+// addFrames records a frame tree, as Page.getFrameTree on session s returns
+// it. A parent's tree also lists the frames of its out-of-process iframes;
+// those stay with the child session that reaches them.
+func (a *Actor) addFrames(s *session, t page.FrameTree) {
 	f := a.frameOf(string(t.Frame.ID))
+	if f.sess == nil || !below(f.sess, s) {
+		f.sess = s
+	}
 	if t.Frame.ParentID != nil {
 		f.parent = string(*t.Frame.ParentID)
 	}
@@ -52,8 +62,18 @@ func (a *Actor) addFrames(t page.FrameTree) {
 		a.url = f.url
 	}
 	for _, c := range t.ChildFrames {
-		a.addFrames(c)
+		a.addFrames(s, c)
 	}
+}
+
+// below reports whether session c is attached under s, at any depth.
+func below(c, s *session) bool {
+	for p := c.parent; p != nil; p = p.parent {
+		if p == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (a *Actor) frameOf(id string) *frame {
@@ -69,11 +89,27 @@ func (a *Actor) frameOf(id string) *frame {
 // used after init has set conn.
 type eventSource Actor
 
-func (s *eventSource) Ready() <-chan struct{} { return s.conn.Ready() }
+func (s *eventSource) Ready() <-chan struct{} { return s.ready }
+
+// Apply applies the events of the page's own session, then those of each
+// out-of-process iframe's, then the work posted by the goroutines that set
+// child sessions up (after their session's events, which came first).
 func (s *eventSource) Apply() {
 	a := (*Actor)(s)
-	for _, ev := range a.conn.Take() {
-		if err := a.apply(ev); err != nil {
+	a.applyFrom(a.top)
+	for _, c := range a.children {
+		if a.children[c.id] == c { // not dropped by an event of this batch
+			a.applyFrom(c)
+		}
+	}
+	for _, fn := range a.posted.Take() {
+		fn()
+	}
+}
+
+func (a *Actor) applyFrom(s *session) {
+	for _, ev := range s.conn.Take() {
+		if err := a.apply(s, ev); err != nil {
 			a.log.Debug().Err(err).Str("method", ev.Method).Msg("undecodable event")
 		}
 	}
@@ -88,9 +124,14 @@ type frameStartedNavigating struct {
 	NavigationType string `json:"navigationType"`
 }
 
-// apply updates the actor's state from one event, on the actor goroutine.
-func (a *Actor) apply(ev cdpconn.Event) error {
+// apply updates the actor's state from one event of session s, on the
+// actor goroutine.
+func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 	switch ev.Method {
+	case "Target.attachedToTarget":
+		return a.attached(s, ev.Params)
+	case "Target.detachedFromTarget":
+		return a.detached(ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
@@ -100,8 +141,14 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		if e.DefaultPrompt != nil {
 			d.DefaultPrompt = *e.DefaultPrompt
 		}
-		a.dialog = d
+		a.dialog, a.dialogSess = d, s
 		a.dialogSeq++
+		if a.dialogOpened != nil {
+			select {
+			case a.dialogOpened <- s.c:
+			default:
+			}
+		}
 		if a.hooks.DialogOpened != nil {
 			a.hooks.DialogOpened()
 		}
@@ -110,13 +157,15 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 			a.waiter.DialogOpened(d.Type)
 		}
 	case "Page.javascriptDialogClosed":
-		a.dialog = nil
+		if a.dialogSess == s {
+			a.dialog, a.dialogSess = nil, nil
+		}
 	case "Page.frameStartedNavigating":
 		var e frameStartedNavigating
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		if e.FrameID == a.mainFrame && a.waiter != nil {
+		if s == a.top && e.FrameID == a.mainFrame && a.waiter != nil {
 			switch e.NavigationType {
 			case "sameDocument", "historySameDocument":
 			default:
@@ -129,9 +178,13 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 			return err
 		}
 		f := a.frameOf(string(e.Frame.ID))
+		// Whichever session reports a frame's navigation reaches it now: an
+		// iframe that came back into its parent's process is the
+		// parent's again.
+		f.sess = s
 		if e.Frame.ParentID != nil {
 			f.parent = string(*e.Frame.ParentID)
-		} else {
+		} else if s == a.top {
 			a.mainFrame = f.id
 		}
 		f.loaderID = string(e.Frame.LoaderID)
@@ -153,7 +206,7 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 			a.url = e.URL
 		}
 	case "Page.loadEventFired":
-		if a.waiter != nil {
+		if s == a.top && a.waiter != nil {
 			a.waiter.NavigationFinished()
 		}
 	case "Page.frameStoppedLoading":
@@ -161,7 +214,7 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		if string(e.FrameID) == a.mainFrame && a.waiter != nil {
+		if s == a.top && string(e.FrameID) == a.mainFrame && a.waiter != nil {
 			a.waiter.NavigationFinished()
 		}
 	case "Page.frameAttached":
@@ -175,7 +228,11 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		delete(a.frames, string(e.FrameID))
+		// A frame swapped into another process (reason "swap") lives on
+		// under the session that attaches to it.
+		if e.Reason != "swap" {
+			delete(a.frames, string(e.FrameID))
+		}
 	case "Runtime.executionContextCreated":
 		var e runtime.ExecutionContextCreatedReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
@@ -187,21 +244,25 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		}
 		json.Unmarshal(e.Context.AuxData, &aux)
 		if aux.IsDefault && aux.FrameID != "" {
-			a.frameOf(aux.FrameID).context = e.Context.ID
+			f := a.frameOf(aux.FrameID)
+			f.context, f.sess = e.Context.ID, s
 		}
 	case "Runtime.executionContextDestroyed":
 		var e runtime.ExecutionContextDestroyedReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
+		// Context ids are per renderer: only s's frames can hold this one.
 		for _, f := range a.frames {
-			if f.context == e.ExecutionContextID {
+			if f.context == e.ExecutionContextID && a.sessionOf(f.id) == s {
 				f.context = 0
 			}
 		}
 	case "Runtime.executionContextsCleared":
 		for _, f := range a.frames {
-			f.context = 0
+			if a.sessionOf(f.id) == s {
+				f.context = 0
+			}
 		}
 	case "Network.requestWillBeSent":
 		if a.waiter == nil {
@@ -233,6 +294,9 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		}
 		a.waiter.RequestFinished(e.RequestID)
 	case "Inspector.targetCrashed":
+		if s != a.top {
+			break // only the page's session listens to Inspector
+		}
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
 	case "Input.dragIntercepted", "Page.fileChooserOpened":
@@ -244,7 +308,7 @@ func (a *Actor) apply(ev cdpconn.Event) error {
 		}
 	}
 	if collected[ev.Method] {
-		a.collect(ev)
+		a.collect(s, ev)
 	}
 	return nil
 }

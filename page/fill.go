@@ -212,26 +212,29 @@ func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
 		var v *string
-		if err := callOn(ctx, a.c, picked.id, valueJS, &v); err != nil {
+		if err := callOn(ctx, t.c, picked.id, valueJS, &v); err != nil {
 			return err
 		}
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
-		return a.setField(ctx, t.id, *v, p)
+		return a.setField(ctx, t, *v, p)
 	}
-	return a.setField(ctx, t.id, plan.value, p)
+	return a.setField(ctx, t, plan.value, p)
 }
 
 // setField sets a field to value according to its kind. Setting the value
 // (the click of a toggle, the insertion of text) is the fill's decisive
-// step, marked on p.
-func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string, p *actionProgress) error {
+// step, marked on p. Scripts and text go to the field's own session (an
+// out-of-process iframe's, if it is in one); clicks and keys to the page's,
+// which Chrome routes to the frame under the point or with the focus.
+func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *actionProgress) error {
+	id := t.id
 	var field struct {
 		Kind string `json:"kind"`
 		On   bool   `json:"on"`
 	}
-	if err := callOn(ctx, a.c, id, fieldJS, &field); err != nil {
+	if err := callOn(ctx, t.c, id, fieldJS, &field); err != nil {
 		return err
 	}
 	switch field.Kind {
@@ -242,33 +245,33 @@ func (a *Actor) setField(ctx context.Context, id dom.BackendNodeID, value string
 		if field.On == (value == "true") {
 			return nil
 		}
-		x, y, err := clickablePoint(ctx, a.c, id)
+		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, a.c, x, y, 1, p)
+		return mouseClick(ctx, t.c, x, y, 1, p)
 	case "select":
 		var v *string
-		if err := callOn(ctx, a.c, id, selectByTextJS, &v, value); err != nil {
+		if err := callOn(ctx, t.c, id, selectByTextJS, &v, value); err != nil {
 			return err
 		}
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
 		}
 		p.commit()
-		return callOn(ctx, a.c, id, setValueJS, nil, *v)
+		return callOn(ctx, t.c, id, setValueJS, nil, *v)
 	case "direct":
 		p.commit()
-		return callOn(ctx, a.c, id, setValueJS, nil, value)
+		return callOn(ctx, t.c, id, setValueJS, nil, value)
 	case "text":
-		if err := callOn(ctx, a.c, id, focusTextJS, nil); err != nil {
+		if err := callOn(ctx, t.c, id, focusTextJS, nil); err != nil {
 			return err
 		}
 		p.commit()
 		if value == "" {
 			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")}, p)
 		}
-		return a.c.Input.InsertText(ctx, input.NewInsertTextArgs(value))
+		return t.c.Input.InsertText(ctx, input.NewInsertTextArgs(value))
 	}
 	return &UnsupportedFillError{Kind: strings.TrimPrefix(field.Kind, "unsupported:")}
 }

@@ -48,11 +48,44 @@ type InputResult struct {
 }
 
 // elementRef is an element an input action works on: its uid, its snapshot
-// node and its backend DOM node id.
+// node and its backend DOM node id, with the client of the session that
+// reaches its frame (the page's, or an out-of-process iframe's) and the
+// steps from that frame's coordinates to the page's.
+//
+// Mouse events for the element go to its own session, at its point in its
+// frame's coordinates ([elementRef.point]): an out-of-process iframe's
+// session delivers them to its renderer directly, where the page's session
+// would hit-test them against the browser's picture of the page, which
+// lags behind a frame that just loaded or changed (measured: a click or a
+// hover now and then landed in the parent on a loaded machine).
 type elementRef struct {
 	uid  string
 	node *snapshot.Node
 	id   dom.BackendNodeID
+	c    *cdp.Client
+	hops []hop
+}
+
+// point scrolls the element into view and returns the centre of its first
+// visible box, in the viewport of its frame's session (the page's, for
+// frames the page's renderer draws): where t.c sends mouse events.
+func (t elementRef) point(ctx context.Context) (x, y float64, err error) {
+	return clickablePoint(ctx, t.c, t.id)
+}
+
+// pagePoint is point in the page's viewport, for an action whose mouse
+// events cross frames (a drag from one out-of-process iframe to another
+// frame): the point shifted by the offsets of the iframes above it.
+func (t elementRef) pagePoint(ctx context.Context) (x, y float64, err error) {
+	x, y, err = t.point(ctx)
+	if err != nil || len(t.hops) == 0 {
+		return x, y, err
+	}
+	dx, dy, err := offset(ctx, t.hops, true)
+	if err != nil {
+		return 0, 0, err
+	}
+	return x + dx, y + dy, nil
 }
 
 // element resolves uid for an input action. It runs on the actor goroutine.
@@ -65,7 +98,7 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 	if err != nil {
 		return elementRef{}, err
 	}
-	return elementRef{uid: uid, node: n, id: id}, nil
+	return elementRef{uid: uid, node: n, id: id, c: a.sessionOf(n.FrameID).c, hops: a.hops(n.FrameID)}, nil
 }
 
 // onElement resolves uid and runs an input action on it under the waiter;
@@ -88,6 +121,9 @@ func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptio
 // page is a [*UIDError], errors the agent can fix (a bad fill value) pass
 // through, and anything else is an [*InteractError].
 func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *actionProgress) error) (ActionResult, error) {
+	if f := a.frames[t.node.FrameID]; len(t.hops) > 0 && f != nil && f.context != 0 {
+		opts.frame = scriptContext{c: t.c, id: f.context}
+	}
 	res, err := a.perform(ctx, opts, func(ctx context.Context, p *actionProgress) error { return action(ctx, t, p) })
 	if err == nil {
 		return res, nil
@@ -120,15 +156,15 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
 		if !double && t.node.Role == "option" {
 			p.commit()
-			if picked, err := selectNativeOption(ctx, a.c, t.id); err != nil || picked {
+			if picked, err := selectNativeOption(ctx, t.c, t.id); err != nil || picked {
 				return err
 			}
 		}
-		x, y, err := clickablePoint(ctx, a.c, t.id)
+		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, a.c, x, y, clicks, p)
+		return mouseClick(ctx, t.c, x, y, clicks, p)
 	})
 }
 
@@ -175,12 +211,12 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
 	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
-		x, y, err := clickablePoint(ctx, a.c, t.id)
+		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}
 		p.commit()
-		return a.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
+		return t.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
 	})
 }
 

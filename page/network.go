@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/network"
 
 	"github.com/tabhive/tabhive/collectors"
@@ -84,26 +85,28 @@ func (a *Actor) NetworkRequest(ctx context.Context, id int) (NetworkDetail, erro
 			if r.PostData != "" {
 				d.PostData, d.PostDataOK = []byte(r.PostData), true
 			} else {
-				d.PostData, d.PostDataOK = a.requestBody(ctx, r.RequestID)
+				d.PostData, d.PostDataOK = a.requestBody(ctx, a.sessionOf(r.FrameID).c, r.RequestID)
 			}
 		}
 		// A redirected hop shares its CDP id with the next hop, whose body
 		// Chrome would return; Puppeteer reports none for it, and none for
 		// a load that failed after its response.
 		if latest, ok := a.network.ByRequestID(r.RequestID); r.Response != nil && !r.Failed && ok && latest.ID == r.ID {
-			d.Body, d.BodyOK = a.responseBody(ctx, r.RequestID)
+			d.Body, d.BodyOK = a.responseBody(ctx, a.sessionOf(r.FrameID).c, r.RequestID)
 		}
 		d.State = a.state()
 		return d, nil
 	})
 }
 
-func (a *Actor) requestBody(ctx context.Context, requestID string) ([]byte, bool) {
+// requestBody reads a request's body through c, the client of the session
+// that saw it: an out-of-process iframe's requests are its session's.
+func (a *Actor) requestBody(ctx context.Context, c *cdp.Client, requestID string) ([]byte, bool) {
 	ctx, cancel := context.WithTimeout(ctx, maxBodyRead)
 	defer cancel()
 	var reply *network.GetRequestPostDataReply
 	err := a.call(ctx, func(ctx context.Context) (err error) {
-		reply, err = a.c.Network.GetRequestPostData(ctx, network.NewGetRequestPostDataArgs(network.RequestID(requestID)))
+		reply, err = c.Network.GetRequestPostData(ctx, network.NewGetRequestPostDataArgs(network.RequestID(requestID)))
 		return err
 	})
 	if err != nil || reply.PostData == "" {
@@ -112,12 +115,13 @@ func (a *Actor) requestBody(ctx context.Context, requestID string) ([]byte, bool
 	return []byte(reply.PostData), true
 }
 
-func (a *Actor) responseBody(ctx context.Context, requestID string) ([]byte, bool) {
+// responseBody reads a response's body through c, as requestBody.
+func (a *Actor) responseBody(ctx context.Context, c *cdp.Client, requestID string) ([]byte, bool) {
 	ctx, cancel := context.WithTimeout(ctx, maxBodyRead)
 	defer cancel()
 	var reply *network.GetResponseBodyReply
 	err := a.call(ctx, func(ctx context.Context) (err error) {
-		reply, err = a.c.Network.GetResponseBody(ctx, network.NewGetResponseBodyArgs(network.RequestID(requestID)))
+		reply, err = c.Network.GetResponseBody(ctx, network.NewGetResponseBodyArgs(network.RequestID(requestID)))
 		return err
 	})
 	if err != nil {

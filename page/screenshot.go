@@ -156,19 +156,20 @@ func (a *Actor) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screens
 
 // screenshot runs on the actor goroutine.
 func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte, error) {
-	var node dom.BackendNodeID
+	el := element{c: a.c}
 	if opts.UID != "" {
 		n, err := a.resolve(opts.UID)
 		if err != nil {
 			return nil, err
 		}
-		if node, err = a.nodeID(ctx, n); err != nil {
+		if el.id, err = a.nodeID(ctx, n); err != nil {
 			return nil, err
 		}
+		el.c, el.hops = a.sessionOf(n.FrameID).c, a.hops(n.FrameID)
 	}
 	var data []byte
 	err := a.call(ctx, func(ctx context.Context) (err error) {
-		data, err = capture(ctx, a.c, node, opts)
+		data, err = capture(ctx, a.c, el, opts)
 		return err
 	})
 	switch {
@@ -186,10 +187,20 @@ func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte,
 // coordinates of Page.captureScreenshot's clip.
 type rect struct{ x, y, w, h float64 }
 
-// capture takes the screenshot of node, or of the page when node is 0. It
-// runs in the goroutine of [Actor.call], so it is given the CDP client and
-// never touches actor state.
-func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts ScreenshotOptions) ([]byte, error) {
+// element is the element a screenshot is of: its backend node id (0 for
+// none: the page), the client of the session that reaches its frame, and
+// the steps from that frame's coordinates to the page's (oopif.go).
+type element struct {
+	id   dom.BackendNodeID
+	c    *cdp.Client
+	hops []hop
+}
+
+// capture takes the screenshot of el, or of the page when el.id is 0,
+// through c, the page's client. It runs in the goroutine of [Actor.call],
+// so it is given the CDP clients and never touches actor state.
+func capture(ctx context.Context, c *cdp.Client, el element, opts ScreenshotOptions) ([]byte, error) {
+	node := el.id
 	args := page.NewCaptureScreenshotArgs().SetFormat(opts.Format).SetOptimizeForSpeed(true)
 	if opts.Format != FormatPNG && opts.Quality != nil {
 		args.SetQuality(min(max(*opts.Quality, 0), 100))
@@ -200,7 +211,7 @@ func capture(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, opts Sc
 	beyond := false
 	switch {
 	case node != 0:
-		box, inView, err := elementBox(ctx, c, node)
+		box, inView, err := elementBox(ctx, c, el)
 		if err != nil {
 			return nil, err
 		}
@@ -264,22 +275,34 @@ func imageSize(src rect, dpr, scale float64) (w, h int) {
 	return int(math.Round(src.w * dpr * scale)), int(math.Round(src.h * dpr * scale))
 }
 
-// elementBox scrolls a node into view and returns its bounding box in page
-// coordinates, rounded to whole CSS pixels as Puppeteer rounds a clip, and
-// whether it lies inside the visual viewport.
-func elementBox(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (box rect, inView bool, err error) {
-	err = c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node))
+// elementBox scrolls an element into view and returns its bounding box in
+// the page's coordinates, rounded to whole CSS pixels as Puppeteer rounds a
+// clip, and whether it lies inside the visual viewport. An element of an
+// out-of-process iframe is measured in its frame's session and shifted by
+// the frame's place in the page.
+func elementBox(ctx context.Context, c *cdp.Client, el element) (box rect, inView bool, err error) {
+	node := el.id
+	err = el.c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node))
 	if isNodeGone(err) || isDetached(err) {
 		return rect{}, false, errNodeGone
 	}
 	// Any other failure ("Node does not have a layout object") means the
 	// node is not rendered, and getContentQuads below finds no box.
-	q, err := c.DOM.GetContentQuads(ctx, dom.NewGetContentQuadsArgs().SetBackendNodeID(node))
+	q, err := el.c.DOM.GetContentQuads(ctx, dom.NewGetContentQuadsArgs().SetBackendNodeID(node))
 	if isNodeGone(err) {
 		return rect{}, false, errNodeGone
 	}
 	if err != nil {
 		return rect{}, false, errNotVisible
+	}
+	var dx, dy float64
+	if len(el.hops) > 0 {
+		if dx, dy, err = offset(ctx, el.hops, true); err != nil {
+			return rect{}, false, err
+		}
+		// An iframe scrolled into view paints on its next frame; the
+		// capture shows what it last painted.
+		painted(ctx, oopifClients(el.c, el.hops)...)
 	}
 	// The quads are in the viewport's coordinates: one per line box of an
 	// inline element, four transformed corners of a rotated one. The
@@ -290,8 +313,8 @@ func elementBox(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (box
 			continue
 		}
 		for i := 0; i < 8; i += 2 {
-			x0, x1 = min(x0, quad[i]), max(x1, quad[i])
-			y0, y1 = min(y0, quad[i+1]), max(y1, quad[i+1])
+			x0, x1 = min(x0, quad[i]+dx), max(x1, quad[i]+dx)
+			y0, y1 = min(y0, quad[i+1]+dy), max(y1, quad[i+1]+dy)
 		}
 	}
 	if !(x1-x0 >= 1 && y1-y0 >= 1) { // also false for no quads (±Inf)

@@ -26,8 +26,9 @@ package page
 // Accessibility.queryAXTree of that element alone (a few ms, plus one
 // build of Chrome's tree, tens of ms on a large page, for pages that have
 // them); closed shadow roots are found once per host with DOM.describeNode
-// (pierce) and handed to the walker. Frames in another renderer process are
-// left out by both paths alike.
+// (pierce) and handed to the walker. Frames in another renderer process
+// (out-of-process iframes) are walked, or read, through their own sessions
+// (oopif.go) and hung under their <iframe> as same-process frames are.
 //
 // A verbose snapshot is the full AX tree, unfiltered, as before: it is
 // meant to be exhaustive (InlineTextBoxes, ignored nodes). Its nodes are
@@ -52,8 +53,8 @@ type Snapshot struct {
 	State
 }
 
-// Snapshot captures the page's accessibility tree, every same-process
-// iframe included, and makes it the page's latest snapshot: the one uids
+// Snapshot captures the page's accessibility tree, every iframe included
+// (out-of-process ones through their own sessions), and makes it the page's latest snapshot: the one uids
 // resolve against.
 //
 // A default snapshot is computed in the page by the walker (js/snapshot.js),
@@ -71,6 +72,9 @@ func (a *Actor) Snapshot(ctx context.Context, verbose bool) (Snapshot, error) {
 // snapshot runs on the actor goroutine.
 func (a *Actor) snapshot(ctx context.Context, verbose bool) (string, error) {
 	if err := a.needRenderer(); err != nil {
+		return "", err
+	}
+	if err := a.awaitChildren(ctx); err != nil {
 		return "", err
 	}
 	frames := a.snapshotFrames()

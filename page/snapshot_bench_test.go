@@ -150,3 +150,58 @@ func domNodes(t testing.TB, a *Actor) int {
 func runtimeEval(expr string) *runtime.EvaluateArgs {
 	return runtime.NewEvaluateArgs(expr).SetReturnByValue(true)
 }
+
+// BenchmarkSnapshotFrames measures a default snapshot of a page of 1,000
+// list items with three iframes of 300 items each, the iframes on the
+// page's own site ("same-site": one renderer) or each on a site of its own
+// ("cross-site": out-of-process iframes, walked through their own
+// sessions, issue 13).
+//
+//	go test -run '^$' -bench SnapshotFrames -benchtime 10x ./page/
+func BenchmarkSnapshotFrames(b *testing.B) {
+	frame := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(largeList(300)))
+	})
+	var others []string
+	for range 3 {
+		others = append(others, browsertest.ServeOwnSite(b, frame).URL)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/frame", frame)
+	page := func(hosts []string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			html := largeList(1000)
+			var frames strings.Builder
+			for i, h := range hosts {
+				fmt.Fprintf(&frames, `<iframe title="Frame %d" width=300 height=200 src="%s/frame"></iframe>`, i, h)
+			}
+			w.Write([]byte(strings.Replace(html, "<ul>", frames.String()+"<ul>", 1)))
+		})
+	}
+	srv := browsertest.Serve(b, mux)
+	mux.Handle("/same-site", page([]string{srv.URL, srv.URL, srv.URL}))
+	mux.Handle("/cross-site", page(others))
+	for _, name := range []string{"same-site", "cross-site"} {
+		b.Run(name, func(b *testing.B) {
+			a := testActor(b, srv.URL+"/"+name)
+			durations := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				text, err := a.Snapshot(ctx, false)
+				cancel()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if n := strings.Count(text.Text, `button "button 299"`); n != 4 { // the page's and each frame's
+					b.Fatalf("snapshot has %d buttons 299, want 4", n)
+				}
+				durations = append(durations, time.Since(start))
+			}
+			b.ReportMetric(durations[0].Seconds()*1000, "first-ms")
+			b.ReportMetric(median(durations).Seconds()*1000, "p50-ms")
+		})
+	}
+}

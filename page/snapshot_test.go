@@ -327,8 +327,8 @@ func ctxT(t *testing.T) context.Context {
 }
 
 // TestSnapshotCrossSiteFrame: a cross-site iframe runs in another renderer
-// process, which neither path can see into; both show the same thing (the
-// <iframe> when it has a name, nothing otherwise).
+// process, reached through a session of its own (issue 13); both paths
+// show its document under its <iframe>, named or not.
 func TestSnapshotCrossSiteFrame(t *testing.T) {
 	t.Parallel()
 	var base string
@@ -350,5 +350,10 @@ func TestSnapshotCrossSiteFrame(t *testing.T) {
 	}
 	if !strings.Contains(walk, `Iframe "Other site"`) {
 		t.Errorf("the named cross-site iframe is missing:\n%s", walk)
+	}
+	for _, s := range []string{ax, walk} {
+		if n := strings.Count(s, `button "Inner button"`); n != 2 {
+			t.Errorf("the cross-site iframes' buttons appear %d times, want 2:\n%s", n, s)
+		}
 	}
 }

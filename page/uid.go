@@ -40,7 +40,8 @@ func (a *Actor) resolve(uid string) (*snapshot.Node, error) {
 }
 
 // nodeID returns the backend DOM node id of a snapshot node, for CDP
-// commands that act on it. A node of a default snapshot is known by its
+// commands that act on it through the session of the node's frame
+// ([Actor.sessionOf]): backend node ids are per renderer. A node of a default snapshot is known by its
 // walker ref only; the first call looks it up (the walker's id → the DOM
 // node in the isolated world → DOM.describeNode) and remembers it on the
 // node. A node that has left the page gives a [*UIDError] with Gone set.
@@ -54,8 +55,9 @@ func (a *Actor) nodeID(ctx context.Context, n *snapshot.Node) (dom.BackendNodeID
 		return 0, &UIDError{UID: n.UID, PageID: a.id, Gone: true, Cause: fmt.Errorf("it has no DOM node")}
 	}
 	var id dom.BackendNodeID
+	c := a.sessionOf(n.FrameID).c
 	err := a.call(ctx, func(ctx context.Context) (err error) {
-		id, err = lookupRef(ctx, a.c, n.Ref)
+		id, err = lookupRef(ctx, c, n.Ref)
 		return err
 	})
 	if errors.Is(err, errNodeGone) {
@@ -90,12 +92,16 @@ func (a *Actor) nodeIDs(ctx context.Context, ns []*snapshot.Node) ([]dom.Backend
 		return ids, nil
 	}
 	errs := make([]error, len(ns))
+	clients := make([]*cdp.Client, len(ns))
+	for _, i := range todo {
+		clients[i] = a.sessionOf(ns[i].FrameID).c
+	}
 	err := a.call(ctx, func(ctx context.Context) error {
 		var g errgroup.Group
 		g.SetLimit(16)
 		for _, i := range todo {
 			g.Go(func() error {
-				ids[i], errs[i] = lookupRef(ctx, a.c, ns[i].Ref)
+				ids[i], errs[i] = lookupRef(ctx, clients[i], ns[i].Ref)
 				return nil
 			})
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
 
@@ -44,7 +45,7 @@ func (a *Actor) UploadFile(ctx context.Context, uid string, files []string, opts
 			return InputResult{}, err
 		}
 		var kind struct{ File, Multiple bool }
-		if err := a.call(ctx, func(ctx context.Context) error { return callOn(ctx, a.c, t.id, fileInputJS, &kind) }); err != nil {
+		if err := a.call(ctx, func(ctx context.Context) error { return callOn(ctx, t.c, t.id, fileInputJS, &kind) }); err != nil {
 			if errors.Is(err, errNodeGone) {
 				return InputResult{}, &UIDError{UID: uid, PageID: a.id, Gone: true, Cause: err}
 			}
@@ -54,7 +55,7 @@ func (a *Actor) UploadFile(ctx context.Context, uid string, files []string, opts
 			if len(files) > 1 && !kind.Multiple {
 				return InputResult{}, ErrMultipleFiles
 			}
-			err := a.call(ctx, func(ctx context.Context) error { return setFiles(ctx, a, t.id, files) })
+			err := a.call(ctx, func(ctx context.Context) error { return setFiles(ctx, t.c, t.id, files) })
 			return a.finishInput(ctx, ActionResult{State: a.state()}, err, opts)
 		}
 		return a.uploadThroughChooser(ctx, t, files, opts)
@@ -62,10 +63,12 @@ func (a *Actor) UploadFile(ctx context.Context, uid string, files []string, opts
 }
 
 // uploadThroughChooser clicks an element that opens a file chooser (a
-// styled button in front of a hidden input) and answers the chooser.
+// styled button in front of a hidden input) and answers the chooser. The
+// chooser is intercepted and answered on the session of the element's
+// frame, whose renderer opens it.
 func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []string, opts InputOptions) (InputResult, error) {
 	intercept := func(ctx context.Context, on bool) error {
-		return a.c.Page.SetInterceptFileChooserDialog(ctx, page.NewSetInterceptFileChooserDialogArgs(on))
+		return t.c.Page.SetInterceptFileChooserDialog(ctx, page.NewSetInterceptFileChooserDialogArgs(on))
 	}
 	if err := a.call(ctx, func(ctx context.Context) error { return intercept(ctx, true) }); err != nil {
 		return InputResult{}, err
@@ -79,11 +82,11 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []
 	a.watch = watch
 	defer func() { a.watch = nil }()
 	res, err := a.actOn(ctx, t, actionOptions{gate: "upload"}, func(ctx context.Context, t elementRef, p *actionProgress) error {
-		x, y, err := clickablePoint(ctx, a.c, t.id)
+		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}
-		if err := mouseClick(ctx, a.c, x, y, 1, p); err != nil {
+		if err := mouseClick(ctx, t.c, x, y, 1, p); err != nil {
 			return err
 		}
 		wait := time.NewTimer(fileChooserTimeout)
@@ -100,7 +103,7 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []
 				if err := json.Unmarshal(ev.Params, &e); err != nil {
 					return err
 				}
-				return setFiles(ctx, a, e.BackendNodeID, files)
+				return setFiles(ctx, t.c, e.BackendNodeID, files)
 			case <-wait.C:
 				return ErrNoFileChooser
 			case <-ctx.Done():
@@ -116,6 +119,8 @@ func (a *Actor) uploadThroughChooser(ctx context.Context, t elementRef, files []
 	return a.finishInput(ctx, res, err, opts)
 }
 
-func setFiles(ctx context.Context, a *Actor, node dom.BackendNodeID, files []string) error {
-	return a.c.DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(files).SetBackendNodeID(node))
+// setFiles gives files to a file input through c, the client of the
+// session that reaches its frame.
+func setFiles(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, files []string) error {
+	return c.DOM.SetFileInputFiles(ctx, dom.NewSetFileInputFilesArgs(files).SetBackendNodeID(node))
 }

@@ -36,8 +36,21 @@ var findTextJS string
 // itself after trackerLifetime if the wait was cut short (a dialog, a
 // deadline).
 type causalProbe struct {
-	c       *cdp.Client
+	c *cdp.Client
+	// context is the execution context to track in: 0 for the main
+	// frame's main world, an out-of-process iframe's default world for
+	// an action in it (see framesProbe).
+	context runtime.ExecutionContextID
 	tracker runtime.RemoteObjectID // "" until Track succeeded
+}
+
+// evaluateArgs are Runtime.evaluate's arguments for expr in p's context.
+func (p *causalProbe) evaluateArgs(expr string) *runtime.EvaluateArgs {
+	args := runtime.NewEvaluateArgs(expr)
+	if p.context != 0 {
+		args.SetContextID(p.context)
+	}
+	return args
 }
 
 // trackerLifetime bounds how long a tracker stays in a page that nobody
@@ -46,7 +59,7 @@ const trackerLifetime = 5 * time.Minute
 
 func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
 	expr := fmt.Sprintf("(%s)(true, %d, %d)", strings.TrimSpace(causalJS), trackerLifetime.Milliseconds(), horizon.Milliseconds())
-	r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr))
+	r, err := p.c.Runtime.Evaluate(ctx, p.evaluateArgs(expr))
 	if err != nil {
 		return err
 	}
@@ -83,7 +96,7 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		// A document nobody followed: a tracker that counts nothing waits
 		// for its DOM alone.
 		expr := fmt.Sprintf("(%s)(false, %d, %d).settle(%s)", strings.TrimSpace(causalJS), trackerLifetime.Milliseconds(), s.Horizon.Milliseconds(), opts)
-		r, err := p.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
+		r, err := p.c.Runtime.Evaluate(ctx, p.evaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
 		if err != nil {
 			return waiter.Settled{}, err
 		}
@@ -108,6 +121,57 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		return waiter.Settled{}, fmt.Errorf("settle: %w", err)
 	}
 	return waiter.Settled{Reason: st.Reason, Pending: st.Pending}, nil
+}
+
+// framesProbe implements [waiter.Page] for an action on an element of an
+// out-of-process iframe: the iframe's renderer runs what the action causes
+// there, out of the page's sight, so a tracker follows it in the frame's
+// document as well as in the page's. The page's tracker decides
+// navigations and errors; the frame's adds its pending work and keeps the
+// wait going until its own work is done. A frame whose tracker fails (its
+// document went away) is not waited for.
+type framesProbe struct {
+	top, frame *causalProbe
+}
+
+func (p *framesProbe) Track(ctx context.Context, horizon time.Duration) error {
+	if err := p.top.Track(ctx, horizon); err != nil {
+		return err
+	}
+	if err := p.frame.Track(ctx, horizon); err != nil {
+		p.frame.tracker = ""
+	}
+	return nil
+}
+
+func (p *framesProbe) InputDone(ctx context.Context) {
+	p.top.InputDone(ctx)
+	p.frame.InputDone(ctx)
+}
+
+func (p *framesProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
+	if p.frame.tracker == "" || s.Fresh {
+		return p.top.Settle(ctx, s)
+	}
+	type outcome struct {
+		st  waiter.Settled
+		err error
+	}
+	frame := make(chan outcome, 1)
+	go func() { // waited for below; ends with ctx at the latest
+		st, err := p.frame.Settle(ctx, s)
+		frame <- outcome{st, err}
+	}()
+	st, err := p.top.Settle(ctx, s)
+	f := <-frame
+	if err != nil || st.Reason == "navigating" || f.err != nil {
+		return st, err
+	}
+	if st.Reason == "settled" && f.st.Reason != "navigating" {
+		st.Reason = f.st.Reason
+	}
+	st.Pending = append(st.Pending, f.st.Pending...)
+	return st, nil
 }
 
 // headroom is how much of a call's budget an inner wait leaves unused, so
@@ -160,6 +224,10 @@ type actionOptions struct {
 	// [*DialogError] naming it rather than report the action done. "" for
 	// actions without one.
 	gate string
+	// frame, if set, is the default world of the out-of-process iframe
+	// the action's element is in, where the action's effects are followed
+	// too (framesProbe).
+	frame scriptContext
 }
 
 // actionProgress is how far a gated action got. perform hands one to its
@@ -205,11 +273,22 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		SkipStableDOM:     opts.skipStableDOM,
 	}
 	if opts.handleDialog != nil {
-		c := a.c
+		// The dialog is answered on the session of the frame that opened
+		// it (an out-of-process iframe's has its own), which apply sends
+		// here before it tells the waiter.
+		opened := make(chan *cdp.Client, 8)
+		a.dialogOpened = opened
+		defer func() { a.dialogOpened = nil }()
+		top := a.c
 		cfg.HandleDialog = func(ctx context.Context, typ string) bool {
 			ans, ok := opts.handleDialog(typ)
 			if !ok {
 				return false
+			}
+			c := top
+			select {
+			case c = <-opened:
+			default:
 			}
 			ctx, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
@@ -217,6 +296,10 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 			c.Page.HandleJavaScriptDialog(ctx, handleArgs(ans))
 			return true
 		}
+	}
+	var probe waiter.Page = &causalProbe{c: a.c}
+	if opts.frame.c != nil {
+		probe = &framesProbe{top: &causalProbe{c: a.c}, frame: &causalProbe{c: opts.frame.c, context: opts.frame.id}}
 	}
 	w := waiter.New(cfg)
 	a.waiter = w
@@ -232,7 +315,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	// Await returns at the deadline: then nothing is read.
 	waited := make(chan waiter.Result, 1)
 	err := a.act.Await(wctx, func(ctx context.Context) error {
-		r, err := w.Run(ctx, &causalProbe{c: a.c}, func(ctx context.Context) error {
+		r, err := w.Run(ctx, probe, func(ctx context.Context) error {
 			if err := action(ctx, progress); err != nil {
 				return &actionError{err}
 			}
@@ -314,10 +397,10 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 			if err := a.needRenderer(); err != nil {
 				return res, err
 			}
-			var contexts []runtime.ExecutionContextID
+			var contexts []scriptContext
 			for _, f := range a.frames {
 				if f.context != 0 {
-					contexts = append(contexts, f.context)
+					contexts = append(contexts, scriptContext{c: a.sessionOf(f.id).c, id: f.context})
 				}
 			}
 			// Wait in slices, so that frames created meanwhile join in.
@@ -327,7 +410,7 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 			}
 			var found atomic.Pointer[string]
 			err := a.call(wctx, func(ctx context.Context) error {
-				return findText(ctx, a.c, contexts, texts, slice, &found)
+				return findText(ctx, contexts, texts, slice, &found)
 			})
 			if p := found.Load(); p != nil && err == nil {
 				res.Found = *p
@@ -346,9 +429,17 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 	})
 }
 
+// scriptContext is an execution context and the client of the session it
+// lives in: context ids are per renderer, so out-of-process iframes'
+// contexts are reached through their own sessions.
+type scriptContext struct {
+	c  *cdp.Client
+	id runtime.ExecutionContextID
+}
+
 // findText runs findTextJS in each execution context at once and stores the
 // first text found. Contexts that disappear (a navigation) are skipped.
-func findText(ctx context.Context, c *cdp.Client, contexts []runtime.ExecutionContextID, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
+func findText(ctx context.Context, contexts []scriptContext, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	textsArg, err := jsonArg(texts)
@@ -357,11 +448,11 @@ func findText(ctx context.Context, c *cdp.Client, contexts []runtime.ExecutionCo
 	}
 	msArg, _ := jsonArg(wait.Milliseconds())
 	done := make(chan struct{}, len(contexts))
-	for _, id := range contexts {
+	for _, sc := range contexts {
 		go func() { // each ends when its call returns; cancel bounds them
 			defer func() { done <- struct{}{} }()
-			r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
-				SetExecutionContextID(id).SetArguments([]runtime.CallArgument{textsArg, msArg}).
+			r, err := sc.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
+				SetExecutionContextID(sc.id).SetArguments([]runtime.CallArgument{textsArg, msArg}).
 				SetAwaitPromise(true).SetReturnByValue(true))
 			if err != nil || r.ExceptionDetails != nil {
 				return

@@ -103,28 +103,41 @@ type walked struct {
 }
 
 // snapshotWalk builds a default snapshot with the in-page walker, one
-// isolated world per frame, all frames at once. Frames in another renderer
-// process (out-of-process iframes) cannot be walked from this target and
-// are left out, as the AX tree path leaves them out. It runs on the actor
-// goroutine.
+// isolated world per frame, all frames at once. Each frame is walked
+// through the session that reaches it, out-of-process iframes through
+// their own (oopif.go), and its <iframe> is found through its parent's. It
+// runs on the actor goroutine.
 func (a *Actor) snapshotWalk(ctx context.Context, frames []frame) (*snapshot.Node, error) {
 	results := make([]walked, len(frames))
+	clients, parents := a.frameClients(frames)
 	err := a.call(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		for i, f := range frames {
+			c := clients[i]
 			g.Go(func() error {
-				w, err := walkFrame(ctx, a.c, f.id)
+				ctx := ctx
+				if c != a.c {
+					// A hung out-of-process iframe is left out, not
+					// allowed to take the page's snapshot down with it.
+					var cancel context.CancelFunc
+					ctx, cancel = childBudget(ctx)
+					defer cancel()
+				}
+				w, err := walkFrame(ctx, c, f.id)
 				if err != nil {
 					if i == 0 {
 						return err
 					}
-					return nil // a frame that went away or lives in another process
+					return nil // a frame that went away, or hangs in its own process
 				}
-				if err := opaqueTrees(ctx, a.c, f, &w); err != nil {
-					return err
+				if err := opaqueTrees(ctx, c, f, &w); err != nil {
+					if i == 0 {
+						return err
+					}
+					return nil
 				}
 				if i > 0 {
-					owner, err := frameOwnerID(ctx, a.c, f)
+					owner, err := frameOwnerID(ctx, parents[i], f)
 					if err != nil {
 						return nil
 					}
@@ -176,6 +189,19 @@ func (a *Actor) snapshotWalk(ctx context.Context, frames []frame) (*snapshot.Nod
 		dropEmptyIframes(root)
 	}
 	return root, nil
+}
+
+// frameClients returns, for each frame, the client of the session that
+// reaches it and that of the session that reaches its parent, where its
+// <iframe> is.
+func (a *Actor) frameClients(frames []frame) (clients, parents []*cdp.Client) {
+	clients = make([]*cdp.Client, len(frames))
+	parents = make([]*cdp.Client, len(frames))
+	for i, f := range frames {
+		clients[i] = a.sessionOf(f.id).c
+		parents[i] = a.sessionOf(f.parent).c
+	}
+	return clients, parents
 }
 
 // dropEmptyIframes removes Iframe nodes left without a document (another
@@ -336,7 +362,8 @@ func opaqueTrees(ctx context.Context, c *cdp.Client, f frame, w *walked) error {
 }
 
 // frameOwnerID returns the walker id, in the parent frame's isolated world,
-// of the <iframe> element that holds frame f.
+// of the <iframe> element that holds frame f; c is the client of the
+// parent frame's session.
 func frameOwnerID(ctx context.Context, c *cdp.Client, f frame) (int, error) {
 	o, err := c.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(page.FrameID(f.id)))
 	if err != nil {

@@ -11,8 +11,9 @@
 // browser of the user's (--browser-url, --ws-endpoint) is driven over its
 // browser WebSocket. Either way there is one channel, and every connection
 // on it is a CDP session: the browser's own ([DialPipe], [Dial]), and one
-// per attached target ([Conn.Attach], Target.attachToTarget with flatten),
-// told apart by the sessionId Chrome puts on every message.
+// per attached target ([Conn.Attach], Target.attachToTarget with flatten,
+// or [Conn.Adopt] for a target Chrome attached itself, such as an
+// out-of-process iframe under its page), told apart by the sessionId Chrome puts on every message.
 //
 // The channel's reader goroutine reads each message once, routes replies
 // to the session's rpcc connection (each session numbers its own requests,
@@ -98,6 +99,10 @@ type Conn struct {
 	rpc    *rpcc.Conn
 	ch     *channel
 	sess   *session
+	// parent is the session that detaches this one on Close: "" (the
+	// browser's) for an attached target, the parent's id for an adopted
+	// one.
+	parent string
 }
 
 // Ready returns a channel that receives a value when events may be queued.
@@ -136,7 +141,7 @@ func (c *Conn) Close() error {
 		return c.rpc.Close()
 	}
 	if c.ch.remove(c.sess) {
-		c.ch.send("Target.detachFromTarget", map[string]string{"sessionId": c.sess.id})
+		c.ch.sendOn(c.parent, "Target.detachFromTarget", map[string]string{"sessionId": c.sess.id})
 	}
 	return c.rpc.Close()
 }
@@ -167,6 +172,24 @@ func (c *Conn) Attach(ctx context.Context, targetID string, opts Options) (*Conn
 		c.ch.send("Target.detachFromTarget", map[string]string{"sessionId": reply.SessionID})
 		return nil, err
 	}
+	return s, nil
+}
+
+// Adopt returns the connection of a session Chrome attached on its own:
+// one that Target.setAutoAttach (flatten) on c's session announced with
+// Target.attachedToTarget, such as an out-of-process iframe's. Its events
+// are queued as opts says; opts.MaxMessageBytes is ignored. Adopt makes no
+// call: a target attached with waitForDebuggerOnStart sends nothing before
+// the owner enables a domain on it, so registering the session when the
+// event is applied loses nothing. Closing the connection detaches the
+// session; Chrome also closes it when the target goes away or its parent
+// session detaches.
+func (c *Conn) Adopt(ctx context.Context, sessionID string, opts Options) (*Conn, error) {
+	s, err := c.ch.open(ctx, sessionID, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.parent = c.sess.id
 	return s, nil
 }
 

@@ -215,8 +215,10 @@ func (ch *channel) read() {
 }
 
 func (ch *channel) route(m *message) {
-	if m.Method == "Target.detachedFromTarget" && m.SessionID == "" {
-		// The target went away or was detached: its session is over.
+	if m.Method == "Target.detachedFromTarget" {
+		// The target went away or was detached: its session is over. A
+		// session Chrome attached itself (an out-of-process iframe) is
+		// reported detached on its parent's session, not the browser's.
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}

@@ -273,3 +273,47 @@ func TestPipeClosedEndsEverySession(t *testing.T) {
 		t.Fatalf("Attach on a closed channel: %v, want a closed error", err)
 	}
 }
+
+// A session Chrome attached on its own under a page's session (an
+// out-of-process iframe, issue 13) is adopted: its messages are routed to
+// it, its detachment reported on the parent's session closes it, and
+// closing it detaches it through the parent's session.
+func TestAdoptedSession(t *testing.T) {
+	root, f := newPipe(t, cdpconn.Options{})
+	ctx := ctx5(t)
+	page, _ := root.Attach(ctx, "TA", cdpconn.Options{})
+	child, err := page.Adopt(ctx, "C1", cdpconn.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct{ Who string }
+	done := call(ctx, child, "Who.am", &r)
+	c := f.next()
+	if c.SessionID != "C1" {
+		t.Fatalf("the adopted session's command went on session %q, want C1", c.SessionID)
+	}
+	f.send(`{"method":"Page.x","params":{},"sessionId":"C1"}`)
+	f.reply(c, `{"who":"child"}`)
+	if err := <-done; err != nil || r.Who != "child" {
+		t.Fatalf("adopted session: reply %+v, %v", r, err)
+	}
+	if evs := child.Take(); len(evs) != 1 || evs[0].Method != "Page.x" {
+		t.Errorf("adopted session events %+v, want Page.x", evs)
+	}
+	f.send(`{"method":"Target.detachedFromTarget","params":{"sessionId":"C1","targetId":"TC"},"sessionId":"S1"}`)
+	select {
+	case <-child.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("adopted session not done after Chrome detached it on its parent's session")
+	}
+	if evs := page.Take(); len(evs) != 1 || evs[0].Method != "Target.detachedFromTarget" {
+		t.Errorf("parent session events %+v, want the detachment", evs)
+	}
+
+	other, _ := page.Adopt(ctx, "C2", cdpconn.Options{})
+	other.Close()
+	c = f.next()
+	if c.Method != "Target.detachFromTarget" || c.SessionID != "S1" || !strings.Contains(string(c.Params), `"C2"`) {
+		t.Fatalf("after Close the connection sent %+v, want Target.detachFromTarget of C2 on the parent's session S1", c)
+	}
+}

@@ -1,0 +1,439 @@
+package page
+
+// Out-of-process iframes (issue 13). A cross-site iframe runs in a
+// renderer of its own, which the page's session cannot reach: its DOM,
+// scripts, console and requests belong to a target of its own. The page's
+// session asks Chrome to attach to those targets as they appear
+// (Target.setAutoAttach, flat sessions, paused until we have listened:
+// waitForDebuggerOnStart), and the actor owns each child session as it
+// owns its own: its events land in the actor's queue and are applied on the
+// run goroutine, its frames join the actor's frame map, each frame knowing
+// which session reaches it ([frame.sess]).
+//
+// Everything else follows from that: the walker walks each frame in its
+// session and hangs the frame's tree under its <iframe> in its parent's
+// (walker.go); a uid resolves in its frame's session (uid.go); input
+// events go to the page's session, which Chrome routes to the frame under
+// the point, at the element's position shifted by the offsets of the
+// out-of-process <iframe>s above it (offset, below); wait_for, the
+// collectors, dialogs and evaluate_script use the session of their frame.
+//
+// An iframe that navigates to another site keeps its frame id: Chrome
+// detaches the old session (Target.detachedFromTarget) and attaches a new
+// one, or keeps the session and swaps the document under it; either way
+// the frame's loader id changes, so a uid taken before fails as stale.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tabhive/tabhive/internal/cdpconn"
+)
+
+// session is one CDP session of the page: the page's own, or that of an
+// out-of-process iframe Chrome attached under it.
+type session struct {
+	// Fixed at creation; conn and c may be used from any goroutine.
+	id     string // CDP session id
+	conn   *cdpconn.Conn
+	c      *cdp.Client
+	parent *session // nil for the page's own session
+	// root is the id of the frame the session's target renders (its
+	// target id); "" for the page's own session.
+	root string
+	// setUp is closed once the session's domains are enabled and its
+	// frame tree posted (or that failed); nil for the page's own session.
+	setUp chan struct{}
+}
+
+// autoAttachArgs are Target.setAutoAttach's arguments on the page's session
+// and on every child session: flat mode, each new target paused until the
+// actor has enabled what it listens to. Every kind of target is attached,
+// not iframes only: Chrome pauses a dedicated worker that a filter leaves
+// out all the same, and nobody would resume it (measured with Chromium
+// 156: the worker never ran). attached resumes and lets go of all but
+// iframes.
+var autoAttachArgs = map[string]any{
+	"autoAttach":             true,
+	"waitForDebuggerOnStart": true,
+	"flatten":                true,
+}
+
+// setAutoAttach asks Chrome to attach s's out-of-process iframes.
+func setAutoAttach(ctx context.Context, conn *cdpconn.Conn) error {
+	return rpcc.Invoke(ctx, "Target.setAutoAttach", autoAttachArgs, nil, conn.RPC())
+}
+
+// targetAttached is Target.attachedToTarget.
+type targetAttached struct {
+	SessionID  string `json:"sessionId"`
+	TargetInfo struct {
+		TargetID string `json:"targetId"`
+		Type     string `json:"type"`
+		URL      string `json:"url"`
+	} `json:"targetInfo"`
+}
+
+// attached adopts the session of an out-of-process iframe that Chrome
+// attached under parent, and starts setting it up. It runs on the run
+// goroutine and makes no call itself: enabling the session's domains and
+// reading its frame tree run on an adopt goroutine (a.adopting), which
+// posts the result back (a.posted) to be applied here.
+func (a *Actor) attached(parent *session, params json.RawMessage) error {
+	var e targetAttached
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	life := a.act.Context()
+	if life.Err() != nil {
+		return nil
+	}
+	conn, err := parent.conn.Adopt(life, e.SessionID, cdpconn.Options{Keep: keepEvent, Ready: a.ready})
+	if err != nil {
+		return fmt.Errorf("adopt %s target: %w", e.TargetInfo.Type, err)
+	}
+	if e.TargetInfo.Type != "iframe" {
+		// A worker or another target that is not a frame: not ours to
+		// watch. Let it run, and let it go.
+		conn.Send("Runtime.runIfWaitingForDebugger", nil)
+		conn.Close()
+		return nil
+	}
+	s := &session{id: e.SessionID, conn: conn, c: conn.Client, parent: parent, root: e.TargetInfo.TargetID, setUp: make(chan struct{})}
+	a.children[s.id] = s
+	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
+	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
+	emu := childEmulation{cur: a.emu.cur, headers: a.emu.headers}
+	a.adopting.Add(1)
+	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
+		defer a.adopting.Done()
+		ctx, cancel := context.WithTimeout(life, a.timeout)
+		defer cancel()
+		tree, err := setUpChild(ctx, s, emu)
+		a.posted.Push(func() { a.childReady(s, tree, err) })
+		close(s.setUp)
+	}()
+	return nil
+}
+
+// setUpChild enables on a child session the domains the actor listens to,
+// asks for its own out-of-process iframes, applies the page's emulation,
+// reads its frame tree, then lets its renderer run. It runs on an adopt
+// goroutine and touches no actor state.
+func setUpChild(ctx context.Context, s *session, emu childEmulation) (*page.GetFrameTreeReply, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.c.Page.Enable(gctx) })
+	g.Go(func() error { return s.c.Runtime.Enable(gctx) })
+	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
+	g.Go(func() error { return setAutoAttach(gctx, s.conn) })
+	g.Go(func() error { return emulateChild(gctx, s, emu) })
+	err := g.Wait()
+	var tree *page.GetFrameTreeReply
+	if err == nil {
+		tree, err = s.c.Page.GetFrameTree(ctx)
+	}
+	// Run the renderer whatever happened, even past ctx's deadline (for a
+	// second): a frame left paused would never load. An actor that stopped
+	// closes the session instead, which lets the renderer run too.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	if rerr := s.c.Runtime.RunIfWaitingForDebugger(rctx); err == nil {
+		err = rerr
+	}
+	return tree, err
+}
+
+// childReady applies the outcome of setting up a child session, on the run
+// goroutine.
+func (a *Actor) childReady(s *session, tree *page.GetFrameTreeReply, err error) {
+	if a.children[s.id] != s {
+		return // detached meanwhile
+	}
+	if err != nil {
+		a.log.Debug().Err(err).Str("frame", s.root).Msg("set up out-of-process iframe")
+		return
+	}
+	a.addFrames(s, tree.FrameTree)
+}
+
+// detached forgets a child session Chrome detached (its iframe navigated to
+// another process, or went away) and the frames only it reached.
+func (a *Actor) detached(params json.RawMessage) error {
+	var e struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	s := a.children[e.SessionID]
+	if s == nil {
+		return nil
+	}
+	a.dropChild(s)
+	return nil
+}
+
+// dropChild closes a child session and, recursively, those attached under
+// it, and forgets their frames.
+func (a *Actor) dropChild(s *session) {
+	delete(a.children, s.id)
+	s.conn.Close()
+	for _, c := range a.children {
+		if c.parent == s {
+			a.dropChild(c)
+		}
+	}
+	for id, f := range a.frames {
+		if f.sess == s {
+			delete(a.frames, id)
+		}
+	}
+	if a.dialog != nil && a.dialogSess == s {
+		a.dialog, a.dialogSess = nil, nil // its renderer is gone, and the dialog with it
+	}
+	a.log.Debug().Str("frame", s.root).Msg("out-of-process iframe detached")
+}
+
+// closeChildren closes every child session, as the actor exits. The adopt
+// goroutines end with the actor's lifetime context; closeChildren waits
+// for them, a second at most (their calls fail at once once their session
+// is closed).
+func (a *Actor) closeChildren() {
+	for _, s := range a.children {
+		s.conn.Close()
+	}
+	waitGroup(&a.adopting, goneWait)
+}
+
+// setUpWait bounds how long a snapshot or a wait waits for out-of-process
+// iframes still being set up: a frame that takes longer is left out of
+// that snapshot rather than holding the page.
+const setUpWait = 2 * time.Second
+
+// awaitChildren waits until every child session attached so far is set up
+// and its frames are known, setUpWait at most, so that a snapshot taken
+// right after a page loaded shows its out-of-process iframes. It runs on
+// the run goroutine, outside a.call.
+func (a *Actor) awaitChildren(ctx context.Context) error {
+	wctx, cancel := context.WithTimeout(ctx, setUpWait)
+	defer cancel()
+	// A child set up may attach its own children: wait for those too.
+	for wctx.Err() == nil {
+		a.drainEvents() // attachments already queued
+		var pending []chan struct{}
+		for _, s := range a.children {
+			select {
+			case <-s.setUp:
+			default:
+				pending = append(pending, s.setUp)
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		err := a.call(wctx, func(ctx context.Context) error {
+			for _, ch := range pending {
+				select {
+				case <-ch:
+				case <-ctx.Done():
+					return nil // not ready in time: left out
+				}
+			}
+			return nil
+		})
+		a.drainEvents() // apply what the set-ups posted
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if _, isDialog := errDialog(err); isDialog || errors.Is(err, ErrCrashed) {
+			return err
+		}
+	}
+	return nil
+}
+
+// onAll runs fn on the page's session and on each of its out-of-process
+// iframes' at once, in one exchange, and returns the page's error; an
+// iframe's is logged: a frame that went away meanwhile must not fail the
+// page's call. It runs on the run goroutine.
+func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *session) error) error {
+	sessions := []*session{a.top}
+	for _, s := range a.children {
+		sessions = append(sessions, s)
+	}
+	log := a.log
+	return a.call(ctx, func(ctx context.Context) error {
+		errs := make([]error, len(sessions))
+		var wg sync.WaitGroup
+		for i, s := range sessions {
+			wg.Add(1)
+			go func() { // waited for below
+				defer wg.Done()
+				sctx := ctx
+				if i > 0 {
+					var cancel context.CancelFunc
+					sctx, cancel = childBudget(ctx)
+					defer cancel()
+				}
+				errs[i] = fn(sctx, s)
+			}()
+		}
+		wg.Wait()
+		for i, e := range errs[1:] {
+			if e != nil {
+				log.Debug().Err(e).Str("frame", sessions[i+1].root).Msg("out-of-process iframe ignored a page-wide call")
+			}
+		}
+		return errs[0]
+	})
+}
+
+// sessionOf returns the session that reaches frame id: the page's own for
+// a frame not known to live elsewhere.
+func (a *Actor) sessionOf(frameID string) *session {
+	if f := a.frames[frameID]; f != nil && f.sess != nil {
+		return f.sess
+	}
+	return a.top
+}
+
+// hop is one step from an out-of-process frame's coordinates to its
+// parent's: the parent's session and the frame whose <iframe> element
+// there places it.
+type hop struct {
+	parent  *cdp.Client
+	frameID string
+}
+
+// hops lists the steps from frame id's session up to the page's, innermost
+// first; none for a frame the page's own renderer draws.
+func (a *Actor) hops(frameID string) []hop {
+	var out []hop
+	for s := a.sessionOf(frameID); s != nil && s.parent != nil; {
+		p := a.top
+		if f := a.frames[s.root]; f != nil && f.parent != "" {
+			p = a.sessionOf(f.parent)
+		}
+		out = append(out, hop{parent: p.c, frameID: s.root})
+		if p == s { // a frame tree that names itself: stop rather than loop
+			break
+		}
+		s = p
+	}
+	return out
+}
+
+// offset returns where the top left corner of an out-of-process frame's
+// viewport lies in the page's viewport: the sum of the content-box corners
+// of the <iframe> elements above it, each in its own parent's coordinates.
+// It scrolls each <iframe> into view first, outermost first, so that a
+// point inside it can be clicked. It runs on a call goroutine and touches
+// no actor state.
+func offset(ctx context.Context, hops []hop, scroll bool) (x, y float64, err error) {
+	owners := make([]dom.BackendNodeID, len(hops))
+	for i := len(hops) - 1; i >= 0; i-- {
+		o, err := hops[i].parent.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(page.FrameID(hops[i].frameID)))
+		if err != nil {
+			return 0, 0, fmt.Errorf("find the iframe of frame %s: %w", hops[i].frameID, err)
+		}
+		owners[i] = o.BackendNodeID
+		if scroll {
+			// Best effort: an <iframe> that cannot scroll is measured as it is.
+			hops[i].parent.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(o.BackendNodeID))
+		}
+	}
+	for i, h := range hops {
+		m, err := h.parent.DOM.GetBoxModel(ctx, dom.NewGetBoxModelArgs().SetBackendNodeID(owners[i]))
+		if err != nil {
+			return 0, 0, fmt.Errorf("place the iframe of frame %s: %w", h.frameID, err)
+		}
+		if len(m.Model.Content) == 8 {
+			x += m.Model.Content[0]
+			y += m.Model.Content[1]
+		}
+	}
+	return x, y, nil
+}
+
+// waitGroup waits for wg, d at most.
+func waitGroup(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }() // ends when wg does; nothing else holds it
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
+
+// paintWait bounds [painted]: a frame that does not draw (hidden, or
+// throttled out of view) is not waited for longer.
+const paintWait = 500 * time.Millisecond
+
+// paintedJS resolves after the document has drawn two animation frames: a
+// frame it had not drawn when asked has been drawn since.
+const paintedJS = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
+
+// painted waits, paintWait at most, until the document of each of clients
+// (out-of-process iframes' sessions) has drawn a frame since it was
+// called. Chrome
+// hit-tests the mouse events the page's session sends, and paints its
+// screenshots, with what each iframe last drew; an iframe that just
+// loaded, moved into view or changed may not have drawn it yet. Errors
+// are ignored: the action goes ahead as it would have. It runs on a call
+// goroutine.
+func painted(ctx context.Context, clients ...*cdp.Client) {
+	ctx, cancel := context.WithTimeout(ctx, paintWait)
+	defer cancel()
+	var g errgroup.Group
+	seen := map[*cdp.Client]bool{}
+	for _, c := range clients {
+		if c == nil || seen[c] {
+			continue
+		}
+		seen[c] = true
+		g.Go(func() error {
+			c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetAwaitPromise(true).SetReturnByValue(true))
+			return nil
+		})
+	}
+	g.Wait()
+}
+
+// oopifClients returns the sessions of the out-of-process iframes an
+// element of frame c, hops away from the page, is drawn in: its own and
+// those of the iframes around it.
+func oopifClients(c *cdp.Client, hops []hop) []*cdp.Client {
+	if len(hops) == 0 {
+		return nil
+	}
+	out := []*cdp.Client{c}
+	for _, h := range hops[:len(hops)-1] {
+		out = append(out, h.parent)
+	}
+	return out
+}
+
+// childBudget returns a context for work in an out-of-process iframe that
+// ends when three quarters of ctx's remaining time have passed, so that a
+// frame whose renderer hangs (a script in an endless loop) is left out
+// while the page's own work still returns in time.
+func childBudget(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, time.Until(dl)*3/4)
+}
