@@ -32,7 +32,22 @@ type channel struct {
 
 	mu       sync.Mutex // guards the fields below
 	sessions map[string]*session
-	err      error // why the channel closed; nil while open
+	// wireID numbers every call on the channel, and calls maps each id
+	// waiting for its reply to the session that made it and the id its
+	// rpcc connection gave it. Each session numbers its own calls from 1,
+	// and Chrome answers a call to a session it no longer knows with an
+	// error that carries no session id: matched by session and id, that
+	// reply went to the browser's call with the same number (a CreateTarget
+	// failing with "Session with given id not found").
+	wireID uint64
+	calls  map[uint64]call
+	err    error // why the channel closed; nil while open
+}
+
+// call is a command on the wire waiting for its reply.
+type call struct {
+	s  *session
+	id uint64 // the session's own id for it
 }
 
 // frameIO reads and writes whole messages on a channel.
@@ -66,7 +81,7 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 }
 
 func open(ctx context.Context, fio frameIO, opts Options) (*Conn, error) {
-	ch := &channel{io: fio, limit: opts.MaxMessageBytes, sessions: map[string]*session{}}
+	ch := &channel{io: fio, limit: opts.MaxMessageBytes, sessions: map[string]*session{}, calls: map[uint64]call{}}
 	if ch.limit <= 0 {
 		ch.limit = DefaultMaxMessageBytes
 	}
@@ -108,6 +123,7 @@ func (ch *channel) remove(s *session) bool {
 	if registered {
 		delete(ch.sessions, s.id)
 	}
+	ch.forgetCalls(s)
 	ch.mu.Unlock()
 	s.closeWith(io.EOF)
 	return registered
@@ -124,6 +140,7 @@ func (ch *channel) close(err error) {
 	ch.err = err
 	sessions := ch.sessions
 	ch.sessions = map[string]*session{}
+	ch.calls = map[uint64]call{}
 	ch.mu.Unlock()
 	ch.io.Close()
 	for _, s := range sessions {
@@ -143,10 +160,44 @@ func (ch *channel) sendOn(sessionID, method string, params any) error {
 
 // nextSendID returns an id for a command whose reply nobody waits for.
 // Chrome takes ids that fit in 32 bits only; these run in the top half of
-// that range, which a session's rpcc sequence, counting from 1, does not
-// reach, so their replies match no pending call and are dropped.
+// that range, which the channel's call ids (see callID) do not reach, so
+// their replies match no pending call and are dropped.
 func (ch *channel) nextSendID() uint64 {
 	return 1<<30 + uint64(ch.sendID.Add(1)%(1<<30))
+}
+
+// callID registers a call of session s, numbered id by its rpcc
+// connection, and returns the id it goes on the wire with: unique on the
+// channel, below the ids of nextSendID. ch.mu must be held.
+func (ch *channel) callID(s *session, id uint64) uint64 {
+	for {
+		ch.wireID = ch.wireID%(1<<30-1) + 1
+		if _, busy := ch.calls[ch.wireID]; !busy {
+			break
+		}
+	}
+	ch.calls[ch.wireID] = call{s: s, id: id}
+	return ch.wireID
+}
+
+// takeCall returns the call a reply with wire id id answers, and forgets
+// it. ch.mu must be held.
+func (ch *channel) takeCall(id uint64) (call, bool) {
+	c, ok := ch.calls[id]
+	if ok {
+		delete(ch.calls, id)
+	}
+	return c, ok
+}
+
+// forgetCalls drops the calls of a closed session: no reply will be read
+// for them. ch.mu must be held.
+func (ch *channel) forgetCalls(s *session) {
+	for id, c := range ch.calls {
+		if c.s == s {
+			delete(ch.calls, id)
+		}
+	}
 }
 
 // request is a command on the wire.
@@ -226,11 +277,24 @@ func (ch *channel) route(m *message) {
 			ch.mu.Lock()
 			s := ch.sessions[p.SessionID]
 			delete(ch.sessions, p.SessionID)
+			if s != nil {
+				ch.forgetCalls(s)
+			}
 			ch.mu.Unlock()
 			if s != nil {
 				s.closeWith(errDetached)
 			}
 		}
+	}
+	if m.Method == "" {
+		// A reply: to the call with its id, whatever session it names.
+		ch.mu.Lock()
+		c, ok := ch.takeCall(m.ID)
+		ch.mu.Unlock()
+		if ok {
+			c.s.reply(rpcc.Response{ID: c.id, Result: m.Result, Error: m.Error})
+		}
+		return // otherwise a Send's, or a closed session's
 	}
 	ch.mu.Lock()
 	s := ch.sessions[m.SessionID]
@@ -238,31 +302,26 @@ func (ch *channel) route(m *message) {
 	if s == nil {
 		return // a session already closed, or one we never attached
 	}
-	if m.Method != "" {
-		if s.keep == nil || s.keep(m.Method) {
-			s.events.Push(Event{Method: m.Method, Params: m.Params}) // never full, never closed
-		}
-		return
+	if s.keep == nil || s.keep(m.Method) {
+		s.events.Push(Event{Method: m.Method, Params: m.Params}) // never full, never closed
 	}
-	s.reply(rpcc.Response{ID: m.ID, Result: m.Result, Error: m.Error})
 }
 
 // tooLarge answers the call a message too big to read was the reply to,
-// if it was one: Chrome writes a reply's id first and the session id last.
+// if it was one: Chrome writes a reply's id first.
 func (ch *channel) tooLarge(f *frame) {
 	head := f.buf
 	id, ok := leadingID(head)
 	if !ok {
 		return // an event: dropped
 	}
-	sid := trailingSessionID(f.tail)
 	ch.mu.Lock()
-	s := ch.sessions[sid]
+	c, ok := ch.takeCall(id)
 	ch.mu.Unlock()
-	if s == nil {
+	if !ok {
 		return
 	}
-	s.reply(rpcc.Response{ID: id, Error: &rpcc.ResponseError{
+	c.s.reply(rpcc.Response{ID: c.id, Error: &rpcc.ResponseError{
 		Code: tooLargeCode,
 		Message: fmt.Sprintf("%s: it was %s, more than the %s tabhive reads; ask for less (a smaller area, a file, fewer items)",
 			ErrTooLarge, megabytes(f.size), megabytes(ch.limit)),
@@ -296,22 +355,6 @@ func leadingID(head []byte) (uint64, bool) {
 	}
 	id, err := strconv.ParseUint(string(rest[:i]), 10, 64)
 	return id, err == nil
-}
-
-// trailingSessionID returns the session id at the end of a message's text,
-// ...,"sessionId":"ABC"}, or "" when there is none.
-func trailingSessionID(tail []byte) string {
-	const key = `"sessionId":"`
-	i := bytes.LastIndex(tail, []byte(key))
-	if i < 0 {
-		return ""
-	}
-	rest := tail[i+len(key):]
-	j := bytes.IndexByte(rest, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(rest[:j])
 }
 
 // errDetached closes the session of a target that went away.
@@ -383,9 +426,24 @@ func (s *session) ReadResponse(r *rpcc.Response) error {
 	}
 }
 
-// WriteRequest implements rpcc.Codec.
+// WriteRequest implements rpcc.Codec. The call goes on the wire with an id
+// of the channel's (see channel.calls).
 func (s *session) WriteRequest(r *rpcc.Request) error {
-	return s.ch.write(&request{ID: r.ID, Method: r.Method, Params: r.Args, SessionID: s.id})
+	s.ch.mu.Lock()
+	if s.ch.err != nil {
+		err := s.ch.err
+		s.ch.mu.Unlock()
+		return &closedError{err}
+	}
+	id := s.ch.callID(s, r.ID)
+	s.ch.mu.Unlock()
+	err := s.ch.write(&request{ID: id, Method: r.Method, Params: r.Args, SessionID: s.id})
+	if err != nil {
+		s.ch.mu.Lock()
+		s.ch.takeCall(id)
+		s.ch.mu.Unlock()
+	}
+	return err
 }
 
 // Read, Write and Close make the session the io.ReadWriteCloser rpcc
@@ -398,23 +456,18 @@ func (s *session) Close() error {
 }
 
 // frame is one message as read, bounded: up to the limit it is all in
-// buf; past it, buf keeps its head and tail its last bytes.
+// buf; past it, buf keeps only its head, where a reply's id is.
 type frame struct {
 	buf  []byte
-	tail []byte
 	size int
 	over bool
 }
-
-// tailLen is how much of a message too large to read is kept from its end:
-// enough for the session id Chrome appends.
-const tailLen = 256
 
 // headLen is how much is kept from its start: enough for its id.
 const headLen = 256
 
 func (f *frame) reset() {
-	f.buf, f.tail, f.size, f.over = f.buf[:0], f.tail[:0], 0, false
+	f.buf, f.size, f.over = f.buf[:0], 0, false
 }
 
 func (f *frame) write(p []byte, limit int) {
@@ -429,14 +482,6 @@ func (f *frame) write(p []byte, limit int) {
 			f.buf = append(f.buf, p[:min(n, len(p))]...)
 		}
 		f.buf = f.buf[:min(len(f.buf), headLen)]
-	}
-	if len(p) >= tailLen {
-		f.tail = append(f.tail[:0], p[len(p)-tailLen:]...)
-		return
-	}
-	f.tail = append(f.tail, p...)
-	if len(f.tail) > tailLen {
-		f.tail = append(f.tail[:0], f.tail[len(f.tail)-tailLen:]...)
 	}
 }
 

@@ -317,3 +317,41 @@ func TestAdoptedSession(t *testing.T) {
 		t.Fatalf("after Close the connection sent %+v, want Target.detachFromTarget of C2 on the parent's session S1", c)
 	}
 }
+
+// Chrome answers a call to a session it no longer knows with an error that
+// names no session. That reply belongs to the call that was sent, not to
+// the browser session's call that its session happened to number the same
+// (a CreateTarget once failed with "Session with given id not found").
+func TestSessionlessErrorReachesItsCall(t *testing.T) {
+	root, f := newPipe(t, cdpconn.Options{})
+	ctx := ctx5(t)
+	a, err := root.Attach(ctx, "TA", cdpconn.Options{}) // the browser's call 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := call(ctx, a, "First.call", nil) // a's call 1
+	f.reply(f.next(), `{}`)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	gone := call(ctx, a, "Gone.call", nil) // a's call 2
+	cg := f.next()
+	create := call(ctx, root, "Target.createTarget", nil) // the browser's call 2
+	cc := f.next()
+	if cg.ID == cc.ID {
+		t.Fatalf("two calls on the wire with id %d", cg.ID)
+	}
+	f.send(fmt.Sprintf(`{"id":%d,"error":{"code":-32001,"message":"Session with given id not found."}}`, cg.ID))
+	if err := <-gone; err == nil || !strings.Contains(err.Error(), "Session with given id not found") {
+		t.Errorf("call on the gone session = %v, want Chrome's error", err)
+	}
+	select {
+	case err := <-create:
+		t.Fatalf("the browser's call got another's reply: %v", err)
+	default:
+	}
+	f.reply(cc, `{"targetId":"T9"}`)
+	if err := <-create; err != nil {
+		t.Errorf("the browser's call = %v, want its own reply", err)
+	}
+}
