@@ -16,9 +16,10 @@ import (
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // Against real Chromium over its pipe: a reply over the read limit fails
-// its call with the too-large error (Chromium writes a reply's id first and
-// its session id last, which is what lets the channel answer the right
-// call without reading the message whole), and the page's session goes on.
+// its call with the too-large error (Chromium writes a reply's id first,
+// and the id is unique on the channel, which is what lets the channel
+// answer the right call without reading the message whole), and the page's
+// session goes on.
 func TestChromiumReplyOverLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs Chromium; skipped with -short")
