@@ -65,7 +65,7 @@ for (const name of Object.keys(cases)) {
 }
 </script></body></html>`
 
-// order is the zoo's rows, as issue 12's table gives them.
+// order is the zoo's rows, as docs/BENCHMARKS.md's table gives them.
 var order = []string{"timer50", "timer120", "timer180", "timer300", "timer600", "fetch0", "fetch80", "fetch150", "frames10", "frames30", "chain", "timer5s"}
 
 type row struct {
