@@ -1,7 +1,7 @@
 //go:build ignore
 
-// settle_zoo measures what an MCP browser server's click waits for (issue
-// 12): for each case of the zoo, a click on a button whose effect lands in
+// settle_zoo measures what an MCP browser server's click waits for: for
+// each case of the zoo, a click on a button whose effect lands in
 // its own way, then a snapshot at once; the case is "seen" when the
 // snapshot shows the effect. It also times clicks that cause nothing.
 // Drive any server that speaks chrome-devtools-mcp's tools over stdio:
