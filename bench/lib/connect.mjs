@@ -66,7 +66,7 @@ export async function connect(server, sessions = 1) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
     const url = new URL(server.url);
-    await listening(url.hostname, Number(url.port), 30000, () => child.exitCode !== null);
+    await listening(url.hostname, Number(url.port), 60000, () => child.exitCode !== null);
     const clients = [];
     for (let i = 0; i < sessions; i++) {
       const t = new StreamableHTTPClientTransport(url);

@@ -3,7 +3,7 @@
 // @playwright/mcp 0.0.83 from bench/node_modules. Every Chromium gets the
 // switches that keep it from stalling on a closed network.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,10 +89,25 @@ export function freePort() {
 // speaks too; "pwm": @playwright/mcp's), argv the command line, url the
 // MCP endpoint of an HTTP server.
 
+const helps = new Map();
+// supports reports whether the tabhive binary bin has flag (an older build
+// may not).
+function supports(bin, flag) {
+  if (!helps.has(bin)) {
+    const r = spawnSync(bin, ['--help'], { encoding: 'utf8' });
+    helps.set(bin, `${r.stdout}${r.stderr}`);
+  }
+  const name = flag.replace(/^-+/, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^\\s*--?${name}\\b`, 'm').test(helps.get(bin));
+}
+
 // tabhive: bin from tabhiveBinary; transport "stdio" or "http"; extra
-// flags appended.
-export function tabhive(bin, { transport = 'stdio', extra = [], name = 'tabhive' } = {}) {
-  const argv = [bin, '--headless', '--isolated', '--log-level', 'warn', ...extra];
+// flags appended; optional flags ([name, value] pairs) appended when the
+// build has them, such as --snapshot-max-bytes, which builds before it
+// do not need.
+export function tabhive(bin, { transport = 'stdio', extra = [], optional = [], name = 'tabhive' } = {}) {
+  const opt = optional.filter(([flag]) => supports(bin, flag)).flat();
+  const argv = [bin, '--headless', '--isolated', ...(supports(bin, 'log-level') ? ['--log-level', 'warn'] : []), ...extra, ...opt];
   if (transport === 'stdio') return { name, kind: 'cdm', transport, argv };
   const port = freePort();
   return { name, kind: 'cdm', transport, argv: [...argv, '--http', `127.0.0.1:${port}`], url: `http://127.0.0.1:${port}/mcp` };
