@@ -149,6 +149,9 @@ type Actor struct {
 	// waiter is the post-action waiter of the action in progress, if any;
 	// events are forwarded to it.
 	waiter *waiter.Waiter
+	// leftTrackers are the probes of actions whose wait ended with a
+	// dialog open, stopped once it is closed (stopLeftTrackers).
+	leftTrackers []waiter.Page
 	// watch, if non-nil, receives the events an action in progress waits
 	// for (Input.dragIntercepted, Page.fileChooserOpened). Set and cleared
 	// around the action; sends never block.
@@ -282,6 +285,7 @@ func (a *Actor) init(ctx context.Context) error {
 	err = a.act.Await(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error { return a.c.Page.Enable(ctx) })
+		g.Go(func() error { return installTracker(ctx, a.c) })
 		g.Go(func() error { return a.c.Runtime.Enable(ctx) })
 		g.Go(func() error { return a.c.Network.Enable(ctx, nil) })
 		g.Go(func() error { return a.c.Inspector.Enable(ctx) })
