@@ -225,5 +225,3 @@ func TestTrackerAtDocumentStart(t *testing.T) {
 		t.Errorf("a tracker installed at document start missed %q", st.Missing)
 	}
 }
-
-
