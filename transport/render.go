@@ -211,6 +211,13 @@ func sentence(err error) string {
 		}
 		return fmt.Sprintf("Element uid %q not found on page %d.", ue.UID, ue.PageID)
 	}
+	if na, ok := errorsAs[*page.NoAreaError](err); ok {
+		what := "the element"
+		if ie, ok := errorsAs[*page.InteractError](err); ok {
+			what = "the element with uid " + ie.UID
+		}
+		return fmt.Sprintf("%s has no area (%g×%g px), and cannot take focus or be reached by the mouse. Act on a visible element near it, such as its container, or use evaluate_script.", capitalize(what), na.Width, na.Height)
+	}
 	if ie, ok := errorsAs[*page.InteractError](err); ok {
 		return fmt.Sprintf("Failed to interact with the element with uid %s. The element did not become interactive within the configured timeout.\nCause: %v", ie.UID, ie.Cause)
 	}

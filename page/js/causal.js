@@ -37,8 +37,9 @@
 //             pending and the DOM has been quiet for o.tail ms, and o.min
 //             ms have passed; with timers or frames still pending, once the
 //             page has run on for o.horizon ms without changing the DOM, or
-//             its counted timers and frames add up to o.horizon ms of page
-//             time (an endless animation); with requests pending, once
+//             its counted timers and frames that changed the DOM add up to
+//             o.horizon ms of page time (an endless animation); with
+//             requests pending, once
 //             o.requests ms have passed; or o.max ms after the call.
 //             pending summarises, one line per kind, what is still
 //             scheduled: how many, the nearest, of what kind.
@@ -159,7 +160,14 @@
   let lastChange = 0;
   let lastNetEnd = 0;
   let paged = 0; // page time run by counted callbacks since the DOM last changed
-  let total = 0; // page time run by counted timers and frames since begin
+  // moving is the page time of counted timer and frame callbacks that
+  // changed the DOM: an animation that changes the page every frame is
+  // given up once it reaches the horizon. A frame's page time here is the
+  // wall time since the previous one, 1/60 s to 250 ms, so that a loaded
+  // machine's late frames still end the wait in about a horizon.
+  let moving = 0;
+  let changed = false; // the DOM changed while a counted callback ran
+  let lastFrame = 0;
   let navigating = false;
   let observer = null;
   let lifeTimer = 0;
@@ -224,6 +232,14 @@
   const causedTask = () => {
     inCaused = true;
     if (outstanding === 0) mark(0, gen);
+  };
+
+  // closed ends the window of a counted timer or frame callback that ran
+  // for page time p.
+  const closed = (p) => {
+    windows--;
+    if (changed) moving += p;
+    if (windows === 0) changed = false;
   };
 
   // --- Wrappers: proxies of the browser's functions.
@@ -306,19 +322,18 @@
     const g0 = gen;
     const pid = add(kind, '', ms, false);
     const c = { __proto__: null, before: 0, after: 0, open: false, pid };
+    const p = mathMax(ms, 4);
     c.before = setT(() => {
       if (g0 !== gen) return;
       c.open = true;
       windows++;
-      const p = mathMax(ms, 4);
       paged += p;
-      total += p;
     }, ms);
     let id;
     try { id = apply(t, self, args); } catch (e) { clearT(c.before); done(pid, g0); throw e; }
     c.after = setT(() => {
       if (g0 !== gen) return;
-      if (c.open) { c.open = false; windows--; }
+      if (c.open) { c.open = false; closed(p); }
       if (mGet(timers, id) === c) mDel(timers, id);
       done(pid, g0);
     }, ms);
@@ -331,7 +346,7 @@
       mDel(timers, id);
       clearT(c.before);
       clearT(c.after);
-      if (c.open) { c.open = false; windows--; }
+      if (c.open) { c.open = false; closed(0); }
       done(c.pid, gen);
     }
     if (mHas(far, id)) mDel(far, id);
@@ -351,18 +366,21 @@
     const g0 = gen;
     const pid = add('frame', '', 0, false);
     const c = { __proto__: null, before: 0, after: 0, open: false, pid };
+    let p = FRAME;
     c.before = apply(nRAF, g, [() => {
       if (g0 !== gen) return;
       c.open = true;
       windows++;
       paged += FRAME;
-      total += FRAME;
+      const at = now();
+      if (lastFrame > 0) p = mathMin(mathMax(at - lastFrame, FRAME), 250);
+      lastFrame = at;
     }]);
     let id;
     try { id = apply(t, self, args); } catch (e) { done(pid, g0); throw e; }
     c.after = apply(nRAF, g, [() => {
       if (g0 !== gen) return;
-      if (c.open) { c.open = false; windows--; }
+      if (c.open) { c.open = false; closed(p); }
       if (mGet(frames, id) === c) mDel(frames, id);
       done(pid, g0);
     }]);
@@ -377,7 +395,7 @@
     mDel(frames, id);
     apply(nCAF, g, [c.before]);
     apply(nCAF, g, [c.after]);
-    if (c.open) { c.open = false; windows--; }
+    if (c.open) { c.open = false; closed(0); }
     done(c.pid, gen);
   };
   wrap(g, 'cancelAnimationFrame', (t, self, args) => {
@@ -580,9 +598,11 @@
     lastChange = began;
     lastNetEnd = 0;
     paged = 0;
-    total = 0;
+    moving = 0;
+    changed = false;
+    lastFrame = 0;
     navigating = false;
-    observer = new MO(() => { lastChange = now(); paged = 0; wake(); });
+    observer = new MO(() => { lastChange = now(); paged = 0; if (windows > 0) changed = true; wake(); });
     moObserve(observer, doc, { __proto__: null, subtree: true, childList: true, attributes: true, characterData: true });
     try { if (nav) addEL(nav, 'navigate', onNavigate); } catch (e) {}
     try { addEL(g, 'submit', onSubmit); } catch (e) {}
@@ -655,7 +675,7 @@
       const idle = at - mathMax(lastChange, lastNetEnd);
       const ranOn = idle >= o.horizon && (paged >= o.horizon || idle >= 3 * o.horizon);
       if (n === 0 && quiet >= o.tail && since >= o.min) return finish('settled');
-      if (n > 0 && netPending === 0 && (ranOn || total >= o.horizon)) return finish('horizon');
+      if (n > 0 && netPending === 0 && (ranOn || moving >= o.horizon)) return finish('horizon');
       if (netPending > 0 && since >= o.requests) return finish('requests');
       if (since >= o.max) return finish('max');
       let next = o.max - since;
