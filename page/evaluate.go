@@ -19,7 +19,7 @@ import (
 	"github.com/tabhive/tabhive/waiter"
 )
 
-// The evaluate engine (DESIGN §6, seed 002). A script runs under the call's
+// The evaluate engine. A script runs under the call's
 // deadline. A script still running when the deadline passes is stopped:
 // Runtime.terminateExecution ends synchronous work (a while(true){}), and an
 // in-page timer settles a promise that never would, so the CDP call returns
@@ -73,7 +73,7 @@ type Script struct {
 	SkipStableDOM bool
 	// MaxResult bounds [ScriptResult.JSON], in bytes of JSON text. A longer
 	// result is cut in the page, before it crosses CDP, so that a script
-	// returning 50 MB costs this process MaxResult, not 50 MB (issue 10).
+	// returning 50 MB costs this process MaxResult, not 50 MB.
 	// If zero, [DefaultMaxResult].
 	MaxResult int
 	// Output, if non-nil, receives the whole result instead of JSON: it is
