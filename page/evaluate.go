@@ -19,7 +19,7 @@ import (
 	"github.com/tabhive/tabhive/waiter"
 )
 
-// The evaluate engine. A script runs under the call's
+// The evaluate engine (ARCHITECTURE.md §9). A script runs under the call's
 // deadline. A script still running when the deadline passes is stopped:
 // Runtime.terminateExecution ends synchronous work (a while(true){}), and an
 // in-page timer settles a promise that never would, so the CDP call returns

@@ -202,7 +202,7 @@ func (p *framesProbe) Stop(ctx context.Context) {
 
 // headroom is how much of a call's budget an inner wait leaves unused, so
 // that the page's own result, not the caller's deadline, ends the call
-// (a law of the actors: every wait ends before its caller's deadline).
+// (ARCHITECTURE.md §2, law 3).
 func headroom(ctx context.Context) time.Duration {
 	dl, ok := ctx.Deadline()
 	if !ok {

@@ -1,6 +1,6 @@
 // Package waiter waits for the consequences of one action on a page: a
 // navigation it started, the DOM settling, the requests it sent, or a dialog
-// cutting everything short.
+// cutting everything short (ARCHITECTURE.md §8).
 //
 // A [Waiter] serves one action and is then thrown away. The page actor
 // creates it before the action, feeds it the page's events from its own
