@@ -244,6 +244,7 @@ type ActionResult struct {
 type actionOptions struct {
 	navigationTimeout time.Duration // 0: waiter default
 	skipStableDOM     bool
+	navigates         bool // a navigation command: waiter.Config.Navigates
 	// handleDialog, if non-nil, answers dialogs of the types it accepts
 	// while the action runs, instead of stopping at them.
 	handleDialog func(typ string) (answer dialogAnswer, ok bool)
@@ -300,6 +301,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		Network:           a.emu.network(),
 		NavigationTimeout: opts.navigationTimeout,
 		SkipStableDOM:     opts.skipStableDOM,
+		Navigates:         opts.navigates,
 	}
 	if opts.handleDialog != nil {
 		// The dialog is answered on the session of the frame that opened

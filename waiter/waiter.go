@@ -88,6 +88,11 @@ type Config struct {
 	// NavigationTimeout bounds the wait for a started navigation to finish.
 	// If zero, 3 s × Network.
 	NavigationTimeout time.Duration
+	// Navigates says the action is a navigation command (navigate_page,
+	// new_page): the document it leaves is not followed, only the
+	// navigation and then the new document. Following the old one cost a
+	// tracker's setup and a settle wait that the navigation cancels.
+	Navigates bool
 	// SkipStableDOM waits only for navigation and requests, not for the DOM
 	// to go quiet.
 	SkipStableDOM bool
@@ -315,7 +320,7 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		defer cancel()
 		page.Stop(sctx)
 	}()
-	follow := !w.cfg.SkipStableDOM
+	follow := !w.cfg.SkipStableDOM && !w.cfg.Navigates
 	tracked := false
 	if follow {
 		// Bounded: a paused renderer must not hang the setup (upstream #2427).
@@ -379,9 +384,15 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		Requests: scale(requestCap, net),
 		Max:      max(scale(requestCap, net), scale(quietCap, cpu)),
 	}
-	if follow {
+	switch {
+	case follow:
 		startSettle(followed)
-	} else {
+	case w.cfg.Navigates:
+		// The new document is waited for once the navigation finished;
+		// a navigation that stays in the document (a fragment) leaves
+		// the probe window.
+		settleDone = true
+	default:
 		startSettle(fresh)
 	}
 

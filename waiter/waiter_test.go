@@ -611,3 +611,28 @@ func TestRunBoundsPending(t *testing.T) {
 		}
 	}
 }
+
+// TestRunNavigates: a navigation command follows nothing in the document
+// it leaves (no tracker set up there, no settle wait that the navigation
+// cancels): it waits for the navigation, then for the new document's DOM.
+func TestRunNavigates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakePage{t0: time.Now()}
+		w := waiter.New(waiter.Config{Navigates: true})
+		start := time.Now()
+		res, err := w.Run(context.Background(), p, func(context.Context) error {
+			w.NavigationStarted()
+			after(300*time.Millisecond, w.NavigationFinished)
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(res, waiter.Result{Navigated: true}) {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+		if took := time.Since(start); took != 400*time.Millisecond {
+			t.Errorf("Run took %v, want the navigation and the new document's 100ms", took)
+		}
+		if p.tracked != 0 || p.settles != 1 || p.stopped != 1 {
+			t.Errorf("Track %d, Settle %d, Stop %d: want 0, 1 (the new document), 1", p.tracked, p.settles, p.stopped)
+		}
+	})
+}

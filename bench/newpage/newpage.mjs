@@ -117,6 +117,7 @@ for (let round = 0; round < rounds; round++) {
       const snap = await c.callTool({ name: 'take_snapshot', arguments: { pageId: id } }, undefined, { timeout: 60000 });
       const k = `${s.label} ${p.name}`;
       (samples[k] ||= []).push(Math.round(took));
+      process.stderr.write(`${k} ${Math.round(took)} ms (load ${load()})\n`);
       if (!text(snap).includes(p.want)) misses[k] = (misses[k] || 0) + 1;
       await c.callTool({ name: 'close_page', arguments: { pageId: id } });
     }
