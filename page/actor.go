@@ -180,6 +180,11 @@ type frame struct {
 	loaderID string
 	url      string
 	context  runtime.ExecutionContextID // default world, 0 when none yet
+	// tracker is the document's tracker controller (tracker.go), as
+	// found in context trackerIn: valid while that context is the
+	// frame's. It spares each action two round trips to find it.
+	tracker   runtime.RemoteObjectID
+	trackerIn runtime.ExecutionContextID
 	// sess is the session that reaches the frame: the page's own, or an
 	// out-of-process iframe's; nil until a session reports the frame,
 	// which then counts as the page's own ([Actor.sessionOf]).

@@ -37,6 +37,10 @@ var findTextJS string
 // Stop).
 type causalProbe struct {
 	c *cdp.Client
+	// cached, if set, is the controller the actor found in the current
+	// document before (frame.tracker); first is the one Track used, for
+	// the actor to keep.
+	cached, first runtime.RemoteObjectID
 	// context is the execution context to track in: 0 for the main
 	// frame's main world, an out-of-process iframe's default world for
 	// an action in it (see framesProbe).
@@ -50,21 +54,41 @@ type causalProbe struct {
 	missing string
 }
 
-func newProbe(c *cdp.Client, context runtime.ExecutionContextID) *causalProbe {
-	return &causalProbe{c: c, context: context, group: newGroup("settle")}
+func newProbe(c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID) *causalProbe {
+	return &causalProbe{c: c, context: context, cached: cached, group: trackerGroup}
 }
+
+// trackerGroup is the object group of the references to controllers: kept
+// for the document's life (the actor caches one per frame), freed with its
+// execution context.
+const trackerGroup = "tabhive-tracker"
+
+const beginJS = "function (c, h) { this.begin(c, h) }"
 
 // begin finds the tracker of the current document and begins following
 // in it.
 func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Duration) error {
+	if id := p.cached; id != "" {
+		p.cached = ""
+		// The document of a cached controller may have gone: then it is
+		// looked up in the current one.
+		if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err == nil {
+			p.tracker, p.first = id, id
+			p.begun = append(p.begun, id)
+			return nil
+		}
+	}
 	id, late, err := trackerOf(ctx, p.c, p.context, p.group)
 	if err != nil {
 		p.tracker = ""
 		return err
 	}
 	p.tracker = id
+	if p.first == "" {
+		p.first = id
+	}
 	p.begun = append(p.begun, id)
-	if err := trackerCall(ctx, p.c, id, "function (c, h) { this.begin(c, h) }", nil, counting, horizon.Milliseconds()); err != nil {
+	if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err != nil {
 		p.tracker = ""
 		return err
 	}
@@ -117,8 +141,16 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		Reason  string `json:"reason"`
 		Pending string `json:"pending"`
 	}
-	if err := trackerCall(ctx, p.c, p.tracker, "function (o) { return this.settle(o) }", &st, opts); err != nil {
+	id := p.tracker
+	if err := trackerCall(ctx, p.c, id, "function (o) { return this.settle(o) }", &st, opts); err != nil {
 		return waiter.Settled{}, err
+	}
+	// Settled, the tracker stopped itself.
+	for i, b := range p.begun {
+		if b == id {
+			p.begun = append(p.begun[:i], p.begun[i+1:]...)
+			break
+		}
 	}
 	out := waiter.Settled{Reason: st.Reason}
 	if st.Pending != "" {
@@ -132,13 +164,14 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 	return out, nil
 }
 
-// Stop stops every tracker the probe began and releases its references.
+// Stop stops every tracker the probe began and has not seen settle. The
+// references stay in trackerGroup, for the actor to reuse, and go with
+// their documents.
 func (p *causalProbe) Stop(ctx context.Context) {
 	for _, id := range p.begun {
 		trackerCall(ctx, p.c, id, "function () { this.stop() }", nil)
 	}
 	p.begun, p.tracker = nil, ""
-	releaseGroup(p.c, ctx, p.group)
 }
 
 // framesProbe implements [waiter.Page] for an action on an element of an
@@ -329,9 +362,18 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		}
 	}
 	a.stopLeftTrackers(ctx)
-	var probe waiter.Page = newProbe(a.c, 0)
+	main := a.frames[a.mainFrame]
+	var cached runtime.RemoteObjectID
+	var cachedIn runtime.ExecutionContextID
+	if main != nil && main.context != 0 && main.trackerIn == main.context && !opts.navigates {
+		cached, cachedIn = main.tracker, main.context
+	} else if main != nil {
+		cachedIn = main.context
+	}
+	top := newProbe(a.c, 0, cached)
+	var probe waiter.Page = top
 	if opts.frame.c != nil {
-		probe = &framesProbe{top: newProbe(a.c, 0), frame: newProbe(opts.frame.c, opts.frame.id)}
+		probe = &framesProbe{top: top, frame: newProbe(opts.frame.c, opts.frame.id, "")}
 	}
 	w := waiter.New(cfg)
 	a.waiter = w
@@ -360,6 +402,12 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	var res ActionResult
 	select {
 	case r := <-waited:
+		// The wait is over: the probe is the actor's to read again.
+		if main := a.frames[a.mainFrame]; main != nil && top.first != "" && main.context != 0 && main.context == cachedIn {
+			// The document Track followed is still the frame's: keep its
+			// controller for the next action.
+			main.tracker, main.trackerIn = top.first, main.context
+		}
 		res.Pending, res.Unfollowed = r.Pending, r.Unfollowed
 		if r.Dialog {
 			// Its renderer is paused: the trackers are stopped once the

@@ -66,6 +66,9 @@ type Settling struct {
 	Fresh bool
 }
 
+// A settle wait that ends with a result (not an error) has stopped
+// following: the page does it as it answers, which spares a round trip.
+
 // Settled is what the page said when it settled.
 type Settled struct {
 	// Reason is "settled", "navigating" (the document started a
@@ -472,9 +475,10 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 					page.Release(hctx, e.id)
 					cancel()
 					if settleDone && !res.Navigated && res.Unfollowed == "" && !w.cfg.SkipStableDOM {
-						// The page had settled before the script ran:
-						// what the script does is waited for too.
-						startSettle(followed)
+						// The page had settled (and stopped following)
+						// before the script ran: what the script does
+						// shows in the DOM going quiet after it.
+						startSettle(fresh)
 					}
 				}
 			}

@@ -42,7 +42,8 @@
 //             requests pending, once
 //             o.requests ms have passed; or o.max ms after the call.
 //             pending summarises, one line per kind, what is still
-//             scheduled: how many, the nearest, of what kind.
+//             scheduled: how many, the nearest, of what kind. Settling
+//             stops following.
 //   stop()    dormant again (idempotent); a tracker nobody stops stops
 //             itself `lifetime` ms after begin
 //   state()   {active, observing, missing}, for tests
@@ -660,7 +661,10 @@
       clearT(t);
       wake = () => {};
       settling = null;
-      resolve({ __proto__: null, reason, pending: reason === 'stopped' ? '' : summary() });
+      const pending = reason === 'stopped' ? '' : summary();
+      // Settled: following ends here, as tabhive would end it next.
+      if (reason !== 'stopped') stop();
+      resolve({ __proto__: null, reason, pending });
     };
     settling = finish;
     const check = () => {
