@@ -87,7 +87,8 @@
 //	                                   microtask, mutation records, a style change.
 //	                                   The zoo passes with it under -race at load
 //	                                   30–55 on 2 cores; a click that causes
-//	                                   nothing settles in 28–35 ms.
+//	                                   nothing settles in 29–30 ms (median, load
+//	                                   38–47).
 //	horizon             1 s × CPU      work further ahead is not what the action
 //	                                   waits on (a toast's timeout, a poll). The
 //	                                   effects of actions in six real web apps
