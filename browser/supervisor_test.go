@@ -75,7 +75,7 @@ func TestLaunchListOpenClose(t *testing.T) {
 	}
 	select {
 	case <-a.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("closed page's actor did not stop")
 	}
 	// Ids are never reused.
@@ -303,10 +303,10 @@ func TestRelaunchAfterBrowserDeath(t *testing.T) {
 	// The page's actor and the supervisor notice at once: sockets are gone.
 	select {
 	case <-a.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("page actor still running after its browser died")
 	}
-	for deadline := time.Now().Add(5 * time.Second); s.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); s.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("supervisor did not notice its browser died")
 		}
