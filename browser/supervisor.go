@@ -500,8 +500,9 @@ func (s *Supervisor) ClosePageOf(ctx context.Context, id int, mine func(PageInfo
 	}
 	cerr := closeTarget(ctx, p.conn, p.targetID)
 	// Record the outcome even when the caller has given up: a page left
-	// marked as closing would never count as open again.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	// marked as closing would never count as open again. The bound is
+	// generous: on a loaded machine the supervisor may be busy for seconds.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	gone := false
 	_, err = actor.Ask(rctx, s.act, func(context.Context) (struct{}, error) {

@@ -37,8 +37,10 @@ func newSupervisor(t *testing.T) *browser.Supervisor {
 	return s
 }
 
+// ctx bounds a step of a test; each test's first step launches its own
+// Chromium, which several tests do at once: generous for a loaded machine.
 func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return c
 }
