@@ -208,7 +208,7 @@ func (p *Policy) checkPatterns(action, shown, raw string, useAllowList bool) err
 		return &RefusedError{Action: action, URL: shown, Reason: ReasonInvalidURL, detail: err.Error()}
 	}
 	for _, b := range p.blocked {
-		if b.matchParts(&u) {
+		if b.matchBlocked(&u) {
 			return &RefusedError{Action: action, URL: shown, Reason: ReasonBlocked, Pattern: b.String()}
 		}
 	}
