@@ -25,8 +25,12 @@ type session struct {
 	// live in (--isolate-sessions): the session sees and touches only them.
 	isolated string
 	sandbox  *sandbox.Sandbox // where this client's file-writing tools may write
-	// rootsCapable reports that the client declared the roots capability.
+	// rootsCapable reports that the client declared the roots capability
+	// and that its roots apply.
 	rootsCapable bool
+	// rootsIgnored reports that the client declared roots over HTTP, where
+	// they are ignored unless Config.TrustClientRoots.
+	rootsIgnored bool
 	// background counts the session's short-lived goroutines (roots
 	// requests); the server waits for it on Close.
 	background *sync.WaitGroup

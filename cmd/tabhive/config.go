@@ -211,6 +211,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
 	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups and the page it was given included (0: no limit)")
+	boolean(&s.TrustClientRoots, "trust-client-roots", "trustClientRoots", "over HTTP, let a client's MCP roots open those directories of this machine to its file tools (by default ignored over HTTP: they name the client's machine)")
 	boolean(&s.Unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
 	for _, n := range []string{"filesystem-root", "filesystemRoot", "workspace"} {
 		fs.Var(listFlag{v: &s.Workspaces}, n, "a directory every session's file tools may read and write, beside its MCP roots and its private directory (repeatable)")

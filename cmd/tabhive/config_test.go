@@ -71,6 +71,7 @@ func flagCases() []struct {
 
 	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
 	each([]string{"max-pages-per-session", "maxPagesPerSession"}, "3", func(c *Config) any { return c.Server.MaxPagesPerSession }, 3)
+	each([]string{"trust-client-roots", "trustClientRoots"}, "", func(c *Config) any { return c.Server.TrustClientRoots }, true)
 	each([]string{"allow-unrestricted-paths", "allowUnrestrictedPaths"}, "", func(c *Config) any { return c.Server.Unrestricted }, true)
 	ws := os.TempDir()
 	each([]string{"filesystem-root", "filesystemRoot", "workspace"}, ws, func(c *Config) any { return c.Server.Workspaces }, []string{ws})
@@ -124,6 +125,7 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.HTTP.Token }, ""},
 		{func(c *Config) any { return c.Server.MaxPagesPerSession }, 0},
 		{func(c *Config) any { return c.Server.IsolateSessions }, false},
+		{func(c *Config) any { return c.Server.TrustClientRoots }, false},
 		{func(c *Config) any { return c.Server.Screenshot.Quality }, (*int)(nil)},
 		{func(c *Config) any { return c.Server.Version }, version},
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
