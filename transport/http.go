@@ -128,6 +128,9 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 				return
 			}
 		}
+		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && s.refuseBatch(w, r) {
+			return
+		}
 		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && r.Header.Get(sessionIDHeader) == "" {
 			// A POST without a session id is how a session is made: it
 			// takes a slot before the SDK sees it, so that parallel
