@@ -206,7 +206,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 		fs.DurationVar(&h.SessionTimeout, n, 30*time.Minute, "close HTTP sessions idle this long")
 	})
 	integer(&h.MaxSessions, "max-sessions", "maxSessions", 0, "refuse new HTTP sessions while this many are open, counted from their initialize (0: no limit)")
-	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "refuse new HTTP connections (503) while this many are open (0: no limit)")
+	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "at most this many HTTP connections that passed the token and host checks, and as many more waiting to (closed after 5 s, the oldest first); one more authenticated request gets 503 (0: no limit)")
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
