@@ -128,6 +128,7 @@ type Server struct {
 	tools []*tool
 
 	metrics  *Metrics
+	seen     *seenLedger        // what all sessions keep for diffs
 	sessions sync.Map           // *mcp.ServerSession → *session
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
 	watchers sync.WaitGroup     // one per session, ends with it; and roots requests
@@ -144,7 +145,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if cfg.LaunchTimeout == 0 {
 		cfg.LaunchTimeout = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics}
+	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics, seen: newSeenLedger(maxServerSeenBytes)}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
@@ -218,6 +219,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 			defer s.watchers.Done()
 			ss.Wait()
 			s.sessions.Delete(ss)
+			s.seen.dropSession(sess) // what it kept for diffs goes with it
 			if sess.isolated != "" {
 				// The session's pages go with it.
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -238,7 +240,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 }
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
-	sess := &session{ss: ss, sandbox: sandbox.New(s.sandboxConfig()), background: &s.watchers}
+	sess := &session{ss: ss, sandbox: sandbox.New(s.sandboxConfig()), background: &s.watchers, ledger: s.seen}
 	if s.cfg.IsolateSessions {
 		sess.isolated = fmt.Sprintf("session-%d", s.nextCtx.Add(1))
 	}

@@ -64,6 +64,9 @@ type session struct {
 	// each page, by page id, for diffs (see snapshots.go for why the
 	// session owns them).
 	snapshots map[int]seenSnapshot
+	// ledger counts what all sessions of the server keep for diffs; nil
+	// in tests that make a bare session.
+	ledger *seenLedger
 
 	// firstPage serialises giving an isolated session its first page.
 	firstPage sync.Mutex

@@ -63,6 +63,11 @@ func flagCases() []struct {
 	each([]string{"auth-token", "authToken"}, "s3cret", func(c *Config) any { return c.HTTP.Token }, "s3cret")
 	each([]string{"session-idle-timeout", "sessionIdleTimeout"}, "90s", func(c *Config) any { return c.HTTP.SessionTimeout }, 90*time.Second)
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
+	sessions := func(c *Config) any { return c.HTTP.MaxSessions }
+	rows = append(rows,
+		row{[]string{"--http", ":0"}, sessions, defaultHTTPMaxSessions},
+		row{[]string{"--http", ":0", "--max-sessions", "0"}, sessions, 0},
+		row{[]string{"--http", ":0", "--maxSessions", "7"}, sessions, 7})
 	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
 	each([]string{"max-reply-bytes", "maxReplyBytes"}, "65536", func(c *Config) any { return c.Server.MaxReplyBytes }, 65536)
 	each([]string{"snapshot-max-bytes", "snapshotMaxBytes"}, "4096", func(c *Config) any { return c.Server.SnapshotMaxBytes }, 4096)
