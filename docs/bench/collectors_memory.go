@@ -1,7 +1,7 @@
 //go:build ignore
 
 // collectors_memory measures an MCP browser server's resident memory while
-// one of its pages logs, throws and fetches without end (issue 4): the
+// one of its pages logs, throws and fetches without end: the
 // figures in collectors-memory.md.
 //
 //	go build -o /tmp/tabhive ./cmd/tabhive

@@ -2,7 +2,7 @@
 
 // evaluate_memory measures an MCP browser server's peak resident memory
 // while four sessions' pages each return a 50 MB string from evaluate_script
-// at once (issue 10: one call must not take the server's memory). The
+// at once (one call must not take the server's memory). The
 // server is started over stdio; the four calls go to four pages of its one
 // session, in parallel, repeated -rounds times. It prints the peak RSS of the
 // server process (VmHWM: not Chrome's), the reply sizes and the time taken.

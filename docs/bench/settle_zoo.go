@@ -1,7 +1,7 @@
 //go:build ignore
 
-// settle_zoo measures what an MCP browser server's click waits for (issue
-// 12): for each case of the zoo, a click on a button whose effect lands in
+// settle_zoo measures what an MCP browser server's click waits for: for
+// each case of the zoo, a click on a button whose effect lands in
 // its own way, then a snapshot at once; the case is "seen" when the
 // snapshot shows the effect. It also times clicks that cause nothing.
 // Drive any server that speaks chrome-devtools-mcp's tools over stdio:
@@ -65,7 +65,7 @@ for (const name of Object.keys(cases)) {
 }
 </script></body></html>`
 
-// order is the zoo's rows, as issue 12's table gives them.
+// order is the zoo's rows, as docs/BENCHMARKS.md's table gives them.
 var order = []string{"timer50", "timer120", "timer180", "timer300", "timer600", "fetch0", "fetch80", "fetch150", "frames10", "frames30", "chain", "timer5s"}
 
 type row struct {

@@ -1,7 +1,7 @@
 //go:build ignore
 
 // snapshot_tokens measures what an agent pays in reply text for three
-// fixed tasks on real offline documents (issue 14), against any MCP
+// fixed tasks on real offline documents, against any MCP
 // browser server driven over stdio:
 //
 //   - heading: in the Rust book's one-page print view (book/print.html,
