@@ -90,6 +90,11 @@ type Options struct {
 	// StartTimeout bounds the wait for the DevTools pipe (or port) to
 	// answer. If zero, 30s.
 	StartTimeout time.Duration
+	// Preloading leaves the profile's speculative loading setting as it is
+	// (see preload.go), as a user's own browser has it; by default Start
+	// turns speculative loading off. Only for tests of connecting to such
+	// a browser.
+	Preloading bool
 	// DebuggingPort opens a DevTools TCP port on 127.0.0.1 instead of the
 	// pipe, as a user's own Chrome started with --remote-debugging-port
 	// has: only for tests of connecting to such a browser. Any page that
@@ -147,6 +152,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := checkArgs(opts.Args); err != nil {
 		p.removeDirs()
 		return nil, err
+	}
+	if !opts.Preloading {
+		if err := disablePreloading(p.profile, profileDirectory(opts.Args)); err != nil {
+			p.removeDirs()
+			return nil, err
+		}
 	}
 	if p.tmpDir, err = os.MkdirTemp("", "tabhive-chromium-"); err != nil {
 		p.removeDirs()
