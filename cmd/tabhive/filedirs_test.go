@@ -13,7 +13,6 @@ import (
 // sessions' private directories, whether a tool opens them or a page
 // embeds them, files or directory listings.
 func TestFileNavigationsSparePrivateDirsThroughBinary(t *testing.T) {
-	t.Parallel()
 	profile := filepath.Join(t.TempDir(), "profile")
 	in := startHTTP(t, "--file-navigations", "--isolate-sessions", "--user-data-dir", profile)
 	a, b := in.client(nil), in.client(nil)
@@ -54,7 +53,7 @@ func TestFileNavigationsSparePrivateDirsThroughBinary(t *testing.T) {
 	if err := os.WriteFile(page, []byte(html), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	text(t, b, "navigate_page", map[string]any{"url": "file://" + page})
+	text(t, b, "navigate_page", map[string]any{"url": "file://" + page, "timeout": 60000})
 	var snap string
 	waitFor(t, "the allowed directory's listing in its frame", func() bool {
 		snap = text(t, b, "take_snapshot", nil)

@@ -18,7 +18,6 @@ import (
 // that port, whether the agent asks for them or a page does. The witness
 // listens on every address, so each spelling would reach it.
 func TestBlockedLoopbackAliasesThroughBinary(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	var seen []string
 	ln, err := net.Listen("tcp", ":0") // IPv4 and IPv6, every address
@@ -62,7 +61,7 @@ Promise.allSettled(`+list+`.map(u => fetch(u, {mode: 'no-cors'}))).finally(() =>
 			t.Errorf("navigate_page %s = %v %q, want refused by the pattern", u, isErr, got)
 		}
 	}
-	text(t, cs, "navigate_page", map[string]any{"url": pageSite.URL + "/"})
+	text(t, cs, "navigate_page", map[string]any{"url": pageSite.URL + "/", "timeout": 60000})
 	waitFor(t, "the page's fetches", func() bool {
 		select {
 		case <-done:

@@ -13,7 +13,6 @@ import (
 // it may open two more, and a popup a timer opens later is closed, so the
 // session never holds a fourth page.
 func TestMaxPagesCountsGivenPageThroughBinary(t *testing.T) {
-	t.Parallel()
 	site := browsertest.Serve(t, browsertest.HTML("Site", `<p>site</p>`)).URL
 	in := startHTTP(t, "--isolate-sessions", "--max-pages-per-session", "3")
 	cs := in.client(nil)

@@ -31,7 +31,6 @@ func rootsClient(t *testing.T, tr mcp.Transport, root string) *mcp.ClientSession
 // --trust-client-roots the operator trusts them; over stdio they hold as
 // before.
 func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	secret := filepath.Join(dir, "secret.txt")
 	if err := os.WriteFile(secret, []byte("the server's secret"), 0o600); err != nil {
@@ -41,7 +40,7 @@ func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
 	// try reports whether the client could read secret and write next to it.
 	try := func(cs *mcp.ClientSession, name string) (upload, snap string) {
 		t.Helper()
-		text(t, cs, "navigate_page", map[string]any{"url": site})
+		text(t, cs, "navigate_page", map[string]any{"url": site, "timeout": 60000})
 		m := regexp.MustCompile(`uid=(\S+) button "File"`).FindStringSubmatch(text(t, cs, "take_snapshot", nil))
 		if m == nil {
 			t.Fatalf("%s: no file input in the snapshot", name)

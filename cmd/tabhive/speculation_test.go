@@ -11,12 +11,11 @@ import (
 // the list) reach nothing, and the page's navigation there is refused
 // rather than served from a speculative copy.
 func TestSpeculationRulesThroughBinary(t *testing.T) {
-	t.Parallel()
 	outside := newWitness(t, map[string]string{"/secret": "<title>Outside</title><p>outside content</p>"})
 	allowed := newWitness(t, map[string]string{"/": "<title>Allowed</title><p>allowed</p>"})
 	in := startHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
 	cs := in.client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/"})
+	text(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/", "timeout": 60000})
 	text(t, cs, "evaluate_script", map[string]any{"function": `() => {
   const s = document.createElement('script'); s.type = 'speculationrules';
   s.textContent = JSON.stringify({prefetch: [{source: 'list', urls: ['` + outside.url + `/secret', '/allowed-prefetch']}],

@@ -14,12 +14,14 @@ import (
 // process outside the request interception that enforces tabhive's URL
 // policy: a page, or an agent's script, could make the browser fetch a
 // refused URL, and a navigation to it would then show the prefetched or
-// prerendered page without any request to refuse. Neither a switch nor a
-// feature flag turns it off in Chromium 156 (--disable-features=Prerender2
-// leaves prefetch on, and prerenders fall back to prefetch); the profile
-// preference behind "Preload pages: No preloading" does, for every
-// browser context of the profile, isolated ones included. So Start writes
-// it into the profile before Chromium reads it.
+// prerendered page without any request to refuse. On Chromium 156, none
+// of --disable-features=Prerender2, --disable-features=SpeculationRules
+// and --disable-blink-features=SpeculationRules stops it (prefetches go
+// on, and a navigation is served from them); the profile preference
+// behind "Preload pages: No preloading" does, for every browser context
+// of the profile, isolated ones included (measured with a server counting
+// requests). So Start writes it into the profile before Chromium reads
+// it.
 
 // noPreloading is the value of net.network_prediction_options that turns
 // preloading off ("Preload pages: No preloading").
@@ -98,4 +100,15 @@ func cutValue(arg string) (name, value string, ok bool) {
 		}
 	}
 	return arg, "", false
+}
+
+// HasSwitch reports whether args hold the Chromium switch name (without
+// dashes), in any spelling Chromium accepts.
+func HasSwitch(args []string, name string) bool {
+	for _, a := range args {
+		if switchName(a) == name {
+			return true
+		}
+	}
+	return false
 }
