@@ -33,7 +33,7 @@ const bigSize = 50<<20 + 2
 // three times the reply cap, some fifty chunks. Saving is slow under the
 // race detector (encoding/json scans every byte, instrumented: about 15 s
 // for 50 MB), so the saving tests use this; the 50 MB case is measured
-// against the binary (docs/bench/evaluate_memory.go).
+// against the binary (bench/evalmemory).
 const fileResult = "() => 'x'.repeat(12 << 20)"
 
 // fileSize is the size of fileResult's JSON text.
