@@ -12,16 +12,17 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
 
-// noisePage is where drawNoise draws random pixels over 1280x6000 CSS
+// noisePage is where drawNoise draws random pixels over 1280x4000 CSS
 // pixels, which no image encoder compresses: a full-page PNG of it is
-// about 30 MB.
+// about 15 MB.
 const noisePage = `<!doctype html><title>Noise</title><style>html { scrollbar-width: none } body { margin: 0 } canvas { display: block }</style>`
 
 const drawNoise = `async () => {
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 2; i++) {
     const c = document.createElement('canvas'); c.width = 1280; c.height = 2000; document.body.append(c);
     const g = c.getContext('2d'), img = g.createImageData(1280, 2000), d = new Uint32Array(img.data.buffer);
-    for (let j = 0; j < d.length; j++) d[j] = (Math.random() * 0x1000000) | 0xff000000;
+    for (let j = 0; j < d.length; j += 16384) crypto.getRandomValues(d.subarray(j, j + 16384));
+    for (let j = 0; j < d.length; j++) d[j] |= 0xff000000;
     g.putImageData(img, 0, 0);
     await new Promise(r => setTimeout(r));
   }
@@ -43,15 +44,19 @@ func procKB(t *testing.T, pid int, field string) int {
 }
 
 // TestLargeScreenshotMemoryThroughBinary: a full-page screenshot of about
-// 30 MB is streamed from the browser to a file: it is saved whole, and
-// the server's resident memory grows by a few megabytes, not by the image
-// several times over (its base64 text, the decoded bytes, their copies).
+// 15 MB is streamed from the browser to a file: it is saved whole, and
+// the server's resident memory grows by less than the image, not by the
+// image several times over (its base64 text, the decoded bytes, their
+// copies: 125 MB for 22 MB before streaming; streamed, 6 MB for 15 MB).
+// Under the race detector, whose shadow memory grows with every
+// allocation, the bound is four times the image (41 MB for 15 MB
+// measured), still below what holding it took without the detector.
 func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Noise", noisePage)).URL
 	in := startHTTP(t)
 	cs := in.client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": 60000})
-	if got := text(t, cs, "evaluate_script", map[string]any{"function": drawNoise, "timeout": 120000}); !strings.Contains(got, "6000") {
+	if got := text(t, cs, "evaluate_script", map[string]any{"function": drawNoise, "timeout": 120000}); !strings.Contains(got, "4000") {
 		t.Fatalf("noise page: %q", got)
 	}
 	pid := in.cmd.Process.Pid
@@ -67,7 +72,7 @@ func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 		t.Fatalf("take_screenshot = %v %q, want it saved to a file", isErr, got)
 	}
 	fi, err := os.Stat(m[1])
-	if err != nil || fi.Size() < 20<<20 {
+	if err != nil || fi.Size() < 10<<20 {
 		t.Fatalf("saved screenshot: %v, %d bytes; want the whole image", err, fi.Size())
 	}
 	f, err := os.Open(m[1])
@@ -75,10 +80,14 @@ func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width != 1280 || cfg.Height != 6000 {
-		t.Errorf("saved screenshot: %+v, %v; want a 1280x6000 PNG", cfg, err)
+	if cfg, err := png.DecodeConfig(f); err != nil || cfg.Width != 1280 || cfg.Height != 4000 {
+		t.Errorf("saved screenshot: %+v, %v; want a 1280x4000 PNG", cfg, err)
 	}
-	if grew := (peak - before) << 10; grew > 16<<20 {
-		t.Errorf("the server's resident memory grew by %d MB for a %d MB screenshot; want it streamed", grew>>20, fi.Size()>>20)
+	bound := fi.Size()
+	if raceEnabled {
+		bound *= 4
+	}
+	if grew := int64(peak-before) << 10; grew > bound {
+		t.Errorf("the server's resident memory grew by %d MB for a %d MB screenshot; want it streamed (less than %d MB)", grew>>20, fi.Size()>>20, bound>>20)
 	}
 }
