@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,8 +23,13 @@ import (
 //     oldest pre-auth one is closed to make room (a client with the token
 //     sends its request at once, and so is past this stage in a
 //     round trip, long before a flood of new connections reaches it);
-//   - a pre-auth connection is closed preAuthTimeout after its accept,
-//     where an authenticated one may idle for the server's idle timeout;
+//   - a pre-auth connection that has sent nothing is closed
+//     preAuthTimeout after its accept, where an authenticated one may
+//     idle for the server's idle timeout; once its first bytes arrive,
+//     the server's header timeout bounds it instead, and its request is
+//     checked as soon as its headers are read (on a loaded machine a
+//     request may wait longer than preAuthTimeout to be handled, and
+//     must not be cut off mid-way);
 //   - a request that is refused (any 4xx or 5xx answer: 401, 403, 404,
 //     413...) closes its connection once answered (see [closeOnError]), so
 //     a refused client must connect again, as a pre-auth connection.
@@ -42,12 +48,13 @@ func LimitListener(ln net.Listener, max int) net.Listener {
 	if max <= 0 {
 		return ln
 	}
-	return &limitListener{Listener: ln, max: max}
+	return &limitListener{Listener: ln, max: max, preAuth: preAuthTimeout}
 }
 
 type limitListener struct {
 	net.Listener
-	max int
+	max     int
+	preAuth time.Duration // preAuthTimeout, shorter in tests
 
 	mu     sync.Mutex     // guards the fields below
 	pre    []*limitedConn // pre-auth connections, oldest first
@@ -69,7 +76,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		l.dropPreLocked(evict)
 	}
 	l.pre = append(l.pre, lc)
-	lc.timer = time.AfterFunc(preAuthTimeout, lc.expire) // stopped by promote or Close
+	lc.timer = time.AfterFunc(l.preAuth, lc.expire) // stopped by promote or Close
 	l.mu.Unlock()
 	if evict != nil {
 		evict.Conn.Close() // its server sees the error and calls Close
@@ -103,6 +110,20 @@ type limitedConn struct {
 	l     *limitListener
 	state int         // guarded by l.mu
 	timer *time.Timer // closes it if still pre-auth; set before Accept returns
+	// started is set by the first Read that returns bytes.
+	started atomic.Bool
+}
+
+// Read stops the pre-auth timer at the first bytes of a request: from
+// there the server's header timeout bounds the connection, and its
+// request's checks decide.
+func (c *limitedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && !c.started.Load() {
+		c.started.Store(true)
+		c.timer.Stop()
+	}
+	return n, err
 }
 
 // promote counts c as authenticated, if it is not already, and reports
