@@ -1,0 +1,417 @@
+package trace
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Thresholds DevTools applies to main-thread work.
+const (
+	forcedReflowThreshold = 30_000 // µs of layout forced by script in one task
+	longTaskThreshold     = 50_000 // µs
+	domSizeDuration       = 40_000 // µs: a layout or style pass this long counts as large
+	layoutObjects         = 100    // dirty objects that make a layout large
+	styleElements         = 300    // elements that make a style recalculation large
+)
+
+// layoutEvent is a Layout or UpdateLayoutTree event.
+type layoutEvent struct {
+	timed
+	Name          string
+	Frame         string
+	DirtyObjects  float64
+	TotalObjects  float64
+	ElementCount  float64
+	StackTop      *callFrame // the top of its stack, zero-based
+	forced        bool
+	topLevel      *callFrame // the FunctionCall that ran it, if any
+	topLevelEvent int
+}
+
+// domStats is a DOMStats event: the DOM's size in a frame.
+type domStats struct {
+	timed
+	Frame         string
+	TotalElements float64
+	MaxDepth      *struct {
+		Depth    float64 `json:"depth"`
+		NodeName string  `json:"nodeName"`
+		NodeID   int64   `json:"nodeId"`
+	}
+	MaxChildren *struct {
+		NumChildren float64 `json:"numChildren"`
+		NodeName    string  `json:"nodeName"`
+		NodeID      int64   `json:"nodeId"`
+	}
+}
+
+// threadEvent is a main-thread event kept for attributing time and bytes to
+// the sites (entities) that caused them.
+type threadEvent struct {
+	TS, Dur  float64
+	name     string
+	instant  bool
+	url      string // the event's own URL, if it has one
+	reqID    string // the request it concerns, for network events
+	encoded  float64
+	recvKind byte // 1 ResourceReceivedData, 2 ResourceFinish, 3 ResourceReceiveResponse
+	cacheHit bool
+}
+
+// renderer follows the renderers' main threads: forced reflows and long
+// tasks (DevTools' warnings handler), large layouts and style passes, DOM
+// statistics, and the events that third-party time is counted from.
+type renderer struct {
+	// The warnings state machine runs over every event in file order, as
+	// DevTools' does.
+	allStack      []timed
+	jsStack       []timed
+	taskReflows   []*layoutEvent
+	forcedReflows []*layoutEvent
+	longTasks     []timed
+
+	// funcStack tracks FunctionCall events per thread, to find the call that
+	// forced a reflow.
+	funcStack map[int64][]funcCall
+
+	largeLayouts []*layoutEvent // Layout/UpdateLayoutTree events over domSizeDuration
+	domStats     map[string][]*domStats
+
+	workerThreads map[int64]bool
+
+	// threads holds the main-thread events of renderer main threads, by pid
+	// then tid; pidOrder is the order in which processes were first seen.
+	threads  map[int64]map[int64][]threadEvent
+	pidOrder []int64
+	seenPID  map[int64]bool
+	// open holds B events waiting for their E, per thread.
+	open map[int64][]threadEvent
+}
+
+type funcCall struct {
+	timed
+	frame callFrame
+	has   bool
+}
+
+func newRenderer() *renderer {
+	return &renderer{
+		funcStack:     map[int64][]funcCall{},
+		domStats:      map[string][]*domStats{},
+		workerThreads: map[int64]bool{},
+		threads:       map[int64]map[int64][]threadEvent{},
+		seenPID:       map[int64]bool{},
+		open:          map[int64][]threadEvent{},
+	}
+}
+
+func isJSInvocation(name string) bool {
+	switch name {
+	case "RunMicrotasks", "FunctionCall", "EvaluateScript", "v8.evaluateModule", "EventDispatch", "V8.Execute", "V8Console::runTask":
+		return true
+	}
+	return strings.HasPrefix(name, "v8") || strings.HasPrefix(name, "V8")
+}
+
+// accommodate pops the events of stack that ended before ev, then pushes ev.
+func accommodate(stack []timed, t timed, push bool) []timed {
+	for n := len(stack); n > 0 && t.TS > stack[n-1].TS+stack[n-1].Dur; n = len(stack) {
+		stack = stack[:n-1]
+	}
+	if push {
+		stack = append(stack, t)
+	}
+	return stack
+}
+
+func (r *renderer) handle(ev *event, m *meta) {
+	t := timed{Index: ev.Index, TS: ev.TS, Dur: ev.Dur, PID: ev.PID, TID: ev.TID}
+	if !r.seenPID[ev.PID] && (ev.Ph == "B" || ev.Ph == "E" || ev.Ph == "X" || ev.Ph == "I" || ev.Ph == "i") {
+		r.seenPID[ev.PID] = true
+		r.pidOrder = append(r.pidOrder, ev.PID)
+	}
+
+	var layout *layoutEvent
+	if (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") && ev.Ph == "X" {
+		layout = r.layoutEvent(ev, t)
+	}
+
+	// Forced reflows: layout or style work inside script, per top-level
+	// task, as DevTools' warnings handler finds them.
+	r.allStack = accommodate(r.allStack, t, true)
+	r.jsStack = accommodate(r.jsStack, t, isJSInvocation(ev.Name))
+	handled := false
+	if len(r.jsStack) > 0 && (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") {
+		if layout == nil {
+			layout = r.layoutEvent(ev, t) // a B or E half: DevTools counts it too
+		}
+		r.taskReflows = append(r.taskReflows, layout)
+		handled = true
+	}
+	if !handled && len(r.allStack) == 1 {
+		total := 0.0
+		for _, l := range r.taskReflows {
+			total += l.Dur
+		}
+		if total >= forcedReflowThreshold {
+			for _, l := range r.taskReflows {
+				l.forced = true
+				r.forcedReflows = append(r.forcedReflows, l)
+			}
+		}
+		r.taskReflows = r.taskReflows[:0]
+	}
+	if ev.Name == "RunTask" && ev.Dur > longTaskThreshold {
+		r.longTasks = append(r.longTasks, t)
+	}
+
+	switch ev.Name {
+	case "TracingSessionIdForWorker":
+		var a struct {
+			Data *struct {
+				WorkerThreadID int64 `json:"workerThreadId"`
+			} `json:"data"`
+		}
+		if ev.unmarshalArgs(&a) && a.Data != nil {
+			r.workerThreads[a.Data.WorkerThreadID] = true
+		}
+	case "DOMStats":
+		var a struct {
+			Data struct {
+				Frame         string  `json:"frame"`
+				TotalElements float64 `json:"totalElements"`
+				MaxDepth      *struct {
+					Depth    float64 `json:"depth"`
+					NodeName string  `json:"nodeName"`
+					NodeID   int64   `json:"nodeId"`
+				} `json:"maxDepth"`
+				MaxChildren *struct {
+					NumChildren float64 `json:"numChildren"`
+					NodeName    string  `json:"nodeName"`
+					NodeID      int64   `json:"nodeId"`
+				} `json:"maxChildren"`
+			} `json:"data"`
+		}
+		if ev.unmarshalArgs(&a) {
+			d := a.Data
+			r.domStats[d.Frame] = append(r.domStats[d.Frame], &domStats{timed: t, Frame: d.Frame,
+				TotalElements: d.TotalElements, MaxDepth: d.MaxDepth, MaxChildren: d.MaxChildren})
+		}
+	case "FunctionCall":
+		if ev.Ph == "X" {
+			fc := funcCall{timed: t}
+			var a struct {
+				Data *callFrame `json:"data"`
+			}
+			if ev.unmarshalArgs(&a) && a.Data != nil {
+				fc.frame, fc.has = *a.Data, true
+			}
+			st := r.funcStack[ev.TID]
+			for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
+				st = st[:n-1]
+			}
+			r.funcStack[ev.TID] = append(st, fc)
+		}
+	}
+	if layout != nil && ev.Ph == "X" {
+		// The innermost FunctionCall around the layout, if any.
+		st := r.funcStack[ev.TID]
+		for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
+			st = st[:n-1]
+		}
+		r.funcStack[ev.TID] = st
+		if n := len(st); n > 0 && st[n-1].has {
+			f := st[n-1].frame
+			layout.topLevel, layout.topLevelEvent = &f, st[n-1].Index
+		}
+		if layout.Dur >= domSizeDuration {
+			r.largeLayouts = append(r.largeLayouts, layout)
+		}
+	}
+	r.keepThreadEvent(ev, m)
+}
+
+func (r *renderer) layoutEvent(ev *event, t timed) *layoutEvent {
+	var a struct {
+		BeginData *struct {
+			Frame        string      `json:"frame"`
+			DirtyObjects float64     `json:"dirtyObjects"`
+			TotalObjects float64     `json:"totalObjects"`
+			StackTrace   []callFrame `json:"stackTrace"`
+		} `json:"beginData"`
+		ElementCount float64 `json:"elementCount"`
+		Data         *struct {
+			Frame      string      `json:"frame"`
+			StackTrace []callFrame `json:"stackTrace"`
+		} `json:"data"`
+		StackTrace []callFrame `json:"stackTrace"`
+	}
+	ev.unmarshalArgs(&a)
+	l := &layoutEvent{timed: t, Name: ev.Name, ElementCount: a.ElementCount}
+	var stack []callFrame
+	switch {
+	case a.Data != nil && a.Data.StackTrace != nil:
+		stack = a.Data.StackTrace
+	case a.StackTrace != nil:
+		stack = a.StackTrace
+	case a.BeginData != nil:
+		stack = a.BeginData.StackTrace
+	}
+	if a.BeginData != nil {
+		l.Frame, l.DirtyObjects, l.TotalObjects = a.BeginData.Frame, a.BeginData.DirtyObjects, a.BeginData.TotalObjects
+	}
+	if l.Frame == "" && a.Data != nil {
+		l.Frame = a.Data.Frame
+	}
+	if len(stack) > 0 {
+		top := stack[0]
+		// Layout and style events carry one-based positions.
+		if top.LineNumber != 0 {
+			top.LineNumber--
+		}
+		if top.ColumnNumber != 0 {
+			top.ColumnNumber--
+		}
+		l.StackTop = &top
+	}
+	return l
+}
+
+// visibleEvents are the events DevTools shows in its timeline, the only
+// ones its bottom-up tree counts time for.
+var visibleEvents = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Split("AbortPostTaskCallback,Animation,AsyncTask,v8.deserializeOnBackground,v8.produceModuleCache,v8.produceCache,CancelAnimationFrame,CancelIdleCallback,Commit,V8.CompileCode,V8.CompileModule,v8.compile,CompositeLayers,ComputeIntersections,ConsoleTime,CppGC.IncrementalSweep,DoDecryptReply,DoDecrypt,DoDigestReply,DoDigest,DoEncryptReply,DoEncrypt,DoSignReply,DoSign,DoVerifyReply,DoVerify,Decode Image,EmbedderCallback,v8.evaluateModule,EvaluateScript,EventDispatch,EventTiming,V8.FinalizeDeserialization,FireAnimationFrame,FireIdleCallback,FunctionCall,BlinkGC.AtomicPhase,GCEvent,GPUTask,HandlePostMessage,HitTest,JSSample,Layerize,Layout,MajorGC,MinorGC,V8.OptimizeCode,PaintSetup,Paint,ParseAuthorStyleSheet,ParseHTML,PrePaint,ProfileCall,Program,RasterTask,RequestAnimationFrame,RequestIdleCallback,ResourceFinish,ResourceReceivedData,ResourceReceiveResponse,ResourceSendRequest,ResourceWillSendRequest,RunMicrotasks,RunPostTaskCallback,RunTask,SchedulePostMessage,SchedulePostTaskCallback,ScheduleStyleRecalculation,ScrollLayer,CpuProfiler::StartProfiling,v8.parseOnBackgroundParsing,v8.parseOnBackgroundWaiting,v8.parseOnBackground,SyntheticLayoutShiftCluster,SyntheticLayoutShift,TimeStamp,TimerFire,TimerInstall,TimerRemove,UpdateLayerTree,UpdateLayoutTree,UserTiming,V8Console::runTask,v8.wasm.cachedModule,v8.wasm.compiledModule,v8.wasm.moduleCacheHit,v8.wasm.moduleCacheInvalid,v8.wasm.streamFromResponseCallback,WebSocketCreate,WebSocketDestroy,WebSocketReceiveHandshakeResponse,WebSocketReceive,WebSocketSendHandshakeRequest,WebSocketSend,XHRLoad,XHRReadyStateChange", ",") {
+		visibleEvents[n] = true
+	}
+}
+
+func visibleType(ev *event) string {
+	switch {
+	case strings.Contains(ev.Cat, "blink.console"):
+		return "ConsoleTime"
+	case strings.Contains(ev.Cat, "blink.user_timing"):
+		return "UserTiming"
+	}
+	return ev.Name
+}
+
+// keepThreadEvent keeps what third-party attribution needs of an event of
+// a renderer main thread: its time, and the URL it concerns.
+func (r *renderer) keepThreadEvent(ev *event, m *meta) {
+	if m.threadNames[ev.PID][ev.TID] != "CrRendererMain" {
+		return
+	}
+	switch ev.Ph {
+	case "X", "I", "i", "n", "B", "E":
+	default:
+		return
+	}
+	if ev.Ph == "E" {
+		key := ev.TID
+		st := r.open[key]
+		if len(st) == 0 {
+			return
+		}
+		te := st[len(st)-1]
+		r.open[key] = st[:len(st)-1]
+		te.Dur = ev.TS - te.TS
+		r.addThreadEvent(ev.PID, ev.TID, te)
+		return
+	}
+	if !visibleEvents[visibleType(ev)] {
+		if ev.Ph == "B" {
+			// Still paired with its E so that the pairing stays right.
+			r.open[ev.TID] = append(r.open[ev.TID], threadEvent{TS: ev.TS, name: ""})
+		}
+		return
+	}
+	te := threadEvent{TS: ev.TS, Dur: ev.Dur, name: ev.Name, instant: ev.Ph != "X" && ev.Ph != "B"}
+	if ev.Args != nil && (ev.Name == "ResourceReceivedData" || ev.Name == "ResourceFinish" || ev.Name == "ResourceReceiveResponse") {
+		var a struct {
+			Data struct {
+				RequestID         string  `json:"requestId"`
+				EncodedDataLength float64 `json:"encodedDataLength"`
+				FromCache         bool    `json:"fromCache"`
+			} `json:"data"`
+		}
+		ev.unmarshalArgs(&a)
+		te.reqID, te.encoded, te.cacheHit = a.Data.RequestID, a.Data.EncodedDataLength, a.Data.FromCache
+		te.recvKind = map[string]byte{"ResourceReceivedData": 1, "ResourceFinish": 2, "ResourceReceiveResponse": 3}[ev.Name]
+	} else if ev.Args != nil {
+		te.url, te.reqID = eventURL(ev)
+	}
+	if ev.Ph == "B" {
+		r.open[ev.TID] = append(r.open[ev.TID], te)
+		return
+	}
+	r.addThreadEvent(ev.PID, ev.TID, te)
+}
+
+func (r *renderer) addThreadEvent(pid, tid int64, te threadEvent) {
+	if te.name == "" {
+		return
+	}
+	byTID := r.threads[pid]
+	if byTID == nil {
+		byTID = map[int64][]threadEvent{}
+		r.threads[pid] = byTID
+	}
+	byTID[tid] = append(byTID[tid], te)
+}
+
+// eventURL returns the URL an event concerns, as DevTools' getNonResolvedURL
+// finds it, or the id of the request it concerns.
+func eventURL(ev *event) (url, reqID string) {
+	if !containsAny(ev.Args, `"url"`, `"stylesheetUrl"`, `"stackTrace"`, `"requestId"`) {
+		return "", ""
+	}
+	var a struct {
+		Data *struct {
+			StylesheetURL string      `json:"stylesheetUrl"`
+			StackTrace    []callFrame `json:"stackTrace"`
+			URL           string      `json:"url"`
+			RequestID     string      `json:"requestId"`
+		} `json:"data"`
+		BeginData *struct {
+			URL string `json:"url"`
+		} `json:"beginData"`
+	}
+	ev.unmarshalArgs(&a)
+	if ev.Name == "ParseAuthorStyleSheet" && a.Data != nil {
+		return a.Data.StylesheetURL, ""
+	}
+	if a.Data != nil && len(a.Data.StackTrace) > 0 {
+		return a.Data.StackTrace[0].URL, ""
+	}
+	if ev.Name == "ParseHTML" && a.BeginData != nil {
+		return a.BeginData.URL, ""
+	}
+	if a.Data != nil && a.Data.URL != "" {
+		return a.Data.URL, ""
+	}
+	if a.Data != nil {
+		return "", a.Data.RequestID
+	}
+	return "", ""
+}
+
+func containsAny(b []byte, subs ...string) bool {
+	for _, sub := range subs {
+		if bytes.Contains(b, []byte(sub)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *renderer) finalize() {
+	kept := r.longTasks[:0]
+	for _, t := range r.longTasks {
+		if !r.workerThreads[t.TID] {
+			kept = append(kept, t)
+		}
+	}
+	r.longTasks = kept
+}

@@ -1,0 +1,404 @@
+package page
+
+// Performance traces: the page actor records them (Tracing on its own
+// session), streams them to the writer its caller gives, and analyses them
+// on the way (package page/trace). Tracing is the page's business, like
+// any other tool: a page that records holds no lock that other pages wait
+// on, and its own calls keep running in order.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/dom"
+	cdpio "github.com/mafredri/cdp/protocol/io"
+	"github.com/mafredri/cdp/protocol/network"
+	"github.com/mafredri/cdp/protocol/tracing"
+
+	ptrace "github.com/tabhive/tabhive/page/trace"
+)
+
+// ErrTraceRunning is returned by [Actor.StartTrace] when the page is
+// already recording a trace.
+var ErrTraceRunning = errors.New("a performance trace is already running on this page")
+
+// ErrNoTrace is returned by [Actor.StopTrace] when the page is not
+// recording a trace.
+var ErrNoTrace = errors.New("no performance trace is running on this page")
+
+// traceCategories are what DevTools' Performance panel records by default,
+// with JavaScript sampling (which it turns on by default too) and without
+// screenshots, which make a trace several times larger.
+var traceCategories = []string{
+	"blink.console",
+	"blink.user_timing",
+	"loading",
+	"devtools.timeline",
+	"disabled-by-default-devtools.target-rundown",
+	"disabled-by-default-devtools.timeline.frame",
+	"disabled-by-default-devtools.timeline.stack",
+	"disabled-by-default-devtools.timeline",
+	"disabled-by-default-devtools.v8-source-rundown-sources",
+	"disabled-by-default-devtools.v8-source-rundown",
+	"disabled-by-default-layout_shift.debug",
+	"disabled-by-default-v8.inspector",
+	"disabled-by-default-v8.cpu_profiler.hires",
+	"disabled-by-default-lighthouse",
+	"v8.execute",
+	"v8",
+	"cppgc",
+	"navigation,rail",
+	"disabled-by-default-v8.cpu_profiler",
+}
+
+// traceChunk is how much of a trace one IO.read asks for.
+const traceChunk = 1 << 20
+
+// traceState is the page's recording, owned by the run goroutine.
+type traceState struct {
+	// running is set from Tracing.start until Tracing.end.
+	running bool
+	// complete, when non-nil, receives the stream of the trace Chrome
+	// finished (Tracing.tracingComplete); set while StopTrace waits for it.
+	complete chan cdpio.StreamHandle
+}
+
+// TraceOptions say how [Actor.StartTrace] records.
+type TraceOptions struct {
+	// Reload loads the page again once recording has started, so that the
+	// trace covers a whole page load: first about:blank, then the page's
+	// URL, waiting for it to load and settle.
+	Reload bool
+	// IgnoreCache bypasses the HTTP cache for that load (a cold load).
+	IgnoreCache bool
+}
+
+// StartTrace starts recording a performance trace of the page. With
+// Reload it returns once the page has loaded again and settled. It fails
+// with [ErrTraceRunning] if the page is already recording; a dialog open
+// on the page fails it with a [*DialogError].
+func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error) {
+	return ask(ctx, a, func(ctx context.Context) (State, error) {
+		if a.trace.running {
+			return State{}, ErrTraceRunning
+		}
+		if err := a.needRenderer(); err != nil {
+			return State{}, err
+		}
+		target := a.url
+		if opts.Reload {
+			// Leave the page first, so that the trace starts on a clean
+			// slate and its first navigation is the page's load.
+			if _, err := a.navigate(ctx, Navigation{Kind: NavigateURL, URL: "about:blank"}); err != nil {
+				return State{}, err
+			}
+		}
+		cfg := tracing.TraceConfig{IncludedCategories: traceCategories, ExcludedCategories: []string{"*"}}
+		err := a.call(ctx, func(ctx context.Context) error {
+			return a.c.Tracing.Start(ctx, tracing.NewStartArgs().
+				SetTraceConfig(cfg).
+				SetTransferMode("ReturnAsStream").
+				SetStreamFormat(tracing.StreamFormatJSON).
+				SetStreamCompression(tracing.StreamCompressionNone))
+		})
+		if err != nil {
+			return State{}, fmt.Errorf("start tracing: %w", err)
+		}
+		a.trace.running = true
+		if opts.Reload {
+			if err := a.traceReload(ctx, target, opts.IgnoreCache); err != nil {
+				a.discardTrace(ctx)
+				return State{}, err
+			}
+		}
+		return a.state(), nil
+	})
+}
+
+// traceReload loads target, with the cache off if ignoreCache.
+func (a *Actor) traceReload(ctx context.Context, target string, ignoreCache bool) error {
+	if ignoreCache {
+		if err := a.call(ctx, func(ctx context.Context) error {
+			return a.c.Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(true))
+		}); err != nil {
+			return fmt.Errorf("disable the cache: %w", err)
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			a.act.Await(rctx, func(ctx context.Context) error {
+				return a.c.Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(false))
+			}, nil)
+		}()
+	}
+	res, err := a.navigate(ctx, Navigation{Kind: NavigateURL, URL: target})
+	if err != nil {
+		return err
+	}
+	a.navigated(ctx, res)
+	return nil
+}
+
+// TraceStop says where [Actor.StopTrace] writes the trace.
+type TraceStop struct {
+	// Out receives the trace file as Chrome streams it: the JSON
+	// trace-event format, with Chrome's metadata, as DevTools and Perfetto
+	// load it. A write error stops the copy.
+	Out io.Writer
+	// Options describe the recording, for the report.
+	Options ptrace.Options
+}
+
+// TraceResult is a finished trace.
+type TraceResult struct {
+	// Report is the trace's analysis. It is nil when the trace could not
+	// be analysed (AnalyzeErr says why); the file is complete all the same.
+	Report     *ptrace.Report
+	AnalyzeErr error
+	// Bytes is the size of the trace written to Out.
+	Bytes int64
+	State
+}
+
+// StopTrace stops the page's recording, copies the trace to stop.Out and
+// analyses it as it goes, never holding the whole trace in memory. The
+// report is kept as the page's last ([Actor.LastTrace]). It fails with
+// [ErrNoTrace] if the page is not recording. When it fails after the copy
+// began (the page closed, the deadline passed, Out failed), what was
+// written is a partial trace.
+func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, error) {
+	return ask(ctx, a, func(ctx context.Context) (TraceResult, error) {
+		var res TraceResult
+		if !a.trace.running {
+			return res, ErrNoTrace
+		}
+		handle, err := a.endTrace(ctx)
+		if err != nil {
+			return res, err
+		}
+		defer a.closeStream(ctx, handle)
+		err = a.act.Await(ctx, func(ctx context.Context) error {
+			return readTrace(ctx, a, handle, stop, &res)
+		}, nil)
+		if err != nil {
+			return res, err
+		}
+		if res.Report != nil {
+			a.describeNodes(ctx, res.Report)
+			a.lastTrace.Store(res.Report)
+		}
+		res.State = a.state()
+		return res, nil
+	})
+}
+
+// AbortTrace stops the page's recording, if any, and discards the trace. It
+// is for a caller that gave up between StartTrace and StopTrace: it leaves
+// nothing running.
+func (a *Actor) AbortTrace(ctx context.Context) error {
+	_, err := ask(ctx, a, func(ctx context.Context) (struct{}, error) {
+		a.discardTrace(ctx)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// LastTrace returns the report of the page's last trace, or nil. It does
+// not wait for the page: the report is published when StopTrace finishes.
+func (a *Actor) LastTrace() *ptrace.Report { return a.lastTrace.Load() }
+
+// discardTrace ends a recording and drops its data, under a bound of its
+// own: it runs when the caller has given up, too.
+func (a *Actor) discardTrace(ctx context.Context) {
+	if !a.trace.running {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	handle, err := a.endTrace(dctx)
+	if err != nil {
+		a.log.Debug().Err(err).Msg("end a discarded trace")
+		return
+	}
+	a.closeStream(dctx, handle)
+}
+
+// endTrace ends the recording and waits for Chrome to say where the trace
+// is. The recording is over whatever happens.
+func (a *Actor) endTrace(ctx context.Context) (cdpio.StreamHandle, error) {
+	a.trace.running = false
+	done := make(chan cdpio.StreamHandle, 1)
+	a.trace.complete = done
+	defer func() { a.trace.complete = nil }()
+	if err := a.call(ctx, func(ctx context.Context) error { return a.c.Tracing.End(ctx) }); err != nil {
+		return "", fmt.Errorf("end tracing: %w", err)
+	}
+	var handle cdpio.StreamHandle
+	err := a.act.Await(ctx, func(ctx context.Context) error {
+		select {
+		case handle = <-done:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}, nil)
+	if err != nil {
+		return "", fmt.Errorf("wait for the trace: %w", err)
+	}
+	if handle == "" {
+		return "", errors.New("Chrome finished the trace without a stream")
+	}
+	return handle, nil
+}
+
+// traceComplete applies Tracing.tracingComplete.
+func (a *Actor) traceComplete(params json.RawMessage) error {
+	var e struct {
+		Stream cdpio.StreamHandle `json:"stream"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	if a.trace.complete != nil {
+		select {
+		case a.trace.complete <- e.Stream:
+		default:
+		}
+	}
+	return nil
+}
+
+// closeStream releases the trace's stream in Chrome, under a bound of its
+// own (the caller may have given up).
+func (a *Actor) closeStream(ctx context.Context, handle cdpio.StreamHandle) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	a.act.Await(cctx, func(ctx context.Context) error {
+		return a.c.IO.Close(ctx, cdpio.NewCloseArgs(handle))
+	}, nil)
+}
+
+// readTrace copies the stream to stop.Out and to the analysis, which runs
+// on a goroutine of its own that readTrace waits for. It runs on an Await
+// goroutine and touches no actor state but the session.
+func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, stop TraceStop, res *TraceResult) error {
+	pr, pw := io.Pipe()
+	analysed := make(chan struct{})
+	go func() {
+		defer close(analysed)
+		res.Report, res.AnalyzeErr = ptrace.Analyze(pr, stop.Options)
+		// Whatever the analysis left unread is not wanted: later writes
+		// fail at once instead of blocking.
+		pr.CloseWithError(errAnalysisDone)
+	}()
+	err := copyStream(ctx, a, handle, stop.Out, pw, &res.Bytes)
+	pw.CloseWithError(err) // nil: the analysis sees the end of the trace
+	<-analysed
+	if err != nil {
+		res.Report, res.AnalyzeErr = nil, nil
+		return err
+	}
+	return nil
+}
+
+var errAnalysisDone = errors.New("the analysis has finished")
+
+func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, analysis io.Writer, n *int64) error {
+	analysing := true
+	for {
+		r, err := a.c.IO.Read(ctx, cdpio.NewReadArgs(handle).SetSize(traceChunk))
+		if err != nil {
+			return fmt.Errorf("read the trace: %w", err)
+		}
+		data := []byte(r.Data)
+		if r.Base64Encoded != nil && *r.Base64Encoded {
+			if data, err = base64.StdEncoding.DecodeString(r.Data); err != nil {
+				return fmt.Errorf("read the trace: %w", err)
+			}
+		}
+		if len(data) > 0 {
+			if _, err := out.Write(data); err != nil {
+				return fmt.Errorf("write the trace: %w", err)
+			}
+			*n += int64(len(data))
+			if analysing {
+				if _, err := analysis.Write(data); err != nil {
+					analysing = false // the analysis ended early; the file goes on
+				}
+			}
+		}
+		if r.EOF {
+			return nil
+		}
+	}
+}
+
+// describeNodes describes the report's LCP elements as an agent finds them
+// in a snapshot (role and accessible name), while the page still has them.
+// Nodes of an earlier document are gone; they keep their tag name alone.
+func (a *Actor) describeNodes(ctx context.Context, r *ptrace.Report) {
+	ids := r.LCPNodes()
+	if len(ids) == 0 || a.dialog != nil {
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out := map[int64]string{}
+	a.call(dctx, func(ctx context.Context) error {
+		for _, id := range ids {
+			if d := describeNode(ctx, a, dom.BackendNodeID(id)); d != "" {
+				out[id] = d
+			}
+		}
+		return nil
+	})
+	r.Describe(out)
+}
+
+func describeNode(ctx context.Context, a *Actor, id dom.BackendNodeID) string {
+	var role, name string
+	if ax, err := a.c.Accessibility.GetPartialAXTree(ctx, accessibility.NewGetPartialAXTreeArgs().SetBackendNodeID(id).SetFetchRelatives(false)); err == nil {
+		for _, n := range ax.Nodes {
+			if n.BackendDOMNodeID == nil || *n.BackendDOMNodeID != id {
+				continue
+			}
+			if n.Role != nil {
+				json.Unmarshal(n.Role.Value, &role)
+			}
+			if n.Name != nil {
+				json.Unmarshal(n.Name.Value, &name)
+			}
+		}
+	}
+	var tag string
+	if d, err := a.c.DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetBackendNodeID(id)); err == nil {
+		tag = strings.ToLower(d.Node.NodeName)
+		for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
+			switch k, v := d.Node.Attributes[i], d.Node.Attributes[i+1]; k {
+			case "id", "class", "src", "alt":
+				if len(v) > 80 {
+					v = v[:80] + "…"
+				}
+				tag += fmt.Sprintf(" %s=%q", k, v)
+			}
+		}
+		tag = "<" + tag + ">"
+	}
+	switch {
+	case role != "" && role != "none" && role != "generic" && name != "":
+		if len(name) > 100 {
+			name = name[:100] + "…"
+		}
+		return strings.TrimSpace(fmt.Sprintf("%s \"%s\" %s", role, name, tag))
+	case tag != "":
+		return tag
+	}
+	return ""
+}
