@@ -46,6 +46,9 @@ type insight struct {
 	shifts   map[*shift]*rootCauses
 	longest  *interaction
 	requests []*request // the requests the insight is about
+	sites    []string   // the third parties found, by name
+	// duplicated are the sources found in several scripts, worst first.
+	duplicated []string
 }
 
 func (in *insight) saving(metric string) float64 {
@@ -940,6 +943,7 @@ func (c *context) thirdParties() *insight {
 		if s.entity != first {
 			in.State = stateInformative
 			in.overlays = append(in.overlays, s.events...)
+			in.sites = append(in.sites, s.entity.Name)
 		}
 	}
 	in.detail = func(f *formatter) string { return f.thirdParties(summaries, first) }
@@ -1275,6 +1279,9 @@ func (c *context) duplicatedJavaScript() *insight {
 	}
 	if len(dup) > 0 {
 		in.State = stateFail
+	}
+	for _, d := range dup {
+		in.duplicated = append(in.duplicated, d.source)
 	}
 	in.Savings = c.wastedBytesSavings(in.WastedBytes)
 	in.detail = func(f *formatter) string { return f.duplicatedJavaScript(in.WastedBytes, groupedDup) }

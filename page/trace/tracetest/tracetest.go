@@ -17,8 +17,14 @@
 //	/redirect/N/REST         a chain of N redirects (302) ending at REST
 //	/doc/NAME/...            the document tree named NAME in [Config.Docs]
 //
-// Static files are cacheable for a year unless their query has "nocache";
-// HTML, scripts and stylesheets are gzipped when the client accepts it.
+// Static files are cacheable for a year unless their query has "nocache"
+// (then they have no caching headers at all, which leaves their lifetime
+// to the browser's heuristics); HTML, scripts and stylesheets are gzipped
+// when the client accepts it, unless the query has "raw".
+//
+//	/js/bundle-NAME.js       a script bundling the same library as every
+//	                         other bundle, with an inline source map that
+//	                         says so
 package tracetest
 
 import (
@@ -166,6 +172,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p string) {
 			return
 		}
 		h.serveDoc(w, r, dir, "/"+sub)
+	case strings.HasPrefix(p, "/js/bundle-"):
+		name := strings.TrimSuffix(strings.TrimPrefix(p, "/js/bundle-"), ".js")
+		send(w, r, "text/javascript", bundle(name), cacheable, !r.URL.Query().Has("raw"))
 	case strings.HasPrefix(p, "/p/"), strings.HasPrefix(p, "/js/"), strings.HasPrefix(p, "/css/"):
 		data, err := site.ReadFile("site" + path.Clean(p))
 		if err != nil {
@@ -177,7 +186,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, p string) {
 			data = bytes.ReplaceAll(data, []byte("THIRD_PARTY"), []byte(thirdParty(r)))
 			cacheable = false
 		}
-		send(w, r, ctype, data, cacheable, true)
+		send(w, r, ctype, data, cacheable, !r.URL.Query().Has("raw"))
 	default:
 		http.NotFound(w, r)
 	}
@@ -223,10 +232,11 @@ func thirdParty(r *http.Request) string {
 func send(w http.ResponseWriter, r *http.Request, ctype string, data []byte, cacheable, compressible bool) {
 	hd := w.Header()
 	hd.Set("Content-Type", ctype)
-	if cacheable {
-		hd.Set("Cache-Control", "max-age=31536000")
-	} else {
+	switch {
+	case strings.HasPrefix(ctype, "text/html"):
 		hd.Set("Cache-Control", "no-cache")
+	case cacheable:
+		hd.Set("Cache-Control", "max-age=31536000")
 	}
 	if compressible && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 		var buf bytes.Buffer
