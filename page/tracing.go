@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/accessibility"
@@ -28,6 +29,11 @@ import (
 // ErrTraceRunning is returned by [Actor.StartTrace] when the page is
 // already recording a trace.
 var ErrTraceRunning = errors.New("a performance trace is already running on this page")
+
+// ErrTracingElsewhere is returned by [Actor.StartTrace] when Chrome is
+// already recording a trace that tabhive did not start (DevTools, or
+// another client of the same browser): Chrome records one at a time.
+var ErrTracingElsewhere = errors.New("Chrome is already recording a trace started elsewhere")
 
 // ErrNoTrace is returned by [Actor.StopTrace] when the page is not
 // recording a trace.
@@ -58,17 +64,33 @@ var traceCategories = []string{
 	"disabled-by-default-v8.cpu_profiler",
 }
 
-// traceChunk is how much of a trace one IO.read asks for.
-const traceChunk = 1 << 20
+// traceChunk is how much of a trace one IO.read asks for: large enough
+// that a 100 MB trace takes few round trips, small enough to stay far from
+// the connection's message limit (the reply escapes the JSON it carries).
+const traceChunk = 4 << 20
 
 // traceState is the page's recording, owned by the run goroutine.
 type traceState struct {
 	// running is set from Tracing.start until Tracing.end.
 	running bool
+	// lease is the browser's trace slot while running (TraceOptions.Lease),
+	// released when the recording ends.
+	lease interface{ Release() }
 	// complete, when non-nil, receives the stream of the trace Chrome
 	// finished (Tracing.tracingComplete); set while StopTrace waits for it.
 	complete chan cdpio.StreamHandle
 }
+
+// TraceDiscardedError reports a recording that ended before it could be
+// saved: the reload that StartTrace made for it failed (the page closed,
+// the deadline passed), and the partial trace was dropped.
+type TraceDiscardedError struct{ Err error }
+
+func (e *TraceDiscardedError) Error() string {
+	return "the trace was discarded: " + e.Err.Error()
+}
+
+func (e *TraceDiscardedError) Unwrap() error { return e.Err }
 
 // TraceOptions say how [Actor.StartTrace] records.
 type TraceOptions struct {
@@ -78,6 +100,12 @@ type TraceOptions struct {
 	Reload bool
 	// IgnoreCache bypasses the HTTP cache for that load (a cold load).
 	IgnoreCache bool
+	// Lease, if set, is the browser's trace slot (Chrome records one trace
+	// at a time), which the caller took for this recording. StartTrace
+	// takes charge of it: it is released when the recording ends, stopped
+	// or discarded, and when StartTrace fails. (A page that goes away while
+	// recording frees the slot by going.)
+	Lease interface{ Release() }
 }
 
 // StartTrace starts recording a performance trace of the page. With
@@ -85,10 +113,15 @@ type TraceOptions struct {
 // with [ErrTraceRunning] if the page is already recording; a dialog open
 // on the page fails it with a [*DialogError].
 func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error) {
-	return ask(ctx, a, func(ctx context.Context) (State, error) {
+	return ask(ctx, a, func(ctx context.Context) (st State, err error) {
 		if a.trace.running {
 			return State{}, ErrTraceRunning
 		}
+		defer func() {
+			if err != nil && opts.Lease != nil {
+				opts.Lease.Release()
+			}
+		}()
 		if err := a.needRenderer(); err != nil {
 			return State{}, err
 		}
@@ -101,7 +134,7 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 			}
 		}
 		cfg := tracing.TraceConfig{IncludedCategories: traceCategories, ExcludedCategories: []string{"*"}}
-		err := a.call(ctx, func(ctx context.Context) error {
+		err = a.call(ctx, func(ctx context.Context) error {
 			return a.c.Tracing.Start(ctx, tracing.NewStartArgs().
 				SetTraceConfig(cfg).
 				SetTransferMode("ReturnAsStream").
@@ -109,13 +142,16 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 				SetStreamCompression(tracing.StreamCompressionNone))
 		})
 		if err != nil {
+			if strings.Contains(err.Error(), "already been started") {
+				return State{}, ErrTracingElsewhere
+			}
 			return State{}, fmt.Errorf("start tracing: %w", err)
 		}
-		a.trace.running = true
+		a.trace.running, a.trace.lease = true, opts.Lease
 		if opts.Reload {
 			if err := a.traceReload(ctx, target, opts.IgnoreCache); err != nil {
 				a.discardTrace(ctx)
-				return State{}, err
+				return State{}, &TraceDiscardedError{Err: err}
 			}
 		}
 		return a.state(), nil
@@ -179,17 +215,32 @@ func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, err
 		if !a.trace.running {
 			return res, ErrNoTrace
 		}
+		start := time.Now()
 		handle, err := a.endTrace(ctx)
 		if err != nil {
 			return res, err
 		}
+		a.log.Debug().Dur("took", time.Since(start)).Msg("trace ended")
 		defer a.closeStream(ctx, handle)
+		// The copy runs on an Await goroutine, which may outlive an early
+		// return (the deadline, the page closing): it writes to stop.Out
+		// through a gate closed before StopTrace returns, and hands its
+		// result over a channel, so that nothing it does reaches the
+		// caller afterwards.
+		out := &gate{w: stop.Out}
+		done := make(chan readResult, 1)
 		err = a.act.Await(ctx, func(ctx context.Context) error {
-			return readTrace(ctx, a, handle, stop, &res)
+			r := readTrace(ctx, a, handle, out, stop.Options)
+			done <- r
+			return r.err
 		}, nil)
+		out.close()
 		if err != nil {
 			return res, err
 		}
+		r := <-done
+		res.Report, res.AnalyzeErr, res.Bytes = r.report, r.analyzeErr, r.bytes
+		a.log.Debug().Int64("bytes", r.bytes).Dur("took", time.Since(start)).Msg("trace saved and analysed")
 		if res.Report != nil {
 			a.describeNodes(ctx, res.Report)
 			a.lastTrace.Store(res.Report)
@@ -197,6 +248,31 @@ func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, err
 		res.State = a.state()
 		return res, nil
 	})
+}
+
+// gate passes writes on to w until it is closed; close waits for a write
+// in progress.
+type gate struct {
+	mu     sync.Mutex // guards closed, and serialises writes with close
+	w      io.Writer
+	closed bool
+}
+
+var errGateClosed = errors.New("the trace's output was closed")
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return 0, errGateClosed
+	}
+	return g.w.Write(p)
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
 
 // AbortTrace stops the page's recording, if any, and discards the trace. It
@@ -234,6 +310,12 @@ func (a *Actor) discardTrace(ctx context.Context) {
 // is. The recording is over whatever happens.
 func (a *Actor) endTrace(ctx context.Context) (cdpio.StreamHandle, error) {
 	a.trace.running = false
+	if l := a.trace.lease; l != nil {
+		// Chrome's recording is over once Tracing.end returns; the copy
+		// that follows does not need the slot.
+		defer l.Release()
+		a.trace.lease = nil
+	}
 	done := make(chan cdpio.StreamHandle, 1)
 	a.trace.complete = done
 	defer func() { a.trace.complete = nil }()
@@ -285,27 +367,35 @@ func (a *Actor) closeStream(ctx context.Context, handle cdpio.StreamHandle) {
 	}, nil)
 }
 
-// readTrace copies the stream to stop.Out and to the analysis, which runs
-// on a goroutine of its own that readTrace waits for. It runs on an Await
+// readResult is what readTrace found.
+type readResult struct {
+	report     *ptrace.Report
+	analyzeErr error
+	bytes      int64
+	err        error
+}
+
+// readTrace copies the stream to out and to the analysis, which runs on a
+// goroutine of its own that readTrace waits for. It runs on an Await
 // goroutine and touches no actor state but the session.
-func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, stop TraceStop, res *TraceResult) error {
+func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, opts ptrace.Options) readResult {
+	var r readResult
 	pr, pw := io.Pipe()
 	analysed := make(chan struct{})
 	go func() {
 		defer close(analysed)
-		res.Report, res.AnalyzeErr = ptrace.Analyze(pr, stop.Options)
+		r.report, r.analyzeErr = ptrace.Analyze(pr, opts)
 		// Whatever the analysis left unread is not wanted: later writes
 		// fail at once instead of blocking.
 		pr.CloseWithError(errAnalysisDone)
 	}()
-	err := copyStream(ctx, a, handle, stop.Out, pw, &res.Bytes)
-	pw.CloseWithError(err) // nil: the analysis sees the end of the trace
+	r.err = copyStream(ctx, a, handle, out, pw, &r.bytes)
+	pw.CloseWithError(r.err) // nil: the analysis sees the end of the trace
 	<-analysed
-	if err != nil {
-		res.Report, res.AnalyzeErr = nil, nil
-		return err
+	if r.err != nil {
+		r.report, r.analyzeErr = nil, nil
 	}
-	return nil
+	return r
 }
 
 var errAnalysisDone = errors.New("the analysis has finished")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/page"
 	ptrace "github.com/tabhive/tabhive/page/trace"
 	"github.com/tabhive/tabhive/transport/sandbox"
@@ -20,11 +21,18 @@ const (
 	// loading it again and letting it settle (a navigation's budget,
 	// stretched by emulation as every page tool's is), the quiet period,
 	// then stopping as performance_stop_trace does.
-	startTraceBudget = 30*time.Second + traceQuiet + stopTraceBudget
-	// stopTraceBudget bounds performance_stop_trace: streaming the trace
-	// from Chrome and analysing it, a few seconds for a 100 MB trace on a
-	// loaded machine.
-	stopTraceBudget = 90 * time.Second
+	startTraceBudget = traceWait + 30*time.Second + traceQuiet + stopTraceBudget
+	// traceWait bounds how long a recording waits for another page's to
+	// end: Chrome records one trace at a time per browser.
+	traceWait = 60 * time.Second
+	// stopTraceBudget bounds performance_stop_trace: Chrome flushing its
+	// trace buffers, then streaming the trace and analysing it on the way.
+	// A 100 MB trace takes seconds on a quiet machine, and minutes on one
+	// loaded ten times over.
+	stopTraceBudget = 5 * time.Minute
+	// traceHeadroom is what stopping leaves of its budget for the reply,
+	// so that a trace cut short says so instead of the generic timeout.
+	traceHeadroom = 2 * time.Second
 	// analyzeBudget bounds performance_analyze_insight, which reads a
 	// report already made.
 	analyzeBudget = 10 * time.Second
@@ -75,11 +83,22 @@ func (s *Server) runStartTrace(ctx context.Context, c *call, a *startTraceArgs) 
 			return err
 		}
 	}
-	st, err := c.page.StartTrace(ctx, page.TraceOptions{Reload: reload, IgnoreCache: a.IgnoreCache})
+	wctx, cancel := context.WithTimeout(ctx, traceWait)
+	waitStart := time.Now()
+	lease, waited, err := s.sup.Traces().Acquire(wctx, c.pageID, c.page.Done())
+	cancel()
 	if err != nil {
 		return c.traceError(err, false)
 	}
+	st, err := c.page.StartTrace(ctx, page.TraceOptions{Reload: reload, IgnoreCache: a.IgnoreCache, Lease: lease})
+	if err != nil {
+		lease.Release()
+		return c.traceError(err, false)
+	}
 	c.r.state(st)
+	if waited {
+		c.r.line("Waited %s for another page's trace to finish first: Chrome records one trace at a time.", time.Since(waitStart).Round(100*time.Millisecond))
+	}
 	if !autoStop {
 		c.r.line("The performance trace is being recorded. Use performance_stop_trace to stop it.")
 		return nil
@@ -121,7 +140,13 @@ func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error 
 	if strings.HasSuffix(f.Name(), ".gz") {
 		out.zw = gzip.NewWriter(f)
 	}
-	res, err := c.page.StopTrace(ctx, page.TraceStop{Out: out, Options: ptrace.Options{}})
+	sctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadline(ctx, dl.Add(-traceHeadroom))
+		defer cancel()
+	}
+	res, err := c.page.StopTrace(sctx, page.TraceStop{Out: out, Options: ptrace.Options{}})
 	if err == nil {
 		err = out.Close()
 	} else {
@@ -191,16 +216,24 @@ func (c *call) traceError(err error, stopping bool) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, page.ErrTraceRunning):
+	case errors.Is(err, page.ErrTracingElsewhere):
+		return &argError{"Chrome is already recording a trace that this server did not start (DevTools, or another client of this browser); Chrome records one at a time. Stop that recording, then start again."}
+	case errors.Is(err, browser.ErrTraceHeld), errors.Is(err, page.ErrTraceRunning):
 		return &argError{fmt.Sprintf("A performance trace is already running on page %d. Use performance_stop_trace to stop it: one trace at a time can run on a page.", c.pageID)}
 	case errors.Is(err, page.ErrNoTrace):
 		return &argError{fmt.Sprintf("No performance trace is running on page %d. Start one with performance_start_trace.", c.pageID)}
 	case errors.Is(err, page.ErrClosed), errors.Is(err, page.ErrDisconnected), errors.Is(err, page.ErrStopped):
-		if stopping {
+		if _, ok := errorsAs[*page.TraceDiscardedError](err); ok || stopping {
 			return &argError{fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded. Call list_pages to see open pages.", c.pageID)}
 		}
 	}
-	if stopping && isBudget(err) {
+	if be, ok := errorsAs[*browser.TraceBusyError](err); ok {
+		return &argError{fmt.Sprintf("Page %d is recording a performance trace, and Chrome records one at a time: stop it with performance_stop_trace (pageId %d), or start this one again once it has finished.", be.Page, be.Page)}
+	}
+	if _, ok := errorsAs[*page.TraceDiscardedError](err); ok && isBudget(err) {
+		stopping = true
+	}
+	if stopping && (isBudget(err) || errors.Is(err, context.DeadlineExceeded)) {
 		return &argError{fmt.Sprintf("The performance trace of page %d could not be saved within the %v budget; the partial trace was discarded.", c.pageID, c.budget)}
 	}
 	return err

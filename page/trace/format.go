@@ -795,7 +795,11 @@ func (f *formatter) networkDependencyTree(c *context, roots []*chainNode, maxTim
 			if n.longest {
 				longest = " (longest chain)"
 			}
-			fmt.Fprintf(&b, "%s- %s (%s)%s\n", indent, f.requestRef(n.req), micros(n.time), longest)
+			ref := f.requestRef(n.req)
+			if n.copy {
+				ref = fmt.Sprintf("%s %s", f.filteredURL(n.req), eventRef("null", n.req.TS))
+			}
+			fmt.Fprintf(&b, "%s- %s (%s)%s\n", indent, ref, micros(n.time), longest)
 			for _, ch := range n.children {
 				walk(ch, indent+"  ")
 			}

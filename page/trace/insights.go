@@ -520,6 +520,7 @@ type chainNode struct {
 	time     float64 // from the first request of the chain to this one's end
 	children []*chainNode
 	longest  bool
+	copy     bool // a redirect hop: DevTools' copy of the request, with no event key
 }
 
 func (c *context) networkDependencyTree() *insight {
@@ -600,38 +601,48 @@ func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
 		if chain[len(chain)-1] != doc {
 			chain = append(chain, doc)
 		}
-		var path []*request
+		// DevTools' graph has a node per redirect hop, each carrying a copy
+		// of the request; a hop has no event of its own.
+		type hop struct {
+			req  *request
+			copy bool
+		}
+		var path []hop
 		for i := len(chain) - 1; i >= 0; i-- {
 			for range chain[i].Redirects {
-				path = append(path, chain[i])
+				path = append(path, hop{chain[i], true})
 			}
-			path = append(path, chain[i])
+			path = append(path, hop{chain[i], false})
 		}
-		if len(path) >= 2 {
-			in.State = stateFail
-		}
-		first, last := path[0], path[len(path)-1]
-		total := last.TS + last.Dur - first.TS
-		nodes := &roots
-		var pathNodes []*chainNode
-		for depth, req := range path {
-			var found *chainNode
-			for _, n := range *nodes {
-				// Redirect hops are distinct nodes even for one request.
-				if n.req == req && (depth == 0 || pathNodes[depth-1] != n) {
-					found = n
-					break
+		// Its traversal reaches each hop of r in turn, and adds the chain
+		// to each.
+		for end := len(path) - len(r.Redirects); end <= len(path); end++ {
+			sub := path[:end]
+			if len(sub) >= 2 {
+				in.State = stateFail
+			}
+			first, last := sub[0].req, sub[len(sub)-1].req
+			total := last.TS + last.Dur - first.TS
+			nodes := &roots
+			var pathNodes []*chainNode
+			for depth, h := range sub {
+				var found *chainNode
+				for _, n := range *nodes {
+					if n.req == h.req && n.copy == h.copy && (depth == 0 || pathNodes[depth-1] != n) {
+						found = n
+						break
+					}
 				}
+				if found == nil {
+					found = &chainNode{req: h.req, copy: h.copy, time: h.req.TS + h.req.Dur - first.TS}
+					*nodes = append(*nodes, found)
+				}
+				pathNodes = append(pathNodes, found)
+				nodes = &found.children
 			}
-			if found == nil {
-				found = &chainNode{req: req, time: req.TS + req.Dur - first.TS}
-				*nodes = append(*nodes, found)
+			if total > maxTime {
+				maxTime, longest = total, pathNodes
 			}
-			pathNodes = append(pathNodes, found)
-			nodes = &found.children
-		}
-		if total > maxTime {
-			maxTime, longest = total, pathNodes
 		}
 	}
 	for _, n := range longest {
@@ -853,14 +864,30 @@ func (c *context) wastedBytesSavings(wasted float64) []saving {
 	if wasted == 0 {
 		return []saving{{"FCP", 0}, {"LCP", 0}}
 	}
-	bytes, micros := 0.0, 0.0
+	// The throughput is the bytes downloaded over the time during which
+	// at least one download was under way, as DevTools' network analysis
+	// estimates it.
+	type span struct{ start, end float64 }
+	var spans []span
+	bytes := 0.0
 	for _, r := range c.a.net.byTime {
 		if r.Timing == nil || r.EncodedDataLength <= 0 || !inBounds(r.TS, r.Dur, c.bounds) {
 			continue
 		}
-		if d := r.FinishTime - r.DownloadStart; d > 0 {
+		if r.FinishTime > r.DownloadStart {
 			bytes += r.EncodedDataLength
-			micros += d
+			spans = append(spans, span{r.DownloadStart, r.FinishTime})
+		}
+	}
+	sortStable(spans, func(a, b span) bool { return a.start < b.start })
+	micros, end := 0.0, math.Inf(-1)
+	for _, sp := range spans {
+		if sp.start > end {
+			micros += sp.end - sp.start
+			end = sp.end
+		} else if sp.end > end {
+			micros += sp.end - end
+			end = sp.end
 		}
 	}
 	if bytes == 0 || micros == 0 {
@@ -1157,6 +1184,7 @@ func (c *context) forcedReflow() *insight {
 		total  float64
 		events []window
 	}
+	calls := c.a.rend.topLevelCalls
 	var top *topData
 	tops := map[string]*topData{}
 	var topOrder []*topData
@@ -1172,6 +1200,9 @@ func (c *context) forcedReflow() *insight {
 			topOrder = append(topOrder, t)
 		}
 		t.total += l.Dur
+		if w, ok := calls[l.topLevelEvent]; ok {
+			t.events = append(t.events, w)
+		}
 	}
 	for _, t := range topOrder {
 		if top == nil || t.total > top.total {
@@ -1182,6 +1213,7 @@ func (c *context) forcedReflow() *insight {
 		in.State = stateFail
 	}
 	if top != nil {
+		in.overlays = append(in.overlays, top.events...)
 		for _, l := range events {
 			in.overlays = append(in.overlays, window{Min: l.TS, Max: l.TS + l.Dur})
 		}

@@ -73,6 +73,16 @@ type renderer struct {
 	// funcStack tracks FunctionCall events per thread, to find the call that
 	// forced a reflow.
 	funcStack map[int64][]funcCall
+	// topLevelCalls are the windows of the FunctionCall events that forced
+	// layouts ran in, by event index.
+	topLevelCalls map[int]window
+	// scriptStack tracks the script running on each thread (EvaluateScript
+	// and FunctionCall events with a URL), and scriptOf is, per request id,
+	// the URL of the script that was running when the request was sent:
+	// DevTools finds a request's initiator from the JavaScript stack at
+	// that moment when the request itself names none.
+	scriptStack map[int64][]scriptRun
+	scriptOf    map[string]string
 
 	largeLayouts []*layoutEvent // Layout/UpdateLayoutTree events over domSizeDuration
 	domStats     map[string][]*domStats
@@ -88,6 +98,11 @@ type renderer struct {
 	open map[int64][]threadEvent
 }
 
+type scriptRun struct {
+	end float64
+	url string
+}
+
 type funcCall struct {
 	timed
 	frame callFrame
@@ -97,6 +112,9 @@ type funcCall struct {
 func newRenderer() *renderer {
 	return &renderer{
 		funcStack:     map[int64][]funcCall{},
+		topLevelCalls: map[int]window{},
+		scriptStack:   map[int64][]scriptRun{},
+		scriptOf:      map[string]string{},
 		domStats:      map[string][]*domStats{},
 		workerThreads: map[int64]bool{},
 		threads:       map[int64]map[int64][]threadEvent{},
@@ -166,6 +184,36 @@ func (r *renderer) handle(ev *event, m *meta) {
 	}
 
 	switch ev.Name {
+	case "ResourceSendRequest":
+		if st := r.scripts(ev.TID, ev.TS); len(st) > 0 {
+			var a struct {
+				Data struct {
+					RequestID string `json:"requestId"`
+				} `json:"data"`
+			}
+			if ev.unmarshalArgs(&a) {
+				if _, ok := r.scriptOf[a.Data.RequestID]; !ok {
+					u := ""
+					for i := len(st) - 1; i >= 0 && u == ""; i-- {
+						u = st[i].url
+					}
+					// "" still says script was running: its document's,
+					// then (see displayInitiators).
+					r.scriptOf[a.Data.RequestID] = u
+				}
+			}
+		}
+	default:
+		if ev.Ph == "X" && (isJSInvocation(ev.Name) || ev.Name == "TimerFire") {
+			u := ""
+			if ev.Name == "EvaluateScript" || ev.Name == "FunctionCall" {
+				u, _ = eventURL(ev)
+			}
+			st := r.scripts(ev.TID, ev.TS)
+			r.scriptStack[ev.TID] = append(st, scriptRun{end: ev.TS + ev.Dur, url: u})
+		}
+	}
+	switch ev.Name {
 	case "TracingSessionIdForWorker":
 		var a struct {
 			Data *struct {
@@ -223,12 +271,23 @@ func (r *renderer) handle(ev *event, m *meta) {
 		if n := len(st); n > 0 && st[n-1].has {
 			f := st[n-1].frame
 			layout.topLevel, layout.topLevelEvent = &f, st[n-1].Index
+			r.topLevelCalls[st[n-1].Index] = window{Min: st[n-1].TS, Max: st[n-1].TS + st[n-1].Dur}
 		}
 		if layout.Dur >= domSizeDuration {
 			r.largeLayouts = append(r.largeLayouts, layout)
 		}
 	}
 	r.keepThreadEvent(ev, m)
+}
+
+// scripts returns the scripts still running on thread tid at ts.
+func (r *renderer) scripts(tid int64, ts float64) []scriptRun {
+	st := r.scriptStack[tid]
+	for n := len(st); n > 0 && ts >= st[n-1].end; n = len(st) {
+		st = st[:n-1]
+	}
+	r.scriptStack[tid] = st
+	return st
 }
 
 func (r *renderer) layoutEvent(ev *event, t timed) *layoutEvent {

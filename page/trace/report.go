@@ -267,7 +267,7 @@ func (a *analyzer) finalize(hostDPR float64, maps []metadataSourceMap) {
 func (a *analyzer) report(opts Options) *Report {
 	m := a.meta
 	r := &Report{URL: m.mainFrameURL, bounds: m.bounds(), opts: opts,
-		requests: a.net.byTime, initiators: a.net.initiatorOf, meta: m}
+		requests: a.net.byTime, initiators: a.displayInitiators(), meta: m}
 	var navs []*navigation
 	for _, n := range m.mainNavs {
 		if n.Frame != "" && n.ID != "" {
@@ -291,6 +291,42 @@ func (a *analyzer) report(opts Options) *Report {
 		}
 	}
 	return r
+}
+
+// displayInitiators returns, per request, the request the text names as
+// its initiator, as DevTools' getNetworkInitiator finds it: a stylesheet
+// that asked for it; else the last request, sent before it, of the script
+// that was running when it was sent; else the request its initiator names.
+func (a *analyzer) displayInitiators() map[*request]*request {
+	out := map[*request]*request{}
+	for _, r := range a.net.byTime {
+		init := a.net.initiatorOf[r]
+		if init != nil && init.MimeType == "text/css" {
+			out[r] = init
+			continue
+		}
+		if u, ok := a.rend.scriptOf[r.ID]; ok && (r.Initiator == nil || r.Initiator.URL == "") {
+			if u == "" {
+				// Script of unknown origin was running: the frame's
+				// document is the nearest thing to its stack.
+				u = a.meta.activeURL(r.Frame, r.TS)
+			}
+			var last *request
+			for _, c := range a.net.byTime {
+				if c.URL == u && c.TS < r.TS {
+					last = c
+				}
+			}
+			if last != nil {
+				out[r] = last
+				continue
+			}
+		}
+		if init != nil {
+			out[r] = init
+		}
+	}
+	return out
 }
 
 // context is what every insight of a set is computed from.

@@ -102,8 +102,8 @@ func run(out, only string) error {
 	var jobs []job
 	for _, p := range tracetest.Pages() {
 		name := strings.TrimSuffix(strings.TrimPrefix(p, "/p/"), ".html")
-		if name == "frame" {
-			continue // a part of shift-inject, not a page of its own
+		if name == "frame" || name == "busy" {
+			continue // a part of shift-inject; the benchmark's page
 		}
 		jobs = append(jobs, job{name: name, url: site + p})
 	}

@@ -1,0 +1,233 @@
+package page_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
+	ptrace "github.com/tabhive/tabhive/page/trace"
+	"github.com/tabhive/tabhive/page/trace/tracetest"
+)
+
+// traceSlot is the test browser's trace slot: the tests of this binary
+// share one Chromium, which records one trace at a time.
+var traceSlot browser.TraceSlot
+
+// traceHolders numbers the slot's holders: the tests' actors all have
+// page id 1.
+var traceHolders atomic.Int64
+
+// startTrace takes the slot and starts recording on a.
+func startTrace(t *testing.T, a *page.Actor, opts page.TraceOptions) error {
+	t.Helper()
+	lease, _, err := traceSlot.Acquire(traceCtx(t), int(traceHolders.Add(1)), a.Done())
+	if err != nil {
+		return err
+	}
+	opts.Lease = lease
+	_, err = a.StartTrace(traceCtx(t), opts)
+	return err
+}
+
+// traceCtx is a context for a trace step: recording a reload and streaming
+// the trace take seconds, more on a loaded machine.
+func traceCtx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// traceFile is an output file of the test's own.
+func traceFile(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
+	t.Parallel()
+	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
+	url := base + "/p/shift-image.html"
+	a := open(t, url)
+	if a.LastTrace() != nil {
+		t.Fatal("LastTrace of a page that never traced is not nil")
+	}
+	if err := startTrace(t, a, page.TraceOptions{Reload: true, IgnoreCache: true}); err != nil {
+		t.Fatalf("StartTrace = %v", err)
+	}
+	// The shift comes when the unsized image arrives, 500 ms after the
+	// page asked for it; wait for the page to have it rather than a time.
+	if _, err := a.WaitForText(traceCtx(t), []string{"Unsized"}, 30*time.Second); err != nil {
+		t.Fatalf("WaitForText = %v", err)
+	}
+	f := traceFile(t, "trace.json")
+	res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: f})
+	if err != nil {
+		t.Fatalf("StopTrace = %v", err)
+	}
+	if res.AnalyzeErr != nil || res.Report == nil {
+		t.Fatalf("StopTrace analysis = %v, %v", res.Report, res.AnalyzeErr)
+	}
+	fi, _ := f.Stat()
+	if res.Bytes == 0 || fi.Size() != res.Bytes {
+		t.Errorf("StopTrace wrote %d bytes, the file has %d", res.Bytes, fi.Size())
+	}
+	if a.LastTrace() != res.Report {
+		t.Error("LastTrace is not the report StopTrace returned")
+	}
+	set := res.Report.Set("NAVIGATION_0")
+	if set == nil {
+		t.Fatalf("the report has no NAVIGATION_0:\n%s", res.Report.Summary())
+	}
+	if set.URL != url || set.LCP == nil || !set.LCP.Image || set.FCP == nil || set.CLS.Value <= 0 {
+		t.Errorf("NAVIGATION_0 = %s LCP %+v FCP %+v CLS %v, want %s with an image LCP, an FCP and a shift", set.URL, set.LCP, set.FCP, set.CLS.Value, url)
+	}
+	sum := res.Report.Summary()
+	for _, want := range []string{"## insight set id: NAVIGATION_0", "insight name: CLSCulprits", "insight name: LCPDiscovery", `image "Unsized"`} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, sum)
+		}
+	}
+
+	// The file is what DevTools and Perfetto load: a JSON object with the
+	// trace events and Chrome's metadata, holding the page's navigation.
+	raw, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+			Args struct {
+				Data struct {
+					DocumentLoaderURL string `json:"documentLoaderURL"`
+				} `json:"data"`
+			} `json:"args"`
+		} `json:"traceEvents"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatalf("the trace file is not JSON: %v", err)
+	}
+	if len(file.Metadata) == 0 {
+		t.Error("the trace file has no metadata")
+	}
+	found := false
+	for _, e := range file.TraceEvents {
+		if e.Name == "navigationStart" && e.Args.Data.DocumentLoaderURL == url {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the trace file (%d events) has no navigationStart of %s", len(file.TraceEvents), url)
+	}
+	again, err := ptrace.Analyze(bytes.NewReader(raw), ptrace.Options{})
+	if err != nil || again.Set("NAVIGATION_0") == nil || again.Set("NAVIGATION_0").URL != url {
+		t.Errorf("analysing the saved file again = %v, %v", again, err)
+	}
+}
+
+func TestTraceOneAtATimeAndNothingLeftRunning(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{"/": browsertest.HTML("Trace me", "<p>Hello</p>")})
+	a := open(t, base+"/")
+	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, page.ErrNoTrace) {
+		t.Fatalf("StopTrace without a trace = %v, want ErrNoTrace", err)
+	}
+	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+		t.Fatalf("StartTrace = %v", err)
+	}
+	if _, err := a.StartTrace(traceCtx(t), page.TraceOptions{}); !errors.Is(err, page.ErrTraceRunning) {
+		t.Fatalf("a second StartTrace = %v, want ErrTraceRunning", err)
+	}
+	if err := a.AbortTrace(traceCtx(t)); err != nil {
+		t.Fatalf("AbortTrace = %v", err)
+	}
+	// Aborted: nothing runs, and the page can record again.
+	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, page.ErrNoTrace) {
+		t.Fatalf("StopTrace after AbortTrace = %v, want ErrNoTrace", err)
+	}
+	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+		t.Fatalf("StartTrace after AbortTrace = %v", err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: zw}); err != nil {
+		t.Fatalf("StopTrace = %v", err)
+	}
+	zw.Close()
+	if _, err := ptrace.Analyze(&gz, ptrace.Options{}); err != nil {
+		t.Errorf("a gzip-compressed trace does not analyse: %v", err)
+	}
+}
+
+// Chrome records one trace at a time per browser; two pages recording at
+// once take turns through the browser's trace slot, and both succeed.
+func TestTraceTwoPagesTakeTurns(t *testing.T) {
+	t.Parallel()
+	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
+	urls := []string{base + "/p/text.html", base + "/p/image-lazy.html"}
+	var wg sync.WaitGroup
+	errs := make([]error, len(urls))
+	reports := make([]*ptrace.Report, len(urls))
+	actors := make([]*page.Actor, len(urls))
+	for i, u := range urls {
+		actors[i] = open(t, u)
+	}
+	for i := range urls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := actors[i]
+			if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
+				errs[i] = err
+				return
+			}
+			res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}})
+			errs[i], reports[i] = err, res.Report
+		}()
+	}
+	wg.Wait()
+	for i, u := range urls {
+		if errs[i] != nil {
+			t.Errorf("tracing %s: %v", u, errs[i])
+			continue
+		}
+		set := reports[i].Set("NAVIGATION_0")
+		if set == nil || set.URL != u || set.LCP == nil {
+			t.Errorf("the trace of %s found %+v:\n%s", u, set, reports[i].Summary())
+		}
+	}
+}
+
+func TestTraceStopWhenThePageGoes(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{"/": browsertest.HTML("Going", "<p>Soon gone</p>")})
+	a := open(t, base+"/")
+	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+		t.Fatalf("StartTrace = %v", err)
+	}
+	a.Stop(page.ErrClosed)
+	_, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}})
+	if !errors.Is(err, page.ErrClosed) {
+		t.Fatalf("StopTrace on a closed page = %v, want ErrClosed", err)
+	}
+}
