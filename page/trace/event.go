@@ -25,6 +25,10 @@ type event struct {
 	// ID is "id", or else "id2"'s global or local id, as a string.
 	ID   string
 	Args []byte // raw JSON object, or nil
+
+	// url and reqID memoise eventURL: several handlers ask.
+	urlDone    bool
+	url, reqID string
 }
 
 var errBadEvent = errors.New("malformed event")

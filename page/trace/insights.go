@@ -978,12 +978,13 @@ func (c *context) thirdParties() *insight {
 }
 
 // mainFrameThread returns the events of the main frame's renderer main
-// thread, as DevTools picks it for third-party attribution.
-func (c *context) mainFrameThread() []threadEvent {
+// thread, as DevTools picks it for third-party attribution, and its
+// network events.
+func (c *context) mainFrameThread() ([]threadEvent, []recvEvent) {
 	m := c.a.meta
 	fp := m.rendererByFrame[m.mainFrameID]
 	if fp == nil {
-		return nil
+		return nil, nil
 	}
 	for _, pid := range c.a.rend.pidOrder {
 		ws, ok := fp.byPID[pid]
@@ -1001,32 +1002,50 @@ func (c *context) mainFrameThread() []threadEvent {
 		}
 		for tid, name := range m.threadNames[pid] {
 			if name == "CrRendererMain" {
-				return c.a.rend.threads[pid][tid]
+				return c.a.rend.threads[pid][tid], c.a.rend.recv[pid][tid]
 			}
 		}
-		return nil
+		return nil, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // summarizeByEntity attributes the main thread's time and the bytes of its
 // network events to sites, as DevTools' bottom-up tree grouped by entity
 // does (without CPU samples: a script's time is its events' own).
 func (c *context) summarizeByEntity() []*entitySummary {
-	events := append([]threadEvent(nil), c.mainFrameThread()...)
-	sortStable(events, func(a, b threadEvent) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
+	events, recv := c.mainFrameThread() // in time order (renderer.finalize)
+	recv = append([]recvEvent(nil), recv...)
 	es := c.a.entities
-	entityOf := func(te threadEvent) *entity {
-		u := te.url
-		if u == "" && te.reqID != "" {
-			if r := c.a.net.byID[te.reqID]; r != nil {
+	rend := c.a.rend
+	siteEntity := map[uint32]*entity{}
+	entityOfSite := func(site uint32) *entity {
+		if site == 0 {
+			return nil
+		}
+		if e, ok := siteEntity[site]; ok {
+			return e
+		}
+		key := rend.siteKeys[site]
+		u := key[2:]
+		if strings.HasPrefix(key, "r:") {
+			u = ""
+			if r := c.a.net.byID[key[2:]]; r != nil {
 				u = r.URL
 			}
 		}
-		if u == "" {
-			return nil
+		var e *entity
+		if u != "" {
+			e = es.forURL(u)
 		}
-		return es.forURL(u)
+		siteEntity[site] = e
+		return e
+	}
+	entityOfRequest := func(id string) *entity {
+		if r := c.a.net.byID[id]; r != nil {
+			return es.forURL(r.URL)
+		}
+		return nil
 	}
 	startMs, endMs := c.bounds.Min/1000, c.bounds.Max/1000
 	start, end := startMs*1000, endMs*1000
@@ -1044,20 +1063,12 @@ func (c *context) summarizeByEntity() []*entitySummary {
 			}
 		}
 	}
-	cacheHit := map[nodeKey]bool{}
-	for _, te := range events {
-		if te.recvKind == 3 {
-			cacheHit[nodeKey{"req:" + te.reqID, entityOf(te)}] = te.cacheHit
-		}
-	}
 	type frame struct {
-		k     nodeKey
-		self  float64
-		end   float64
-		start float64
+		k    nodeKey
+		self float64
+		end  float64
 	}
 	var stack []frame
-	rootSelf := endMs - startMs
 	pop := func() {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -1076,45 +1087,47 @@ func (c *context) summarizeByEntity() []*entitySummary {
 		for len(stack) > 0 && stack[len(stack)-1].end <= te.TS {
 			pop()
 		}
-		e := entityOf(te)
+		e := entityOfSite(te.site)
 		if e != nil && te.Dur >= 1000 {
 			windows[e] = append(windows[e], window{Min: te.TS, Max: evEnd})
 		}
-		if te.Dur != 0 {
-			s, en := te.TS/1000, evEnd/1000
-			d := math.Min(en, endMs) - math.Max(s, startMs)
-			if len(stack) > 0 {
-				stack[len(stack)-1].self -= d
-			} else {
-				rootSelf -= d
-			}
-			id := te.name
-			if te.recvKind != 0 {
-				id = "req:" + te.reqID
-			}
-			stack = append(stack, frame{k: nodeKey{id, e}, self: d, end: evEnd, start: te.TS})
-			continue
+		d := math.Min(evEnd/1000, endMs) - math.Max(te.TS/1000, startMs)
+		if len(stack) > 0 {
+			stack[len(stack)-1].self -= d
 		}
-		if te.recvKind == 0 {
-			continue
-		}
-		k := nodeKey{"req:" + te.reqID, e}
-		note(k)
-		switch {
-		case te.recvKind == 1:
-			if cacheHit[k] {
-				transfer[k] = 0
-			} else {
-				transfer[k] += te.encoded
-			}
-		case te.recvKind == 2 && te.encoded == 0 && cacheHit[k]:
-			transfer[k] = 0
-		case te.encoded > 0:
-			transfer[k] = te.encoded
-		}
+		stack = append(stack, frame{k: nodeKey{rend.names[te.name], e}, self: d, end: evEnd})
 	}
 	for len(stack) > 0 {
 		pop()
+	}
+	// Bytes: each request's network events, in time order, as DevTools
+	// tallies them (received data adds up; the finish or the response, when
+	// it carries a size, replaces the tally; a cache hit counts nothing).
+	sortStable(recv, func(a, b recvEvent) bool { return a.TS < b.TS })
+	cacheHit := map[string]bool{}
+	for _, re := range recv {
+		if re.kind == 3 {
+			cacheHit[re.reqID] = re.cacheHit
+		}
+	}
+	for _, re := range recv {
+		if re.TS < start || re.TS > end {
+			continue
+		}
+		k := nodeKey{"req:" + re.reqID, entityOfRequest(re.reqID)}
+		note(k)
+		switch {
+		case re.kind == 1:
+			if cacheHit[re.reqID] {
+				transfer[k] = 0
+			} else {
+				transfer[k] += re.encoded
+			}
+		case re.kind == 2 && re.encoded == 0 && cacheHit[re.reqID]:
+			transfer[k] = 0
+		case re.encoded > 0:
+			transfer[k] = re.encoded
+		}
 	}
 	var out []*entitySummary
 	byEntity := map[*entity]*entitySummary{}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -45,16 +46,27 @@ type domStats struct {
 	}
 }
 
-// threadEvent is a main-thread event kept for attributing time and bytes to
-// the sites (entities) that caused them.
+// threadEvent is a main-thread event kept for attributing time to the
+// sites (entities) that caused it: a compact record, as a long trace has
+// millions.
 type threadEvent struct {
-	TS, Dur  float64
-	name     string
-	instant  bool
-	url      string // the event's own URL, if it has one
-	reqID    string // the request it concerns, for network events
+	TS, Dur float64
+	name    uint16 // index into renderer.names
+	site    uint32 // index into renderer.siteKeys; 0 for none
+}
+
+// recvEvent is a network event of a main thread that carries a transfer
+// size (ResourceReceivedData, ResourceFinish, ResourceReceiveResponse).
+type siteScope struct {
+	end    float64
+	inSite bool
+}
+
+type recvEvent struct {
+	TS       float64
+	reqID    string
 	encoded  float64
-	recvKind byte // 1 ResourceReceivedData, 2 ResourceFinish, 3 ResourceReceiveResponse
+	kind     byte // 1 ResourceReceivedData, 2 ResourceFinish, 3 ResourceReceiveResponse
 	cacheHit bool
 }
 
@@ -90,12 +102,24 @@ type renderer struct {
 	workerThreads map[int64]bool
 
 	// threads holds the main-thread events of renderer main threads, by pid
-	// then tid; pidOrder is the order in which processes were first seen.
+	// then tid, and recv their network events; pidOrder is the order in
+	// which processes were first seen.
 	threads  map[int64]map[int64][]threadEvent
+	recv     map[int64]map[int64][]recvEvent
 	pidOrder []int64
 	seenPID  map[int64]bool
 	// open holds B events waiting for their E, per thread.
 	open map[int64][]threadEvent
+	// scopes holds, per thread, the kept events still open and whether a
+	// site is in scope (theirs or an ancestor's): an event outside every
+	// site's scope takes no site's time, and is not kept.
+	scopes map[int64][]siteScope
+	// names and siteKeys intern threadEvent's strings: a site is "u:" and
+	// a URL, or "r:" and a request id whose URL is known at the end.
+	names    []string
+	nameIDs  map[string]uint16
+	siteKeys []string
+	siteIDs  map[string]uint32
 }
 
 type scriptRun struct {
@@ -118,8 +142,13 @@ func newRenderer() *renderer {
 		domStats:      map[string][]*domStats{},
 		workerThreads: map[int64]bool{},
 		threads:       map[int64]map[int64][]threadEvent{},
+		recv:          map[int64]map[int64][]recvEvent{},
+		nameIDs:       map[string]uint16{},
+		siteKeys:      []string{""},
+		siteIDs:       map[string]uint32{},
 		seenPID:       map[int64]bool{},
 		open:          map[int64][]threadEvent{},
+		scopes:        map[int64][]siteScope{},
 	}
 }
 
@@ -253,6 +282,9 @@ func (r *renderer) handle(ev *event, m *meta) {
 			}
 			if ev.unmarshalArgs(&a) && a.Data != nil {
 				fc.frame, fc.has = *a.Data, true
+				if !ev.urlDone && a.Data.URL != "" && !containsAny(ev.Args, `"stackTrace"`) {
+					ev.url, ev.urlDone = a.Data.URL, true
+				}
 			}
 			st := r.funcStack[ev.TID]
 			for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
@@ -368,26 +400,26 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 		return
 	}
 	if ev.Ph == "E" {
-		key := ev.TID
-		st := r.open[key]
+		st := r.open[ev.TID]
 		if len(st) == 0 {
 			return
 		}
 		te := st[len(st)-1]
-		r.open[key] = st[:len(st)-1]
+		r.open[ev.TID] = st[:len(st)-1]
 		te.Dur = ev.TS - te.TS
-		r.addThreadEvent(ev.PID, ev.TID, te)
+		if te.name != 0 && te.Dur > 0 {
+			r.addThreadEvent(ev.PID, ev.TID, te)
+		}
 		return
 	}
 	if !visibleEvents[visibleType(ev)] {
 		if ev.Ph == "B" {
 			// Still paired with its E so that the pairing stays right.
-			r.open[ev.TID] = append(r.open[ev.TID], threadEvent{TS: ev.TS, name: ""})
+			r.open[ev.TID] = append(r.open[ev.TID], threadEvent{TS: ev.TS})
 		}
 		return
 	}
-	te := threadEvent{TS: ev.TS, Dur: ev.Dur, name: ev.Name, instant: ev.Ph != "X" && ev.Ph != "B"}
-	if ev.Args != nil && (ev.Name == "ResourceReceivedData" || ev.Name == "ResourceFinish" || ev.Name == "ResourceReceiveResponse") {
+	if ev.Name == "ResourceReceivedData" || ev.Name == "ResourceFinish" || ev.Name == "ResourceReceiveResponse" {
 		var a struct {
 			Data struct {
 				RequestID         string  `json:"requestId"`
@@ -396,22 +428,71 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 			} `json:"data"`
 		}
 		ev.unmarshalArgs(&a)
-		te.reqID, te.encoded, te.cacheHit = a.Data.RequestID, a.Data.EncodedDataLength, a.Data.FromCache
-		te.recvKind = map[string]byte{"ResourceReceivedData": 1, "ResourceFinish": 2, "ResourceReceiveResponse": 3}[ev.Name]
-	} else if ev.Args != nil {
-		te.url, te.reqID = eventURL(ev)
+		re := recvEvent{TS: ev.TS, reqID: a.Data.RequestID, encoded: a.Data.EncodedDataLength, cacheHit: a.Data.FromCache,
+			kind: map[string]byte{"ResourceReceivedData": 1, "ResourceFinish": 2, "ResourceReceiveResponse": 3}[ev.Name]}
+		byTID := r.recv[ev.PID]
+		if byTID == nil {
+			byTID = map[int64][]recvEvent{}
+			r.recv[ev.PID] = byTID
+		}
+		byTID[ev.TID] = append(byTID[ev.TID], re)
+		if ev.Ph != "X" && ev.Ph != "B" {
+			return
+		}
+	}
+	if ev.Ph != "X" && ev.Ph != "B" {
+		return // an instant event takes no time
+	}
+	te := threadEvent{TS: ev.TS, Dur: ev.Dur, name: r.nameID(ev.Name)}
+	if ev.Args != nil {
+		if u, req := eventURL(ev); u != "" {
+			te.site = r.siteID("u:" + u)
+		} else if req != "" {
+			te.site = r.siteID("r:" + req)
+		}
 	}
 	if ev.Ph == "B" {
 		r.open[ev.TID] = append(r.open[ev.TID], te)
 		return
 	}
-	r.addThreadEvent(ev.PID, ev.TID, te)
+	if te.Dur <= 0 {
+		return
+	}
+	sc := r.scopes[ev.TID]
+	for n := len(sc); n > 0 && sc[n-1].end <= te.TS; n = len(sc) {
+		sc = sc[:n-1]
+	}
+	inSite := te.site != 0 || (len(sc) > 0 && sc[len(sc)-1].inSite)
+	r.scopes[ev.TID] = append(sc, siteScope{end: te.TS + te.Dur, inSite: inSite})
+	if inSite {
+		r.addThreadEvent(ev.PID, ev.TID, te)
+	}
+}
+
+func (r *renderer) nameID(n string) uint16 {
+	if id, ok := r.nameIDs[n]; ok {
+		return id
+	}
+	if len(r.names) == 0 {
+		r.names = append(r.names, "") // 0: none
+	}
+	id := uint16(len(r.names))
+	r.names = append(r.names, n)
+	r.nameIDs[n] = id
+	return id
+}
+
+func (r *renderer) siteID(key string) uint32 {
+	if id, ok := r.siteIDs[key]; ok {
+		return id
+	}
+	id := uint32(len(r.siteKeys))
+	r.siteKeys = append(r.siteKeys, key)
+	r.siteIDs[key] = id
+	return id
 }
 
 func (r *renderer) addThreadEvent(pid, tid int64, te threadEvent) {
-	if te.name == "" {
-		return
-	}
 	byTID := r.threads[pid]
 	if byTID == nil {
 		byTID = map[int64][]threadEvent{}
@@ -423,6 +504,14 @@ func (r *renderer) addThreadEvent(pid, tid int64, te threadEvent) {
 // eventURL returns the URL an event concerns, as DevTools' getNonResolvedURL
 // finds it, or the id of the request it concerns.
 func eventURL(ev *event) (url, reqID string) {
+	if !ev.urlDone {
+		ev.url, ev.reqID = findEventURL(ev)
+		ev.urlDone = true
+	}
+	return ev.url, ev.reqID
+}
+
+func findEventURL(ev *event) (url, reqID string) {
 	if !containsAny(ev.Args, `"url"`, `"stylesheetUrl"`, `"stackTrace"`, `"requestId"`) {
 		return "", ""
 	}
@@ -466,6 +555,14 @@ func containsAny(b []byte, subs ...string) bool {
 }
 
 func (r *renderer) finalize() {
+	// The main threads' events in time order, once for every insight set.
+	for _, byTID := range r.threads {
+		for tid, evs := range byTID {
+			sortStable(evs, func(a, b threadEvent) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
+			byTID[tid] = slices.Clip(evs)
+		}
+	}
+	r.scopes, r.open = nil, nil
 	kept := r.longTasks[:0]
 	for _, t := range r.longTasks {
 		if !r.workerThreads[t.TID] {
