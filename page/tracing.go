@@ -188,7 +188,9 @@ type TraceStop struct {
 	// trace-event format, with Chrome's metadata, as DevTools and Perfetto
 	// load it. A write error stops the copy.
 	Out io.Writer
-	// Options describe the recording, for the report.
+	// Options describe the recording, for the report. Zero fields are
+	// filled from what the page emulates (its CPU slowdown and network
+	// conditions), as chrome-devtools-mcp reports them.
 	Options ptrace.Options
 }
 
@@ -229,8 +231,12 @@ func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, err
 		// caller afterwards.
 		out := &gate{w: stop.Out}
 		done := make(chan readResult, 1)
+		opts := stop.Options
+		if emu := a.emu.inForce(); opts.CPUThrottling == 0 && opts.NetworkThrottling == "" {
+			opts.CPUThrottling, opts.NetworkThrottling = emu.CPU, emu.Network
+		}
 		err = a.act.Await(ctx, func(ctx context.Context) error {
-			r := readTrace(ctx, a, handle, out, stop.Options)
+			r := readTrace(ctx, a, handle, out, opts)
 			done <- r
 			return r.err
 		}, nil)
