@@ -212,6 +212,13 @@ type TraceResult struct {
 // began (the page closed, the deadline passed, Out failed), what was
 // written is a partial trace.
 func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, error) {
+	// The copy runs on an Await goroutine, and ask returns when ctx ends
+	// even if the actor is still at work: whichever way StopTrace returns,
+	// the copy writes to stop.Out through a gate closed first, and hands
+	// its result over a channel, so that nothing it does reaches the
+	// caller afterwards.
+	out := &gate{w: stop.Out}
+	defer out.close()
 	return ask(ctx, a, func(ctx context.Context) (TraceResult, error) {
 		var res TraceResult
 		if !a.trace.running {
@@ -224,12 +231,6 @@ func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, err
 		}
 		a.log.Debug().Dur("took", time.Since(start)).Msg("trace ended")
 		defer a.closeStream(ctx, handle)
-		// The copy runs on an Await goroutine, which may outlive an early
-		// return (the deadline, the page closing): it writes to stop.Out
-		// through a gate closed before StopTrace returns, and hands its
-		// result over a channel, so that nothing it does reaches the
-		// caller afterwards.
-		out := &gate{w: stop.Out}
 		done := make(chan readResult, 1)
 		opts := stop.Options
 		if emu := a.emu.inForce(); opts.CPUThrottling == 0 && opts.NetworkThrottling == "" {
@@ -359,6 +360,18 @@ func (a *Actor) traceComplete(params json.RawMessage) error {
 		case a.trace.complete <- e.Stream:
 		default:
 		}
+		return nil
+	}
+	if e.Stream != "" {
+		// Nobody waits for it any more (the caller gave up while Chrome
+		// was finishing): release it, or Chrome keeps the whole trace for
+		// as long as the page lives.
+		a.log.Debug().Msg("close the stream of an abandoned trace")
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			a.c.IO.Close(ctx, cdpio.NewCloseArgs(e.Stream))
+		}()
 	}
 	return nil
 }

@@ -231,3 +231,65 @@ func TestTraceStopWhenThePageGoes(t *testing.T) {
 		t.Fatalf("StopTrace on a closed page = %v, want ErrClosed", err)
 	}
 }
+
+// slowOut is a trace's output that takes its time over the first write,
+// and gives up the caller's context as that write begins.
+type slowOut struct {
+	cancel    context.CancelFunc
+	returned  atomic.Bool   // StopTrace has returned
+	late      atomic.Bool   // a write ended or began after that
+	firstDone chan struct{} // closed when the first write ends
+	writes    int
+}
+
+func (w *slowOut) Write(p []byte) (int, error) {
+	if w.returned.Load() {
+		w.late.Store(true)
+	}
+	w.writes++
+	if w.writes == 1 {
+		defer close(w.firstDone)
+		w.cancel()
+		// A slow disk: StopTrace gives up meanwhile, and must wait for
+		// this write before it returns.
+		time.Sleep(300 * time.Millisecond)
+	}
+	if w.returned.Load() {
+		w.late.Store(true)
+	}
+	return len(p), nil
+}
+
+// A caller that gives up while the trace is being copied gets its output
+// back untouched once StopTrace returns: no write is under way or follows.
+func TestTraceStopGivenUpMidCopyLeavesTheOutputAlone(t *testing.T) {
+	t.Parallel()
+	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
+	a := open(t, base+"/p/text.html")
+	if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
+		t.Fatalf("StartTrace = %v", err)
+	}
+	ctx, cancel := context.WithCancel(traceCtx(t))
+	defer cancel()
+	w := &slowOut{cancel: cancel, firstDone: make(chan struct{})}
+	_, err := a.StopTrace(ctx, page.TraceStop{Out: w})
+	w.returned.Store(true)
+	if err == nil {
+		t.Fatal("StopTrace succeeded though its context ended during the copy")
+	}
+	select {
+	case <-w.firstDone:
+	case <-traceCtx(t).Done():
+		t.Fatal("the first write never ended")
+	}
+	if w.late.Load() {
+		t.Error("the trace was written to after StopTrace returned")
+	}
+	// The page is free to record again.
+	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+		t.Fatalf("StartTrace after the abandoned stop = %v", err)
+	}
+	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); err != nil {
+		t.Fatalf("StopTrace = %v", err)
+	}
+}

@@ -290,9 +290,14 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	if uid == nil {
 		t.Fatalf("no button in the snapshot:\n%s", snap)
 	}
+	phase, clicks := "alone, before the traces", 0
 	click := func() time.Duration {
 		start := time.Now()
-		text(t, clicker, "click", map[string]any{"pageId": clickPage, "uid": uid[1]})
+		got, isErr := transporttest.Call(t, clicker, "click", map[string]any{"pageId": clickPage, "uid": uid[1]})
+		clicks++
+		if isErr {
+			t.Fatalf("click %d (%s) failed after %v:\n%s", clicks, phase, time.Since(start), got)
+		}
 		return time.Since(start)
 	}
 	median := func(ds []time.Duration) time.Duration {
@@ -316,6 +321,7 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	}
 	go func() { wg.Wait(); close(done) }()
 	var during []time.Duration
+	phase = "during the traces"
 	for loop := true; loop; {
 		select {
 		case <-done:
@@ -335,6 +341,7 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	if len(during) < 3 {
 		t.Fatalf("only %d clicks ran during the traces", len(during))
 	}
+	phase = "alone, after the traces"
 	for range 9 {
 		after = append(after, click())
 	}
