@@ -64,10 +64,13 @@ var traceCategories = []string{
 	"disabled-by-default-v8.cpu_profiler",
 }
 
-// traceChunk is how much of a trace one IO.read asks for: large enough
-// that a 100 MB trace takes few round trips, small enough to stay far from
-// the connection's message limit (the reply escapes the JSON it carries).
-const traceChunk = 4 << 20
+// traceChunk is how much of a trace one IO.read asks for. All pages share
+// one channel to Chromium, and a reply holds it while it passes (escaped
+// JSON, larger than the chunk): small enough that other pages' messages
+// pass between chunks without waiting long on a loaded machine, large
+// enough that a 100 MB trace takes a few hundred round trips, not
+// thousands.
+const traceChunk = 512 << 10
 
 // traceState is the page's recording, owned by the run goroutine.
 type traceState struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -73,7 +74,7 @@ func TestTraceThroughBinary(t *testing.T) {
 
 			url := site + "/p/shift-image.html"
 			text(t, cs, "navigate_page", map[string]any{"url": url})
-			got := text(t, cs, "performance_start_trace", map[string]any{"reload": true, "autoStop": true})
+			got := mustTrace(t, cs, "performance_start_trace", map[string]any{"reload": true, "autoStop": true})
 			m := savedTo.FindStringSubmatch(got)
 			if m == nil {
 				t.Fatalf("performance_start_trace names no file:\n%s", got)
@@ -134,7 +135,7 @@ func TestTraceThroughBinary(t *testing.T) {
 				t.Errorf("performance_stop_trace outside the sandbox = %v %q", isErr, got)
 			}
 			file := filepath.Join(work, mode+"-manual.json.gz")
-			got = text(t, cs, "performance_stop_trace", map[string]any{"filePath": file})
+			got = mustTrace(t, cs, "performance_stop_trace", map[string]any{"filePath": file})
 			if !strings.Contains(got, "The raw trace data was saved to "+file+".") {
 				t.Errorf("performance_stop_trace with filePath =\n%s", got)
 			}
@@ -159,7 +160,11 @@ func TestTraceThroughBinary(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				closedReply, closedErr = try(t, cs, "performance_start_trace", map[string]any{"pageId": id, "reload": true, "autoStop": true})
+				var err error
+				closedReply, closedErr, err = traceCall(cs, "performance_start_trace", map[string]any{"pageId": id, "reload": true, "autoStop": true})
+				if err != nil {
+					closedReply = err.Error()
+				}
 			}()
 			select {
 			case <-reloaded:
@@ -171,8 +176,8 @@ func TestTraceThroughBinary(t *testing.T) {
 			if want := fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded.", id); !closedErr || !strings.Contains(closedReply, want) {
 				t.Errorf("performance_start_trace on a page that closed = %v %q, want %q", closedErr, closedReply, want)
 			}
-			text(t, cs, "performance_start_trace", map[string]any{"pageId": 1, "reload": false, "autoStop": false})
-			text(t, cs, "performance_stop_trace", map[string]any{"pageId": 1})
+			mustTrace(t, cs, "performance_start_trace", map[string]any{"pageId": 1, "reload": false, "autoStop": false})
+			mustTrace(t, cs, "performance_stop_trace", map[string]any{"pageId": 1})
 		})
 	}
 }
@@ -316,7 +321,14 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			replies[i] = text(t, tracers[i], "performance_start_trace", map[string]any{"pageId": tracePages[i], "reload": true, "autoStop": true})
+			got, isErr, err := traceCall(tracers[i], "performance_start_trace", map[string]any{"pageId": tracePages[i], "reload": true, "autoStop": true})
+			switch {
+			case err != nil:
+				got = err.Error()
+			case isErr:
+				got = "failed: " + got
+			}
+			replies[i] = got
 		}()
 	}
 	go func() { wg.Wait(); close(done) }()
@@ -352,4 +364,35 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	if d > s*3/2 {
 		t.Errorf("clicks during two traces took %v (median of %d), more than 1.5 × their %v alone", d, len(during), s)
 	}
+}
+
+// traceCallTimeout bounds a client's wait for a trace call: starting with
+// autoStop may wait a minute for another page's trace, then load, settle
+// and save (performance_stop_trace's five minutes), longer than one
+// ordinary step of a test.
+const traceCallTimeout = 8 * time.Minute
+
+// traceCall calls a trace tool with traceCallTimeout; it does not fail the
+// test itself, so that a goroutine can use it.
+func traceCall(cs *mcp.ClientSession, name string, args map[string]any) (string, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceCallTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", false, fmt.Errorf("%s(%v): protocol error %v", name, args, err)
+	}
+	return transporttest.Text(res), res.IsError, nil
+}
+
+// mustTrace is traceCall for a call that must succeed.
+func mustTrace(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	got, isErr, err := traceCall(cs, name, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if isErr {
+		t.Fatalf("%s(%v) failed:\n%s", name, args, got)
+	}
+	return got
 }
