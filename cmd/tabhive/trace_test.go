@@ -342,8 +342,13 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 			during = append(during, click())
 		}
 	}
+	// Chrome traces every renderer, as DevTools' Performance panel shows:
+	// the third agent's clicks are interactions in both traces, and those
+	// before a trace's reload make an insight set of their own
+	// (NO_NAVIGATION), so the reload's is not always NAVIGATION_0.
+	loaded := regexp.MustCompile(`(?m)^## insight set id: NAVIGATION_\d+\n\nURL: ` + regexp.QuoteMeta(site) + `/p/`)
 	for i, r := range replies {
-		if !strings.Contains(r, "## insight set id: NAVIGATION_0") || !strings.Contains(r, "URL: "+site) {
+		if !loaded.MatchString(r) {
 			t.Errorf("trace %d of page %d:\n%s", i, tracePages[i], r)
 		}
 	}

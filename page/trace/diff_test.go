@@ -114,6 +114,7 @@ func TestDifferentialAgainstDevTools(t *testing.T) {
 			for _, d := range compareReport(rep, &want) {
 				t.Error(d)
 			}
+			t.Log(agreement(rep, &want))
 		})
 	}
 }
@@ -301,6 +302,49 @@ func compareReport(rep *Report, want *expectedTrace) []string {
 		sameList("duplicated modules", dups, w.Duplicated, true)
 	}
 	return diffs
+}
+
+// agreement describes how far rep's times are from DevTools' where both
+// have them: the largest difference, in milliseconds and as a share of
+// DevTools' value, for the record (go test -v -run TestDifferential).
+func agreement(rep *Report, want *expectedTrace) string {
+	var worstMs, worstRel float64
+	var n int
+	note := func(got, want float64) {
+		n++
+		d := math.Abs(got - want)
+		worstMs = max(worstMs, d/1000)
+		if want != 0 {
+			worstRel = max(worstRel, d/math.Abs(want))
+		}
+	}
+	names := map[string]string{"ttfb": "TTFB", "loadDelay": "Load delay", "loadDuration": "Load duration", "renderDelay": "Render delay"}
+	for i, w := range want.Sets {
+		if i >= len(rep.Sets) {
+			break
+		}
+		s := rep.Sets[i]
+		if w.LCP != nil && s.LCP != nil {
+			note(s.LCP.Value, w.LCP.Value)
+			for k, v := range w.LCP.Subparts {
+				for _, part := range s.LCP.Parts {
+					if part.Name == names[k] {
+						note(part.Duration(), v)
+					}
+				}
+			}
+		}
+		if w.FCP != nil && s.FCP != nil {
+			note(s.FCP.Value, *w.FCP)
+		}
+		if w.TTFB != nil && s.TTFB != nil {
+			note(s.TTFB.Value, *w.TTFB)
+		}
+		if w.INP != nil && s.INP != nil {
+			note(s.INP.Value, w.INP.Value)
+		}
+	}
+	return fmt.Sprintf("agreement: %d times compared, the largest difference %.3f ms, %.2f%% of DevTools' value at most", n, worstMs, 100*worstRel)
 }
 
 func sorted(s []string) []string {
