@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -50,6 +51,32 @@ func traceCtx(t *testing.T) context.Context {
 	return c
 }
 
+// waitForLCP waits until the page has painted its largest contentful
+// paint (an image's, if image): on a loaded machine the paint can come
+// after the load event, and a trace stopped before it has no LCP.
+func waitForLCP(t *testing.T, a *page.Actor, image bool) error {
+	src := `() => new Promise(resolve => new PerformanceObserver(list => {
+		if (list.getEntries().some(e => !IMAGE || e.url)) resolve(true);
+	}).observe({type: 'largest-contentful-paint', buffered: true}))`
+	src = strings.Replace(src, "IMAGE", map[bool]string{true: "true", false: "false"}[image], 1)
+	if _, err := a.Evaluate(traceCtx(t), page.Script{Source: src, SkipStableDOM: true}); err != nil {
+		return fmt.Errorf("waiting for the largest contentful paint: %w", err)
+	}
+	return nil
+}
+
+// openTraced is open with traceCtx's budget for the first load: the
+// fixture pages hold some of their resources back on purpose, and on a
+// loaded machine their load takes longer than an ordinary step's.
+func openTraced(t *testing.T, url string) *page.Actor {
+	t.Helper()
+	a := open(t, "")
+	if _, err := a.Navigate(traceCtx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
+		t.Fatalf("Navigate(%s) = %v", url, err)
+	}
+	return a
+}
+
 // traceFile is an output file of the test's own.
 func traceFile(t *testing.T, name string) *os.File {
 	t.Helper()
@@ -65,7 +92,7 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	t.Parallel()
 	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
 	url := base + "/p/shift-image.html"
-	a := open(t, url)
+	a := openTraced(t, url)
 	if a.LastTrace() != nil {
 		t.Fatal("LastTrace of a page that never traced is not nil")
 	}
@@ -76,6 +103,9 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	// page asked for it; wait for the page to have it rather than a time.
 	if _, err := a.WaitForText(traceCtx(t), []string{"Unsized"}, 30*time.Second); err != nil {
 		t.Fatalf("WaitForText = %v", err)
+	}
+	if err := waitForLCP(t, a, true); err != nil {
+		t.Fatal(err)
 	}
 	f := traceFile(t, "trace.json")
 	res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: f})
@@ -148,7 +178,7 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 func TestTraceOneAtATimeAndNothingLeftRunning(t *testing.T) {
 	t.Parallel()
 	base := serve(t, map[string]http.Handler{"/": browsertest.HTML("Trace me", "<p>Hello</p>")})
-	a := open(t, base+"/")
+	a := openTraced(t, base+"/")
 	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, page.ErrNoTrace) {
 		t.Fatalf("StopTrace without a trace = %v, want ErrNoTrace", err)
 	}
@@ -190,7 +220,7 @@ func TestTraceTwoPagesTakeTurns(t *testing.T) {
 	reports := make([]*ptrace.Report, len(urls))
 	actors := make([]*page.Actor, len(urls))
 	for i, u := range urls {
-		actors[i] = open(t, u)
+		actors[i] = openTraced(t, u)
 	}
 	for i := range urls {
 		wg.Add(1)
@@ -201,8 +231,9 @@ func TestTraceTwoPagesTakeTurns(t *testing.T) {
 				errs[i] = err
 				return
 			}
+			painted := waitForLCP(t, a, strings.Contains(urls[i], "image"))
 			res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}})
-			errs[i], reports[i] = err, res.Report
+			errs[i], reports[i] = errors.Join(painted, err), res.Report
 		}()
 	}
 	wg.Wait()
@@ -221,7 +252,7 @@ func TestTraceTwoPagesTakeTurns(t *testing.T) {
 func TestTraceStopWhenThePageGoes(t *testing.T) {
 	t.Parallel()
 	base := serve(t, map[string]http.Handler{"/": browsertest.HTML("Going", "<p>Soon gone</p>")})
-	a := open(t, base+"/")
+	a := openTraced(t, base+"/")
 	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
@@ -265,7 +296,7 @@ func (w *slowOut) Write(p []byte) (int, error) {
 func TestTraceStopGivenUpMidCopyLeavesTheOutputAlone(t *testing.T) {
 	t.Parallel()
 	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
-	a := open(t, base+"/p/text.html")
+	a := openTraced(t, base+"/p/text.html")
 	if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
