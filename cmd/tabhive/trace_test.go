@@ -73,7 +73,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			}
 
 			url := site + "/p/shift-image.html"
-			text(t, cs, "navigate_page", map[string]any{"url": url})
+			mustTrace(t, cs, "navigate_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
 			got := mustTrace(t, cs, "performance_start_trace", map[string]any{"reload": true, "autoStop": true})
 			m := savedTo.FindStringSubmatch(got)
 			if m == nil {
@@ -147,7 +147,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			// partial trace was discarded, and nothing is left running. The
 			// page is slow to load, and the trace's reload asks for it a
 			// second time: the page closes while that load waits.
-			second := text(t, cs, "new_page", map[string]any{"url": site + "/slow/3000/p/text.html?" + mode})
+			second := mustTrace(t, cs, "new_page", map[string]any{"url": site + "/slow/3000/p/text.html?" + mode, "timeout": pageLoadTimeout})
 			m = regexp.MustCompile(`(\d+): .*\[selected\]`).FindStringSubmatch(second)
 			if m == nil {
 				t.Fatalf("new_page =\n%s", second)
@@ -277,7 +277,7 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	tracers := []*mcp.ClientSession{in.client(nil), in.client(nil)}
 	clicker := in.client(nil)
 	pageOf := func(cs *mcp.ClientSession, url string) int {
-		got := text(t, cs, "new_page", map[string]any{"url": url})
+		got := mustTrace(t, cs, "new_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
 		m := regexp.MustCompile(`(\d+): .*\[selected\]`).FindStringSubmatch(got)
 		if m == nil {
 			t.Fatalf("new_page =\n%s", got)
@@ -370,6 +370,12 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 		t.Errorf("clicks during two traces took %v (median of %d), more than 1.5 × their %v alone", d, len(during), s)
 	}
 }
+
+// pageLoadTimeout is the budget, in milliseconds, the tests give loads of
+// the fixture pages, as an agent would on a slow page: they hold resources
+// back on purpose, and on a loaded machine their load takes longer than
+// navigate_page's default 20 s.
+const pageLoadTimeout = 120_000
 
 // traceCallTimeout bounds a client's wait for a trace call: starting with
 // autoStop may wait a minute for another page's trace, then load, settle
