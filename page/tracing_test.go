@@ -126,11 +126,21 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	if set == nil {
 		t.Fatalf("the report has no NAVIGATION_0:\n%s", res.Report.Summary())
 	}
-	if set.URL != url || set.LCP == nil || !set.LCP.Image || set.FCP == nil || set.CLS.Value <= 0 {
-		t.Errorf("NAVIGATION_0 = %s LCP %+v FCP %+v CLS %v, want %s with an image LCP, an FCP and a shift", set.URL, set.LCP, set.FCP, set.CLS.Value, url)
+	if set.URL != url || set.LCP == nil || !set.LCP.Image || set.FCP == nil {
+		t.Errorf("NAVIGATION_0 = %s LCP %+v FCP %+v, want %s with an image LCP and an FCP", set.URL, set.LCP, set.FCP, url)
 	}
 	sum := res.Report.Summary()
-	for _, want := range []string{"## insight set id: NAVIGATION_0", "insight name: CLSCulprits", "insight name: LCPDiscovery", `image "Unsized"`} {
+	wants := []string{"## insight set id: NAVIGATION_0", "insight name: LCPDiscovery", `image "Unsized"`}
+	// The image shifts the text only if the text was painted before the
+	// image arrived, 500 ms after it was asked for: on a loaded machine the
+	// first paint can come later, and nothing shifts. (The differential
+	// test holds the shift analysis to DevTools' on recorded shifts.)
+	if set.CLS.Value > 0 {
+		wants = append(wants, "insight name: CLSCulprits")
+	} else {
+		t.Log("no layout shift in this load: CLSCulprits not checked")
+	}
+	for _, want := range wants {
 		if !strings.Contains(sum, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, sum)
 		}
