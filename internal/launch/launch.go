@@ -92,14 +92,14 @@ type Options struct {
 	// StartTimeout bounds the wait for the DevTools pipe (or port) to
 	// answer. If zero, 30s.
 	StartTimeout time.Duration
-	// Logger receives what Close has to say about a browser slow to go
-	// away. If zero, nothing is logged.
-	Logger zerolog.Logger
 	// Preloading leaves the profile's speculative loading setting as it is
 	// (see preload.go), as a user's own browser has it; by default Start
 	// turns speculative loading off. Only for tests of connecting to such
 	// a browser.
 	Preloading bool
+	// Logger receives what Close has to say about a browser slow to go
+	// away. If zero, nothing is logged.
+	Logger zerolog.Logger
 	// DebuggingPort opens a DevTools TCP port on 127.0.0.1 instead of the
 	// pipe, as a user's own Chrome started with --remote-debugging-port
 	// has: only for tests of connecting to such a browser. Any page that
