@@ -164,6 +164,10 @@ type Actor struct {
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
 
+	// heap is the heap snapshot being written, non-nil while
+	// TakeHeapSnapshot runs (heapsnapshot.go).
+	heap *heapCapture
+
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.
 	console *collectors.Console

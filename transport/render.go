@@ -245,6 +245,9 @@ func sentence(err error) string {
 	if de, ok := errorsAs[*sandbox.DeniedError](err); ok {
 		return de.Error()
 	}
+	if he, ok := errorsAs[*heapSnapshotError](err); ok {
+		return he.msg // upstream's words, verbatim
+	}
 	if se, ok := errorsAs[*page.ScreenshotError](err); ok {
 		return se.Error()
 	}

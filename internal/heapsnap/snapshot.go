@@ -3,6 +3,7 @@ package heapsnap
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -126,6 +127,10 @@ type Snapshot struct {
 func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, error) {
 	sc := newScanner(bufio.NewReaderSize(r, 64<<10))
 	g, err := parse(ctx, sc, size, budget)
+	var se *syntaxError
+	if errors.As(err, &se) {
+		err = notSnapshot(err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -29,36 +29,58 @@ import (
 // existing one is truncated and keeps its mode. Failures other than denial
 // read "could not write <path>: <cause>".
 func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error) {
+	f, target, err := s.Create(path, ext)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("could not write %s: %w", target, err)
+	}
+	return target, nil
+}
+
+// Create opens path for writing, creating or truncating it, if the sandbox
+// allows it, and returns the open file and the canonical path: what
+// [Sandbox.WriteFile] does before it writes, for a file written as its data
+// arrives (a heap snapshot) rather than from memory. ext, the checks, the
+// modes and the errors are WriteFile's. The caller writes and closes the
+// file, and removes it if what it wrote is of no use.
+func (s *Sandbox) Create(path, ext string) (*os.File, string, error) {
 	allowed := s.allowed()
 	abs, err := s.abs(allowed, path)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	abs = withExt(abs, ext)
 
 	full, err := canonicalize(abs)
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", path, err)
+		return nil, "", fmt.Errorf("resolve %s: %w", path, err)
 	}
 	if _, err := allowed.check(path, full); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	// full differs from target only when the final component is an existing
-	// symlink, which write refuses; target is checked too so that even then
-	// nothing is created outside the allowed locations.
+	// symlink, which openTarget refuses; target is checked too so that even
+	// then nothing is created outside the allowed locations.
 	dir, err := canonicalize(filepath.Dir(abs))
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", path, err)
+		return nil, "", fmt.Errorf("resolve %s: %w", path, err)
 	}
 	target := filepath.Join(dir, filepath.Base(abs))
 	anchor, err := allowed.check(path, target)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	if err := write(anchor, target, data); err != nil {
-		return "", fmt.Errorf("could not write %s: %w", target, err)
+	f, err := openTarget(anchor, target)
+	if err != nil {
+		return nil, "", fmt.Errorf("could not write %s: %w", target, err)
 	}
-	return target, nil
+	return f, target, nil
 }
 
 // TempFile writes data to a new file in the sandbox's private directory
@@ -127,8 +149,8 @@ func randomHex(n int) string {
 // errSymlink is the cause when the final path component is a symlink.
 var errSymlink = errors.New("the file is a symbolic link, which is never followed")
 
-// write creates or truncates target, which lies inside the directory anchor,
-// and writes data to it.
+// openTarget creates or truncates target, which lies inside the directory
+// anchor, for writing.
 //
 // The open goes through an os.Root at anchor: every component is opened
 // without following symlinks out of anchor, so a directory swapped for a
@@ -137,39 +159,29 @@ var errSymlink = errors.New("the file is a symbolic link, which is never followe
 // component is checked with Lstat first (O_NOFOLLOW semantics). Between
 // that check and the open a concurrent process could plant such a symlink;
 // the write would then still land inside anchor.
-func write(anchor, target string, data []byte) (err error) {
+func openTarget(anchor, target string) (*os.File, error) {
 	rel, err := filepath.Rel(anchor, target)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, err := os.OpenRoot(anchor)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
 
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := r.MkdirAll(dir, 0o700); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	switch fi, err := r.Lstat(rel); {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return errSymlink
+		return nil, errSymlink
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return err
+		return nil, err
 	}
-	f, err := r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = f.Write(data)
-	return err
+	return r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 }
 
 // withExt forces the extension ext onto the final component of the clean
