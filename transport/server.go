@@ -274,7 +274,7 @@ type tool struct {
 	// noBrowser marks a tool that never needs the browser (it reads
 	// files): calling it does not start one.
 	noBrowser bool
-	argType reflect.Type
+	argType   reflect.Type
 	// budget returns the call's deadline from its decoded arguments.
 	budget func(args any) time.Duration
 	run    func(ctx context.Context, c *call, args any) error

@@ -211,20 +211,9 @@ func (s *Snapshot) calculateFlags() {
 // bitset is a fixed-size set of small integers.
 type bitset []uint64
 
-func newBitset(n int) bitset          { return make(bitset, (n+63)/64) }
-func (b bitset) get(i uint32) bool    { return b[i>>6]&(1<<(i&63)) != 0 }
-func (b bitset) set(i uint32)         { b[i>>6] |= 1 << (i & 63) }
-func (b bitset) clear(i uint32)       { b[i>>6] &^= 1 << (i & 63) }
-func (b bitset) reset()               { clear(b) }
-func (b bitset) cloneFrom(o bitset)   { copy(b, o) }
-func (b bitset) count() (n int) {
-	for _, w := range b {
-		for ; w != 0; w &= w - 1 {
-			n++
-		}
-	}
-	return n
-}
+func newBitset(n int) bitset       { return make(bitset, (n+63)/64) }
+func (b bitset) get(i uint32) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b bitset) set(i uint32)      { b[i>>6] |= 1 << (i & 63) }
 
 // essentialEdges returns the edges the dominator tree follows: not weak,
 // not a node's edge to itself, not an ephemeron edge from its own
