@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -110,6 +111,9 @@ func (c *heapCache) use(ctx context.Context, sess *session, sb *sandbox.Sandbox,
 		return nil, nil, &heapSnapshotError{fmt.Sprintf("File %s must have a .heapsnapshot or .heaptimeline extension.", path)}
 	}
 	f, canonical, err := sb.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, &heapSnapshotError{fmt.Sprintf("There is no file %s: give the path take_heapsnapshot saved the snapshot to.", path)}
+	}
 	if err != nil {
 		return nil, nil, err
 	}

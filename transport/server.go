@@ -99,6 +99,10 @@ type Config struct {
 	// least recently used are dropped to load another, and one that does
 	// not fit alone is refused. If zero, [DefaultHeapSnapshotMemory].
 	HeapSnapshotMemory int64
+	// HeapSnapshotBudget, if not nil, returns how long take_heapsnapshot
+	// may take on a page whose JavaScript heap uses heapBytes. If nil,
+	// [page.HeapSnapshotBudget], at most 30 minutes.
+	HeapSnapshotBudget func(heapBytes int64) time.Duration
 	// SnapshotMaxBytes bounds a snapshot's text in a reply
 	// (--snapshot-max-bytes): a longer one is saved to a file in the
 	// session's private directory and the reply gives its outline instead.

@@ -556,6 +556,9 @@ func (s *Server) takeHeapSnapshot(ctx context.Context, c *call, a *takeHeapArgs)
 	opts := page.HeapSnapshotOptions{
 		Out: w,
 		Budget: func(heapBytes int64) time.Duration {
+			if f := s.cfg.HeapSnapshotBudget; f != nil {
+				return f(heapBytes)
+			}
 			return min(page.HeapSnapshotBudget(heapBytes), maxHeapSnapshotBudget)
 		},
 	}

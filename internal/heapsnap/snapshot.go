@@ -128,7 +128,7 @@ func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, erro
 	sc := newScanner(bufio.NewReaderSize(r, 64<<10))
 	g, err := parse(ctx, sc, size, budget)
 	var se *syntaxError
-	if errors.As(err, &se) {
+	if errors.As(err, &se) && !errors.Is(err, ErrNotSnapshot) {
 		err = notSnapshot(err)
 	}
 	if err != nil {
