@@ -130,7 +130,11 @@ func (a *Actor) snapshotHeap(ctx context.Context, budget time.Duration, hc *heap
 	if err := a.call(bctx, func(ctx context.Context) error { return a.c.HeapProfiler.Enable(ctx) }); err != nil {
 		return a.heapError(ctx, bctx, budget, hc, err)
 	}
-	defer a.cleanup(func(ctx context.Context) error { return a.c.HeapProfiler.Disable(ctx) })
+	// HeapProfiler stays enabled: V8 follows the objects the garbage
+	// collector moves only while it is, so that an object keeps its id
+	// from one snapshot to the next and two snapshots compare (upstream
+	// disables it after each snapshot, and then objects the collector
+	// moved in between look deleted and new).
 	if err := a.call(bctx, func(ctx context.Context) error { return a.c.HeapProfiler.CollectGarbage(ctx) }); err != nil {
 		return a.heapError(ctx, bctx, budget, hc, err)
 	}
@@ -169,20 +173,6 @@ func (a *Actor) heapError(ctx, bctx context.Context, budget time.Duration, hc *h
 		return fmt.Errorf("write heap snapshot: %w", hc.err)
 	}
 	return err
-}
-
-// cleanupTimeout bounds the calls that undo an action after it, whether
-// or not its caller is still waiting.
-const cleanupTimeout = time.Second
-
-// cleanup runs fn under a short bound of its own, even when the caller's
-// context has ended, applying events meanwhile.
-func (a *Actor) cleanup(fn func(ctx context.Context) error) {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-	defer cancel()
-	if err := a.act.Await(ctx, fn, nil); err != nil && !cdpconn.IsClosed(err) {
-		a.log.Debug().Err(err).Msg("heap snapshot cleanup")
-	}
 }
 
 // applyHeap applies a HeapProfiler event: a chunk goes to the snapshot

@@ -60,7 +60,9 @@ func parse(ctx context.Context, sc *scanner, size int64, budget int64) (*graph, 
 			if !more {
 				break
 			}
-		} else if done, err := sc.empty('}'); err != nil || done {
+		} else if done, err := sc.empty('}'); err != nil {
+			return nil, err
+		} else if done {
 			return nil, notSnapshot(errors.New(`it has no "snapshot" member`))
 		}
 		key, err := sc.str(nil)
@@ -213,8 +215,10 @@ func (g *graph) setHeader(h *header, size, budget int64) error {
 	g.h = h
 	nf, ef := int64(len(h.nodeFields)), int64(len(h.edgeFields))
 	// Each integer takes at least two bytes ("0,").
+	// A file too short for its header's counts was almost always cut
+	// short (a copy or a write that stopped).
 	if size > 0 && (h.nodeCount*nf+h.edgeCount*ef)*2 > size+16 {
-		return notSnapshot(fmt.Errorf("its header claims %d nodes and %d edges, more than the file can hold", h.nodeCount, h.edgeCount))
+		return fmt.Errorf("%w: its header claims %d nodes and %d edges, more than %d bytes can hold", errTruncated, h.nodeCount, h.edgeCount, size)
 	}
 	if h.nodeCount == 0 || h.nodeCount >= maxUint32/2 || h.edgeCount >= maxUint32-1 {
 		return notSnapshot(fmt.Errorf("it claims %d nodes and %d edges", h.nodeCount, h.edgeCount))
