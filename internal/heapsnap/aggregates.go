@@ -75,47 +75,59 @@ type nodeFilter func(o uint32) bool
 // class, then adds to each class the retained size of its instances that
 // no other instance of it dominates.
 func (s *Snapshot) buildAggregates(filter nodeFilter) *aggregateSet {
-	// Classes without a location are indexed by class string, the others
-	// by key; order is the order of first instances.
+	// Classes without a location are found by class string, the others by
+	// key; order is the order of first instances. of[o] is the index of
+	// node o's aggregate, -1 for a node left out.
 	type entry struct {
 		key classKey
 		agg *aggregate
 	}
 	var order []entry
-	dense := map[uint32]*aggregate{}
-	located := map[classKey]*aggregate{}
-	get := func(k classKey) *aggregate {
-		if !k.located {
-			return dense[k.class]
-		}
-		return located[k]
+	dense := make([]int32, s.stringCount())
+	for i := range dense {
+		dense[i] = -1
 	}
+	located := map[classKey]int32{}
+	of := make([]int32, s.nodeCount)
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
-		if filter != nil && !filter(o) {
-			continue
-		}
+		of[o] = -1
 		self := s.nSelf[o]
-		if self == 0 {
+		if self == 0 || filter != nil && !filter(o) {
 			continue
 		}
 		k := s.classKeyOf(o)
-		a := get(k)
-		if a == nil {
-			a = &aggregate{name: s.str(s.classIdx(o)), distance: s.distance[o]}
+		var idx int32
+		var ok bool
+		if k.located {
+			idx, ok = located[k]
+		} else {
+			idx = dense[k.class]
+			ok = idx >= 0
+		}
+		if !ok {
+			idx = int32(len(order))
 			if k.located {
-				located[k] = a
+				located[k] = idx
 			} else {
-				dense[k.class] = a
+				dense[k.class] = idx
 			}
-			order = append(order, entry{k, a})
-		} else if d := s.distance[o]; d < a.distance {
+			order = append(order, entry{k, &aggregate{name: s.str(s.classIdx(o)), distance: s.distance[o]}})
+		}
+		a := order[idx].agg
+		if d := s.distance[o]; d < a.distance {
 			a.distance = d
 		}
 		a.count++
 		a.self += float64(self)
 		a.nodes = append(a.nodes, o)
+		of[o] = idx
 	}
-	s.classesRetainedSize(filter, get)
+	dense = nil
+	aggs := make([]*aggregate, len(order))
+	for i, e := range order {
+		aggs[i] = e.agg
+	}
+	s.classesRetainedSize(of, aggs)
 	// Two keys may name the same class string (a class string the model
 	// added equal to a name in the file): the later one replaces the
 	// earlier, keeping its place, as in DevTools' aggregates object.
@@ -137,23 +149,21 @@ func (s *Snapshot) buildAggregates(filter nodeFilter) *aggregateSet {
 }
 
 // classesRetainedSize walks the dominator tree from the root and adds to
-// each class the retained size of each instance with no instance of the
-// same class above it.
-func (s *Snapshot) classesRetainedSize(filter nodeFilter, get func(classKey) *aggregate) {
+// each class the retained size of each of its instances (of[o] >= 0) with
+// no instance of the same class above it.
+func (s *Snapshot) classesRetainedSize(of []int32, aggs []*aggregate) {
 	type frame struct {
 		next, end uint32 // the dominated children still to visit
-		key       classKey
-		marked    bool // this node marked its class as seen
+		marked    int32  // the aggregate this node marked as seen, or -1
 	}
-	seen := map[classKey]bool{}
+	seen := make([]bool, len(aggs))
 	visit := func(o uint32) frame {
-		k := s.classKeyOf(o)
-		f := frame{next: s.firstDominated[o], end: s.firstDominated[o+1], key: k}
-		if !seen[k] && (filter == nil || filter(o)) && s.nSelf[o] != 0 {
-			get(k).maxRet += s.retained[o]
+		f := frame{next: s.firstDominated[o], end: s.firstDominated[o+1], marked: -1}
+		if i := of[o]; i >= 0 && !seen[i] {
+			aggs[i].maxRet += s.retained[o]
 			if f.next != f.end {
-				seen[k] = true
-				f.marked = true
+				seen[i] = true
+				f.marked = i
 			}
 		}
 		return f
@@ -162,8 +172,8 @@ func (s *Snapshot) classesRetainedSize(filter nodeFilter, get func(classKey) *ag
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next == top.end {
-			if top.marked {
-				seen[top.key] = false
+			if top.marked >= 0 {
+				seen[top.marked] = false
 			}
 			stack = stack[:len(stack)-1]
 			continue

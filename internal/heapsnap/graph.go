@@ -43,8 +43,14 @@ type graph struct {
 	// added caches the index of each string the model added by value.
 	added map[string]uint32
 
-	// Tables used by class keys and the context analysis.
-	rawLocations []uint32
+	// Locations of objects (where their constructor is defined), by node
+	// ordinal, sorted once loaded (see buildLocations).
+	locNode   []uint32
+	locScript []uint32
+	locLine   []uint32
+	locCol    []uint32
+
+	// Tables the context analysis reads.
 	rawScopes    []int64
 	rawScopeVars []int64
 	rawScopeUses []int64

@@ -100,11 +100,7 @@ func parse(ctx context.Context, sc *scanner, size int64, budget int64) (*graph, 
 			}
 			err = g.readEdges(ctx, sc)
 		case "locations":
-			batch := make([]uint32, 64<<10)
-			err = sc.uints(batch, func(vs []uint32) error {
-				g.rawLocations = append(g.rawLocations, vs...)
-				return ctx.Err()
-			})
+			err = g.readLocations(ctx, sc)
 		case "scopes":
 			g.rawScopes, err = sc.ints()
 		case "scope_context_vars":
@@ -250,78 +246,67 @@ func (g *graph) setHeader(h *header, size, budget int64) error {
 func (g *graph) readNodes(ctx context.Context, sc *scanner) error {
 	h := g.h
 	nf := len(h.nodeFields)
-	role := make([]int, nf) // what each field is, by position
-	const (
-		ignored = iota
-		fType
-		fName
-		fID
-		fSelf
-		fEdges
-		fDetached
-	)
-	for i, f := range h.nodeFields {
-		switch f {
-		case "type":
-			role[i] = fType
-		case "name":
-			role[i] = fName
-		case "id":
-			role[i] = fID
-		case "self_size":
-			role[i] = fSelf
-		case "edge_count":
-			role[i] = fEdges
-		case "detachedness":
-			role[i] = fDetached
-			g.hasDetachedness = true
-		}
-	}
-	if g.hasDetachedness {
+	if slices.Contains(h.nodeFields, "detachedness") {
+		g.hasDetachedness = true
 		g.detachedInput = make([]uint8, g.nodeCount)
 	}
 	types := uint32(len(h.nodeTypes))
+	off := func(f string) int { return slices.Index(h.nodeFields, f) }
+	tOff, nOff, iOff, sOff, eOff, dOff := off("type"), off("name"), off("id"), off("self_size"), off("edge_count"), off("detachedness")
 	node, field := 0, 0
 	var edges uint64
 	n := g.nodeCount
-	batch := make([]uint32, 64<<10)
-	err := sc.uints(batch, func(vs []uint32) error {
-		for _, v := range vs {
-			if node >= n {
-				return notSnapshot(errors.New(`its "nodes" array is longer than node_count says`))
-			}
-			switch role[field] {
-			case fType:
-				if v >= types {
-					return notSnapshot(fmt.Errorf("node %d has type %d, which is not a node type", node, v))
-				}
-				g.nType[node] = uint8(v)
-			case fName:
-				g.nName[node] = v
-			case fID:
-				g.nID[node] = v
-			case fSelf:
-				g.nSelf[node] = v
-			case fEdges:
-				g.firstEdge[node] = uint32(edges)
-				edges += uint64(v)
-				if edges > uint64(g.edgeCount) {
-					return notSnapshot(errors.New("its nodes have more edges than edge_count says"))
-				}
-			case fDetached:
-				g.detachedInput[node] = uint8(v & 3)
-			}
-			field++
-			if field == nf {
-				field = 0
-				node++
-			}
+	// carry holds a node split between two batches.
+	carry := make([]uint32, 0, nf)
+	put := func(v []uint32) error {
+		if node >= n {
+			return notSnapshot(errors.New(`its "nodes" array is longer than node_count says`))
 		}
+		if v[tOff] >= types {
+			return notSnapshot(fmt.Errorf("node %d has type %d, which is not a node type", node, v[tOff]))
+		}
+		g.nType[node] = uint8(v[tOff])
+		g.nName[node] = v[nOff]
+		g.nID[node] = v[iOff]
+		g.nSelf[node] = v[sOff]
+		g.firstEdge[node] = uint32(edges)
+		edges += uint64(v[eOff])
+		if edges > uint64(g.edgeCount) {
+			return notSnapshot(errors.New("its nodes have more edges than edge_count says"))
+		}
+		if dOff >= 0 {
+			g.detachedInput[node] = uint8(v[dOff] & 3)
+		}
+		node++
+		return nil
+	}
+	batch := make([]uint32, (64<<10)/nf*nf)
+	err := sc.uints(batch, func(vs []uint32) error {
+		if len(carry) > 0 {
+			k := min(nf-len(carry), len(vs))
+			carry = append(carry, vs[:k]...)
+			vs = vs[k:]
+			if len(carry) < nf {
+				return nil
+			}
+			if err := put(carry); err != nil {
+				return err
+			}
+			carry = carry[:0]
+		}
+		for len(vs) >= nf {
+			if err := put(vs[:nf]); err != nil {
+				return err
+			}
+			vs = vs[nf:]
+		}
+		carry = append(carry, vs...)
 		return ctx.Err()
 	})
 	if err != nil {
 		return err
 	}
+	field = len(carry)
 	if node != n || field != 0 {
 		return notSnapshot(fmt.Errorf(`its "nodes" array holds %d nodes, node_count says %d`, node, n))
 	}
@@ -346,37 +331,51 @@ func (g *graph) readEdges(ctx context.Context, sc *scanner) error {
 	limit := uint32(g.nodeCount)
 	edge, field := 0, 0
 	e := g.edgeCount
-	batch := make([]uint32, 64<<10)
-	err := sc.uints(batch, func(vs []uint32) error {
-		for _, v := range vs {
-			if edge >= e {
-				return notSnapshot(errors.New(`its "edges" array is longer than edge_count says`))
-			}
-			switch field {
-			case tIdx:
-				if v >= types {
-					return notSnapshot(fmt.Errorf("edge %d has type %d, which is not an edge type", edge, v))
-				}
-				g.eType[edge] = uint8(v)
-			case nIdx:
-				g.eName[edge] = v
-			case toIdx:
-				if v%nf != 0 || v/nf >= limit {
-					return notSnapshot(fmt.Errorf("edge %d points to %d, which is not a node", edge, v))
-				}
-				g.eTo[edge] = v / nf
-			}
-			field++
-			if field == ef {
-				field = 0
-				edge++
-			}
+	carry := make([]uint32, 0, ef)
+	put := func(v []uint32) error {
+		if edge >= e {
+			return notSnapshot(errors.New(`its "edges" array is longer than edge_count says`))
 		}
+		if v[tIdx] >= types {
+			return notSnapshot(fmt.Errorf("edge %d has type %d, which is not an edge type", edge, v[tIdx]))
+		}
+		to := v[toIdx]
+		if to%nf != 0 || to/nf >= limit {
+			return notSnapshot(fmt.Errorf("edge %d points to %d, which is not a node", edge, to))
+		}
+		g.eType[edge] = uint8(v[tIdx])
+		g.eName[edge] = v[nIdx]
+		g.eTo[edge] = to / nf
+		edge++
+		return nil
+	}
+	batch := make([]uint32, (64<<10)/ef*ef)
+	err := sc.uints(batch, func(vs []uint32) error {
+		if len(carry) > 0 {
+			k := min(ef-len(carry), len(vs))
+			carry = append(carry, vs[:k]...)
+			vs = vs[k:]
+			if len(carry) < ef {
+				return nil
+			}
+			if err := put(carry); err != nil {
+				return err
+			}
+			carry = carry[:0]
+		}
+		for len(vs) >= ef {
+			if err := put(vs[:ef]); err != nil {
+				return err
+			}
+			vs = vs[ef:]
+		}
+		carry = append(carry, vs...)
 		return ctx.Err()
 	})
 	if err != nil {
 		return err
 	}
+	field = len(carry)
 	if edge != e || field != 0 {
 		return notSnapshot(fmt.Errorf(`its "edges" array holds %d edges, edge_count says %d`, edge, e))
 	}
@@ -450,4 +449,46 @@ func (g *graph) check() error {
 		}
 	}
 	return nil
+}
+
+// readLocations reads the "locations" table: where each object's
+// constructor is defined. Entries naming no node are dropped.
+func (g *graph) readLocations(ctx context.Context, sc *scanner) error {
+	f := g.h.locationFields
+	stride := len(f)
+	oi, si, li, ci := slices.Index(f, "object_index"), slices.Index(f, "script_id"), slices.Index(f, "line"), slices.Index(f, "column")
+	if stride == 0 || oi < 0 || si < 0 || li < 0 || ci < 0 || g.nodeCount == 0 {
+		return sc.skip(0)
+	}
+	nf := uint32(g.nodeFieldCount)
+	carry := make([]uint32, 0, stride)
+	put := func(v []uint32) {
+		idx := v[oi]
+		if idx%nf != 0 || idx/nf >= uint32(g.nodeCount) {
+			return
+		}
+		g.locNode = append(g.locNode, idx/nf)
+		g.locScript = append(g.locScript, v[si])
+		g.locLine = append(g.locLine, v[li])
+		g.locCol = append(g.locCol, v[ci])
+	}
+	batch := make([]uint32, (64<<10)/stride*stride)
+	return sc.uints(batch, func(vs []uint32) error {
+		if len(carry) > 0 {
+			k := min(stride-len(carry), len(vs))
+			carry = append(carry, vs[:k]...)
+			vs = vs[k:]
+			if len(carry) < stride {
+				return nil
+			}
+			put(carry)
+			carry = carry[:0]
+		}
+		for len(vs) >= stride {
+			put(vs[:stride])
+			vs = vs[stride:]
+		}
+		carry = append(carry, vs...)
+		return ctx.Err()
+	})
 }

@@ -6,49 +6,34 @@ import (
 	"strings"
 )
 
-// buildLocations reads the "locations" table: for objects, where their
-// constructor is defined, which DevTools adds to their class key so that
-// two classes of the same name in different places stay apart. A later
-// entry for the same object wins, as in DevTools' map.
+// buildLocations sorts the locations by node, keeping the last entry of
+// a node named twice, as DevTools' map keeps it.
 func (s *Snapshot) buildLocations() {
-	f := s.h.locationFields
-	stride := len(f)
-	oi, si, li, ci := slices.Index(f, "object_index"), slices.Index(f, "script_id"), slices.Index(f, "line"), slices.Index(f, "column")
-	if stride == 0 || oi < 0 || si < 0 || li < 0 || ci < 0 {
+	n := len(s.locNode)
+	sorted, dup := true, false
+	for i := 1; i < n; i++ {
+		if s.locNode[i-1] > s.locNode[i] {
+			sorted = false
+		} else if s.locNode[i-1] == s.locNode[i] {
+			dup = true
+		}
+	}
+	if sorted && !dup {
 		return
 	}
-	type loc struct{ node, script, line, col uint32 }
-	var locs []loc
-	nf := uint32(s.nodeFieldCount)
-	locs = make([]loc, 0, len(s.rawLocations)/stride)
-	sorted := true
-	for i := 0; i+stride <= len(s.rawLocations); i += stride {
-		idx := s.rawLocations[i+oi]
-		if idx%nf != 0 || idx/nf >= uint32(s.nodeCount) {
-			continue
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s.locNode[idx[a]] < s.locNode[idx[b]] })
+	var node, script, line, col []uint32
+	for k, i := range idx {
+		if k+1 < n && s.locNode[idx[k+1]] == s.locNode[i] {
+			continue // a later entry for the same node wins
 		}
-		l := loc{idx / nf, s.rawLocations[i+si], s.rawLocations[i+li], s.rawLocations[i+ci]}
-		if len(locs) > 0 && locs[len(locs)-1].node > l.node {
-			sorted = false
-		}
-		locs = append(locs, l)
+		node, script, line, col = append(node, s.locNode[i]), append(script, s.locScript[i]), append(line, s.locLine[i]), append(col, s.locCol[i])
 	}
-	if !sorted {
-		sort.SliceStable(locs, func(a, b int) bool { return locs[a].node < locs[b].node })
-	}
-	// Keep the last entry per node.
-	out := locs[:0]
-	for i, l := range locs {
-		if i+1 < len(locs) && locs[i+1].node == l.node {
-			continue
-		}
-		out = append(out, l)
-	}
-	n := len(out)
-	s.locNode, s.locScript, s.locLine, s.locCol = make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n)
-	for i, l := range out {
-		s.locNode[i], s.locScript[i], s.locLine[i], s.locCol[i] = l.node, l.script, l.line, l.col
-	}
+	s.locNode, s.locScript, s.locLine, s.locCol = node, script, line, col
 }
 
 // location returns the index of a node's location, or -1.
