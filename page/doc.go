@@ -25,7 +25,10 @@
 // emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
-// collect.go (feeding the collectors), console.go, network.go and issues.go. Package
+// collect.go (feeding the collectors), console.go, network.go and issues.go;
+// heapsnapshot.go (take_heapsnapshot: the chunks Chrome sends are written
+// out as the run goroutine applies them, so a snapshot never sits in the
+// server's memory). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
