@@ -123,3 +123,27 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLoad loads the fixture snapshot (3 MB, 36,000 nodes): the whole
+// model, as a cold get_heapsnapshot_summary builds it.
+func BenchmarkLoad(b *testing.B) {
+	data := fixtureData(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Load(context.Background(), bytes.NewReader(data), int64(len(data)), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParse parses the fixture snapshot into columns, without the
+// model.
+func BenchmarkParse(b *testing.B) {
+	data := fixtureData(b)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := parse(context.Background(), newScanner(bytes.NewReader(data)), int64(len(data)), 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

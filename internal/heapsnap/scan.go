@@ -162,48 +162,60 @@ func (s *scanner) uints(batch []uint32, put func(vs []uint32) error) error {
 	}
 	n := 0
 	for {
-		// The fast path: a number and its separator wholly in the buffer.
-		for n < len(batch) && s.end-s.pos >= 12 {
-			buf := s.buf[s.pos:s.end]
-			i := 0
-			for i < len(buf) && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t') {
-				i++
+		// The fast path: numbers and their separators wholly in the
+		// buffer, read in a tight loop while at least fastMargin bytes
+		// remain (a number of up to 11 digits and its separators).
+		const fastMargin = 32
+		buf, p, limit := s.buf, s.pos, s.end-fastMargin
+	fast:
+		for n < len(batch) && p < limit {
+			c := buf[p]
+			for c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+				p++
+				if p >= limit {
+					break fast
+				}
+				c = buf[p]
 			}
-			var v uint64
-			j := i
-			for j < len(buf) && j-i < 11 {
-				c := buf[j]
-				if c < '0' || c > '9' {
+			d := c - '0'
+			if d > 9 {
+				break // not a number: the slow path says why
+			}
+			v := uint64(d)
+			p++
+			for k := 0; k < 10; k++ {
+				d = buf[p] - '0'
+				if d > 9 {
 					break
 				}
-				v = v*10 + uint64(c-'0')
-				j++
+				v = v*10 + uint64(d)
+				p++
 			}
-			if j == i || j == len(buf) || j-i >= 11 {
-				break // not a plain number here: the slow path decides
-			}
-			if v > maxUint32 {
-				s.pos += i
+			if v > maxUint32 || buf[p]-'0' <= 9 {
+				s.pos = p
 				return s.syntax("number too large for a heap snapshot")
 			}
-			for j < len(buf) && (buf[j] == ' ' || buf[j] == '\n' || buf[j] == '\r' || buf[j] == '\t') {
-				j++
-			}
-			if j == len(buf) {
-				break
+			c = buf[p]
+			for c == ' ' || c == '\n' || c == '\r' || c == '\t' {
+				p++
+				if p >= s.end {
+					break fast // the number is read; the slow path needs it again
+				}
+				c = buf[p]
 			}
 			batch[n] = uint32(v)
 			n++
-			switch buf[j] {
+			switch c {
 			case ',':
-				s.pos += j + 1
+				p++
+				s.pos = p
 				continue
 			case ']':
-				s.pos += j + 1
+				s.pos = p + 1
 				return put(batch[:n])
 			}
-			s.pos += j
-			return s.syntax("expected ',' or ']', found %q", buf[j])
+			s.pos = p
+			return s.syntax("expected ',' or ']', found %q", c)
 		}
 		if n == len(batch) {
 			if err := put(batch); err != nil {
