@@ -193,9 +193,14 @@ func (c *heapCache) startLoad(key heapKey, f *os.File) (*heapEntry, error) {
 			e.gone = true
 		} else {
 			e.snap = snap
-			c.used += snap.Bytes() - e.bytes
-			e.bytes = snap.Bytes()
-			c.makeRoom(0)
+			// An entry dropped while it loaded, with no call waiting, has
+			// given its reservation back already: the snapshot is
+			// garbage. Otherwise it counts what it holds.
+			if !e.gone || e.users > 0 {
+				c.used += snap.Bytes() - e.bytes
+				e.bytes = snap.Bytes()
+				c.makeRoom(0)
+			}
 		}
 		close(e.ready)
 	}()
