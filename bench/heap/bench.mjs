@@ -97,6 +97,7 @@ try {
     const peak = stop();
     result.tabhiveTake = {ms: take.ms, error: take.error, rssBefore: before, rssPeak: peak, rssGrowth: peak - before, fileBytes: take.error ? 0 : fs.statSync(file).size};
     await client.close();
+    if (take.error) throw new Error(`tabhive's take_heapsnapshot failed after ${Math.round(take.ms)} ms: ${take.error}`);
   }
   result.fileBytes = fs.statSync(file).size;
 
