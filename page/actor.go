@@ -165,8 +165,11 @@ type Actor struct {
 	crashed bool
 
 	// heap is the heap snapshot being written, non-nil while
-	// TakeHeapSnapshot runs (heapsnapshot.go).
-	heap *heapCapture
+	// TakeHeapSnapshot runs (heapsnapshot.go). heapBusy is set while
+	// Chrome has not answered a HeapProfiler.takeHeapSnapshot, even one
+	// whose call gave up.
+	heap     *heapCapture
+	heapBusy bool
 
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.

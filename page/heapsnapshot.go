@@ -69,6 +69,16 @@ func (e *HeapSnapshotBudgetError) Error() string {
 	return fmt.Sprintf("heap snapshot not finished within %v (heap %d bytes, %d bytes written)", e.Budget, e.HeapBytes, e.Written)
 }
 
+// ErrHeapSnapshotBusy is returned by TakeHeapSnapshot while the page's
+// renderer still writes an earlier snapshot whose call gave up (its budget
+// ran out, or its caller went away).
+var ErrHeapSnapshotBusy = errors.New("the page's renderer is still writing an earlier heap snapshot")
+
+// maxHeapSnapshotCall bounds HeapProfiler.takeHeapSnapshot itself, past any
+// budget a caller gives: a renderer that has not answered in an hour is
+// not coming back.
+const maxHeapSnapshotCall = time.Hour
+
 // HeapSnapshotBudget is the default time a heap snapshot may take: two
 // minutes, plus five seconds per megabyte of JavaScript heap. V8 writes
 // about a megabyte of snapshot per megabyte of heap, in seconds on a quiet
@@ -88,6 +98,9 @@ func (a *Actor) TakeHeapSnapshot(ctx context.Context, opts HeapSnapshotOptions) 
 	return ask(ctx, a, func(ctx context.Context) (HeapSnapshotResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return HeapSnapshotResult{}, err
+		}
+		if a.heapBusy {
+			return HeapSnapshotResult{}, ErrHeapSnapshotBusy
 		}
 		budgetFor := opts.Budget
 		if budgetFor == nil {
@@ -139,8 +152,18 @@ func (a *Actor) snapshotHeap(ctx context.Context, budget time.Duration, hc *heap
 		return a.heapError(ctx, bctx, budget, hc, err)
 	}
 	seq := a.dialogSeq
-	err := a.act.Await(bctx, func(ctx context.Context) error {
-		return a.c.HeapProfiler.TakeHeapSnapshot(ctx, heapprofiler.NewTakeHeapSnapshotArgs().SetReportProgress(hc.progress != nil))
+	// The call runs under a context of its own, not the budget's: when the
+	// budget runs out the renderer goes on writing the snapshot, and the
+	// page must know when it is done (heapBusy) so that a new snapshot
+	// does not take the old one's chunks. Chrome's answer, or the end of
+	// the actor, ends the call.
+	hctx, hcancel := context.WithTimeout(a.act.Context(), maxHeapSnapshotCall)
+	a.heapBusy = true
+	err := a.act.Await(bctx, func(context.Context) error {
+		defer hcancel()
+		err := a.c.HeapProfiler.TakeHeapSnapshot(hctx, heapprofiler.NewTakeHeapSnapshotArgs().SetReportProgress(hc.progress != nil))
+		a.posted.Push(func() { a.heapBusy = false })
+		return err
 	}, func() error {
 		switch {
 		case hc.err != nil:

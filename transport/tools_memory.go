@@ -580,6 +580,9 @@ func (s *Server) takeHeapSnapshot(ctx context.Context, c *call, a *takeHeapArgs)
 	if err != nil {
 		// A cut-short snapshot is of no use to anyone: do not leave it.
 		os.Remove(path)
+		if errors.Is(err, page.ErrHeapSnapshotBusy) {
+			return &heapSnapshotError{"The page's renderer is still writing an earlier heap snapshot, whose call ran out of its budget; retry take_heapsnapshot once it is done (the page's other tools answer when it is)."}
+		}
 		var be *page.HeapSnapshotBudgetError
 		if errors.As(err, &be) {
 			return &heapSnapshotError{fmt.Sprintf("The heap snapshot did not finish within its %v budget, scaled to the page's %d MB of JavaScript heap, so nothing was saved: the page's renderer finishes it in the background and answers again once it has; retry then, or shrink the heap first.", be.Budget, max(be.HeapBytes>>20, 1))}
