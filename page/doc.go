@@ -103,6 +103,12 @@
 //     returns. Await cancels its context when it returns early (a dialog, a
 //     crash, the deadline), and the run goroutine waits for all of them
 //     before it exits.
+//   - The heap snapshot call (heapsnapshot.go), an Await goroutine whose
+//     HeapProfiler.takeHeapSnapshot runs under the actor's lifetime context
+//     and an hour, not under its caller's budget: when the budget runs out
+//     the renderer goes on writing the snapshot, and the page refuses a new
+//     one until Chrome answers. It ends with Chrome's answer, posting that
+//     the page is free again, or when the actor stops.
 //   - Adopt goroutines (oopif.go). The run goroutine starts one for each
 //     out-of-process iframe Chrome attaches: it enables the child
 //     session's domains, asks for its own iframes, reads its frame tree and
