@@ -244,26 +244,26 @@ func aggregatesLines(a heapsnap.Aggregates, pageIdx, pageSize *int, maxName int)
 }
 
 // nodesLines lists nodes, then the paging lines.
-func nodesLines(nodes []heapsnap.Node, pageIdx, pageSize *int, maxName int) []string {
-	p := paginate(len(nodes), pageIdx, pageSize)
+func nodesLines(nodes heapsnap.Nodes, pageIdx, pageSize *int, maxName int) []string {
+	p := paginate(nodes.Len(), pageIdx, pageSize)
 	var table []string
-	if len(nodes) > 0 {
+	if nodes.Len() > 0 {
 		table = append(table, "nodeId,nodeName,type,distance,selfSize,retainedSize")
 	}
-	for _, n := range nodes[p.start:p.end] {
+	for _, n := range nodes.Slice(p.start, p.end) {
 		table = append(table, fmt.Sprintf("%d,%s,%s,%d,%s,%s", n.ID, formatName(n.Name, maxName), n.Type, n.Distance, formatKB(n.SelfSize), formatKB(n.RetainedSize)))
 	}
 	return append([]string{heapSection, strings.Join(table, "\n")}, p.info...)
 }
 
 // edgesLines lists edges and their nodes, then the paging lines.
-func edgesLines(edges []heapsnap.Edge, pageIdx, pageSize *int, maxName int) []string {
-	p := paginate(len(edges), pageIdx, pageSize)
+func edgesLines(edges heapsnap.Edges, pageIdx, pageSize *int, maxName int) []string {
+	p := paginate(edges.Len(), pageIdx, pageSize)
 	var table []string
-	if len(edges) > 0 {
+	if edges.Len() > 0 {
 		table = append(table, "name,type,nodeId,nodeName,selfSize,retainedSize")
 	}
-	for _, e := range edges[p.start:p.end] {
+	for _, e := range edges.Slice(p.start, p.end) {
 		table = append(table, fmt.Sprintf("%s,%s,%d,%s,%s,%s", formatName(e.Name, maxName), e.Type, e.Node.ID, formatName(e.Node.Name, maxName), formatKB(e.Node.SelfSize), formatKB(e.Node.RetainedSize)))
 	}
 	return append([]string{heapSection, strings.Join(table, "\n")}, p.info...)
@@ -335,9 +335,9 @@ func duplicatesLines(groups []heapsnap.StringGroup, pageIdx, pageSize *int, maxN
 	lines := append([]string{heapSection, "### Duplicate Strings"}, p.info...)
 	table := []string{"value,count,totalSelfSize,totalRetainedSize,truncated,nodeIds"}
 	for _, g := range groups[p.start:p.end] {
-		ids := make([]string, len(g.Nodes))
-		for i, n := range g.Nodes {
-			ids[i] = "@" + strconv.FormatUint(uint64(n.ID), 10)
+		ids := make([]string, len(g.IDs))
+		for i, id := range g.IDs {
+			ids[i] = "@" + strconv.FormatUint(uint64(id), 10)
 		}
 		table = append(table, fmt.Sprintf("%s,%d,%s,%s,%t,%s", jsJSONString(truncateName(g.Value, maxName)), g.Count, formatKB(g.TotalSelfSize), formatKB(g.TotalRetainedSize), g.Truncated, strings.Join(ids, " ")))
 	}

@@ -113,31 +113,52 @@ func (e *ClassNotFoundError) Error() string {
 
 // ClassNodes returns the instances of class id that a filter keeps, by
 // retained size (largest first).
-func (s *Snapshot) ClassNodes(id float64, filter string, contextID *float64) ([]Node, error) {
+func (s *Snapshot) ClassNodes(id float64, filter string, contextID *float64) (Nodes, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.allObjects()
 	if _, _, err := s.filterKey(filter, ctxArg(contextID)); err != nil {
-		return nil, err
+		return Nodes{}, err
 	}
 	i := int(id)
 	if float64(i) != id || i < 1 || i > len(s.classKeys) {
-		return nil, &ClassNotFoundError{ID: id}
+		return Nodes{}, &ClassNotFoundError{ID: id}
 	}
 	set, err := s.aggregatesFor(filter, ctxArg(contextID))
 	if err != nil {
-		return nil, err
+		return Nodes{}, err
 	}
 	a := set.byKey[s.classKeys[i-1]]
 	if a == nil {
-		return nil, &NoInstancesError{ClassName: s.classNameOfKey(s.classKeys[i-1]), Filter: filter}
+		return Nodes{}, &NoInstancesError{ClassName: s.classNameOfKey(s.classKeys[i-1]), Filter: filter}
 	}
-	out := make([]Node, len(a.nodes))
-	for j, o := range a.nodes {
-		out[j] = s.node(o)
+	return s.byRetained(slices.Clone(a.nodes)), nil
+}
+
+// Nodes is a list of nodes, made into [Node] values a page at a time: a
+// class may have millions of instances.
+type Nodes struct {
+	s    *Snapshot
+	ords []uint32
+}
+
+// Len returns the number of nodes.
+func (l Nodes) Len() int { return len(l.ords) }
+
+// Slice returns nodes start to end (excluded).
+func (l Nodes) Slice(start, end int) []Node {
+	out := make([]Node, 0, end-start)
+	for _, o := range l.ords[start:end] {
+		out = append(out, l.s.node(o))
 	}
-	sortNodes(out)
-	return out, nil
+	return out
+}
+
+// byRetained orders nodes as chrome-devtools-mcp lists them: by retained
+// size, largest first, keeping the given order among equals.
+func (s *Snapshot) byRetained(ords []uint32) Nodes {
+	slices.SortStableFunc(ords, func(a, b uint32) int { return cmpDesc(s.retained[a], s.retained[b]) })
+	return Nodes{s, ords}
 }
 
 // NoInstancesError is returned when a filter keeps no instance of a class.
@@ -156,32 +177,54 @@ func (s *Snapshot) classNameOfKey(key string) string {
 	return key
 }
 
-// sortNodes orders nodes as chrome-devtools-mcp lists them: by retained
-// size, largest first, keeping the given order among equals.
-func sortNodes(nodes []Node) {
-	slices.SortStableFunc(nodes, func(a, b Node) int { return cmpDesc(a.RetainedSize, b.RetainedSize) })
-}
-
 // Retainers returns the edges that retain a node, from the nodes holding
 // them: not the root's, not weak ones.
-func (s *Snapshot) Retainers(id float64) ([]Edge, error) {
+func (s *Snapshot) Retainers(id float64) (Edges, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, err := s.ordinalForID(id)
 	if err != nil {
-		return nil, err
+		return Edges{}, err
 	}
-	var out []Edge
+	var ris []uint32
 	for ri := s.firstRetainer[o]; ri < s.firstRetainer[o+1]; ri++ {
 		ei, from := s.retEdge[ri], s.retNode[ri]
 		if t := int(s.eType[ei]); t == s.eInvisible || t == s.eWeak || from == s.root {
 			continue
 		}
-		n := s.node(from)
-		n.Distance = s.retainerDistance(from)
-		out = append(out, Edge{Name: s.edgeName(ei), Type: s.edgeTypeName(ei), Node: n, EdgeIndex: int(ei) * len(s.h.edgeFields)})
+		ris = append(ris, ri)
 	}
-	return out, nil
+	return Edges{s: s, items: ris, retainers: true}, nil
+}
+
+// Edges is a list of edges, made into [Edge] values a page at a time: an
+// array may have millions of elements.
+type Edges struct {
+	s *Snapshot
+	// items are edge ordinals, or retainer slots when retainers is set.
+	items     []uint32
+	retainers bool
+}
+
+// Len returns the number of edges.
+func (l Edges) Len() int { return len(l.items) }
+
+// Slice returns edges start to end (excluded). A retainer's node is the
+// node holding the edge, with its distance as the retainers view shows it.
+func (l Edges) Slice(start, end int) []Edge {
+	s := l.s
+	out := make([]Edge, 0, end-start)
+	for _, x := range l.items[start:end] {
+		if l.retainers {
+			ei, from := s.retEdge[x], s.retNode[x]
+			n := s.node(from)
+			n.Distance = s.retainerDistance(from)
+			out = append(out, Edge{Name: s.edgeName(ei), Type: s.edgeTypeName(ei), Node: n, EdgeIndex: int(ei) * len(s.h.edgeFields)})
+			continue
+		}
+		out = append(out, Edge{Name: s.edgeName(x), Type: s.edgeTypeName(x), Node: s.node(s.eTo[x]), EdgeIndex: int(x) * len(s.h.edgeFields)})
+	}
+	return out
 }
 
 // retainerDistance is a retainer's distance as the retainers view shows
@@ -205,12 +248,12 @@ type EdgeOptions struct {
 }
 
 // Edges returns a node's outgoing edges.
-func (s *Snapshot) Edges(id float64, opts EdgeOptions) ([]Edge, error) {
+func (s *Snapshot) Edges(id float64, opts EdgeOptions) (Edges, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, err := s.ordinalForID(id)
 	if err != nil {
-		return nil, err
+		return Edges{}, err
 	}
 	var eis []uint32
 	for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {
@@ -277,11 +320,7 @@ func (s *Snapshot) Edges(id float64, opts EdgeOptions) ([]Edge, error) {
 		}
 		return int(a) - int(b)
 	})
-	out := make([]Edge, len(eis))
-	for i, ei := range eis {
-		out[i] = Edge{Name: s.edgeName(ei), Type: s.edgeTypeName(ei), Node: s.node(s.eTo[ei]), EdgeIndex: int(ei) * len(s.h.edgeFields)}
-	}
-	return out, nil
+	return Edges{s: s, items: eis}, nil
 }
 
 func or(a, b int) int {
@@ -508,22 +547,28 @@ type StringGroup struct {
 	Count             int
 	TotalSelfSize     float64
 	TotalRetainedSize float64
-	Nodes             []Node
 	Truncated         bool
+	IDs               []uint32 // the string objects' ids, in node order
+	ords              []uint32
 }
 
 // DuplicateStrings returns the string values held by more than one string
-// object, by total retained size (largest first).
+// object, by total retained size (largest first). The list is computed
+// once per snapshot; the caller must not change it.
 func (s *Snapshot) DuplicateStrings() []StringGroup {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	dup := s.duplicatedStrings()
-	type truncKey struct {
-		name         string
-		length, hash intOrNone
+	if s.dupGroups == nil {
+		s.dupGroups = s.duplicateGroups()
 	}
+	return s.dupGroups
+}
+
+func (s *Snapshot) duplicateGroups() []StringGroup {
+	dup := s.duplicates()
 	var groups []*StringGroup
-	untruncated := map[string]*StringGroup{}
+	byIndex := map[uint32]*StringGroup{}
+	byText := map[string]*StringGroup{}
 	type truncEntry struct {
 		length, hash intOrNone
 		group        *StringGroup
@@ -531,14 +576,12 @@ func (s *Snapshot) DuplicateStrings() []StringGroup {
 	truncated := map[string][]*truncEntry{}
 	var truncOrder []string
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
-		if !dup.get(o) {
+		if !dup.bits.get(o) {
 			continue
 		}
-		name := s.nodeName(o)
-		n := s.node(o)
-		n.Name, n.Type, n.NodeIndex = "", "", 0
 		var g *StringGroup
 		if s.isTruncatedString(o) {
+			name := s.nodeName(o)
 			length, hash := s.stringLength(o), s.stringHash(o)
 			entries, ok := truncated[name]
 			if !ok {
@@ -554,18 +597,25 @@ func (s *Snapshot) DuplicateStrings() []StringGroup {
 				g = &StringGroup{Value: name, Truncated: true}
 				truncated[name] = append(entries, &truncEntry{length, hash, g})
 			}
+		} else if idx, ok := dup.index(s, o); ok {
+			if g = byIndex[idx]; g == nil {
+				g = &StringGroup{Value: s.nodeName(o)}
+				byIndex[idx] = g
+				groups = append(groups, g)
+			}
 		} else {
-			g = untruncated[name]
-			if g == nil {
+			name := s.nodeName(o)
+			if g = byText[name]; g == nil {
 				g = &StringGroup{Value: name}
-				untruncated[name] = g
+				byText[name] = g
 				groups = append(groups, g)
 			}
 		}
 		g.Count++
-		g.TotalSelfSize += n.SelfSize
-		g.TotalRetainedSize += n.RetainedSize
-		g.Nodes = append(g.Nodes, n)
+		g.TotalSelfSize += float64(s.nSelf[o])
+		g.TotalRetainedSize += s.retained[o]
+		g.IDs = append(g.IDs, s.nID[o])
+		g.ords = append(g.ords, o)
 	}
 	for _, name := range truncOrder {
 		for _, e := range truncated[name] {
@@ -587,25 +637,53 @@ type intOrNone struct {
 	ok bool
 }
 
-// duplicatedStrings marks the string nodes (flat strings and concatenated
-// ones that are not flat) whose value another such node has.
-func (s *Snapshot) duplicatedStrings() bitset {
-	bits := newBitset(s.nodeCount)
-	first := map[string]uint32{}
+// dupStrings is which string nodes hold a value another string node holds:
+// DevTools' duplicatedStrings filter.
+type dupStrings struct {
+	bits bitset
+	// consIndex maps the text of a concatenated string to the string
+	// table index of the same text, when a flat string holds it too.
+	consIndex map[string]uint32
+}
+
+// index returns the string table index a string node's value is grouped
+// by: its name for a flat string; for a concatenated one, the index of a
+// flat string with the same text, if any.
+func (d *dupStrings) index(s *Snapshot, o uint32) (uint32, bool) {
+	if int(s.nType[o]) == s.tString {
+		return s.nName[o], true
+	}
+	i, ok := d.consIndex[s.nodeName(o)]
+	return i, ok
+}
+
+// duplicatedStrings returns the duplicated string nodes, computing them
+// once. s.mu is held.
+func (s *Snapshot) duplicatedStrings() bitset { return s.duplicates().bits }
+
+func (s *Snapshot) duplicates() *dupStrings {
+	if s.dups != nil {
+		return s.dups
+	}
+	// Flat strings are told apart by their name's index: V8 writes each
+	// text once in the string table. Concatenated strings have their text
+	// computed, and join the flat strings of the same text.
+	n := s.nodeCount
+	count := make([]uint32, len(s.offs)-1)
+	var cons []uint32
 	type truncEntry struct {
 		node         uint32
 		length, hash intOrNone
 	}
+	bits := newBitset(n)
 	truncated := map[string][]truncEntry{}
-	for o := uint32(0); o < uint32(s.nodeCount); o++ {
-		if t := int(s.nType[o]); t != s.tString && t != s.tConsString {
+	for o := uint32(0); o < uint32(n); o++ {
+		t := int(s.nType[o])
+		if t != s.tString && t != s.tConsString || s.nSelf[o] == 0 || s.isFlatConsString(o) {
 			continue
 		}
-		if s.isFlatConsString(o) || s.nSelf[o] == 0 {
-			continue
-		}
-		name := s.nodeName(o)
 		if s.isTruncatedString(o) {
+			name := s.nodeName(o)
 			length, hash := s.stringLength(o), s.stringHash(o)
 			entries := truncated[name]
 			found := false
@@ -622,14 +700,53 @@ func (s *Snapshot) duplicatedStrings() bitset {
 			}
 			continue
 		}
-		if prev, ok := first[name]; ok {
-			bits.set(prev)
-			bits.set(o)
-		} else {
-			first[name] = o
+		if t == s.tString {
+			if idx := s.nName[o]; int(idx) < len(count) {
+				count[idx]++
+			}
+			continue
+		}
+		cons = append(cons, o)
+	}
+	d := &dupStrings{consIndex: map[string]uint32{}}
+	if len(cons) > 0 {
+		texts := map[string]int{} // a concatenated string's text → how many hold it
+		for _, o := range cons {
+			texts[s.nodeName(o)]++
+		}
+		for i, c := range count {
+			if c == 0 {
+				continue
+			}
+			if _, ok := texts[s.str(uint32(i))]; ok {
+				d.consIndex[s.str(uint32(i))] = uint32(i)
+			}
+		}
+		for _, o := range cons {
+			name := s.nodeName(o)
+			if idx, ok := d.consIndex[name]; ok {
+				count[idx]++
+			} else if texts[name] > 1 {
+				bits.set(o)
+			}
+		}
+		for _, o := range cons {
+			if idx, ok := d.consIndex[s.nodeName(o)]; ok && count[idx] > 1 {
+				bits.set(o)
+			}
 		}
 	}
-	return bits
+	for o := uint32(0); o < uint32(n); o++ {
+		if int(s.nType[o]) != s.tString || s.nSelf[o] == 0 {
+			continue
+		}
+		if idx := s.nName[o]; int(idx) < len(count) && count[idx] > 1 && !s.isTruncatedString(o) {
+			bits.set(o)
+		}
+	}
+	d.bits = bits
+	s.dups = d
+	return d
 }
 
 // isFlatConsString reports whether a concatenated string has an empty
@@ -740,20 +857,34 @@ func compilePattern(field, p string) (*regexp.Regexp, error) {
 
 // QueryObjects returns the objects matching q, by retained size (largest
 // first) and, among equal sizes, in the order q.SortBy gives.
-func (s *Snapshot) QueryObjects(q Query) ([]Node, error) {
+func (s *Snapshot) QueryObjects(q Query) (Nodes, error) {
 	var classRE, propRE *regexp.Regexp
 	var err error
 	if q.ClassName != "" {
 		if classRE, err = compilePattern("className", q.ClassName); err != nil {
-			return nil, err
+			return Nodes{}, err
 		}
 	}
 	if q.PropertyName != "" {
 		if propRE, err = compilePattern("propertyName", q.PropertyName); err != nil {
-			return nil, err
+			return Nodes{}, err
 		}
 	}
-	nodeType := strings.ToLower(q.NodeType)
+	nodeType := -1
+	if q.NodeType != "" {
+		nodeType = len(s.h.nodeTypes) // matches no node
+		for i, t := range s.h.nodeTypes {
+			if strings.ToLower(t) == strings.ToLower(q.NodeType) {
+				nodeType = i
+				break
+			}
+		}
+	}
+	// Most names are strings of the table: a pattern is tried once per
+	// string, not once per node. Plain objects' and concatenated strings'
+	// names are made up, and tried once per name.
+	classMatch := newMatchCache(classRE, len(s.offs)-1)
+	propMatch := newMatchCache(propRE, len(s.offs)-1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var match []uint32
@@ -768,18 +899,27 @@ func (s *Snapshot) QueryObjects(q Query) ([]Node, error) {
 		if q.IsDetached != nil && (s.state(o) == stateDetached) != *q.IsDetached {
 			continue
 		}
-		if classRE != nil && !classRE.MatchString(s.nodeName(o)) {
+		if nodeType >= 0 && int(s.nType[o]) != nodeType {
 			continue
 		}
-		if nodeType != "" && strings.ToLower(s.nodeTypeName(o)) != nodeType {
-			continue
+		if classRE != nil {
+			var ok bool
+			if t := int(s.nType[o]); t == s.tConsString || t == s.tObject && s.name(o) == "Object" {
+				ok = classMatch.text(s.nodeName(o))
+			} else {
+				ok = classMatch.index(s.nName[o], s.name(o))
+			}
+			if !ok {
+				continue
+			}
 		}
 		if propRE != nil {
 			found := false
-			for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {
-				if propRE.MatchString(s.edgeName(ei)) {
-					found = true
-					break
+			for ei := s.firstEdge[o]; ei < s.firstEdge[o+1] && !found; ei++ {
+				if s.edgeHasStringName(ei) && int(s.eType[ei]) != s.eShortcut {
+					found = propMatch.index(s.eName[ei], s.edgeName(ei))
+				} else {
+					found = propMatch.text(s.edgeName(ei))
 				}
 			}
 			if !found {
@@ -789,17 +929,56 @@ func (s *Snapshot) QueryObjects(q Query) ([]Node, error) {
 		match = append(match, o)
 	}
 	switch q.SortBy {
-	case "", "retainedSize":
-		slices.SortStableFunc(match, func(a, b uint32) int { return cmpDesc(s.retained[a], s.retained[b]) })
 	case "selfSize":
 		slices.SortStableFunc(match, func(a, b uint32) int { return cmpDesc(float64(s.nSelf[a]), float64(s.nSelf[b])) })
 	case "id":
 		slices.SortStableFunc(match, func(a, b uint32) int { return cmpAsc(float64(s.nID[a]), float64(s.nID[b])) })
 	}
-	out := make([]Node, len(match))
-	for i, o := range match {
-		out[i] = s.node(o)
+	// chrome-devtools-mcp lists them by retained size whatever the order
+	// asked for, which orders only the equals.
+	return s.byRetained(match), nil
+}
+
+// matchCache remembers a pattern's answer for each string of the table,
+// and for made-up names.
+type matchCache struct {
+	re    *regexp.Regexp
+	byIdx []uint8 // 0: not tried, 1: matches, 2: does not
+	byTxt map[string]bool
+}
+
+func newMatchCache(re *regexp.Regexp, strings int) *matchCache {
+	if re == nil {
+		return nil
 	}
-	sortNodes(out)
-	return out, nil
+	return &matchCache{re: re, byIdx: make([]uint8, strings), byTxt: map[string]bool{}}
+}
+
+func (m *matchCache) index(i uint32, text string) bool {
+	if int(i) >= len(m.byIdx) {
+		return m.text(text)
+	}
+	switch m.byIdx[i] {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := m.re.MatchString(text)
+	m.byIdx[i] = 2
+	if ok {
+		m.byIdx[i] = 1
+	}
+	return ok
+}
+
+func (m *matchCache) text(text string) bool {
+	if ok, seen := m.byTxt[text]; seen {
+		return ok
+	}
+	ok := m.re.MatchString(text)
+	if len(m.byTxt) < 1<<16 {
+		m.byTxt[text] = ok
+	}
+	return ok
 }

@@ -106,6 +106,9 @@ type Snapshot struct {
 	// class's id is its position plus one.
 	classKeys  []string
 	classIndex map[string]int
+	// dups and dupGroups are the duplicated strings, once computed.
+	dups      *dupStrings
+	dupGroups []StringGroup
 	// contextSummary is the retained-by-context summary, once computed.
 	contextSummary *RetainedByContextSummary
 	// bytes is the memory the model holds, computed once loaded.
