@@ -166,7 +166,7 @@ func (c *heapCache) startLoad(key heapKey, f *os.File) (*heapEntry, error) {
 		return nil, &heapSnapshotError{tooLargeSentence(key.path, need, c.budget)}
 	}
 	if !c.makeRoom(need) {
-		return nil, &heapSnapshotError{fmt.Sprintf("The heap snapshot %s needs about %d MB to load, and the snapshots other calls are using hold the rest of the server's %d MB for loaded snapshots; close some with close_heapsnapshot, or retry when those calls are done.", key.path, need>>20, c.budget>>20)}
+		return nil, &heapSnapshotError{fmt.Sprintf("The heap snapshot %s needs about %s to load, and the snapshots other calls are using hold the rest of the server's %s for loaded snapshots; close some with close_heapsnapshot, or retry when those calls are done.", key.path, sizeText(need), sizeText(c.budget))}
 	}
 	e := &heapEntry{key: key, ready: make(chan struct{}), bytes: need}
 	c.used += need
@@ -303,5 +303,14 @@ func (c *heapCache) loadError(path string, err error) error {
 }
 
 func tooLargeSentence(path string, need, budget int64) string {
-	return fmt.Sprintf("The heap snapshot %s needs about %d MB to load, more than the %d MB this server allows for loaded snapshots (--heap-snapshot-memory-bytes); start the server with a larger budget, or snapshot a smaller heap.", path, max(need>>20, 1), budget>>20)
+	return fmt.Sprintf("The heap snapshot %s needs about %s to load, more than the %s this server allows for loaded snapshots (--heap-snapshot-memory-bytes); start the server with a larger budget, or snapshot a smaller heap.", path, sizeText(need), sizeText(budget))
+}
+
+// sizeText is a byte count in whole MB (rounded), or in bytes below one MB:
+// a budget of 1000000 bytes is not "0 MB".
+func sizeText(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d MB", (n+1<<19)>>20)
 }

@@ -41,6 +41,17 @@ function rss(pid) {
   }
 }
 
+// cpu is a process's user and system CPU time so far, in seconds (clock
+// ticks of 1/100 s): what a call cost whatever the machine's load.
+function cpu(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 // sampler records a process's peak RSS every 50 ms while running.
 function sampler(pid) {
   let peak = rss(pid).rss;
@@ -100,6 +111,13 @@ try {
     if (take.error) throw new Error(`tabhive's take_heapsnapshot failed after ${Math.round(take.ms)} ms: ${take.error}`);
   }
   result.fileBytes = fs.statSync(file).size;
+  // The server reads only inside its workspace: a --file from elsewhere is
+  // linked (or copied) into it.
+  if (path.dirname(path.resolve(file)) !== work) {
+    const inside = path.join(work, 'given.heapsnapshot');
+    try { fs.linkSync(file, inside); } catch { fs.copyFileSync(file, inside); }
+    file = inside;
+  }
 
   // The arrays the model needs, measured in a process of its own.
   const arrays = JSON.parse(execFileSync('go', ['run', './bench/heap/arrays', file], {cwd: repo}).toString());
@@ -109,12 +127,15 @@ try {
   {
     const {client, pid} = await startTabhive(bin);
     const before = rss(pid);
+    const cpu0 = cpu(pid);
     const stop = sampler(pid);
     const cold = await timed(client, 'get_heapsnapshot_summary', {filePath: file});
     const peak = stop();
     const after = rss(pid);
-    result.tabhiveSummaryCold = {ms: cold.ms, error: cold.error, rssBefore: before.rss, rssAfter: after.rss, rssPeak: Math.max(peak, after.hwm)};
-    result.tabhiveCached = await cachedQueries(client, file);
+    const cpu1 = cpu(pid);
+    result.tabhiveSummaryCold = {ms: cold.ms, cpuSeconds: cpu1 - cpu0, error: cold.error, rssBefore: before.rss, rssAfter: after.rss, rssPeak: Math.max(peak, after.hwm)};
+    result.tabhiveCachedCPU = {};
+    result.tabhiveCached = await cachedQueries(client, file, pid, result.tabhiveCachedCPU);
     result.tabhiveRSSAfterQueries = rss(pid).rss;
     await client.close();
   }
@@ -152,14 +173,21 @@ try {
   fs.rmSync(work, {recursive: true, force: true});
 }
 
-// cachedQueries times each analysis tool on a loaded snapshot.
-async function cachedQueries(client, file) {
+// cachedQueries times each analysis tool on a loaded snapshot; with a pid,
+// it records in cpuOut the server's CPU time each call took.
+async function cachedQueries(client, file, pid = 0, cpuOut = {}) {
   const out = {};
-  const details = await timed(client, 'get_heapsnapshot_details', {filePath: file, pageSize: 20});
+  const timedCPU = async (name, tool, args) => {
+    const c0 = pid ? cpu(pid) : 0;
+    const r = await timed(client, tool, args);
+    if (pid) cpuOut[name] = cpu(pid) - c0;
+    return r;
+  };
+  const details = await timedCPU('details', 'get_heapsnapshot_details', {filePath: file, pageSize: 20});
   out.details = details.ms;
   const cls = /^(\d+),Item,/m.exec(details.text || '');
   const id = cls ? Number(cls[1]) : 1;
-  const nodes = await timed(client, 'get_heapsnapshot_class_nodes', {filePath: file, id, pageSize: 20});
+  const nodes = await timedCPU('classNodes', 'get_heapsnapshot_class_nodes', {filePath: file, id, pageSize: 20});
   out.classNodes = nodes.ms;
   const node = /^(\d+),Item,/m.exec(nodes.text || '');
   const nodeId = node ? Number(node[1]) : 1;
@@ -175,7 +203,7 @@ async function cachedQueries(client, file) {
     ['contexts', 'analyze_heapsnapshot_contexts', {pageSize: 10}],
     ['summaryAgain', 'get_heapsnapshot_summary', {}],
   ]) {
-    const r = await timed(client, tool, {filePath: file, ...args});
+    const r = await timedCPU(name, tool, {filePath: file, ...args});
     out[name] = r.error ? `error: ${r.error}` : r.ms;
   }
   return out;
@@ -188,11 +216,12 @@ const lines = [
   `|---|---|---|`,
   `| take_heapsnapshot | ${s(result.tabhiveTake?.ms)}${result.tabhiveTake?.error ? ' (' + result.tabhiveTake.error + ')' : ''} | ${result.cdmTake?.error ? 'failed: ' + result.cdmTake.error.split('\n')[0] : s(result.cdmTake?.ms)} |`,
   `| server RSS growth during take_heapsnapshot | ${MB(result.tabhiveTake?.rssGrowth ?? 0)} MB | ${MB(result.cdmTake?.rssGrowth ?? 0)} MB |`,
-  `| get_heapsnapshot_summary, cold | ${s(result.tabhiveSummaryCold.ms)} | ${result.cdmSummaryCold?.error ? 'failed' : s(result.cdmSummaryCold?.ms)} |`,
+  `| get_heapsnapshot_summary, cold | ${s(result.tabhiveSummaryCold.ms)} (${result.tabhiveSummaryCold.cpuSeconds?.toFixed(1)} s of CPU) | ${result.cdmSummaryCold?.error ? 'failed' : s(result.cdmSummaryCold?.ms)} |`,
   `| server RSS after loading (peak) | ${MB(result.tabhiveSummaryCold.rssAfter)} MB (${MB(result.tabhiveSummaryCold.rssPeak)} MB) | ${MB(result.cdmSummaryCold?.rssPeak ?? 0)} MB (peak) |`,
 ];
 for (const k of Object.keys(result.tabhiveCached)) {
-  lines.push(`| ${k}, cached | ${s(result.tabhiveCached[k])} | ${s(result.cdmCached?.[k])} |`);
+  const c = result.tabhiveCachedCPU?.[k];
+  lines.push(`| ${k}, cached | ${s(result.tabhiveCached[k])}${c === undefined ? '' : ` (${c.toFixed(2)} s of CPU)`} | ${s(result.cdmCached?.[k])} |`);
 }
 console.log(lines.join('\n'));
 console.log(`\nsnapshot: ${MB(result.fileBytes)} MB, ${result.arrays.nodes} nodes, ${result.arrays.edges} edges; model arrays ${MB(result.arrays.arrayBytes)} MB; server RSS after load / arrays = ${(result.tabhiveSummaryCold.rssAfter / result.arrays.arrayBytes).toFixed(2)}; load ${result.loadBefore.toFixed(1)} → ${result.loadAfter.toFixed(1)}`);

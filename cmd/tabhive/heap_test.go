@@ -258,7 +258,7 @@ func TestHeapBadInputThroughBinary(t *testing.T) {
 	// is 3 MB): the analysis tools need no browser, so none starts.
 	small := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--memory-debugging", "--workspace", dir, "--heap-snapshot-memory-bytes", "1000000")})
 	got, isErr := try(t, small, "get_heapsnapshot_summary", map[string]any{"filePath": good})
-	if want := "more than the 0 MB this server allows for loaded snapshots (--heap-snapshot-memory-bytes)"; !isErr || strings.Contains(got, "\n") || !strings.Contains(got, want) {
+	if want := "more than the 1000000 bytes this server allows for loaded snapshots (--heap-snapshot-memory-bytes)"; !isErr || strings.Contains(got, "\n") || !strings.Contains(got, want) {
 		t.Errorf("larger than the budget: got %q (error %v), want one sentence saying %q", got, isErr, want)
 	}
 }

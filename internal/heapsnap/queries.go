@@ -710,9 +710,13 @@ func (s *Snapshot) duplicates() *dupStrings {
 	}
 	d := &dupStrings{consIndex: map[string]uint32{}}
 	if len(cons) > 0 {
-		texts := map[string]int{} // a concatenated string's text → how many hold it
-		for _, o := range cons {
-			texts[s.nodeName(o)]++
+		// A page may hold a million concatenated strings: each text is
+		// made once, and the map sized up front.
+		names := make([]string, len(cons))
+		texts := make(map[string]int32, len(cons)) // a concatenated string's text → how many hold it
+		for i, o := range cons {
+			names[i] = s.nodeName(o)
+			texts[names[i]]++
 		}
 		for i, c := range count {
 			if c == 0 {
@@ -722,17 +726,18 @@ func (s *Snapshot) duplicates() *dupStrings {
 				d.consIndex[s.str(uint32(i))] = uint32(i)
 			}
 		}
-		for _, o := range cons {
-			name := s.nodeName(o)
-			if idx, ok := d.consIndex[name]; ok {
+		for i, o := range cons {
+			if idx, ok := d.consIndex[names[i]]; ok {
 				count[idx]++
-			} else if texts[name] > 1 {
+			} else if texts[names[i]] > 1 {
 				bits.set(o)
 			}
 		}
-		for _, o := range cons {
-			if idx, ok := d.consIndex[s.nodeName(o)]; ok && count[idx] > 1 {
-				bits.set(o)
+		if len(d.consIndex) > 0 {
+			for i, o := range cons {
+				if idx, ok := d.consIndex[names[i]]; ok && count[idx] > 1 {
+					bits.set(o)
+				}
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tabhive/tabhive/internal/heapsnap"
@@ -58,8 +59,20 @@ func main() {
 		"arrayBytes":  s.Bytes(),
 		"loadSeconds": took.Seconds(),
 		"peakRSSKB":   peakRSS(),
+		// CPU time says what the load costs whatever else runs on the
+		// machine; the wall time above depends on it.
+		"cpuSeconds": cpuSeconds(),
 	}
 	json.NewEncoder(os.Stdout).Encode(out)
+}
+
+// cpuSeconds is the user and system CPU time the process has used.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // peakRSS reads VmHWM from /proc/self/status, in kB (0 where there is no
