@@ -548,10 +548,11 @@ func bad2(err error, bad func(error) error) error {
 // Chrome sends it, with progress notifications when the client asked for
 // them.
 func (s *Server) takeHeapSnapshot(ctx context.Context, c *call, a *takeHeapArgs) error {
-	f, path, err := c.sandbox(ctx).Create(a.FilePath, ".heapsnapshot")
+	f, err := c.sandbox(ctx).Create(a.FilePath, ".heapsnapshot")
 	if err != nil {
 		return err
 	}
+	path := f.Name()
 	w := bufio.NewWriterSize(f, 1<<20)
 	opts := page.HeapSnapshotOptions{
 		Out: w,
