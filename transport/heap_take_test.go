@@ -113,7 +113,7 @@ func TestTakeHeapSnapshot(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := onSharedBrowser(t, opts)
 			cs, progress := connectWithProgress(t, srv)
-			id := openPage(t, cs, site+"/widgets?n=3000")
+			id := openHeapPage(t, cs, site+"/widgets?n=3000")
 			// The extension is forced, as upstream forces it.
 			file := filepath.Join(dir, name+".snapshot")
 			text, isErr := callWithProgress(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": file})
@@ -174,7 +174,7 @@ func TestTakeHeapSnapshotBudget(t *testing.T) {
 		HeapSnapshotBudget: func(int64) time.Duration { return time.Duration(budget.Load()) },
 	}})
 	cs := srv.Connect(t)
-	id := openPage(t, cs, site+"/widgets?n=20000")
+	id := openHeapPage(t, cs, site+"/widgets?n=20000")
 	file := filepath.Join(dir, "cut.heapsnapshot")
 	text, isErr := call(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": file})
 	oneSentence(t, "budget", text, isErr, "The heap snapshot did not finish within its 1ms budget, scaled to the page's")
@@ -210,8 +210,8 @@ func TestTakeHeapSnapshotOtherPagesRun(t *testing.T) {
 	dir := t.TempDir()
 	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{Workspaces: []string{dir}}})
 	cs, progress := connectWithProgress(t, srv)
-	big := openPage(t, cs, site+"/widgets?n=100000")
-	other := openPage(t, cs, site+"/plain")
+	big := openHeapPage(t, cs, site+"/widgets?n=100000")
+	other := openHeapPage(t, cs, site+"/plain")
 	var bigDone time.Time
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -244,4 +244,25 @@ func TestTakeHeapSnapshotOtherPagesRun(t *testing.T) {
 	if !otherDone.Before(bigDone) {
 		t.Errorf("the other page answered at %v, after the snapshot ended at %v: it waited for it", otherDone, bigDone)
 	}
+}
+
+// openHeapPage opens url in a new page, as openPage does, under a
+// navigation timeout a loaded machine needs: the heap pages build
+// thousands of objects, and at load 50 new_page's default 10 s ran out.
+func openHeapPage(t *testing.T, cs *mcp.ClientSession, url string) int {
+	t.Helper()
+	text := must(t, cs, "new_page", map[string]any{"url": url, "timeout": 120000})
+	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
+	if m == nil {
+		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)
+	}
+	if m == nil {
+		t.Fatalf("new_page(%s) did not list the new page as selected:\n%s", url, text)
+	}
+	var id int
+	fmt.Sscan(m[1], &id)
+	t.Cleanup(func() {
+		call(t, cs, "close_page", map[string]any{"pageId": id})
+	})
+	return id
 }
