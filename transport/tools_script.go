@@ -112,10 +112,15 @@ const maxResultFile = 256 << 20
 // first write, so that a script that fails leaves no file; one left
 // partial by a failure part way is removed.
 type resultFile struct {
-	sb    *sandbox.Sandbox
-	path  string   // as the agent gave it
-	saved string   // the canonical path written, once created
-	f     *os.File // nil until the first write
+	sb   *sandbox.Sandbox
+	path string // as the agent gave it
+	// ext is the file's extension, forced as the sandbox does; "" means
+	// .json. secret makes an existing file's mode 0600 too (a new one
+	// always is): for files that hold credentials.
+	ext    string
+	secret bool
+	saved  string   // the canonical path written, once created
+	f      *os.File // nil until the first write
 }
 
 func (w *resultFile) Write(p []byte) (int, error) {
@@ -136,7 +141,11 @@ func (w *resultFile) Write(p []byte) (int, error) {
 // and the check is not caught; a sandbox method that returns the file it
 // opened (through its os.Root) would close that gap.
 func (w *resultFile) create() error {
-	saved, err := w.sb.WriteFile(w.path, nil, ".json")
+	ext := w.ext
+	if ext == "" {
+		ext = ".json"
+	}
+	saved, err := w.sb.WriteFile(w.path, nil, ext)
 	if err != nil {
 		return err
 	}
@@ -150,6 +159,12 @@ func (w *resultFile) create() error {
 	if ferr != nil || lerr != nil || rerr != nil || real != saved || !li.Mode().IsRegular() || !os.SameFile(fi, li) {
 		f.Close()
 		return fmt.Errorf("could not write %s: the path changed while the file was opened", saved)
+	}
+	if w.secret {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return fmt.Errorf("could not write %s: %w", saved, err)
+		}
 	}
 	w.saved, w.f = saved, f
 	return nil
