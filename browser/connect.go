@@ -98,7 +98,7 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 		}
 	}
 	s.publish()
-	if s.launched && s.cfg.StorageState != nil {
+	if s.launched && s.cfg.StorageState != nil && s.cfg.DefaultStorageState {
 		// Our own browser's default context starts from the state too,
 		// before any tool loads a page in it.
 		err := s.act.Await(ctx, func(ctx context.Context) error {

@@ -460,6 +460,34 @@ func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, context
 	return skipped, nil
 }
 
+// PrepareContext creates the isolated context named name, if it does not
+// exist yet, and gives it [Config.StorageState], so that pages opened in it
+// later find it ready. It is for callers that bound that setup apart from
+// the call that opens the first page.
+func (s *Supervisor) PrepareContext(ctx context.Context, name string) error {
+	type where struct {
+		conn      *cdpconn.Conn
+		contextID string
+		load      *stateLoad
+		first     bool
+	}
+	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
+		if err := s.ensure(ctx); err != nil {
+			return where{}, err
+		}
+		id, err := s.contextID(ctx, name)
+		if err != nil {
+			return where{}, err
+		}
+		load, first := s.claimLoad(id)
+		return where{s.conn, id, load, first}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.awaitState(ctx, w.conn, name, w.contextID, w.load, w.first)
+}
+
 // stateLoad is a context being given Config.StorageState.
 type stateLoad struct {
 	// claimed is set by the call that gives it. Run goroutine only.

@@ -110,9 +110,13 @@ type Config struct {
 	// [cdpconn.DefaultMaxMessageBytes].
 	MaxMessageBytes int
 	// StorageState, if non-nil, is given to every browser context the
-	// supervisor creates before its first page opens, and to the default
-	// context of every browser it launches (--storage-state; storage.go).
+	// supervisor creates, before its first page opens (--storage-state;
+	// storage.go).
 	StorageState *storagestate.State
+	// DefaultStorageState gives StorageState to the default context of
+	// every browser the supervisor launches, too, before any page loads
+	// (not to a browser it connects to: that one is the user's).
+	DefaultStorageState bool
 }
 
 // PageInfo describes an open page as the browser reports it.

@@ -191,6 +191,10 @@ type frame struct {
 	// out-of-process iframe's; nil until a session reports the frame,
 	// which then counts as the page's own ([Actor.sessionOf]).
 	sess *session
+	// navigatedOn is the session whose Page.frameNavigated last set url
+	// and loaderID, if any: that session's frame tree, read earlier, must
+	// not overwrite them (addFrames).
+	navigatedOn *session
 }
 
 // Dialog is an open JavaScript dialog.

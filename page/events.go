@@ -54,10 +54,15 @@ func (a *Actor) addFrames(s *session, t page.FrameTree) {
 	if t.Frame.ParentID != nil {
 		f.parent = string(*t.Frame.ParentID)
 	}
-	f.loaderID = string(t.Frame.LoaderID)
-	f.url = t.Frame.URL
-	if t.Frame.URLFragment != nil {
-		f.url += *t.Frame.URLFragment
+	// A child session's tree is read before its renderer runs, and applied
+	// after the events that session sent meanwhile: a navigation it
+	// reported is newer than the tree.
+	if f.navigatedOn != s {
+		f.loaderID = string(t.Frame.LoaderID)
+		f.url = t.Frame.URL
+		if t.Frame.URLFragment != nil {
+			f.url += *t.Frame.URLFragment
+		}
 	}
 	if f.id == a.mainFrame {
 		a.url = f.url
@@ -184,7 +189,7 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		// Whichever session reports a frame's navigation reaches it now: an
 		// iframe that came back into its parent's process is the
 		// parent's again.
-		f.sess = s
+		f.sess, f.navigatedOn = s, s
 		if e.Frame.ParentID != nil {
 			f.parent = string(*e.Frame.ParentID)
 		} else if s == a.top {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +28,9 @@ type session struct {
 	sandbox  *sandbox.Sandbox // where this client's file-writing tools may write
 	// rootsCapable reports that the client declared the roots capability.
 	rootsCapable bool
+	// contextReady is set once the isolated session's browser context
+	// exists, with the storage state it starts from.
+	contextReady atomic.Bool
 	// background counts the session's short-lived goroutines (roots
 	// requests); the server waits for it on Close.
 	background *sync.WaitGroup

@@ -407,4 +407,3 @@ func readStateFile(sb *sandbox.Sandbox, path string) (*storagestate.State, strin
 	}
 	return st, canonical, nil
 }
-

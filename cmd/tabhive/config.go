@@ -153,6 +153,8 @@ func (c *Config) check(shotQuality int) error {
 			return err
 		}
 		b.StorageState = st
+		// Without isolated sessions, agents share the default context.
+		b.DefaultStorageState = !c.Server.IsolateSessions
 	}
 	if c.HTTP.SessionTimeout <= 0 {
 		return fmt.Errorf("--session-idle-timeout %v: give a positive duration such as 30m", c.HTTP.SessionTimeout)

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+)
+
+// accountSite is a site to log in to: the form at / posts to /login, which
+// sets an httpOnly session cookie and answers with a page that stores a
+// token in localStorage; /account says whom the cookie names and shows the
+// token.
+func accountSite(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("Login", `<form method=post action=/login><input name=user aria-label=User><button>Log in</button></form>`))
+	mux.HandleFunc("/login", func(w http.ResponseWriter, r *http.Request) {
+		user := r.FormValue("user")
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "for-" + user, Path: "/", HttpOnly: true})
+		browsertest.HTML("Welcome", `<p id=done>storing</p><script>localStorage.setItem('token', 'tok-`+user+`'); done.textContent = 'stored'</script>`).ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/account", func(w http.ResponseWriter, r *http.Request) {
+		who := "nobody"
+		if c, err := r.Cookie("session"); err == nil {
+			who = c.Value
+		}
+		browsertest.HTML("Account", `<p>logged in: `+who+`</p><p id=tok></p><script>tok.textContent = 'token: ' + localStorage.getItem('token')</script>`).ServeHTTP(w, r)
+	})
+	return browsertest.Serve(t, mux).URL
+}
+
+// TestStorageStateThroughBinary logs in once and starts eight agents from
+// that state: session A of one server logs in (an httpOnly cookie and a
+// localStorage token) and saves the state; a second server, started with
+// --isolate-sessions --storage-state on that file, gives each of eight
+// sessions a context that is logged in, and a cookie one of them sets is
+// seen by none of the others.
+func TestStorageStateThroughBinary(t *testing.T) {
+	site := accountSite(t)
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.json")
+
+	first := startHTTP(t, "--isolate-sessions", "--workspace", dir)
+	a := first.client(nil)
+	text(t, a, "navigate_page", map[string]any{"url": site + "/"})
+	snap := text(t, a, "take_snapshot", nil)
+	uid := func(role, name string) string {
+		m := regexp.MustCompile(`uid=(\S+) ` + role + ` "` + name + `"`).FindStringSubmatch(snap)
+		if m == nil {
+			t.Fatalf("no %s %q in:\n%s", role, name, snap)
+		}
+		return m[1]
+	}
+	text(t, a, "fill", map[string]any{"uid": uid("textbox", "User"), "value": "alice"})
+	text(t, a, "click", map[string]any{"uid": uid("button", "Log in")})
+	text(t, a, "wait_for", map[string]any{"text": []string{"stored"}})
+	saved := text(t, a, "save_storage_state", map[string]any{"filePath": state})
+	if !strings.Contains(saved, "(1 cookie, 1 origin) to "+state) {
+		t.Fatalf("save_storage_state: %s", saved)
+	}
+	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("state file: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
+	if err := first.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := startHTTP(t, "--isolate-sessions", "--storage-state", state)
+	agents := make([]*mcp.ClientSession, 8)
+	for i := range agents {
+		agents[i] = second.client(nil)
+	}
+	var wg sync.WaitGroup
+	for i, cs := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Eight first navigations, each in a browser context of its own
+			// and so a renderer process of its own: generous on a loaded
+			// machine.
+			text(t, cs, "navigate_page", map[string]any{"url": site + "/account", "timeout": 120000})
+			got := text(t, cs, "take_snapshot", nil)
+			for _, want := range []string{"logged in: for-alice", "token: tok-alice"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("agent %d does not start logged in (%s):\n%s", i, want, got)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	text(t, agents[0], "set_cookie", map[string]any{"name": "mine", "value": "agent0", "url": site + "/"})
+	for i, cs := range agents {
+		got := text(t, cs, "list_cookies", nil)
+		if has := strings.Contains(got, "mine=agent0"); has != (i == 0) {
+			t.Errorf("agent %d sees agent 0's cookie: %v\n%s", i, has, got)
+		}
+		if !strings.Contains(got, "session=for-alice") {
+			t.Errorf("agent %d lacks the state's session cookie:\n%s", i, got)
+		}
+	}
+}
+
+// TestStorageStateRefused: a --storage-state file that is not one stops
+// the command at start with one sentence.
+func TestStorageStateRefused(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`[1, 2]`), 0o600)
+	cmd := command(t, "--http", "127.0.0.1:0", "--isolate-sessions", "--storage-state", bad)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatal("tabhive started with a bad --storage-state file")
+	}
+	want := "tabhive: --storage-state: " + bad + " is not a storage state file: it is not a JSON object with \"cookies\" and \"origins\" (save one with save_storage_state, or Playwright's storageState)\n"
+	if stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", stderr.String(), want)
+	}
+}
