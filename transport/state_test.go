@@ -448,3 +448,30 @@ func TestSavePDF(t *testing.T) {
 		t.Errorf("a refused save_pdf left a file: %v", err)
 	}
 }
+
+// TestLoadPlaywrightState: a file Playwright wrote (storageState with
+// indexedDB: browser/storagestate/testdata/playwright.json, made by
+// bench/state/playwright_compat.mjs) loads, its origin moved to this
+// test's site: the cookie, the token and the IndexedDB record, its Date
+// included, reach the page.
+func TestLoadPlaywrightState(t *testing.T) {
+	t.Parallel()
+	base := loginSite(t)
+	data, err := os.ReadFile("../browser/storagestate/testdata/playwright.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "playwright.json")
+	os.WriteFile(file, []byte(strings.ReplaceAll(string(data), "http://127.0.0.1:41379", base)), 0o600)
+	cs := inMemory(t)
+	id := openInContext(t, cs, "about:blank")
+	must(t, cs, "load_storage_state", map[string]any{"pageId": id, "filePath": file})
+	must(t, cs, "navigate_page", map[string]any{"pageId": id, "url": base + "/account"})
+	must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"pref: pw-dark true"}})
+	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	for _, want := range []string{"cookie: for-pw", "token: tok-pw"} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the page lacks %q after loading Playwright's file:\n%s", want, snap)
+		}
+	}
+}
