@@ -563,7 +563,7 @@ type originPage struct {
 }
 
 // originDocument is what every request of an originPage gets.
-var originDocument = base64.StdEncoding.EncodeToString([]byte("<!doctype html><title></title>"))
+const originDocument = "<!doctype html><title></title>"
 
 // openOriginPage opens a hidden tab in browser context contextID.
 func openOriginPage(ctx context.Context, browser *cdpconn.Conn, contextID string) (*originPage, error) {
@@ -615,7 +615,7 @@ func (p *originPage) answer() {
 					"requestId":       e.RequestID,
 					"responseCode":    200,
 					"responseHeaders": []map[string]string{{"name": "Content-Type", "value": "text/html; charset=utf-8"}},
-					"body":            originDocument,
+					"body":            base64.StdEncoding.EncodeToString([]byte(originDocument)),
 				})
 			}
 		case <-p.conn.Done():

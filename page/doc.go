@@ -25,7 +25,10 @@
 // emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
-// collect.go (feeding the collectors), console.go, network.go and issues.go. Package
+// collect.go (feeding the collectors), console.go, network.go and issues.go;
+// route.go (request routes, answered as the run goroutine applies
+// Fetch.requestPaused), webstorage.go (localStorage and sessionStorage of
+// any frame's origin) and pdf.go (save_pdf). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.

@@ -37,15 +37,6 @@ const (
 	RouteContinue = "continue"
 )
 
-// AbortReasons are the reasons a route may fail a request with: CDP's
-// Network.ErrorReason values. The page sees the matching net::ERR_...
-// error.
-var AbortReasons = []string{
-	"Failed", "Aborted", "TimedOut", "AccessDenied", "ConnectionClosed", "ConnectionReset",
-	"ConnectionRefused", "ConnectionAborted", "ConnectionFailed", "NameNotResolved",
-	"InternetDisconnected", "AddressUnreachable", "BlockedByClient", "BlockedByResponse",
-}
-
 // Route is a rule for the page's requests.
 type Route struct {
 	// ID numbers the page's routes, from 1; [Actor.AddRoute] sets it.
@@ -66,8 +57,10 @@ type Route struct {
 	// from (a file), for listings.
 	Body       []byte
 	BodySource string
-	// Reason is an aborted request's error, one of [AbortReasons]; "" means
-	// Failed.
+	// Reason is an aborted request's error, one of CDP's
+	// Network.ErrorReason values (Failed, Aborted, TimedOut, AccessDenied,
+	// ...), which the page sees as the matching net::ERR_... error; ""
+	// means Failed.
 	Reason string
 	// Method replaces a continued request's method; "" keeps it.
 	Method string
@@ -156,13 +149,12 @@ func (a *Actor) RemoveRoutes(ctx context.Context, pattern string) (int, State, e
 	return o.n, o.s, err
 }
 
-// interceptPatterns pause every request at the request stage: a route's
-// URLPattern cannot be written as Fetch's glob, so requests are matched
-// here.
-var interceptPatterns = map[string]any{"patterns": []map[string]string{{"urlPattern": "*", "requestStage": "Request"}}}
-
+// interceptOn pauses every request of session s at the request stage: a
+// route's URLPattern cannot be written as Fetch's glob, so requests are
+// matched here.
 func interceptOn(ctx context.Context, s *session) error {
-	return rpcc.Invoke(ctx, "Fetch.enable", interceptPatterns, nil, s.conn.RPC())
+	args := map[string]any{"patterns": []map[string]string{{"urlPattern": "*", "requestStage": "Request"}}}
+	return rpcc.Invoke(ctx, "Fetch.enable", args, nil, s.conn.RPC())
 }
 
 func interceptOff(ctx context.Context, s *session) error {

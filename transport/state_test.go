@@ -298,6 +298,11 @@ func TestStorageStateRoundTrip(t *testing.T) {
 	base := loginSite(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "state.json")
+	// A file that is there already, readable by all, is overwritten and
+	// made private.
+	if err := os.WriteFile(file, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cs := inMemory(t)
 	a := openInContext(t, cs, base+"/")
 	logIn(t, cs, a, "bob")

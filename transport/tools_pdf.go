@@ -19,7 +19,7 @@ const maxPDF = 256 << 20
 // pdfTools print pages to PDF files.
 func (s *Server) pdfTools() []*tool {
 	return []*tool{
-		define(tool{name: "save_pdf", description: "Saves the page as a PDF file, as the browser prints it (headless browser only).", page: true, readOnly: true},
+		define(tool{name: "save_pdf", description: "Saves the page as a PDF file, as the browser prints it (headless browser only).", page: true},
 			fixed[pdfArgs](pdfBudget), runSavePDF),
 	}
 }

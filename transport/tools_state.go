@@ -37,7 +37,7 @@ func (s *Server) stateTools() []*tool {
 			fixed[setStorageArgs](listBudget), runSetStorage),
 		define(tool{name: "delete_web_storage", description: "Deletes an entry, or every entry, of the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", page: true},
 			fixed[deleteStorageArgs](listBudget), runDeleteStorage),
-		define(tool{name: "save_storage_state", description: "Saves the page's browser context's cookies and each origin's localStorage and IndexedDB to a file, in Playwright's storageState format. The file holds login sessions: keep it secret.", page: true, readOnly: true},
+		define(tool{name: "save_storage_state", description: "Saves the page's browser context's cookies and each origin's localStorage and IndexedDB to a file, in Playwright's storageState format. The file holds login sessions: keep it secret.", page: true},
 			fixed[saveStateArgs](stateBudget), s.runSaveState),
 		define(tool{name: "load_storage_state", description: "Loads a storage state file (save_storage_state's, or Playwright's) into the page's browser context: its cookies replace the context's, and each origin it names gets its localStorage and IndexedDB. Load it before the pages that need it navigate.", page: true},
 			fixed[loadStateArgs](stateBudget), s.runLoadState),
