@@ -124,3 +124,25 @@ func TestStorageStateRefused(t *testing.T) {
 		t.Errorf("stderr = %q, want %q", stderr.String(), want)
 	}
 }
+
+// TestStorageStateSharedThroughBinary: without --isolate-sessions, the
+// launched browser's own context starts from --storage-state, and so does
+// every isolatedContext a session opens.
+func TestStorageStateSharedThroughBinary(t *testing.T) {
+	site := accountSite(t)
+	state := filepath.Join(t.TempDir(), "state.json")
+	os.WriteFile(state, []byte(`{"cookies": [{"name": "session", "value": "for-carol", "domain": "127.0.0.1", "path": "/", "expires": -1, "httpOnly": true, "secure": false, "sameSite": "Lax"}],
+"origins": [{"origin": "`+site+`", "localStorage": [{"name": "token", "value": "tok-carol"}]}]}`), 0o600)
+	in := startHTTP(t, "--storage-state", state)
+	cs := in.client(nil)
+	text(t, cs, "navigate_page", map[string]any{"url": site + "/account"})
+	text(t, cs, "new_page", map[string]any{"url": site + "/account", "isolatedContext": "other"})
+	for _, id := range pageIDs(text(t, cs, "list_pages", nil)) {
+		got := text(t, cs, "take_snapshot", map[string]any{"pageId": id})
+		for _, want := range []string{"logged in: for-carol", "token: tok-carol"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("page %d does not start from the state (%s):\n%s", id, want, got)
+			}
+		}
+	}
+}
