@@ -20,14 +20,17 @@ const maxRouteBody = 16 << 20
 
 // routeTools mock and block a page's requests (page/route.go): each route
 // belongs to its page's actor, which answers the page's paused requests.
+// Adding the first route and removing the last change every session of the
+// page, which Chrome passes on to each renderer: they get an input tool's
+// budget.
 func (s *Server) routeTools() []*tool {
 	return []*tool{
 		define(tool{name: "route_requests", description: "Routes the page's requests whose URL matches a URLPattern, in every frame: fulfil them with a response of your own, abort them with a network error, or continue them with other headers or method. The newest matching route decides; a URL the server's URL policy blocks stays blocked.", page: true},
-			fixed[routeArgs](listBudget), runRoute),
+			fixed[routeArgs](inputBudget), runRoute),
 		define(tool{name: "list_routes", description: "Lists the page's request routes, with how many requests each has decided.", page: true, readOnly: true},
 			fixed[listRoutesArgs](listBudget), runListRoutes),
 		define(tool{name: "unroute_requests", description: "Removes the page's request routes of a URL pattern, or all of them.", page: true},
-			fixed[unrouteArgs](listBudget), runUnroute),
+			fixed[unrouteArgs](inputBudget), runUnroute),
 	}
 }
 

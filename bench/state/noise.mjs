@@ -27,7 +27,7 @@ export async function startNoise(url, { mode = 'state', rate = 0 } = {}) {
   const opened = await call('new_page', { url: 'about:blank', background: true });
   const pageId = Number(/^(\d+): .*\[selected\]/m.exec(opened)[1]);
   const ms = mode === 'control' ? { list_pages: [] } : { set_cookie: [], route_requests: [], list_routes: [], unroute_requests: [] };
-  let stopped = false, made = 0, failure;
+  let stopped = false, made = 0, failed = 0, firstFailure;
   const start = performance.now();
   const timed = async (name, args) => {
     if (rate > 0) {
@@ -36,8 +36,15 @@ export async function startNoise(url, { mode = 'state', rate = 0 } = {}) {
     }
     made++;
     const t0 = performance.now();
-    await call(name, args);
-    ms[name].push(performance.now() - t0);
+    try {
+      await call(name, args);
+      ms[name].push(performance.now() - t0);
+    } catch (e) {
+      // A call that fails (a budget run out on a loaded machine) is
+      // counted, and the loop goes on.
+      failed++;
+      firstFailure ??= e.message.slice(0, 300);
+    }
   };
   const loop = (async () => {
     for (let i = 0; !stopped; i++) {
@@ -50,7 +57,7 @@ export async function startNoise(url, { mode = 'state', rate = 0 } = {}) {
       await timed('list_routes', { pageId });
       if (i % 20 === 19) await timed('unroute_requests', { pageId });
     }
-  })().catch((e) => { failure = e.message; });
+  })();
   return async () => {
     stopped = true;
     await loop;
@@ -65,7 +72,7 @@ export async function startNoise(url, { mode = 'state', rate = 0 } = {}) {
       out.calls += xs.length;
       if (xs.length) out.tools[name] = summary(xs);
     }
-    if (failure) out.failure = failure;
+    if (failed) Object.assign(out, { failed, first_failure: firstFailure });
     return out;
   };
 }

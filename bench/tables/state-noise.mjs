@@ -37,7 +37,7 @@ export async function run(b, o) {
       const res = got.get(name);
       const click = res.tools?.click;
       const n = res.beside;
-      const beside = n ? `${n.calls} in ${n.seconds} s (${Math.round(n.calls / n.seconds)}/s); p50 ${Object.entries(n.tools).map(([t, s]) => `${t} ${ms(s.p50)}`).join(', ')} ms` : '—';
+      const beside = n ? `${n.calls} in ${n.seconds} s (${Math.round(n.calls / n.seconds)}/s${n.failed ? `, ${n.failed} failed` : ''}); p50 ${Object.entries(n.tools).map(([t, s]) => `${t} ${ms(s.p50)}`).join(', ')} ms` : '—';
       if (name !== 'quiet' && click && quiet) {
         if (!ratios.has(name)) ratios.set(name, []);
         ratios.get(name).push(click.p50 / quiet.p50);
