@@ -142,6 +142,19 @@ func TestCookieTools(t *testing.T) {
 		}
 	}
 
+	// A partitioned (CHIPS) cookie is listed with its top-level site and
+	// deleted by name and domain like any other.
+	must(t, cs, "set_cookie", args("name", "chip", "value", "c", "domain", "part.test", "secure", true, "sameSite", "None", "partitionKey", "https://top.test"))
+	if got, want := must(t, cs, "list_cookies", args("name", "chip")), "## Cookies\nchip=c; Domain=part.test; Path=/; Secure; SameSite=None; Partitioned=https://top.test"; got != want {
+		t.Errorf("list_cookies(chip) = %q, want %q", got, want)
+	}
+	if got := must(t, cs, "delete_cookies", args("name", "chip", "domain", "part.test")); got != "Deleted 1 cookie." {
+		t.Errorf("delete_cookies(chip) = %q", got)
+	}
+	if got := must(t, cs, "list_cookies", args("name", "chip")); got != "## Cookies\nNo cookies found." {
+		t.Errorf("the partitioned cookie is still there:\n%s", got)
+	}
+
 	// The page and its server see what set_cookie set.
 	must(t, cs, "navigate_page", args("url", base+"/account"))
 	if got := must(t, cs, "evaluate_script", args("function", "() => document.cookie")); !strings.Contains(got, `"theme=dark"`) {
@@ -180,6 +193,7 @@ func TestCookieTools(t *testing.T) {
 		{"set_cookie", args("name", "a", "value", "b", "url", "about:blank"), `Invalid url "about:blank": give an absolute http or https URL, such as https://example.com/.`},
 		{"set_cookie", args("name", "a;b", "value", "b", "domain", "a.test"), "Chrome refused the cookie"},
 		{"set_cookie", args("name", "a", "value", "b", "domain", "a.test", "path", "x"), `Invalid path "x": a cookie path starts with /.`},
+		{"set_cookie", args("name", "a", "value", "b", "domain", "a.test", "secure", true, "partitionKey", "top.test"), `Invalid partitionKey "top.test": give a top-level site such as https://example.com.`},
 		{"delete_cookies", args("name", "a"), "Say which cookies to delete: name with url or domain, or all: true."},
 		{"delete_cookies", args("all", true, "name", "a"), "Give all: true alone, or name with url or domain, not both."},
 		{"list_cookies", args("urls", []string{"example.com"}), `Invalid urls "example.com": give an absolute http or https URL`},
