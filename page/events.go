@@ -38,6 +38,7 @@ var events = map[string]bool{
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
 	"Fetch.requestPaused":               true,
+	"Tracing.tracingComplete":           true,
 }
 
 // keepEvent says which events the page's sessions queue.
@@ -311,6 +312,10 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		}
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
+	case "Tracing.tracingComplete":
+		if s == a.top {
+			return a.traceComplete(ev.Params)
+		}
 	case "Input.dragIntercepted", "Page.fileChooserOpened":
 		if a.watch != nil {
 			select {

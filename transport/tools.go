@@ -59,6 +59,7 @@ func (s *Server) toolList() []*tool {
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
 		s.stateTools(), s.routeTools(), s.pdfTools(),
+		s.traceTools(),
 	} {
 		for _, t := range family {
 			if t.name == "evaluate_script" && s.cfg.Policy.Evaluation(t.name) != nil {

@@ -114,10 +114,9 @@ const maxResultFile = 256 << 20
 type resultFile struct {
 	sb   *sandbox.Sandbox
 	path string // as the agent gave it
-	// ext is the file's extension, forced as the sandbox does; "" means
-	// .json. secret makes an existing file's mode 0600 too (a new one
-	// always is): for files that hold credentials.
-	ext    string
+	ext  string // the extension it gets; ".json" if empty
+	// secret makes an existing file's mode 0600 too (a new one always
+	// is): for files that hold credentials.
 	secret bool
 	saved  string   // the canonical path written, once created
 	f      *os.File // nil until the first write
