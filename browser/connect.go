@@ -98,6 +98,18 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 		}
 	}
 	s.publish()
+	if s.launched && s.cfg.StorageState != nil && s.cfg.DefaultStorageState {
+		// Our own browser's default context starts from the state too,
+		// before any tool loads a page in it.
+		err := s.act.Await(ctx, func(ctx context.Context) error {
+			_, err := s.applyState(ctx, conn, "", s.cfg.StorageState, false)
+			return err
+		}, nil)
+		if err != nil {
+			s.lost()
+			return fmt.Errorf("give the browser the storage state of --storage-state: %w", err)
+		}
+	}
 	s.generation.Add(1)
 	s.watchers.Add(1)
 	go s.watch(conn, s.proc)
@@ -268,6 +280,7 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 			}
 		}
 		existing.URL, existing.Title = info.URL, info.Title
+		s.visit(existing.contextID, info.URL)
 		s.publish()
 	case "Target.targetDestroyed":
 		var e struct {

@@ -39,6 +39,10 @@ func (s *Supervisor) contextID(ctx context.Context, name string) (string, error)
 	}
 	s.contexts[name] = id
 	s.contextNames[id] = name
+	if s.cfg.StorageState != nil {
+		// Its first page opens once the context has the state.
+		s.loading[id] = &stateLoad{done: make(chan struct{})}
+	}
 	return id, nil
 }
 
@@ -63,6 +67,7 @@ func (s *Supervisor) CloseContexts(ctx context.Context, name string) error {
 				// Forget the name now: a new page under it gets a fresh
 				// context.
 				delete(s.contexts, n)
+				delete(s.visited, id)
 			}
 		}
 		for tid, e := range s.pages {

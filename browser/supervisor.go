@@ -44,6 +44,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/browser/storagestate"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
@@ -109,6 +110,14 @@ type Config struct {
 	// the browser; a bigger reply fails its call. If zero,
 	// [cdpconn.DefaultMaxMessageBytes].
 	MaxMessageBytes int
+	// StorageState, if non-nil, is given to every browser context the
+	// supervisor creates, before its first page opens (--storage-state;
+	// storage.go).
+	StorageState *storagestate.State
+	// DefaultStorageState gives StorageState to the default context of
+	// every browser the supervisor launches, too, before any page loads
+	// (not to a browser it connects to: that one is the user's).
+	DefaultStorageState bool
 }
 
 // PageInfo describes an open page as the browser reports it.
@@ -163,12 +172,19 @@ type Supervisor struct {
 	// discovered is set once the targets that existed when we connected
 	// have been registered; targets created after that get an actor at once.
 	discovered bool
+	// visited are the origins each browser context's pages have shown, by
+	// context id ("" for the default one), for save_storage_state; loading
+	// are the contexts being given Config.StorageState (storage.go). Both
+	// reset with the connection.
+	visited map[string]map[string]bool
+	loading map[string]*stateLoad
 }
 
 // entry is the supervisor's record of one page target.
 type entry struct {
 	PageInfo
-	actor *page.Actor // nil until first needed (connected mode)
+	actor     *page.Actor // nil until first needed (connected mode)
+	contextID string      // the page's browser context, "" for the default one
 	// closing is set while a call of ClosePageOf closes the tab: the page
 	// no longer counts as open for the last-page checks.
 	closing bool
@@ -357,6 +373,8 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 	type where struct {
 		conn      *cdpconn.Conn
 		contextID string
+		load      *stateLoad // the context's storage state, being given
+		first     bool       // this call gives it
 	}
 	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
 		if err := s.ensure(ctx); err != nil {
@@ -369,9 +387,13 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 				return where{}, err
 			}
 		}
-		return where{s.conn, id}, nil
+		load, first := s.claimLoad(id)
+		return where{s.conn, id, load, first}, nil
 	})
 	if err != nil {
+		return PageInfo{}, nil, err
+	}
+	if err := s.awaitState(ctx, w.conn, opts.Context, w.contextID, w.load, w.first); err != nil {
 		return PageInfo{}, nil, err
 	}
 	targetID, err := createTarget(ctx, w.conn, opts.Background, w.contextID)
@@ -594,6 +616,7 @@ func (s *Supervisor) spawn(e *entry) *page.Actor {
 		Logger:    s.cfg.Logger,
 		Hooks:     s.cfg.PageHooks,
 		Grant:     s.grant,
+		Blocked:   s.blocked,
 		OnNavigated: func(ctx context.Context, url, title string) {
 			s.navigated(ctx, targetID, url, title)
 		},
@@ -608,7 +631,7 @@ func (s *Supervisor) register(targetID, typ, url, title, contextID string) *entr
 	if e := s.pages[targetID]; e != nil {
 		return e
 	}
-	e := &entry{PageInfo: PageInfo{ID: int(s.nextID.Add(1)), TargetID: targetID, URL: url, Title: title, Context: s.contextNames[contextID]}}
+	e := &entry{PageInfo: PageInfo{ID: int(s.nextID.Add(1)), TargetID: targetID, URL: url, Title: title, Context: s.contextNames[contextID]}, contextID: contextID}
 	s.pages[targetID] = e
 	s.log.Debug().Int("page", e.ID).Str("target", targetID).Msg("page registered")
 	s.publish()
@@ -675,6 +698,17 @@ func (s *Supervisor) Local() bool {
 func (s *Supervisor) resetContexts() {
 	s.contexts = map[string]string{}
 	s.contextNames = map[string]string{}
+	s.visited = map[string]map[string]bool{}
+	s.loading = map[string]*stateLoad{}
+}
+
+// blocked says why the URL policy refuses a request for url, or returns
+// nil; for page actors, whose routes must not get round it.
+func (s *Supervisor) blocked(url string) error {
+	if s.cfg.Policy == nil {
+		return nil
+	}
+	return s.cfg.Policy.Request(url)
 }
 
 // grant grants a permission in a browser context over the browser-level

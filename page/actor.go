@@ -60,6 +60,10 @@ type Config struct {
 	// when any page that granted the same goes away. If nil, the page's own
 	// session grants.
 	Grant func(ctx context.Context, browserContextID, permission string) error
+	// Blocked, if non-nil, says why the URL policy refuses a request, or
+	// returns nil: routes never fulfil or continue a request it refuses
+	// (route.go).
+	Blocked func(url string) error
 }
 
 // SnapshotCounter hands out snapshot ids, the first part of every uid. Its
@@ -98,6 +102,7 @@ type Actor struct {
 	timeout  time.Duration
 	hooks    Hooks
 	grant    func(ctx context.Context, browserContextID, permission string) error
+	blocked  func(url string) error
 	// onNavigated is Config.OnNavigated.
 	onNavigated func(ctx context.Context, url, title string)
 	// lastTrace is the report of the page's last performance trace
@@ -186,6 +191,11 @@ type Actor struct {
 	// the events in collected, in arrival order.
 	console *collectors.Console
 	network *collectors.Network
+
+	// routes are the page's request routes, oldest first (route.go); its
+	// sessions pause requests while there is one. nextRoute numbers them.
+	routes    []*Route
+	nextRoute int
 }
 
 // frame is what the actor knows of one frame.
@@ -204,6 +214,10 @@ type frame struct {
 	// out-of-process iframe's; nil until a session reports the frame,
 	// which then counts as the page's own ([Actor.sessionOf]).
 	sess *session
+	// navigatedOn is the session whose Page.frameNavigated last set url
+	// and loaderID, if any: that session's frame tree, read earlier, must
+	// not overwrite them (addFrames).
+	navigatedOn *session
 }
 
 // Dialog is an open JavaScript dialog.
@@ -225,6 +239,7 @@ func Start(cfg Config) *Actor {
 		timeout:     cfg.ConnectTimeout,
 		hooks:       cfg.Hooks,
 		grant:       cfg.Grant,
+		blocked:     cfg.Blocked,
 		onNavigated: cfg.OnNavigated,
 		frames:      map[string]*frame{},
 		children:    map[string]*session{},

@@ -32,8 +32,10 @@
 // elements in the page); collect.go (feeding the collectors), console.go,
 // network.go and issues.go; heapsnapshot.go (take_heapsnapshot: the
 // chunks Chrome sends are written out as the run goroutine applies them, so
-// a snapshot never sits in the server's memory); tracing.go (performance
-// traces: recording,
+// a snapshot never sits in the server's memory); route.go (request routes,
+// answered as the run goroutine applies Fetch.requestPaused), webstorage.go
+// (localStorage and sessionStorage of any frame's origin), pdf.go (save_pdf)
+// and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;

@@ -37,6 +37,7 @@ var events = map[string]bool{
 	"Page.fileChooserOpened":            true,
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
+	"Fetch.requestPaused":               true,
 	"Tracing.tracingComplete":           true,
 }
 
@@ -54,10 +55,15 @@ func (a *Actor) addFrames(s *session, t page.FrameTree) {
 	if t.Frame.ParentID != nil {
 		f.parent = string(*t.Frame.ParentID)
 	}
-	f.loaderID = string(t.Frame.LoaderID)
-	f.url = t.Frame.URL
-	if t.Frame.URLFragment != nil {
-		f.url += *t.Frame.URLFragment
+	// A child session's tree is read before its renderer runs, and applied
+	// after the events that session sent meanwhile: a navigation it
+	// reported is newer than the tree.
+	if f.navigatedOn != s {
+		f.loaderID = string(t.Frame.LoaderID)
+		f.url = t.Frame.URL
+		if t.Frame.URLFragment != nil {
+			f.url += *t.Frame.URLFragment
+		}
 	}
 	if f.id == a.mainFrame {
 		a.url = f.url
@@ -133,6 +139,8 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		return a.attached(s, ev.Params)
 	case "Target.detachedFromTarget":
 		return a.detached(ev.Params)
+	case "Fetch.requestPaused":
+		return a.requestPaused(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
@@ -182,7 +190,7 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		// Whichever session reports a frame's navigation reaches it now: an
 		// iframe that came back into its parent's process is the
 		// parent's again.
-		f.sess = s
+		f.sess, f.navigatedOn = s, s
 		if e.Frame.ParentID != nil {
 			f.parent = string(*e.Frame.ParentID)
 		} else if s == a.top {

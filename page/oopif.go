@@ -115,12 +115,13 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
 	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
 	emu := childEmulation{cur: a.emu.cur, headers: a.emu.headers}
+	intercept := len(a.routes) > 0
 	a.adopting.Add(1)
 	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
 		defer a.adopting.Done()
 		ctx, cancel := context.WithTimeout(life, a.timeout)
 		defer cancel()
-		tree, err := setUpChild(ctx, s, emu)
+		tree, err := setUpChild(ctx, s, emu, intercept)
 		a.posted.Push(func() { a.childReady(s, tree, err) })
 		close(s.setUp)
 	}()
@@ -129,9 +130,10 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 
 // setUpChild enables on a child session the domains the actor listens to,
 // asks for its own out-of-process iframes, applies the page's emulation,
-// reads its frame tree, then lets its renderer run. It runs on an adopt
-// goroutine and touches no actor state.
-func setUpChild(ctx context.Context, s *session, emu childEmulation) (*page.GetFrameTreeReply, error) {
+// pauses its requests if the page has routes (intercept), reads its frame
+// tree, then lets its renderer run. It runs on an adopt goroutine and
+// touches no actor state.
+func setUpChild(ctx context.Context, s *session, emu childEmulation, intercept bool) (*page.GetFrameTreeReply, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
 	g.Go(func() error { return installTracker(gctx, s.c) })
@@ -139,6 +141,9 @@ func setUpChild(ctx context.Context, s *session, emu childEmulation) (*page.GetF
 	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
 	g.Go(func() error { return setAutoAttach(gctx, s.conn) })
 	g.Go(func() error { return emulateChild(gctx, s, emu) })
+	if intercept {
+		g.Go(func() error { return interceptOn(gctx, s) })
+	}
 	err := g.Wait()
 	var tree *page.GetFrameTreeReply
 	if err == nil {

@@ -399,6 +399,17 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 			c.r.notice = reconnectNotice
 		}
 	}
+	if c.sess.isolated != "" && !c.sess.contextReady.Load() {
+		// So has making an isolated session's browser context, which
+		// loads the storage state of --storage-state, if any.
+		lctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
+		err := s.sup.PrepareContext(lctx, c.sess.isolated)
+		cancel()
+		if err != nil {
+			return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
+		}
+		c.sess.contextReady.Store(true)
+	}
 
 	budget := t.budget(args)
 	if t.page {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,9 @@ type session struct {
 	// rootsCapable reports that the client declared the roots capability
 	// and that its roots apply.
 	rootsCapable bool
+	// contextReady is set once the isolated session's browser context
+	// exists, with the storage state it starts from.
+	contextReady atomic.Bool
 	// rootsIgnored reports that the client declared roots over HTTP, where
 	// they are ignored unless Config.TrustClientRoots.
 	rootsIgnored bool

@@ -85,7 +85,7 @@ func (a *emulateArgs) emulation() (page.Emulation, error) {
 		return e, err
 	}
 	if a.ExtraHTTPHeaders != nil {
-		if e.Headers, err = parseHeaders(*a.ExtraHTTPHeaders); err != nil {
+		if e.Headers, err = parseHeaders("extraHttpHeaders", *a.ExtraHTTPHeaders); err != nil {
 			return e, err
 		}
 	}
@@ -168,9 +168,9 @@ func parseViewport(s string) (*page.Viewport, error) {
 	return v, nil
 }
 
-// parseHeaders parses a JSON object of header names to string values; ""
-// means no headers (an empty, non-nil map).
-func parseHeaders(s string) (map[string]string, error) {
+// parseHeaders parses a JSON object of header names to string values, the
+// value of argument arg; "" means no headers (an empty, non-nil map).
+func parseHeaders(arg, s string) (map[string]string, error) {
 	if s == "" {
 		return map[string]string{}, nil
 	}
@@ -185,14 +185,14 @@ func parseHeaders(s string) (map[string]string, error) {
 	h := make(map[string]string, len(raw))
 	for name, v := range raw {
 		if !validHeaderName(name) {
-			return nil, badArgs("Invalid header name %q in extraHttpHeaders.", name)
+			return nil, badArgs("Invalid header name %q in %s.", name, arg)
 		}
 		var value string
 		if err := json.Unmarshal(v, &value); err != nil {
-			return nil, badArgs("Invalid value for header %q in extraHttpHeaders: expected a string, got %s.", name, abbreviate(v))
+			return nil, badArgs("Invalid value for header %q in %s: expected a string, got %s.", name, arg, abbreviate(v))
 		}
 		if strings.ContainsAny(value, "\r\n\x00") {
-			return nil, badArgs("Invalid value for header %q in extraHttpHeaders: it must not contain line breaks.", name)
+			return nil, badArgs("Invalid value for header %q in %s: it must not contain line breaks.", name, arg)
 		}
 		h[name] = value
 	}

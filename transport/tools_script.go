@@ -112,11 +112,14 @@ const maxResultFile = 256 << 20
 // first write, so that a script that fails leaves no file; one left
 // partial by a failure part way is removed.
 type resultFile struct {
-	sb    *sandbox.Sandbox
-	path  string   // as the agent gave it
-	ext   string   // the extension it gets; ".json" if empty
-	saved string   // the canonical path written, once created
-	f     *os.File // nil until the first write
+	sb   *sandbox.Sandbox
+	path string // as the agent gave it
+	ext  string // the extension it gets; ".json" if empty
+	// secret makes an existing file's mode 0600 too (a new one always
+	// is): for files that hold credentials.
+	secret bool
+	saved  string   // the canonical path written, once created
+	f      *os.File // nil until the first write
 }
 
 func (w *resultFile) Write(p []byte) (int, error) {
@@ -155,6 +158,12 @@ func (w *resultFile) create() error {
 	if ferr != nil || lerr != nil || rerr != nil || real != saved || !li.Mode().IsRegular() || !os.SameFile(fi, li) {
 		f.Close()
 		return fmt.Errorf("could not write %s: the path changed while the file was opened", saved)
+	}
+	if w.secret {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return fmt.Errorf("could not write %s: %w", saved, err)
+		}
 	}
 	w.saved, w.f = saved, f
 	return nil

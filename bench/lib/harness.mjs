@@ -158,7 +158,9 @@ function table(map) {
 // returns the result. opts: scenario, agents (1), iterations (interact 5,
 // click-latency 30, snapshot-large 1), snapshots (5), largeN (2000), doc
 // (an HTML file served as /large), callTimeoutMs (30000), maxSeconds (600),
-// label.
+// label; beside, if set, is async (server) => stop: it starts other work on
+// the server once the sessions are warm, and stop() ends it when the
+// measured phase does and resolves to what the result keeps as beside.
 export async function run(server, opts) {
   opts = { agents: 1, snapshots: 5, largeN: 2000, callTimeoutMs: 30000, maxSeconds: 600, ...opts };
   opts.iterations ??= { interact: 5, 'click-latency': 30, 'snapshot-large': 1 }[opts.scenario];
@@ -175,7 +177,7 @@ export async function run(server, opts) {
   };
   if (opts.scenario === 'snapshot-large') Object.assign(out, { snapshots: opts.snapshots, large_n: opts.largeN });
   const fixtures = await serveFixtures({ doc: opts.doc });
-  let conn, sampler;
+  let conn, sampler, stopBeside;
   try {
     conn = await connect(server, server.transport === 'stdio' ? 1 : opts.agents);
     out.server_info = conn.clients[0].getServerVersion();
@@ -212,6 +214,7 @@ export async function run(server, opts) {
     }
     out.setup_s = round1((performance.now() - t0) / 1000);
     tools.clear(); steps.clear(); calls = 0;
+    if (opts.beside) stopBeside = await opts.beside(server);
 
     const note = { snapshotBytes: [], errors: [] };
     const start = performance.now();
@@ -235,6 +238,8 @@ export async function run(server, opts) {
     };
     await Promise.all(Array.from({ length: opts.agents }, (_, a) => agent(a)));
     const wall = (performance.now() - start) / 1000;
+    if (stopBeside) out.beside = await stopBeside();
+    stopBeside = undefined;
     sampler.sample();
     Object.assign(out, {
       wall_s: Math.round(wall * 1000) / 1000,
@@ -248,6 +253,7 @@ export async function run(server, opts) {
   } catch (e) {
     out.fatal = e.message.slice(0, 1500);
   } finally {
+    if (stopBeside) out.beside = await stopBeside().catch((e) => ({ fatal: e.message }));
     sampler?.stop();
     await conn?.close();
     if (sampler) {

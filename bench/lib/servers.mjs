@@ -30,7 +30,7 @@ export function chromium() {
 
 // Switches for the two Node servers' Chromium: what tabhive passes on its
 // own (internal/launch), the ones that matter offline.
-function offlineSwitches() {
+export function offlineSwitches() {
   const s = ['--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync'];
   if (process.getuid?.() === 0) s.unshift('--no-sandbox'); // Chromium refuses to run as root without it

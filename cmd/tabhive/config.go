@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/storagestate"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/sandbox"
@@ -45,6 +46,9 @@ type Config struct {
 	// URLPolicy is what the URL-policy flags say; check compiles it into
 	// the Policy both the browser and the server get.
 	URLPolicy urlpolicy.Config
+	// StorageState is the file --storage-state names; check reads it into
+	// Browser.StorageState.
+	StorageState string
 	// maxSessionsGiven reports that --max-sessions was given; over HTTP its
 	// default is then defaultHTTPMaxSessions, not no limit.
 	maxSessionsGiven bool
@@ -160,6 +164,15 @@ func (c *Config) check(shotQuality int) error {
 	case n == 0:
 		c.Server.SnapshotMaxBytes = -1 // no bound (the server's zero is its default)
 	}
+	if c.StorageState != "" {
+		st, err := readStorageState(c.StorageState)
+		if err != nil {
+			return err
+		}
+		b.StorageState = st
+		// Without isolated sessions, agents share the default context.
+		b.DefaultStorageState = !c.Server.IsolateSessions
+	}
 	if c.HTTP.SessionTimeout <= 0 {
 		return fmt.Errorf("--session-idle-timeout %v: give a positive duration such as 30m", c.HTTP.SessionTimeout)
 	}
@@ -230,6 +243,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
+	str(&c.StorageState, "storage-state", "storageState", "", "a storage state file (save_storage_state's, or Playwright's): every browser context tabhive creates (each session's with --isolate-sessions), and a launched browser's own, starts with its cookies and storage")
 	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups and the page it was given included (0: no limit)")
 	boolean(&s.TrustClientRoots, "trust-client-roots", "trustClientRoots", "over HTTP, let a client's MCP roots open those directories of this machine to its file tools (by default ignored over HTTP: they name the client's machine)")
 	boolean(&s.Unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
@@ -284,6 +298,25 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 		fs.BoolVar(ignored, n, false, "accepted for chrome-devtools-mcp compatibility; no effect")
 	}
 	return fs, shotQuality
+}
+
+// readStorageState reads --storage-state's file. The operator named it, so
+// it is read wherever it is, but never past storagestate.MaxFileBytes.
+func readStorageState(path string) (*storagestate.State, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--storage-state: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, storagestate.MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("--storage-state: %w", err)
+	}
+	st, err := storagestate.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("--storage-state: %s %w", path, err)
+	}
+	return st, nil
 }
 
 // compatFlags returns chrome-devtools-mcp's flags that tabhive accepts and

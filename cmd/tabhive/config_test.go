@@ -114,6 +114,12 @@ func flagCases() []struct {
 		row{[]string{"--no-fileNavigations"}, files, false},
 		row{[]string{"--http", ":0"}, files, false})
 
+	each([]string{"storage-state", "storageState"}, "testdata/state.json", func(c *Config) any {
+		if st := c.Browser.StorageState; st != nil && len(st.Cookies) == 1 && len(st.Origins) == 1 {
+			return st.Cookies[0].Name + " " + st.Origins[0].Origin
+		}
+		return c.Browser.StorageState
+	}, "sid http://127.0.0.1:8931")
 	each([]string{"log-level", "logLevel"}, "debug", func(c *Config) any { return c.LogLevel }, "debug")
 	each([]string{"log-file", "logFile"}, "/tmp/tabhive.log", func(c *Config) any { return c.LogFile }, "/tmp/tabhive.log")
 	each([]string{"version"}, "", func(c *Config) any { return c.ShowVersion }, true)
@@ -263,6 +269,9 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--heap-snapshot-memory-bytes", "0"}, "--heap-snapshot-memory-bytes 0: give a number of bytes"},
 		{[]string{"--workspace", "/no/such/dir"}, "--workspace: workspace /no/such/dir does not exist"},
 		{[]string{"--filesystem-root", "/etc/hostname"}, "--workspace: workspace /etc/hostname"},
+		{[]string{"--storage-state", "/no/such/state.json"}, "--storage-state: open /no/such/state.json"},
+		{[]string{"--storage-state", "main.go"}, "--storage-state: main.go is not a storage state file: it is not a JSON object"},
+		{[]string{"--storage-state", "testdata/notstate.json"}, `is not a storage state file: it has neither "cookies" nor "origins"`},
 	}
 	for _, tt := range tests {
 		c, err := configure(tt.args, io.Discard)

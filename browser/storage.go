@@ -1,0 +1,742 @@
+package browser
+
+// Cookies and storage state of browser contexts (list_cookies, set_cookie,
+// delete_cookies, save_storage_state, load_storage_state, and
+// --storage-state).
+//
+// Cookies belong to a browser context, not to a page: they are read and
+// written with the Storage domain on the browser's own session, naming the
+// context of the page the agent gave (all the pages of an isolated session
+// share one). Like creating tabs, these calls run on the caller's
+// goroutine over the browser connection, which is safe for concurrent use;
+// the supervisor's run goroutine only hands out what it owns.
+//
+// An origin's localStorage and IndexedDB can be read or written only from
+// a document of that origin. To do so without a page of the agent's, and
+// without running any page script, the supervisor opens a hidden tab in
+// the context (Target.createTarget with hidden: a target of type "other",
+// which is no page of the registry and is closed with the call), pauses
+// every request of it and answers each with an empty document of its
+// own, then loads each origin there in turn and runs the state scripts
+// (package storagestate). The URL policy is checked first: an origin it
+// refuses is skipped, since a fulfilled request never reaches the
+// browser-wide interception that enforces it.
+//
+// A context that --storage-state is given to is created on the run
+// goroutine like any other, marked as loading; the first page it is to
+// open waits on its caller's goroutine while that caller gives the
+// context the state (claimLoad, awaitState), and later callers wait for
+// the same outcome, so that no page of the context loads anything before
+// the state is in place.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/browser/storagestate"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page"
+)
+
+// maxVisited bounds the origins remembered per browser context for
+// save_storage_state.
+const maxVisited = 1000
+
+// visit records that a page of context contextID showed url. Run goroutine
+// only.
+func (s *Supervisor) visit(contextID, url string) {
+	o := page.OriginOf(url)
+	if o == "" {
+		return
+	}
+	m := s.visited[contextID]
+	if m == nil {
+		m = map[string]bool{}
+		s.visited[contextID] = m
+	}
+	if len(m) < maxVisited {
+		m[o] = true
+	}
+}
+
+// contextOf returns the browser connection and the browser context ("" for
+// the default one) of page id, from the registry.
+func (s *Supervisor) contextOf(ctx context.Context, id int) (*cdpconn.Conn, string, error) {
+	if err := s.Ensure(ctx); err != nil {
+		return nil, "", err
+	}
+	v := s.view.Load()
+	e, ok := v.byID[id]
+	if !ok || v.conn == nil {
+		return nil, "", ErrNoPage
+	}
+	return v.conn, e.contextID, nil
+}
+
+// NewCookie is a cookie to set. URL, or Domain (with Path), says where it
+// applies.
+type NewCookie struct {
+	Name, Value string
+	// URL is a URL the cookie is for: its host and path give the cookie's
+	// domain and path unless Domain or Path are given.
+	URL          string
+	Domain, Path string
+	// Expires is when it expires, in seconds since the Unix epoch; 0 makes
+	// a session cookie.
+	Expires          float64
+	HTTPOnly, Secure bool
+	// SameSite is Strict, Lax, None, or "" for the browser's default.
+	SameSite string
+	// PartitionKey, if set, makes a partitioned (CHIPS) cookie of this
+	// top-level site, such as https://example.com.
+	PartitionKey string
+}
+
+// CookieRefusedError reports cookies Chrome refused to set. Its text is
+// the sentence the agent reads.
+type CookieRefusedError struct{ Msg string }
+
+func (e *CookieRefusedError) Error() string { return e.Msg }
+
+// chromeCookie is a cookie as Storage.getCookies reports it.
+type chromeCookie struct {
+	Name         string          `json:"name"`
+	Value        string          `json:"value"`
+	Domain       string          `json:"domain"`
+	Path         string          `json:"path"`
+	Expires      float64         `json:"expires"`
+	HTTPOnly     bool            `json:"httpOnly"`
+	Secure       bool            `json:"secure"`
+	Session      bool            `json:"session"`
+	SameSite     string          `json:"sameSite"`
+	PartitionKey json.RawMessage `json:"partitionKey"`
+}
+
+func (c chromeCookie) state() storagestate.Cookie {
+	out := storagestate.Cookie{
+		Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path, Expires: c.Expires,
+		HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: c.SameSite,
+	}
+	if c.Session || out.Expires <= 0 {
+		out.Expires = -1
+	}
+	if out.SameSite == "" {
+		out.SameSite = "Lax" // Chrome's default, as Playwright writes it
+	}
+	var pk struct {
+		TopLevelSite         string `json:"topLevelSite"`
+		HasCrossSiteAncestor bool   `json:"hasCrossSiteAncestor"`
+	}
+	if len(c.PartitionKey) > 0 && json.Unmarshal(c.PartitionKey, &pk) == nil && pk.TopLevelSite != "" {
+		out.PartitionKey = pk.TopLevelSite
+		out.CrossSiteAncestor = &pk.HasCrossSiteAncestor
+	}
+	return out
+}
+
+// getCookies returns every cookie of browser context contextID.
+func getCookies(ctx context.Context, conn *cdpconn.Conn, contextID string) ([]chromeCookie, error) {
+	var reply struct {
+		Cookies []chromeCookie `json:"cookies"`
+	}
+	if err := rpcc.Invoke(ctx, "Storage.getCookies", withContext(nil, contextID), &reply, conn.RPC()); err != nil {
+		return nil, fmt.Errorf("read cookies: %w", lostIfClosed(err))
+	}
+	return reply.Cookies, nil
+}
+
+// withContext adds browserContextId to args unless contextID is "", the
+// default context.
+func withContext(args map[string]any, contextID string) map[string]any {
+	if args == nil {
+		args = map[string]any{}
+	}
+	if contextID != "" {
+		args["browserContextId"] = contextID
+	}
+	return args
+}
+
+// setCookies sets cookies (Storage.setCookies parameters) in a context.
+func setCookies(ctx context.Context, conn *cdpconn.Conn, contextID string, cookies []map[string]any) error {
+	if len(cookies) == 0 {
+		return nil
+	}
+	err := rpcc.Invoke(ctx, "Storage.setCookies", withContext(map[string]any{"cookies": cookies}, contextID), nil, conn.RPC())
+	var re *rpcc.ResponseError
+	if errors.As(err, &re) {
+		return &CookieRefusedError{Msg: fmt.Sprintf("Chrome refused the cookie (%s): check its domain and path, and that a cookie with sameSite None or a partitionKey is secure.", strings.TrimSuffix(re.Message, "."))}
+	}
+	if err != nil {
+		return fmt.Errorf("set cookies: %w", lostIfClosed(err))
+	}
+	return nil
+}
+
+// Cookies returns the cookies of page id's browser context, as a storage
+// state file lists them.
+func (s *Supervisor) Cookies(ctx context.Context, id int) ([]storagestate.Cookie, error) {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := getCookies(ctx, conn, contextID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]storagestate.Cookie, len(raw))
+	for i, c := range raw {
+		out[i] = c.state()
+	}
+	return out, nil
+}
+
+// SetCookie sets a cookie in page id's browser context.
+func (s *Supervisor) SetCookie(ctx context.Context, id int, c NewCookie) error {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return err
+	}
+	p := map[string]any{"name": c.Name, "value": c.Value, "httpOnly": c.HTTPOnly, "secure": c.Secure}
+	for k, v := range map[string]string{"url": c.URL, "domain": c.Domain, "path": c.Path, "sameSite": c.SameSite} {
+		if v != "" {
+			p[k] = v
+		}
+	}
+	if c.Expires > 0 {
+		p["expires"] = c.Expires
+	}
+	if c.PartitionKey != "" {
+		p["partitionKey"] = map[string]any{"topLevelSite": c.PartitionKey, "hasCrossSiteAncestor": false}
+	}
+	return setCookies(ctx, conn, contextID, []map[string]any{p})
+}
+
+// DeleteCookies deletes the cookies of page id's browser context that
+// match says to, and returns how many.
+func (s *Supervisor) DeleteCookies(ctx context.Context, id int, match func(storagestate.Cookie) bool) (int, error) {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	raw, err := getCookies(ctx, conn, contextID)
+	if err != nil {
+		return 0, err
+	}
+	// A cookie set again with an expiry in the past replaces the one of
+	// the same name, domain, path and partition, and is dropped at once.
+	var gone []map[string]any
+	for _, c := range raw {
+		if !match(c.state()) {
+			continue
+		}
+		p := map[string]any{"name": c.Name, "value": "", "domain": c.Domain, "path": c.Path, "secure": c.Secure, "httpOnly": c.HTTPOnly, "expires": 1}
+		if c.SameSite != "" {
+			p["sameSite"] = c.SameSite
+		}
+		if len(c.PartitionKey) > 0 {
+			p["partitionKey"] = c.PartitionKey
+		}
+		gone = append(gone, p)
+	}
+	return len(gone), setCookies(ctx, conn, contextID, gone)
+}
+
+// ClearCookies deletes every cookie of page id's browser context and
+// returns how many there were.
+func (s *Supervisor) ClearCookies(ctx context.Context, id int) (int, error) {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	raw, err := getCookies(ctx, conn, contextID)
+	if err != nil {
+		return 0, err
+	}
+	if err := rpcc.Invoke(ctx, "Storage.clearCookies", withContext(nil, contextID), nil, conn.RPC()); err != nil {
+		return 0, fmt.Errorf("clear cookies: %w", lostIfClosed(err))
+	}
+	return len(raw), nil
+}
+
+// stateCookies turns a state file's cookies into Storage.setCookies
+// parameters.
+func stateCookies(cs []storagestate.Cookie) []map[string]any {
+	out := make([]map[string]any, 0, len(cs))
+	for _, c := range cs {
+		p := map[string]any{"name": c.Name, "value": c.Value, "domain": c.Domain, "path": c.Path, "httpOnly": c.HTTPOnly, "secure": c.Secure}
+		if c.Expires > 0 {
+			p["expires"] = c.Expires
+		}
+		if c.SameSite != "" {
+			p["sameSite"] = c.SameSite
+		}
+		if c.PartitionKey != "" {
+			cross := true // Playwright's default for a partitioned cookie
+			if c.CrossSiteAncestor != nil {
+				cross = *c.CrossSiteAncestor
+			}
+			p["partitionKey"] = map[string]any{"topLevelSite": c.PartitionKey, "hasCrossSiteAncestor": cross}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// StateOptions tune [Supervisor.StorageState].
+type StateOptions struct {
+	// IndexedDB includes each origin's IndexedDB databases, records
+	// included, besides its localStorage.
+	IndexedDB bool
+}
+
+// SavedState is a browser context's storage state, and the origins left
+// out because the URL policy refuses them.
+type SavedState struct {
+	State   *storagestate.State
+	Skipped []string
+}
+
+// maxOriginChars bounds what one origin's storage adds to a state file.
+const maxOriginChars = 16 << 20
+
+// StorageState returns the storage state of page id's browser context: its
+// cookies, and the localStorage (and IndexedDB) of every origin its pages
+// showed, those open now included, that has any.
+func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions) (SavedState, error) {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return SavedState{}, err
+	}
+	raw, err := getCookies(ctx, conn, contextID)
+	if err != nil {
+		return SavedState{}, err
+	}
+	st := &storagestate.State{Cookies: make([]storagestate.Cookie, len(raw)), Origins: []storagestate.Origin{}}
+	for i, c := range raw {
+		st.Cookies[i] = c.state()
+	}
+	origins, err := s.originsOf(ctx, contextID)
+	if err != nil {
+		return SavedState{}, err
+	}
+	origins, skipped := s.allowedOrigins(origins)
+	if len(origins) == 0 {
+		return SavedState{State: st, Skipped: skipped}, nil
+	}
+	p, err := openOriginPage(ctx, conn, contextID)
+	if err != nil {
+		return SavedState{}, err
+	}
+	defer p.close(ctx)
+	total := 0
+	for _, o := range origins {
+		if err := p.load(ctx, o); err != nil {
+			return SavedState{}, err
+		}
+		var text string
+		if err := p.eval(ctx, storagestate.CollectCall(opts.IndexedDB, maxOriginChars), &text); err != nil {
+			return SavedState{}, fmt.Errorf("read the storage of %s: %w", o, err)
+		}
+		if total += len(text); total > storagestate.MaxFileBytes {
+			return SavedState{}, fmt.Errorf("the storage of this context is more than the %d MB a state file may hold", storagestate.MaxFileBytes>>20)
+		}
+		var entry storagestate.Origin
+		if err := json.Unmarshal([]byte(text), &entry); err != nil {
+			return SavedState{}, fmt.Errorf("read the storage of %s: %w", o, err)
+		}
+		if len(entry.LocalStorage) > 0 || len(entry.IndexedDB) > 0 {
+			entry.Origin = o
+			st.Origins = append(st.Origins, entry)
+		}
+	}
+	return SavedState{State: st, Skipped: skipped}, nil
+}
+
+// originsOf returns the origins the pages of a browser context have shown,
+// and those their frames show now, sorted.
+func (s *Supervisor) originsOf(ctx context.Context, contextID string) ([]string, error) {
+	seen, err := actor.Ask(ctx, s.act, func(context.Context) ([]string, error) {
+		var out []string
+		for o := range s.visited[contextID] {
+			out = append(out, o)
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range s.view.Load().pages {
+		if e.contextID != contextID || e.actor == nil || e.actor.Err() != nil {
+			continue
+		}
+		// A page busy with a long call answers after it; its main frame's
+		// origin is among those seen already.
+		octx, cancel := context.WithTimeout(ctx, time.Second)
+		more, err := e.actor.Origins(octx)
+		cancel()
+		if err == nil {
+			seen = append(seen, more...)
+		}
+	}
+	slices.Sort(seen)
+	return slices.Compact(seen), nil
+}
+
+// allowedOrigins splits origins into those the URL policy lets load and
+// those it refuses.
+func (s *Supervisor) allowedOrigins(origins []string) (allowed, refused []string) {
+	for _, o := range origins {
+		if s.blocked(o+"/") != nil {
+			refused = append(refused, o)
+		} else {
+			allowed = append(allowed, o)
+		}
+	}
+	return allowed, refused
+}
+
+// LoadStorageState replaces the cookies of page id's browser context with
+// st's, and the localStorage and IndexedDB of each origin st names with
+// what it holds. It returns the origins skipped because the URL policy
+// refuses them.
+func (s *Supervisor) LoadStorageState(ctx context.Context, id int, st *storagestate.State) ([]string, error) {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.applyState(ctx, conn, contextID, st, true)
+}
+
+// applyState gives browser context contextID the cookies and storage of
+// st; with replace, its cookies are cleared first. It returns the origins
+// skipped because the URL policy refuses them.
+func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, contextID string, st *storagestate.State, replace bool) ([]string, error) {
+	if replace {
+		if err := rpcc.Invoke(ctx, "Storage.clearCookies", withContext(nil, contextID), nil, conn.RPC()); err != nil {
+			return nil, fmt.Errorf("clear cookies: %w", lostIfClosed(err))
+		}
+	}
+	if err := setCookies(ctx, conn, contextID, stateCookies(st.Cookies)); err != nil {
+		return nil, err
+	}
+	var names []string
+	byName := map[string]storagestate.Origin{}
+	for _, o := range st.Origins {
+		names = append(names, o.Origin)
+		byName[o.Origin] = o
+	}
+	origins, skipped := s.allowedOrigins(names)
+	if len(origins) == 0 {
+		return skipped, nil
+	}
+	p, err := openOriginPage(ctx, conn, contextID)
+	if err != nil {
+		return nil, err
+	}
+	defer p.close(ctx)
+	for _, o := range origins {
+		expr, err := storagestate.RestoreCall(byName[o])
+		if err != nil {
+			return nil, err
+		}
+		if err := p.load(ctx, o); err != nil {
+			return nil, err
+		}
+		if err := p.eval(ctx, expr, nil); err != nil {
+			return nil, fmt.Errorf("restore the storage of %s: %w", o, err)
+		}
+	}
+	return skipped, nil
+}
+
+// PrepareContext creates the isolated context named name, if it does not
+// exist yet, and gives it [Config.StorageState], so that pages opened in it
+// later find it ready. It is for callers that bound that setup apart from
+// the call that opens the first page.
+func (s *Supervisor) PrepareContext(ctx context.Context, name string) error {
+	type where struct {
+		conn      *cdpconn.Conn
+		contextID string
+		load      *stateLoad
+		first     bool
+	}
+	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
+		if err := s.ensure(ctx); err != nil {
+			return where{}, err
+		}
+		id, err := s.contextID(ctx, name)
+		if err != nil {
+			return where{}, err
+		}
+		load, first := s.claimLoad(id)
+		return where{s.conn, id, load, first}, nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.awaitState(ctx, w.conn, name, w.contextID, w.load, w.first)
+}
+
+// stateLoad is a context being given Config.StorageState.
+type stateLoad struct {
+	// claimed is set by the call that gives it. Run goroutine only.
+	claimed bool
+	// done is closed once it was given, or failed; err is written before.
+	done chan struct{}
+	err  error
+}
+
+// claimLoad returns the state load of context id, if one is under way or
+// due, and whether the caller is the one to give it. Run goroutine only.
+func (s *Supervisor) claimLoad(id string) (*stateLoad, bool) {
+	l := s.loading[id]
+	if l == nil {
+		return nil, false
+	}
+	first := !l.claimed
+	l.claimed = true
+	return l, first
+}
+
+// awaitState gives context contextID (named name) Config.StorageState when
+// first, or waits until whoever does has; it is a no-op for a context
+// with no state due. A context that could not be given it is disposed of,
+// and its name forgotten, so that the next page asked for in it gets a
+// fresh one.
+func (s *Supervisor) awaitState(ctx context.Context, conn *cdpconn.Conn, name, contextID string, l *stateLoad, first bool) error {
+	if l == nil {
+		return nil
+	}
+	if !first {
+		select {
+		case <-l.done:
+			return l.err
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	_, err := s.applyState(ctx, conn, contextID, s.cfg.StorageState, false)
+	if err != nil {
+		err = fmt.Errorf("give the new browser context the storage state of --storage-state: %w", err)
+	}
+	l.err = err
+	close(l.done)
+	// Cleanup after the caller may have given up.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	actor.Ask(cctx, s.act, func(context.Context) (struct{}, error) {
+		if s.loading[contextID] == l {
+			delete(s.loading, contextID)
+		}
+		if err != nil && s.contexts[name] == contextID {
+			delete(s.contexts, name)
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		rpcc.Invoke(cctx, "Target.disposeBrowserContext", map[string]string{"browserContextId": contextID}, nil, conn.RPC())
+	}
+	return err
+}
+
+// originPage is a hidden tab that shows an empty document of tabhive's own
+// at any origin, to read or write that origin's storage (see the top of
+// this file). It is owned by the call that opened it, which closes it.
+type originPage struct {
+	browser  *cdpconn.Conn
+	targetID string
+	conn     *cdpconn.Conn
+	// answered is closed when the goroutine that answers the tab's
+	// requests has ended.
+	answered chan struct{}
+}
+
+// originDocument is what every request of an originPage gets.
+const originDocument = "<!doctype html><title></title>"
+
+// openOriginPage opens a hidden tab in browser context contextID.
+func openOriginPage(ctx context.Context, browser *cdpconn.Conn, contextID string) (*originPage, error) {
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	args := withContext(map[string]any{"url": "about:blank", "hidden": true, "background": true}, contextID)
+	if err := rpcc.Invoke(ctx, "Target.createTarget", args, &created, browser.RPC()); err != nil {
+		return nil, fmt.Errorf("open a hidden tab for the storage state: %w", lostIfClosed(err))
+	}
+	p := &originPage{browser: browser, targetID: created.TargetID, answered: make(chan struct{})}
+	conn, err := browser.Attach(ctx, created.TargetID, cdpconn.Options{Keep: func(m string) bool { return m == "Fetch.requestPaused" }})
+	if err != nil {
+		close(p.answered)
+		p.close(ctx)
+		return nil, fmt.Errorf("open a hidden tab for the storage state: %w", lostIfClosed(err))
+	}
+	p.conn = conn
+	go p.answer() // owned by p: ends when conn closes, which close does
+	err = rpcc.Invoke(ctx, "Fetch.enable", map[string]any{"patterns": []map[string]string{{"urlPattern": "*", "requestStage": "Request"}}}, nil, conn.RPC())
+	if err == nil {
+		err = rpcc.Invoke(ctx, "Network.enable", map[string]any{}, nil, conn.RPC())
+	}
+	if err == nil {
+		// A service worker of the origin must not answer in our place.
+		err = rpcc.Invoke(ctx, "Network.setBypassServiceWorker", map[string]any{"bypass": true}, nil, conn.RPC())
+	}
+	if err != nil {
+		p.close(ctx)
+		return nil, fmt.Errorf("set up the hidden tab for the storage state: %w", lostIfClosed(err))
+	}
+	return p, nil
+}
+
+// answer fulfils every request of the tab with the empty document.
+func (p *originPage) answer() {
+	defer close(p.answered)
+	for {
+		select {
+		case <-p.conn.Ready():
+			for _, ev := range p.conn.Take() {
+				var e struct {
+					RequestID string `json:"requestId"`
+				}
+				if json.Unmarshal(ev.Params, &e) != nil {
+					continue
+				}
+				p.conn.Send("Fetch.fulfillRequest", map[string]any{
+					"requestId":       e.RequestID,
+					"responseCode":    200,
+					"responseHeaders": []map[string]string{{"name": "Content-Type", "value": "text/html; charset=utf-8"}},
+					"body":            base64.StdEncoding.EncodeToString([]byte(originDocument)),
+				})
+			}
+		case <-p.conn.Done():
+			return
+		}
+	}
+}
+
+// load shows the empty document at origin, and returns once it is the
+// tab's document.
+func (p *originPage) load(ctx context.Context, origin string) error {
+	var nav struct {
+		ErrorText string `json:"errorText"`
+	}
+	if err := rpcc.Invoke(ctx, "Page.navigate", map[string]string{"url": origin + "/"}, &nav, p.conn.RPC()); err != nil {
+		return fmt.Errorf("load %s in the hidden tab: %w", origin, lostIfClosed(err))
+	}
+	if nav.ErrorText != "" {
+		return fmt.Errorf("load %s in the hidden tab: %s", origin, nav.ErrorText)
+	}
+	// Page.navigate answers once the navigation commits; the document's
+	// context may come a moment later.
+	for {
+		var at string
+		if err := p.eval(ctx, "location.origin", &at); err == nil && at == origin {
+			return nil
+		}
+		t := time.NewTimer(10 * time.Millisecond)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("load %s in the hidden tab: %w", origin, context.Cause(ctx))
+		}
+	}
+}
+
+// eval evaluates expr in the tab's document, awaiting a promise, and
+// decodes its value into out (unless out is nil).
+func (p *originPage) eval(ctx context.Context, expr string, out any) error {
+	var reply struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception *struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	args := map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}
+	if err := rpcc.Invoke(ctx, "Runtime.evaluate", args, &reply, p.conn.RPC()); err != nil {
+		return lostIfClosed(err)
+	}
+	if d := reply.ExceptionDetails; d != nil {
+		msg := d.Text
+		if d.Exception != nil && d.Exception.Description != "" {
+			msg, _, _ = strings.Cut(d.Exception.Description, "\n")
+		}
+		return errors.New(strings.TrimPrefix(msg, "Error: "))
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(reply.Result.Value, out)
+}
+
+// close closes the tab and its session, even when the caller has given
+// up, and waits for its answering goroutine.
+func (p *originPage) close(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	closeTarget(cctx, p.browser, p.targetID) // gone already is fine
+	if p.conn != nil {
+		p.conn.Close()
+	}
+	<-p.answered
+}
+
+// CookieMatch is what [CookieFilter] selects: cookies named Name (any
+// name when ""), for URL (sent with a request to it) and of Domain and
+// Path when those are given.
+type CookieMatch struct {
+	Name, URL, Domain, Path string
+}
+
+// CookieFilter returns whether a cookie matches m.
+func CookieFilter(m CookieMatch) func(storagestate.Cookie) bool {
+	var u *url.URL
+	if m.URL != "" {
+		u, _ = url.Parse(m.URL)
+	}
+	domain := strings.TrimPrefix(strings.ToLower(m.Domain), ".")
+	return func(c storagestate.Cookie) bool {
+		if m.Name != "" && c.Name != m.Name {
+			return false
+		}
+		cd := strings.TrimPrefix(strings.ToLower(c.Domain), ".")
+		if domain != "" && cd != domain {
+			return false
+		}
+		if m.Path != "" && c.Path != m.Path {
+			return false
+		}
+		if u != nil {
+			host := strings.ToLower(u.Hostname())
+			if host != cd && !(strings.HasPrefix(c.Domain, ".") && strings.HasSuffix(host, "."+cd)) {
+				return false
+			}
+			p := u.Path
+			if p == "" {
+				p = "/"
+			}
+			if p != c.Path && !strings.HasPrefix(p, strings.TrimSuffix(c.Path, "/")+"/") {
+				return false
+			}
+			if c.Secure && u.Scheme != "https" && host != "localhost" && !strings.HasSuffix(host, ".localhost") {
+				return false
+			}
+		}
+		return true
+	}
+}

@@ -1,0 +1,260 @@
+package page
+
+// Request mocking (route_requests, list_routes, unroute_requests). A page's
+// routes are its actor's: while it has one, every session of the page (its
+// own and each out-of-process iframe's) pauses every request at the
+// request stage (Fetch.enable on that session), and the run goroutine
+// answers each Fetch.requestPaused as it applies the event: fulfilled,
+// failed or continued, by the newest route that matches, else continued
+// as it was. Answers are sent without waiting for Chrome's reply, like the
+// supervisor's for the URL policy, so that a burst of requests never holds
+// the actor up.
+//
+// The URL policy comes first. Chrome offers a page's requests to the
+// page's own interception before the browser-wide one that enforces the
+// policy (measured with Chromium 156), and a request a route fulfils never
+// reaches the network, nor the policy: so every paused request is checked
+// against the policy here first ([Config.Blocked]), and one it refuses
+// fails as blocked whatever the routes say. A request a route continues
+// goes on to the browser-wide interception, which checks it again.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mafredri/cdp/rpcc"
+)
+
+// Route actions.
+const (
+	RouteFulfill  = "fulfill"
+	RouteAbort    = "abort"
+	RouteContinue = "continue"
+)
+
+// Route is a rule for the page's requests.
+type Route struct {
+	// ID numbers the page's routes, from 1; [Actor.AddRoute] sets it.
+	ID int
+	// Pattern is the URL pattern as the agent gave it, and Match reports
+	// whether a request URL matches it.
+	Pattern string
+	Match   func(url string) bool
+	// Action is RouteFulfill, RouteAbort or RouteContinue.
+	Action string
+	// Status is a fulfilled response's status code; 0 means 200.
+	Status int
+	// Headers are a fulfilled response's headers; for RouteContinue, the
+	// request headers to set, replacing those of the same name (compared
+	// without regard to case), an empty value removing one.
+	Headers map[string]string
+	// Body is a fulfilled response's body; BodySource names where it came
+	// from (a file), for listings.
+	Body       []byte
+	BodySource string
+	// Reason is an aborted request's error, one of CDP's
+	// Network.ErrorReason values (Failed, Aborted, TimedOut, AccessDenied,
+	// ...), which the page sees as the matching net::ERR_... error; ""
+	// means Failed.
+	Reason string
+	// Method replaces a continued request's method; "" keeps it.
+	Method string
+	// Hits counts the requests the route decided.
+	Hits int
+}
+
+// RouteList is a page's routes, oldest first.
+type RouteList struct {
+	Routes []Route
+	State
+}
+
+// MaxRoutes bounds the routes of one page: every request of the page is
+// matched against them.
+const MaxRoutes = 100
+
+// ErrTooManyRoutes is returned by [Actor.AddRoute] when the page has
+// [MaxRoutes] routes.
+var ErrTooManyRoutes = fmt.Errorf("the page already has %d routes", MaxRoutes)
+
+// AddRoute adds r to the page's routes, newest first in precedence, and
+// starts pausing the page's requests if it is the first. It returns the
+// route with its id.
+func (a *Actor) AddRoute(ctx context.Context, r Route) (Route, State, error) {
+	type out struct {
+		r Route
+		s State
+	}
+	o, err := ask(ctx, a, func(ctx context.Context) (out, error) {
+		if r.Match == nil {
+			return out{}, errors.New("route without a matcher")
+		}
+		if len(a.routes) >= MaxRoutes {
+			return out{}, ErrTooManyRoutes
+		}
+		if len(a.routes) == 0 {
+			if err := a.onAll(ctx, func(ctx context.Context, s *session) error { return interceptOn(ctx, s) }); err != nil {
+				return out{}, fmt.Errorf("pause the page's requests (Fetch.enable): %w", err)
+			}
+		}
+		a.nextRoute++
+		r.ID, r.Hits = a.nextRoute, 0
+		a.routes = append(a.routes, &r)
+		return out{r, a.state()}, nil
+	})
+	return o.r, o.s, err
+}
+
+// Routes returns the page's routes, oldest first.
+func (a *Actor) Routes(ctx context.Context) (RouteList, error) {
+	return ask(ctx, a, func(context.Context) (RouteList, error) {
+		a.drainEvents() // count the requests already paused
+		l := RouteList{State: a.state()}
+		for _, r := range a.routes {
+			c := *r
+			c.Match = nil
+			l.Routes = append(l.Routes, c)
+		}
+		return l, nil
+	})
+}
+
+// RemoveRoutes removes the routes whose pattern is pattern, or all of them
+// when pattern is "", and returns how many it removed. Once the page has
+// none, its requests are no longer paused.
+func (a *Actor) RemoveRoutes(ctx context.Context, pattern string) (int, State, error) {
+	type out struct {
+		n int
+		s State
+	}
+	o, err := ask(ctx, a, func(ctx context.Context) (out, error) {
+		a.drainEvents() // decide what is already paused by the routes it was paused under
+		before := len(a.routes)
+		a.routes = slices.DeleteFunc(a.routes, func(r *Route) bool { return pattern == "" || r.Pattern == pattern })
+		n := before - len(a.routes)
+		if before > 0 && len(a.routes) == 0 {
+			// Best effort: a session that keeps pausing has each request
+			// continued as it was (requestPaused).
+			if err := a.onAll(ctx, func(ctx context.Context, s *session) error { return interceptOff(ctx, s) }); err != nil {
+				a.log.Debug().Err(err).Msg("stop pausing requests (Fetch.disable)")
+			}
+		}
+		return out{n, a.state()}, nil
+	})
+	return o.n, o.s, err
+}
+
+// interceptOn pauses every request of session s at the request stage: a
+// route's URLPattern cannot be written as Fetch's glob, so requests are
+// matched here.
+func interceptOn(ctx context.Context, s *session) error {
+	args := map[string]any{"patterns": []map[string]string{{"urlPattern": "*", "requestStage": "Request"}}}
+	return rpcc.Invoke(ctx, "Fetch.enable", args, nil, s.conn.RPC())
+}
+
+func interceptOff(ctx context.Context, s *session) error {
+	return rpcc.Invoke(ctx, "Fetch.disable", nil, nil, s.conn.RPC())
+}
+
+// requestPaused answers one Fetch.requestPaused of session s, on the run
+// goroutine.
+func (a *Actor) requestPaused(s *session, params json.RawMessage) error {
+	var e struct {
+		RequestID string `json:"requestId"`
+		Request   struct {
+			URL     string            `json:"url"`
+			Method  string            `json:"method"`
+			Headers map[string]string `json:"headers"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	id := map[string]any{"requestId": e.RequestID}
+	if a.blocked != nil {
+		if err := a.blocked(e.Request.URL); err != nil {
+			return s.conn.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": "BlockedByClient"})
+		}
+	}
+	var r *Route
+	for i := len(a.routes) - 1; i >= 0; i-- {
+		if a.routes[i].Match(e.Request.URL) {
+			r = a.routes[i]
+			break
+		}
+	}
+	if r == nil {
+		return s.conn.Send("Fetch.continueRequest", id)
+	}
+	r.Hits++
+	switch r.Action {
+	case RouteFulfill:
+		status := r.Status
+		if status == 0 {
+			status = 200
+		}
+		headers := make([]map[string]string, 0, len(r.Headers))
+		for _, k := range sortedKeys(r.Headers) {
+			headers = append(headers, map[string]string{"name": k, "value": r.Headers[k]})
+		}
+		return s.conn.Send("Fetch.fulfillRequest", map[string]any{
+			"requestId":       e.RequestID,
+			"responseCode":    status,
+			"responseHeaders": headers,
+			"body":            base64.StdEncoding.EncodeToString(r.Body),
+		})
+	case RouteAbort:
+		reason := r.Reason
+		if reason == "" {
+			reason = "Failed"
+		}
+		return s.conn.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": reason})
+	}
+	args := map[string]any{"requestId": e.RequestID}
+	if r.Method != "" {
+		args["method"] = r.Method
+	}
+	if len(r.Headers) > 0 {
+		args["headers"] = mergeHeaders(e.Request.Headers, r.Headers)
+	}
+	return s.conn.Send("Fetch.continueRequest", args)
+}
+
+// mergeHeaders returns the request's headers with set applied, as
+// Fetch.continueRequest takes them: a header of set replaces those of the
+// same name whatever their case, and an empty value removes it.
+func mergeHeaders(req, set map[string]string) []map[string]string {
+	out := map[string]string{}
+	for k, v := range req {
+		out[k] = v
+	}
+	for k, v := range set {
+		for old := range out {
+			if strings.EqualFold(old, k) {
+				delete(out, old)
+			}
+		}
+		if v != "" {
+			out[k] = v
+		}
+	}
+	list := make([]map[string]string, 0, len(out))
+	for _, k := range sortedKeys(out) {
+		list = append(list, map[string]string{"name": k, "value": out[k]})
+	}
+	return list
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
