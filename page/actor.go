@@ -18,6 +18,7 @@ import (
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/page/css"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -163,6 +164,12 @@ type Actor struct {
 	snap    *snapshot.Node            // latest snapshot, or nil
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
+
+	// sheets collects the style sheets Chrome announces on session
+	// sheetsOf while a get_css_styles call has the CSS domain on
+	// (styles.go); nil otherwise.
+	sheets   map[string]css.Header
+	sheetsOf *session
 
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.

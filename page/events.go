@@ -37,6 +37,7 @@ var events = map[string]bool{
 	"Page.fileChooserOpened":            true,
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
+	"CSS.styleSheetAdded":               true,
 }
 
 // keepEvent says which events the page's sessions queue.
@@ -132,6 +133,8 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		return a.attached(s, ev.Params)
 	case "Target.detachedFromTarget":
 		return a.detached(ev.Params)
+	case "CSS.styleSheetAdded":
+		return a.sheetAdded(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
