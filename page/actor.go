@@ -19,6 +19,7 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/queue"
 	"github.com/tabhive/tabhive/page/css"
+	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -174,6 +175,10 @@ type Actor struct {
 	sheets   map[string]css.Header
 	sheetsOf *session
 
+	// rec is the screencast recording, if any (screencast.go).
+	rec     *screencast.Recorder
+	recPath string
+
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.
 	console *collectors.Console
@@ -238,6 +243,7 @@ func Start(cfg Config) *Actor {
 		Init:    a.init,
 		OnStale: cfg.Hooks.StaleDropped,
 		OnExit: func(error) {
+			a.endScreencast()
 			a.closeChildren()
 			if a.conn != nil {
 				a.conn.Close()

@@ -27,7 +27,9 @@
 // emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
-// collect.go (feeding the collectors), console.go, network.go and issues.go. Package
+// collect.go (feeding the collectors), console.go, network.go and issues.go;
+// styles.go (get_css_styles, shaped by page/css) and screencast.go
+// (recordings, encoded by page/screencast). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
@@ -149,6 +151,12 @@
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a
 //     tracker in the frame's document beside the page's; the frame's runs
 //     on a goroutine of its own, which Settle waits for before it returns.
+//   - A screencast's recorder (page/screencast). StartScreencast starts it,
+//     with its ffmpeg process; it takes the frames the run goroutine
+//     queues (never blocking it) and writes them to ffmpeg. StopScreencast
+//     ends it and waits for ffmpeg under the caller's deadline (ffmpeg is
+//     killed if that ends); a page that exits while recording ends it in
+//     OnExit, waiting ten seconds at most.
 //   - errgroup fan-outs within one exchange: enabling the domains in init;
 //     one per frame for a snapshot, walked or read from the AX tree; closed
 //     shadow roots and opaque AX subtrees of a walk; uid lookups of a

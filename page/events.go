@@ -38,6 +38,7 @@ var events = map[string]bool{
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
 	"CSS.styleSheetAdded":               true,
+	"Page.screencastFrame":              true,
 }
 
 // keepEvent says which events the page's sessions queue.
@@ -135,6 +136,8 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		return a.detached(ev.Params)
 	case "CSS.styleSheetAdded":
 		return a.sheetAdded(s, ev.Params)
+	case "Page.screencastFrame":
+		return a.screencastFrame(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
