@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,11 +143,18 @@ func TestScreencastBadInput(t *testing.T) {
 			}
 		}
 	}
-	// The refusals changed nothing: the page records, once.
-	must(t, cs, "screencast_start", map[string]any{"pageId": id, "filePath": filepath.Join(dir, "ok")})
+	// The refusals changed nothing: the page records, once. Without a
+	// filePath the video is a new file in the session's private directory;
+	// a still page gives a video of it all the same.
+	started := must(t, cs, "screencast_start", map[string]any{"pageId": id})
+	m := regexp.MustCompile(`saved to (/\S+/screencast-[0-9a-f]+\.mp4)\. Use`).FindStringSubmatch(started)
+	if m == nil {
+		t.Fatalf("screencast_start without filePath = %q", started)
+	}
 	got := must(t, cs, "screencast_stop", map[string]any{"pageId": id})
-	info, err := probe.File(ctx(t), "", filepath.Join(dir, "ok.mp4"))
-	if err != nil || info.Codec != "h264" || info.Frames < 1 {
+	info, err := probe.File(ctx(t), "", m[1])
+	if err != nil || info.Codec != "h264" || info.Frames < 1 || info.FPS != 5 {
 		t.Errorf("after the refusals: %q, video %+v (%v)", got, info, err)
 	}
+	os.Remove(m[1])
 }
