@@ -157,4 +157,22 @@ func TestScreencastBadInput(t *testing.T) {
 		t.Errorf("after the refusals: %q, video %+v (%v)", got, info, err)
 	}
 	os.Remove(m[1])
+
+	// A page closed while it records leaves a finished video.
+	closing := openPage(t, cs, url)
+	must(t, cs, "screencast_start", map[string]any{"pageId": closing, "filePath": filepath.Join(dir, "closing.mp4")})
+	must(t, cs, "close_page", map[string]any{"pageId": closing})
+	// The page's actor finishes the file as it exits, which may be after
+	// close_page has replied: wait for a whole video, a minute at most.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		info, err := probe.File(ctx(t), "", filepath.Join(dir, "closing.mp4"))
+		if err == nil && info.Codec == "h264" && info.Frames >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the video of a page closed while recording: %+v (%v)", info, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
