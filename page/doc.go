@@ -28,8 +28,10 @@
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
 // collect.go (feeding the collectors), console.go, network.go and issues.go;
-// styles.go (get_css_styles, shaped by page/css) and screencast.go
-// (recordings, encoded by page/screencast). Package
+// styles.go (get_css_styles, shaped by page/css), screencast.go
+// (recordings, encoded by page/screencast) and
+// tracing.go (performance traces: recording, streaming the trace to the
+// caller's writer, and its analysis by package page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
@@ -157,6 +159,14 @@
 //     ends it and waits for ffmpeg under the caller's deadline (ffmpeg is
 //     killed if that ends); a page that exits while recording ends it in
 //     OnExit, waiting ten seconds at most.
+//   - The trace analysis (tracing.go). StopTrace copies the trace from
+//     Chrome's stream on an Await goroutine, which starts one goroutine
+//     that analyses what the copy feeds it through a pipe, and waits for
+//     it; the analysis ends when the pipe closes (the end of the trace, or
+//     an error), and closes the pipe for the copy when it stops early. The
+//     copy writes to the caller's writer through a gate StopTrace closes
+//     before it returns, so that a copy outliving an early return writes
+//     nothing more.
 //   - errgroup fan-outs within one exchange: enabling the domains in init;
 //     one per frame for a snapshot, walked or read from the AX tree; closed
 //     shadow roots and opaque AX subtrees of a walk; uid lookups of a

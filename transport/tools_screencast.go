@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/screencast"
+	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
 // ScreencastConfig sets how screencasts are recorded (--screencast-fps,
@@ -109,10 +110,19 @@ func (s *Server) runScreencastStart(ctx context.Context, c *call, a *screencastS
 		FPS:    s.cfg.Screencast.FPS,
 		Format: format,
 		Open: func() (*os.File, string, error) {
+			var (
+				f   *sandbox.File
+				err error
+			)
 			if a.FilePath == "" {
-				return box.CreateTemp("screencast" + ext)
+				f, err = box.CreateTemp("screencast" + ext)
+			} else {
+				f, err = box.Create(a.FilePath, ext)
 			}
-			return box.Create(a.FilePath, ext)
+			if err != nil {
+				return nil, "", err
+			}
+			return f.File, f.Name(), nil
 		},
 	})
 	switch {
