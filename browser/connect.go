@@ -160,6 +160,7 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 		UserDataDir:    profile,
 		Args:           args,
 		StartTimeout:   s.cfg.LaunchTimeout,
+		Logger:         s.log,
 	})
 	if err != nil {
 		if profile != "" && inUse(profile) {
