@@ -227,7 +227,7 @@ func TestCSSStylesBadInput(t *testing.T) {
 	// A uid of the document before a reload names nothing after it.
 	must(t, cs, "navigate_page", map[string]any{"pageId": fresh, "type": "reload"})
 	if got, isErr := call(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": span}); !isErr ||
-		got != fmt.Sprintf("Error: Element with uid %s no longer exists on the page.", span) {
+		got != fmt.Sprintf("Error: Element with uid %s no longer exists on the page. Take a new snapshot (take_snapshot) and use the uids it gives.", span) {
 		t.Errorf("after a reload: %v %q", isErr, got)
 	}
 	// And the page still answers.
