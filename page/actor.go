@@ -19,6 +19,8 @@ import (
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/page/css"
+	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/snapshot"
 	ptrace "github.com/tabhive/tabhive/page/trace"
 	"github.com/tabhive/tabhive/waiter"
@@ -184,6 +186,16 @@ type Actor struct {
 	heap     *heapCapture
 	heapBusy bool
 
+	// sheets collects the style sheets Chrome announces on session
+	// sheetsOf while a get_css_styles call has the CSS domain on
+	// (styles.go); nil otherwise.
+	sheets   map[string]css.Header
+	sheetsOf *session
+
+	// rec is the screencast recording, if any (screencast.go).
+	rec     *screencast.Recorder
+	recPath string
+
 	// trace is the page's performance recording (tracing.go).
 	trace traceState
 
@@ -261,6 +273,7 @@ func Start(cfg Config) *Actor {
 		Init:    a.init,
 		OnStale: cfg.Hooks.StaleDropped,
 		OnExit: func(error) {
+			a.endScreencast()
 			a.closeChildren()
 			if a.conn != nil {
 				a.conn.Close()

@@ -34,8 +34,9 @@
 // chunks Chrome sends are written out as the run goroutine applies them, so
 // a snapshot never sits in the server's memory); route.go (request routes,
 // answered as the run goroutine applies Fetch.requestPaused), webstorage.go
-// (localStorage and sessionStorage of any frame's origin), pdf.go (save_pdf)
-// and tracing.go (performance traces: recording,
+// (localStorage and sessionStorage of any frame's origin), pdf.go (save_pdf),
+// styles.go (get_css_styles, shaped by page/css), screencast.go (recordings,
+// encoded by page/screencast) and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
@@ -169,6 +170,12 @@
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a
 //     tracker in the frame's document beside the page's; the frame's runs
 //     on a goroutine of its own, which Settle waits for before it returns.
+//   - A screencast's recorder (page/screencast). StartScreencast starts it,
+//     with its ffmpeg process; it takes the frames the run goroutine
+//     queues (never blocking it) and writes them to ffmpeg. StopScreencast
+//     ends it and waits for ffmpeg under the caller's deadline (ffmpeg is
+//     killed if that ends); a page that exits while recording ends it in
+//     OnExit, waiting ten seconds at most.
 //   - The trace analysis (tracing.go). StopTrace copies the trace from
 //     Chrome's stream on an Await goroutine, which starts one goroutine
 //     that analyses what the copy feeds it through a pipe, and waits for

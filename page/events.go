@@ -38,6 +38,8 @@ var events = map[string]bool{
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
 	"Fetch.requestPaused":               true,
+	"CSS.styleSheetAdded":               true,
+	"Page.screencastFrame":              true,
 	"Tracing.tracingComplete":           true,
 }
 
@@ -141,6 +143,10 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		return a.detached(ev.Params)
 	case "Fetch.requestPaused":
 		return a.requestPaused(s, ev.Params)
+	case "CSS.styleSheetAdded":
+		return a.sheetAdded(s, ev.Params)
+	case "Page.screencastFrame":
+		return a.screencastFrame(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {

@@ -184,7 +184,7 @@ func TestToolsAndSchemas(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range strings.Fields("click click_at close_page drag emulate evaluate_script fill fill_form get_console_message get_network_request handle_dialog hover list_console_messages list_network_requests list_pages navigate_page new_page press_key resize_page select_page take_screenshot take_snapshot type_text upload_file wait_for") {
+	for _, want := range strings.Fields("click click_at close_page drag emulate evaluate_script fill fill_form get_console_message get_css_styles get_network_request handle_dialog hover list_console_messages list_network_requests list_pages navigate_page new_page press_key resize_page screencast_start screencast_stop select_page take_screenshot take_snapshot type_text upload_file wait_for") {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools lack %s: %v", want, names)
 		}

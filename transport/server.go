@@ -116,6 +116,8 @@ type Config struct {
 	// session's private directory and the reply gives its outline instead.
 	// If zero, [DefaultSnapshotMaxBytes]; negative means no bound.
 	SnapshotMaxBytes int
+	// Screencast sets how screencast_start records (tools_screencast.go).
+	Screencast ScreencastConfig
 }
 
 // ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The

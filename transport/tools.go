@@ -58,7 +58,7 @@ func (s *Server) toolList() []*tool {
 	for _, family := range [][]*tool{
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
-		s.stateTools(), s.routeTools(), s.pdfTools(),
+		s.stateTools(), s.routeTools(), s.pdfTools(), s.cssTools(), s.screencastTools(),
 		s.traceTools(), s.memoryTools(),
 	} {
 		for _, t := range family {

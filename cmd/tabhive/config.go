@@ -265,6 +265,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	integer(shotQuality, "screenshot-quality", "screenshotQuality", -1, "take_screenshot's default jpeg/webp quality, 0-100")
 	integer(&s.Screenshot.MaxWidth, "screenshot-max-width", "screenshotMaxWidth", 0, "scale screenshots down to at most this many pixels wide")
 	integer(&s.Screenshot.MaxHeight, "screenshot-max-height", "screenshotMaxHeight", 0, "scale screenshots down to at most this many pixels high")
+	screencastFlags(fs, &s.Screencast)
 
 	u := &c.URLPolicy
 	for _, n := range []string{"allowed-url-pattern", "allowedUrlPattern"} {

@@ -92,6 +92,9 @@ func flagCases() []struct {
 	each([]string{"screenshot-quality"}, "80", func(c *Config) any { return c.Server.Screenshot.Quality }, q(80))
 	each([]string{"screenshot-max-width", "screenshotMaxWidth"}, "640", func(c *Config) any { return c.Server.Screenshot.MaxWidth }, 640)
 	each([]string{"screenshot-max-height", "screenshotMaxHeight"}, "480", func(c *Config) any { return c.Server.Screenshot.MaxHeight }, 480)
+	each([]string{"screencast-fps", "screencastFps", "experimental-screencast-fps", "experimentalScreencastFps"}, "12", func(c *Config) any { return c.Server.Screencast.FPS }, 12)
+	each([]string{"experimental-screencast", "experimentalScreencast"}, "", func(c *Config) any { return c.Server.Screencast.Experimental }, true)
+	each([]string{"experimental-ffmpeg-path", "experimentalFfmpegPath"}, "/opt/ffmpeg", func(c *Config) any { return c.Server.Screencast.FFmpeg }, "/opt/ffmpeg")
 
 	pat := "https://*.example.com/*"
 	each([]string{"allowed-url-pattern", "allowedUrlPattern"}, pat, func(c *Config) any { return c.URLPolicy.Allowed }, []string{pat})
@@ -255,6 +258,8 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--log-level", "loud"}, `--log-level "loud": use debug, info, warn or error`},
 		{[]string{"--log-level", ""}, `--log-level "": use debug, info, warn or error`},
 		{[]string{"--http", "8931"}, `--http wants HOST:PORT or :PORT, got "8931"`},
+		{[]string{"--screencast-fps", "0"}, `invalid value "0" for flag -screencast-fps: give a whole number above 0, such as 10`},
+		{[]string{"--screencastFps", "fast"}, `invalid value "fast" for flag -screencastFps: give a whole number above 0`},
 		{[]string{"stray"}, `unexpected argument "stray": flags start with --, see --help`},
 		{[]string{"--headless", "stray"}, `unexpected argument "stray"`},
 		{[]string{"--nope"}, "flag provided but not defined: -nope"},
