@@ -168,6 +168,9 @@ type Actor struct {
 	// the events in collected, in arrival order.
 	console *collectors.Console
 	network *collectors.Network
+
+	// webmcp is what the page registered with WebMCP (webmcp.go).
+	webmcp webmcpState
 }
 
 // frame is what the actor knows of one frame.

@@ -95,6 +95,9 @@ type Config struct {
 	// session's private directory and the reply gives its outline instead.
 	// If zero, [DefaultSnapshotMaxBytes]; negative means no bound.
 	SnapshotMaxBytes int
+	// Surface says which tools are listed and how (--slim, --category-*,
+	// --page-id-routing, --experimental-structured-content).
+	Surface SurfaceConfig
 }
 
 // ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The
@@ -278,6 +281,10 @@ type call struct {
 	budget time.Duration // the call's deadline, from its start
 	pageID int
 	page   *page.Actor
+	// pageGiven reports that the call named its page (pageId).
+	pageGiven bool
+	// err is the call's error, once finished, for structuredContent.
+	err error
 }
 
 // define makes a tool from a typed handler.
@@ -294,7 +301,7 @@ func fixed[A any](d time.Duration) func(*A) time.Duration { return func(*A) time
 func (s *Server) add(t *tool) {
 	schema := inputSchema(t.argType)
 	if t.page {
-		schema["properties"].(map[string]any)["pageId"] = inputSchema(reflect.TypeFor[pageArg]())["properties"].(map[string]any)["pageId"]
+		s.pageIDSchema(t, schema)
 	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
@@ -317,6 +324,9 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
 	s.capReply(t, res)
+	if s.cfg.Surface.StructuredContent {
+		res.StructuredContent = c.r.structured(c.err)
+	}
 	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()
 	if res.IsError {
@@ -336,6 +346,10 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		if raw, err = splitPageID(t.name, raw, &pa); err != nil {
 			return c.r.render(nil, "", err), "bad-args"
 		}
+		if err := s.requirePageID(t, pa); err != nil {
+			return c.r.render(nil, "", err), "bad-args"
+		}
+		c.pageGiven = pa.PageID != nil
 	}
 	if err := decodeArgs(t.name, raw, args); err != nil {
 		return c.r.render(nil, "", err), "bad-args"
@@ -559,6 +573,7 @@ func (c *call) closeExcessPopups(ctx context.Context) {
 
 // finish renders the reply, with the page list when the tool asked for it.
 func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResult {
+	c.err = err
 	if errors.Is(err, page.ErrNoSnapshot) {
 		err = fmt.Errorf("No snapshot found for page %d. Use take_snapshot to capture one.", c.pageID)
 	}
@@ -572,6 +587,9 @@ func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResu
 	infos, perr := c.pages(context.WithoutCancel(ctx))
 	if perr != nil {
 		return c.r.render(nil, "", err)
+	}
+	if c.s.cfg.Surface.Category("extensions") {
+		c.r.workers = c.s.sup.Workers()
 	}
 	selected, fell := c.sess.pageList(infos)
 	note := ""

@@ -173,16 +173,6 @@ func deref(v any) any {
 	return v
 }
 
-// flagName returns the name of a command-line argument that is a flag.
-func flagName(arg string) (string, bool) {
-	if !strings.HasPrefix(arg, "-") {
-		return "", false
-	}
-	name := strings.TrimLeft(arg, "-")
-	name, _, _ = strings.Cut(name, "=")
-	return name, true
-}
-
 func TestConfigureAuthTokenFromEnvironment(t *testing.T) {
 	t.Setenv("TABHIVE_AUTH_TOKEN", "from-env")
 	c, err := configure(nil, io.Discard)
