@@ -113,6 +113,12 @@ func (s *Supervisor) LaunchPWA(ctx context.Context, manifestID, url string) (Pag
 	if loaded, err := s.waitPage(lctx, target, func(p PageInfo) bool { return p.URL != "" && p.URL != "about:blank" }); err == nil {
 		info = loaded
 	}
+	// Past the bound, the page is reported as it is.
+	if a, err := s.Page(lctx, info.ID); err == nil && a.WaitLoaded(lctx) == nil {
+		if now, ok := s.Info(info.ID); ok {
+			info = now
+		}
+	}
 	return info, nil
 }
 

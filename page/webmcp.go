@@ -73,13 +73,17 @@ type webmcpState struct {
 	enabled bool
 	// tools are the registered tools in the order Chrome reported them.
 	tools []WebMCPTool
-	// responses holds the outcome of each invocation in flight, by
-	// invocation id, once Chrome reports it; the invoking call removes
-	// its own. waiting names the invocations a call waits for: a response
-	// to no one's is dropped.
+	// responses holds the outcomes Chrome reported, by invocation id,
+	// until the invoking call takes its own. A tool can answer before the
+	// reply that names its invocation has been read, so every outcome is
+	// kept; order lists them oldest first, and past maxResponses the
+	// oldest (of calls that gave up) go.
 	responses map[string]WebMCPResult
-	waiting   map[string]bool
+	order     []string
 }
+
+// maxResponses bounds the outcomes kept for calls that no longer wait.
+const maxResponses = 64
 
 // applyWebMCP updates the WebMCP state from one event of session s, on the
 // actor goroutine. Only the page's own session has the domain enabled.
@@ -150,9 +154,6 @@ func (a *Actor) applyWebMCP(s *session, ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		if !w.waiting[e.InvocationID] {
-			return nil
-		}
 		r := WebMCPResult{Status: e.Status, Output: e.Output, Error: e.ErrorText}
 		if x := e.Exception; x != nil {
 			switch {
@@ -166,9 +167,27 @@ func (a *Actor) applyWebMCP(s *session, ev cdpconn.Event) error {
 				r.Error = s
 			}
 		}
+		if w.responses == nil {
+			w.responses = map[string]WebMCPResult{}
+		}
 		w.responses[e.InvocationID] = r
+		w.order = append(w.order, e.InvocationID)
+		for len(w.order) > maxResponses {
+			delete(w.responses, w.order[0])
+			w.order = w.order[1:]
+		}
 	}
 	return nil
+}
+
+// take removes and returns the outcome of invocation id, if reported.
+func (w *webmcpState) take(id string) (WebMCPResult, bool) {
+	r, ok := w.responses[id]
+	if ok {
+		delete(w.responses, id)
+		w.order = slices.DeleteFunc(w.order, func(o string) bool { return o == id })
+	}
+	return r, ok
 }
 
 func (w *webmcpState) remove(frameID, name string) {
@@ -279,13 +298,8 @@ func (a *Actor) InvokeWebMCPTool(ctx context.Context, name string, input json.Ra
 		}
 		id := reply.InvocationID
 		w := &a.webmcp
-		if w.waiting == nil {
-			w.waiting, w.responses = map[string]bool{}, map[string]WebMCPResult{}
-		}
-		w.waiting[id] = true
-		defer func() { delete(w.waiting, id); delete(w.responses, id) }()
 		a.drainEvents()
-		if r, ok := w.responses[id]; ok {
+		if r, ok := w.take(id); ok {
 			return out{r, a.state()}, nil
 		}
 		seq := a.dialogSeq
@@ -314,7 +328,8 @@ func (a *Actor) InvokeWebMCPTool(ctx context.Context, name string, input json.Ra
 			cancel()
 			return out{}, err
 		}
-		return out{w.responses[id], a.state()}, nil
+		r, _ := w.take(id)
+		return out{r, a.state()}, nil
 	})
 	return o.res, o.state, err
 }

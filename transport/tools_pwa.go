@@ -82,6 +82,8 @@ func pwaError(manifestID string, err error) error {
 		return fmt.Errorf("No installed web app has the manifest ID %s. Install it with install_pwa first.", manifestID)
 	case strings.Contains(pe.Message, "Couldn't fetch install info"):
 		return fmt.Errorf("%s. Check that the page links a manifest whose resolved id is %s.", pe.Message, manifestID)
+	case strings.Contains(pe.Message, "Failed to launch"):
+		return fmt.Errorf("Could not launch the web app %s: install it with install_pwa first (get_os_app_state says whether it is installed).", manifestID)
 	case strings.Contains(pe.Message, "wasn't found") || strings.Contains(pe.Message, "not available"):
 		return errors.New("This browser does not offer the PWA domain over DevTools: Chrome offers it to a browser driven over its DevTools pipe, as tabhive launches it.")
 	}
@@ -94,7 +96,7 @@ func pwaError(manifestID string, err error) error {
 func installSource(ctx context.Context, c *call, raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return "", fmt.Errorf("installUrlOrBundleUrl %q is not a URL: give the app's http(s) page URL, or a file:// URL of a signed web bundle.", raw)
+		return "", fmt.Errorf("The installUrlOrBundleUrl %q is not a URL: give the app's http(s) page URL, or a file:// URL of a signed web bundle.", raw)
 	}
 	switch u.Scheme {
 	case "http", "https":
@@ -112,7 +114,7 @@ func installSource(ctx context.Context, c *call, raw string) (string, error) {
 		}
 		return (&url.URL{Scheme: "file", Path: path}).String(), nil
 	}
-	return "", fmt.Errorf("installUrlOrBundleUrl %q: give the app's http(s) page URL, or a file:// URL of a signed web bundle.", raw)
+	return "", fmt.Errorf("The installUrlOrBundleUrl %q is neither http(s) nor file: give the app's http(s) page URL, or a file:// URL of a signed web bundle.", raw)
 }
 
 func runInstallPWA(ctx context.Context, c *call, a *installPWAArgs) error {
