@@ -74,7 +74,10 @@ func defineCompatFlags(fs *flag.FlagSet, c *Config) {
 	boolean(&s.Slim, "slim", false, "list only the three slim tools: navigate, evaluate, screenshot (chrome-devtools-mcp's --slim)")
 	for _, name := range sortedCategories() {
 		dashed := "category-" + kebabCase(name)
-		usage := fmt.Sprintf("list the %s tools (on by default: input, navigation, emulation, performance, network, debugging, memory; --%s=false or --no-%s turns them off)", categoryLabels[name], dashed, dashed)
+		usage := fmt.Sprintf("list the %s tools (on by default; --%s=false or --no-%s leaves them out)", categoryLabels[name], dashed, dashed)
+		if !transport.Categories[name] {
+			usage = fmt.Sprintf("list the %s tools (off by default; --%s adds them)", categoryLabels[name], dashed)
+		}
 		both(dashed, func(n string) { fs.Var(categoryFlag{name: name, set: x.categories}, n, usage) })
 	}
 	boolean(&s.PageIDRouting, "page-id-routing", false, "require pageId on page tools, as chrome-devtools-mcp does by default (tabhive's default: optional, the selected page when omitted)")
