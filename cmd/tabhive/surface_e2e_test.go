@@ -440,6 +440,14 @@ func TestAutoConnect(t *testing.T) {
 	cs = transporttest.Dial(t, &mcp.CommandTransport{Command: bareCommand(t, nil, "--autoConnect", "--user-data-dir", own), TerminateDuration: 30 * time.Second})
 	mustContain(t, "list_pages", text(t, cs, "list_pages", nil), "about:blank")
 
+	// Chromium 156 lets DevTools load extensions over a port too.
+	ext, _ := filepath.Abs(filepath.Join("testdata", "extension"))
+	cs = transporttest.Dial(t, &mcp.CommandTransport{Command: bareCommand(t, nil, "--autoConnect", "--user-data-dir", own, "--category-extensions", "--workspace", filepath.Dir(ext)), TerminateDuration: 30 * time.Second})
+	got := text(t, cs, "install_extension", map[string]any{"path": ext})
+	id := strings.TrimPrefix(got, "Extension installed. Id: ")
+	mustContain(t, "list_extensions over a port", text(t, cs, "list_extensions", nil), "id="+id)
+	text(t, cs, "uninstall_extension", map[string]any{"id": id})
+
 	// No Chrome there: one sentence.
 	none := t.TempDir()
 	cs = transporttest.Dial(t, &mcp.CommandTransport{Command: bareCommand(t, nil, "--auto-connect", "--user-data-dir", none), TerminateDuration: 30 * time.Second})
