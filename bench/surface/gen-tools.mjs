@@ -2,8 +2,10 @@
 // tools/list under each flag set that changes it, so that a Go test can hold
 // tabhive's tool surface equal to it without Node.
 //
-//   cd bench/surface && npm install   # or: CDM_DEPS=/dir/with/node_modules
-//   node gen-tools.mjs                # rewrites ../../testdata/cdm-1.11-tools.json
+//   cd bench && npm ci && cd ..        # once: bench/ pins chrome-devtools-mcp and the SDK
+//   node bench/surface/gen-tools.mjs   # rewrites testdata/cdm-1.11-tools.json
+//
+// CDM_DEPS names another directory whose node_modules hold them.
 //
 // Listing tools does not start a browser: chrome-devtools-mcp launches
 // Chrome on the first tool call, so the script needs neither Chrome nor a
@@ -14,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const deps = process.env.CDM_DEPS ?? here;
+const deps = process.env.CDM_DEPS ?? path.join(here, '..');
 const require = createRequire(path.join(deps, 'package.json'));
 const { Client } = await import(require.resolve('@modelcontextprotocol/sdk/client/index.js'));
 const { StdioClientTransport } = await import(require.resolve('@modelcontextprotocol/sdk/client/stdio.js'));
