@@ -325,7 +325,7 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
 	s.capReply(t, res)
 	if s.cfg.Surface.StructuredContent {
-		res.StructuredContent = c.r.structured(c.err)
+		res.StructuredContent = c.r.structured(c.err, res)
 	}
 	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()

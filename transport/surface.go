@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The tool surface: which of chrome-devtools-mcp's tools the server lists
@@ -163,7 +165,7 @@ func pageIDProperty() any {
 // (--experimental-structured-content): the tool's own lines as "message",
 // the page list as "pages" and the open dialog as "dialog", under
 // chrome-devtools-mcp's names. Listings and snapshots stay in the text.
-func (r *reply) structured(err error) map[string]any {
+func (r *reply) structured(err error, res *mcp.CallToolResult) map[string]any {
 	out := map[string]any{}
 	if len(r.lines) > 0 {
 		out["message"] = strings.Join(r.lines, "\n")
@@ -178,8 +180,14 @@ func (r *reply) structured(err error) map[string]any {
 	if d := r.dialog; d != nil {
 		out["dialog"] = map[string]any{"type": d.Type, "message": d.Message, "defaultValue": d.DefaultPrompt}
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		out["error"] = sentence(err)
+	case res.IsError:
+		// Refused before it ran (bad arguments): the reply is the sentence.
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			out["error"] = tc.Text
+		}
 	}
 	return out
 }
