@@ -63,10 +63,11 @@ func (a *Actor) DevToolGroups(ctx context.Context) ([]ToolGroup, State, error) {
 
 // RunDevTool runs the page's developer tool name with args (a JSON
 // object), whose top-level {uid} values are the elements uids names, in
-// order, and waits for its consequences as evaluate_script does. The
-// result's JSON is "undefined" when the tool returned nothing.
+// order. As chrome-devtools-mcp, it does not wait for the DOM to settle
+// after the tool: a tool reports, it is not an action. The result's JSON
+// is "undefined" when the tool returned nothing.
 func (a *Actor) RunDevTool(ctx context.Context, name string, args json.RawMessage, uids []string, maxResult int) (ScriptResult, error) {
 	n, _ := json.Marshal(name)
 	src := fmt.Sprintf("(...elements) => (\n%s\n)(%s, %s, ...elements)", execute3pJS, n, args)
-	return a.Evaluate(ctx, Script{Source: src, Args: uids, MaxResult: maxResult})
+	return a.Evaluate(ctx, Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
 }
