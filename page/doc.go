@@ -22,10 +22,12 @@
 // applies the page's CDP events. Then a file per capability: navigate.go,
 // input.go (click, hover, keys), fill.go, drag.go, upload.go, dialog.go,
 // wait.go (the post-action waiter and wait_for), evaluate.go, screenshot.go,
-// emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
+// emulate.go, webmcp.go (the page's WebMCP tools), devtools3p.go (its
+// developer tools), load.go; snapshot.go with walker.go (the in-page walker), axtree.go
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
-// collect.go (feeding the collectors), console.go, network.go and issues.go. Package
+// collect.go (feeding the collectors), console.go, network.go and issues.go;
+// worker.go, the smaller actor of an extension's service worker. Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
