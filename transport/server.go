@@ -589,7 +589,7 @@ func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResu
 	if perr != nil {
 		return c.r.render(nil, "", err)
 	}
-	if c.s.cfg.Surface.Category("extensions") {
+	if c.s.cfg.Surface.Category("extensions") && c.sess.isolated == "" {
 		c.r.workers = c.s.sup.Workers()
 	}
 	selected, fell := c.sess.pageList(infos)

@@ -60,6 +60,16 @@ func extensionDir(ctx context.Context, c *call, dir string) (string, error) {
 	return filepath.Dir(manifest), nil
 }
 
+// extensionsAllowed refuses what would reach beyond an isolated session
+// (--isolate-sessions): an extension runs in every page of the browser,
+// other sessions' included, and so does its service worker.
+func (c *call) extensionsAllowed() error {
+	if c.sess.isolated != "" {
+		return errors.New("Extensions belong to the whole browser: a session with a browser context of its own (--isolate-sessions) may not install, reload or remove them, nor run scripts in their service workers.")
+	}
+	return nil
+}
+
 // extensionError says in one sentence why the browser refused an
 // extension command.
 func extensionError(id string, err error) error {
@@ -76,6 +86,9 @@ func extensionError(id string, err error) error {
 }
 
 func runInstallExtension(ctx context.Context, c *call, a *installExtensionArgs) error {
+	if err := c.extensionsAllowed(); err != nil {
+		return err
+	}
 	dir, err := extensionDir(ctx, c, a.Path)
 	if err != nil {
 		return err
@@ -89,6 +102,9 @@ func runInstallExtension(ctx context.Context, c *call, a *installExtensionArgs) 
 }
 
 func runUninstallExtension(ctx context.Context, c *call, a *extensionIDArgs) error {
+	if err := c.extensionsAllowed(); err != nil {
+		return err
+	}
 	if _, err := c.s.sup.Extension(ctx, a.ID); err != nil {
 		return extensionError(a.ID, err)
 	}
@@ -123,6 +139,9 @@ func runListExtensions(ctx context.Context, c *call, _ *struct{}) error {
 // chrome-devtools-mcp does; the directory is checked as install_extension
 // checks it.
 func runReloadExtension(ctx context.Context, c *call, a *extensionIDArgs) error {
+	if err := c.extensionsAllowed(); err != nil {
+		return err
+	}
 	e, err := c.s.sup.Extension(ctx, a.ID)
 	if err != nil {
 		return extensionError(a.ID, err)

@@ -31,6 +31,9 @@ func (c *call) checkWorkerTarget(a *evaluateArgs) error {
 // worker returns the actor of service worker id, or the sentence that
 // says it is not there.
 func (c *call) worker(ctx context.Context, id string) (*page.Worker, error) {
+	if err := c.extensionsAllowed(); err != nil {
+		return nil, err
+	}
 	w, err := c.s.sup.Worker(ctx, id)
 	if errors.Is(err, browser.ErrNoWorker) {
 		return nil, errors.New("Service worker not found. Call list_pages (with --category-extensions) to see the extensions' service workers.")
