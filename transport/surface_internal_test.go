@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 )
@@ -39,5 +41,40 @@ func TestEveryToolHasACategory(t *testing.T) {
 		if !slices.ContainsFunc(tools, func(tl *tool) bool { return tl.name == name }) {
 			t.Errorf("slim tool %s is not defined", name)
 		}
+	}
+}
+
+// TestUpstreamDescriptions: the tools of the extension, PWA, WebMCP,
+// third-party and slim groups read as chrome-devtools-mcp 1.11's, whose
+// descriptions testdata/cdm-1.11-tools.json holds.
+func TestUpstreamDescriptions(t *testing.T) {
+	b, err := os.ReadFile("../testdata/cdm-1.11-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u struct {
+		Tools map[string]struct {
+			Description string `json:"description"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &u); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tl := range everyTool() {
+		switch toolCategory[tl.name] {
+		case "extensions", "pwa", "experimentalWebmcp", "experimentalThirdParty":
+		default:
+			if !slices.Contains(slimTools, tl.name) {
+				continue
+			}
+		}
+		n++
+		if want := u.Tools[tl.name].Description; tl.description != want {
+			t.Errorf("%s's description = %q, want chrome-devtools-mcp's %q", tl.name, tl.description, want)
+		}
+	}
+	if n != 16 {
+		t.Errorf("compared %d tools' descriptions, want 16", n)
 	}
 }

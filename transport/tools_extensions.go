@@ -28,9 +28,9 @@ func (s *Server) extensionTools() []*tool {
 		define(tool{name: "list_extensions", description: "Lists all the Chrome extensions installed in the browser. This includes their name, ID, version, and enabled status.", readOnly: true},
 			fixed[struct{}](listBudget), runListExtensions),
 		define(tool{name: "reload_extension", description: "Reloads an unpacked Chrome extension by its ID."},
-			fixed[extensionIDArgs](extensionBudget), runReloadExtension),
+			fixed[reloadExtensionArgs](extensionBudget), runReloadExtension),
 		define(tool{name: "trigger_extension_action", description: "Triggers the default action of an extension by its ID.", page: true, action: true},
-			fixed[extensionIDArgs](extensionBudget), runTriggerExtensionAction),
+			fixed[triggerExtensionArgs](extensionBudget), runTriggerExtensionAction),
 	}
 }
 
@@ -39,7 +39,15 @@ type installExtensionArgs struct {
 }
 
 type extensionIDArgs struct {
-	ID string `json:"id" required:"true" desc:"ID of the extension."`
+	ID string `json:"id" required:"true" desc:"ID of the extension to uninstall."`
+}
+
+type reloadExtensionArgs struct {
+	ID string `json:"id" required:"true" desc:"ID of the extension to reload."`
+}
+
+type triggerExtensionArgs struct {
+	ID string `json:"id" required:"true" desc:"ID of the extension to trigger the action for."`
 }
 
 // extensionDir checks an extension directory against the session's
@@ -138,7 +146,7 @@ func runListExtensions(ctx context.Context, c *call, _ *struct{}) error {
 // runReloadExtension loads the extension again from its directory, as
 // chrome-devtools-mcp does; the directory is checked as install_extension
 // checks it.
-func runReloadExtension(ctx context.Context, c *call, a *extensionIDArgs) error {
+func runReloadExtension(ctx context.Context, c *call, a *reloadExtensionArgs) error {
 	if err := c.extensionsAllowed(); err != nil {
 		return err
 	}
@@ -157,7 +165,7 @@ func runReloadExtension(ctx context.Context, c *call, a *extensionIDArgs) error 
 	return nil
 }
 
-func runTriggerExtensionAction(ctx context.Context, c *call, a *extensionIDArgs) error {
+func runTriggerExtensionAction(ctx context.Context, c *call, a *triggerExtensionArgs) error {
 	if err := c.s.sup.TriggerExtensionAction(ctx, a.ID, c.pageID); err != nil {
 		if pe, ok := errorsAs[*browser.ProtocolError](err); ok {
 			return fmt.Errorf("Extension %s has no action to trigger on page %d: %s", a.ID, c.pageID, period(pe.Message))
