@@ -158,7 +158,7 @@ func TestUntrustedCertificate(t *testing.T) {
 	t.Cleanup(srv.Close)
 	cs := inMemory(t)
 	id := openPage(t, cs, "about:blank")
-	got, isErr := call(t, cs, "navigate_page", map[string]any{"pageId": id, "url": srv.URL + "/"})
+	got, isErr := call(t, cs, "navigate_page", map[string]any{"pageId": id, "url": srv.URL + "/", "timeout": 45000})
 	if !isErr || !strings.Contains(got, "net::ERR_CERT_AUTHORITY_INVALID") {
 		t.Errorf("navigate_page to an untrusted certificate = %q (error %v)", got, isErr)
 	}

@@ -26,6 +26,12 @@ import (
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
+// slowLoad is the timeout, in milliseconds, the tests give a navigation:
+// a browser just launched on a loaded machine may take more than the
+// default 10 s to load its first page, and budget and client wait stay
+// within the helpers' minute.
+const slowLoad = 45000
+
 // client starts the tabhive command (headless, isolated, the tests'
 // Chromium) with extra flags over stdio and connects to it.
 func client(t *testing.T, extra ...string) *mcp.ClientSession {
@@ -118,7 +124,7 @@ func TestExtensionTools(t *testing.T) {
 	}
 	mustContain(t, "list_extensions", longText(t, cs, "list_extensions", nil), "## Extensions", fmt.Sprintf(`id=%s "tabhive fixture" v1.2 Enabled`, id))
 
-	longText(t, cs, "new_page", map[string]any{"url": srv.URL + "/"})
+	longText(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": slowLoad})
 	// The worker starts on install; the page list names it once the
 	// browser reports it.
 	pages := waitText(t, cs, "list_pages", nil, "chrome-extension://"+id+"/sw.js")
@@ -239,7 +245,7 @@ func TestWebMCPAndThirdPartyTools(t *testing.T) {
 	t.Parallel()
 	srv := browsertest.Serve(t, browsertest.HTML("Tools", toolsPage))
 	cs := client(t, "--category-experimental-webmcp", "--category-experimental-third-party")
-	text(t, cs, "navigate_page", map[string]any{"url": srv.URL + "/"})
+	text(t, cs, "navigate_page", map[string]any{"url": srv.URL + "/", "timeout": slowLoad})
 
 	got := text(t, cs, "list_webmcp_tools", nil)
 	mustContain(t, "list_webmcp_tools", got, "## WebMCP tools",
@@ -299,9 +305,9 @@ func TestLaunchOptions(t *testing.T) {
 		"--ignore-default-chrome-arg=--disable-sync", "--ignoreDefaultChromeArg", "--disable-features")
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second})
 
-	mustContain(t, "navigate_page", text(t, cs, "navigate_page", map[string]any{"url": secure.URL + "/"}), "Successfully navigated to "+secure.URL+"/")
-	text(t, cs, "navigate_page", map[string]any{"url": "http://tabhive-proxy.test/"})
-	mustContain(t, "wait_for", text(t, cs, "wait_for", map[string]any{"text": []string{"proxied tabhive-proxy.test"}}), "proxied tabhive-proxy.test")
+	mustContain(t, "navigate_page", text(t, cs, "navigate_page", map[string]any{"url": secure.URL + "/", "timeout": slowLoad}), "Successfully navigated to "+secure.URL+"/")
+	text(t, cs, "navigate_page", map[string]any{"url": "http://tabhive-proxy.test/", "timeout": slowLoad})
+	mustContain(t, "wait_for", text(t, cs, "wait_for", map[string]any{"text": []string{"proxied tabhive-proxy.test"}, "timeout": slowLoad}), "proxied tabhive-proxy.test")
 
 	args := browserArgs(t, cmd.Process.Pid)
 	for _, a := range args {
@@ -371,7 +377,7 @@ func TestAutoConnect(t *testing.T) {
 	startChrome(t, filepath.Join(config, "google-chrome-beta"))
 	srv := browsertest.Serve(t, browsertest.HTML("Mine", "<p>the user's own tab</p>"))
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: bareCommand(t, []string{"CHROME_CONFIG_HOME=" + config}, "--auto-connect", "--channel", "beta"), TerminateDuration: 30 * time.Second})
-	mustContain(t, "new_page", text(t, cs, "new_page", map[string]any{"url": srv.URL + "/"}), "Mine ("+srv.URL+"/) [selected]")
+	mustContain(t, "new_page", text(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": slowLoad}), "Mine ("+srv.URL+"/) [selected]")
 
 	// The profile named by --user-data-dir, for a user's own directory.
 	own := filepath.Join(t.TempDir(), "profile")
