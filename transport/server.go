@@ -323,7 +323,7 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	start := time.Now()
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
-	s.capReply(t, res)
+	s.capReply(t, res, req.Params.Arguments)
 	if s.cfg.Surface.StructuredContent {
 		res.StructuredContent = c.r.structured(c.err, res)
 	}
