@@ -90,6 +90,17 @@ var toolCategory = map[string]string{
 	"list_webmcp_tools": "experimentalWebmcp", "execute_webmcp_tool": "experimentalWebmcp",
 
 	"list_3p_developer_tools": "experimentalThirdParty", "execute_3p_developer_tool": "experimentalThirdParty",
+
+	// tabhive's own tools, which chrome-devtools-mcp lacks, in the group
+	// nearest to what they touch: what requests carry and get (cookies,
+	// storage states, request routes) is network; a page's script-visible
+	// storage and its printout are debugging, beside evaluate_script and
+	// take_screenshot.
+	"list_cookies": "network", "set_cookie": "network", "delete_cookies": "network",
+	"save_storage_state": "network", "load_storage_state": "network",
+	"route_requests": "network", "list_routes": "network", "unroute_requests": "network",
+	"get_web_storage": "debugging", "set_web_storage": "debugging", "delete_web_storage": "debugging",
+	"save_pdf": "debugging",
 }
 
 // slimTools are the tools of --slim; they are listed only then, and the
