@@ -47,7 +47,9 @@ type Config struct {
 	// own while the actor keeps applying its events, and may block until ctx
 	// ends.
 	OnNavigated func(ctx context.Context, url, title string)
-	// ConnectTimeout bounds connecting and enabling domains. If zero, 15s.
+	// ConnectTimeout bounds connecting and enabling domains. If zero, 30s:
+	// the first tab of a browser just launched, on a machine whose cores
+	// are saturated, took 14.5 s to attach and enable them.
 	ConnectTimeout time.Duration
 	// Hooks let the owner count what the page does.
 	Hooks Hooks
@@ -224,7 +226,7 @@ func Start(cfg Config) *Actor {
 		a.counter = new(SnapshotCounter)
 	}
 	if a.timeout == 0 {
-		a.timeout = 15 * time.Second
+		a.timeout = 30 * time.Second
 	}
 	a.posted = queue.New[func()](0, a.ready)
 	a.ids = snapshot.NewIDs(&a.counter.c)

@@ -158,6 +158,8 @@ func TestExtensionTools(t *testing.T) {
 	mustFail(t, cs, "evaluate_script", map[string]any{"serviceWorkerId": "sw-999", "function": "() => 1"}, "Service worker not found.")
 	mustFail(t, cs, "evaluate_script", map[string]any{"serviceWorkerId": sw[1], "pageId": 1, "function": "() => 1"}, "Specify either a pageId or a serviceWorkerId.")
 	mustFail(t, cs, "evaluate_script", map[string]any{"serviceWorkerId": sw[1], "args": []string{"1_1"}, "function": "(e) => 1"}, "Args (element uids) cannot be used when evaluating in a service worker.")
+	closed := closedPage(t, cs)
+	mustFail(t, cs, "trigger_extension_action", map[string]any{"id": id, "pageId": closed}, fmt.Sprintf("No page found with id %d.", closed))
 	mustContain(t, "list_extensions after the refusals", longText(t, cs, "list_extensions", nil), fmt.Sprintf(`id=%s "tabhive fixture" v1.2 Enabled`, id))
 
 	mustContain(t, "uninstall_extension", longText(t, cs, "uninstall_extension", map[string]any{"id": id}), "Extension uninstalled. Id: "+id)
@@ -285,6 +287,29 @@ func TestWebMCPAndThirdPartyTools(t *testing.T) {
 	mustFail(t, cs, "execute_3p_developer_tool", map[string]any{"toolName": "label", "params": `{"text": 5}`}, "Invalid parameters for tool label")
 	mustFail(t, cs, "execute_3p_developer_tool", map[string]any{"toolName": "nope"}, "Tool nope not found.")
 	mustFail(t, cs, "execute_3p_developer_tool", map[string]any{"toolName": "label", "params": `"x"`}, "Failed to parse params as JSON: Parsed params is not an object.")
+	// No such element, and a page that was closed: one sentence each.
+	mustFail(t, cs, "execute_3p_developer_tool", map[string]any{"toolName": "label", "params": `{"el": {"uid": "1_999"}, "text": "x"}`}, `Element uid "1_999" not found on page 1.`)
+	mustContain(t, "the button after the refusal", text(t, cs, "take_snapshot", nil), `button "hi"`)
+	closed := closedPage(t, cs)
+	for _, tool := range []string{"list_webmcp_tools", "list_3p_developer_tools"} {
+		mustFail(t, cs, tool, map[string]any{"pageId": closed}, fmt.Sprintf("No page found with id %d.", closed))
+	}
+	mustFail(t, cs, "execute_webmcp_tool", map[string]any{"pageId": closed, "toolName": "add", "input": `{"a": 1, "b": 1}`}, fmt.Sprintf("No page found with id %d.", closed))
+	mustFail(t, cs, "execute_3p_developer_tool", map[string]any{"pageId": closed, "toolName": "read_out"}, fmt.Sprintf("No page found with id %d.", closed))
+}
+
+// closedPage opens a page and closes it, and returns its id.
+func closedPage(t *testing.T, cs *mcp.ClientSession) int {
+	t.Helper()
+	got := longText(t, cs, "new_page", map[string]any{"url": "about:blank"})
+	m := regexp.MustCompile(`(?m)^(\d+): about:blank \[selected\]$`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("new_page did not list its page as selected:\n%s", got)
+	}
+	var id int
+	fmt.Sscan(m[1], &id)
+	longText(t, cs, "close_page", map[string]any{"pageId": id})
+	return id
 }
 
 // TestLaunchOptions: --accept-insecure-certs, --proxy-server and
