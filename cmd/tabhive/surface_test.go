@@ -251,7 +251,9 @@ func TestToolSurface(t *testing.T) {
 					}
 					got := listTools(t, args...)
 					compareSurface(t, &m, name, set.Tools, got, routing)
-					compareOwn(t, name, cfg.Server.Surface, got)
+					for _, problem := range compareOwn(name, cfg.Server.Surface, got) {
+						t.Error(problem)
+					}
 				})
 			}
 		}
@@ -328,17 +330,42 @@ func compareSurface(t *testing.T, m *missing, set string, want, got map[string]m
 	}
 }
 
-// compareOwn checks that tabhive's own tools follow the flags as
+// compareOwn says where tabhive's own tools do not follow the flags as
 // upstream's do: none under --slim, none whose category is off.
-func compareOwn(t *testing.T, set string, surface transport.SurfaceConfig, got map[string]map[string]paramInfo) {
-	t.Helper()
+func compareOwn(set string, surface transport.SurfaceConfig, got map[string]map[string]paramInfo) []string {
+	var problems []string
 	for _, name := range sortedKeys(got) {
 		cat, own := ownTools[name]
 		if !own {
 			continue
 		}
 		if surface.Slim || !surface.Category(cat) {
-			t.Errorf("%s: tabhive lists its own %s, whose category %s is off or left out by --slim", set, name, cat)
+			problems = append(problems, fmt.Sprintf("%s: tabhive lists its own %s, whose category %s is off or left out by --slim", set, name, cat))
+		}
+	}
+	return problems
+}
+
+// TestCompareOwn: a tool of tabhive's own passes where its category is on,
+// and is caught under --slim or with its category off.
+func TestCompareOwn(t *testing.T) {
+	got := map[string]map[string]paramInfo{"list_cookies": {}, "save_pdf": {}, "click": {}}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 0},
+		{[]string{"--category-network=false"}, 1},
+		{[]string{"--no-category-debugging"}, 1},
+		{[]string{"--categoryNetwork=false", "--categoryDebugging=false"}, 2},
+		{[]string{"--slim"}, 2},
+	} {
+		cfg, err := configure(c.args, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if problems := compareOwn("test", cfg.Server.Surface, got); len(problems) != c.want {
+			t.Errorf("%q: %d problems, want %d: %q", c.args, len(problems), c.want, problems)
 		}
 	}
 }
