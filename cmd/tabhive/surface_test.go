@@ -152,12 +152,14 @@ func TestUpstreamFlags(t *testing.T) {
 // upstreamSurface is testdata/cdm-1.11-tools.json, which
 // bench/surface/gen-tools.mjs writes from chrome-devtools-mcp's tools/list.
 type upstreamSurface struct {
-	Server   string `json:"server"`
-	FlagSets []struct {
-		Name  string                          `json:"name"`
-		Args  []string                        `json:"args"`
-		Tools map[string]map[string]paramInfo `json:"tools"`
-	} `json:"flagSets"`
+	Server   string    `json:"server"`
+	FlagSets []flagSet `json:"flagSets"`
+}
+
+type flagSet struct {
+	Name  string                          `json:"name"`
+	Args  []string                        `json:"args"`
+	Tools map[string]map[string]paramInfo `json:"tools"`
 }
 
 type paramInfo struct {
@@ -221,8 +223,8 @@ func listTools(t *testing.T, args ...string) map[string]map[string]paramInfo {
 // chrome-devtools-mcp's, of the same type and with its values; tabhive may
 // add optional parameters, never a required one. It runs each flag set
 // twice: as given, where pageId stays optional (tabhive's default), and
-// with --page-id-routing, where pageId is required exactly where
-// chrome-devtools-mcp requires it.
+// with --page-id-routing (routedSets), where pageId is required exactly
+// where chrome-devtools-mcp requires it.
 func TestToolSurface(t *testing.T) {
 	t.Parallel()
 	u := readUpstream(t)
@@ -233,7 +235,7 @@ func TestToolSurface(t *testing.T) {
 				args := slices.Clone(set.Args)
 				name := set.Name
 				if routing {
-					if slices.Contains(args, "--no-page-id-routing") {
+					if !slices.Contains(routedSets, set.Name) {
 						continue
 					}
 					args = append(args, "--page-id-routing")
@@ -259,7 +261,20 @@ func TestToolSurface(t *testing.T) {
 		}
 	})
 	m.report(t, "Tools")
+	for _, name := range routedSets {
+		if !slices.ContainsFunc(u.FlagSets, func(s flagSet) bool { return s.Name == name }) {
+			t.Errorf("routedSets names %q, which testdata/cdm-1.11-tools.json does not have", name)
+		}
+	}
 }
+
+// routedSets are the flag sets TestToolSurface runs again with
+// --page-id-routing: between them they list every tool of
+// chrome-devtools-mcp's (the default, the slim, the vision one and each
+// added group), and whether a tool requires pageId does not depend on the
+// other flags, so the rest would only repeat them, at a process start
+// each.
+var routedSets = []string{"default", "slim", "memoryDebugging", "categoryExtensions", "experimentalCategories", "experimentalVision"}
 
 // pendingFlag returns the first of args that is a flag other work adds
 // and tabhive lacks yet, with that work's name, when allowPending lets the
