@@ -155,6 +155,7 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 		profile = DefaultProfile()
 	}
 	args := append([]string{}, s.cfg.Args...)
+	args = append(args, s.hostRules(args)...)
 	headless := s.cfg.Headless || !hasDisplay()
 	if headless {
 		w, h := viewport(s.cfg.Viewport)

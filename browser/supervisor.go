@@ -169,6 +169,7 @@ type Supervisor struct {
 	ready      chan struct{} // event signal shared by successive connections
 	stops      sync.WaitGroup
 	watchers   sync.WaitGroup // one per browser connection: see watch
+	traces     TraceSlot      // the browser's one performance recording
 
 	// Owned by the run goroutine; never touched elsewhere. After the run
 	// goroutine exits, Close reads them.
@@ -232,6 +233,10 @@ func New(cfg Config) *Supervisor {
 	s.act.Start()
 	return s
 }
+
+// Traces returns the browser's trace slot: a page takes it before it
+// records a performance trace, as Chrome records one at a time.
+func (s *Supervisor) Traces() *TraceSlot { return &s.traces }
 
 // up reports whether the browser connection is alive, from the published
 // view.

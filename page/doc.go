@@ -29,7 +29,9 @@
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
 // collect.go (feeding the collectors), console.go, network.go and issues.go;
-// worker.go, the smaller actor of an extension's service worker. Package
+// worker.go, the smaller actor of an extension's service worker;
+// tracing.go (performance traces: recording, streaming the trace to the
+// caller's writer, and its analysis by package page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
@@ -151,6 +153,14 @@
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a
 //     tracker in the frame's document beside the page's; the frame's runs
 //     on a goroutine of its own, which Settle waits for before it returns.
+//   - The trace analysis (tracing.go). StopTrace copies the trace from
+//     Chrome's stream on an Await goroutine, which starts one goroutine
+//     that analyses what the copy feeds it through a pipe, and waits for
+//     it; the analysis ends when the pipe closes (the end of the trace, or
+//     an error), and closes the pipe for the copy when it stops early. The
+//     copy writes to the caller's writer through a gate StopTrace closes
+//     before it returns, so that a copy outliving an early return writes
+//     nothing more.
 //   - errgroup fan-outs within one exchange: enabling the domains in init;
 //     one per frame for a snapshot, walked or read from the AX tree; closed
 //     shadow roots and opaque AX subtrees of a walk; uid lookups of a

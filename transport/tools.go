@@ -58,7 +58,7 @@ func (s *Server) toolList() []*tool {
 	for _, family := range [][]*tool{
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
-		s.slimTools(), s.extensionTools(), s.pwaTools(), s.webmcpTools(),
+		s.slimTools(), s.extensionTools(), s.pwaTools(), s.webmcpTools(), s.traceTools(),
 	} {
 		for _, t := range family {
 			if (t.name == "evaluate_script" || t.name == "evaluate") && s.cfg.Policy.Evaluation(t.name) != nil {

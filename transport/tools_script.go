@@ -121,6 +121,7 @@ const maxResultFile = 256 << 20
 type resultFile struct {
 	sb    *sandbox.Sandbox
 	path  string   // as the agent gave it
+	ext   string   // the extension it gets; ".json" if empty
 	saved string   // the canonical path written, once created
 	f     *os.File // nil until the first write
 }
@@ -143,7 +144,11 @@ func (w *resultFile) Write(p []byte) (int, error) {
 // and the check is not caught; a sandbox method that returns the file it
 // opened (through its os.Root) would close that gap.
 func (w *resultFile) create() error {
-	saved, err := w.sb.WriteFile(w.path, nil, ".json")
+	ext := w.ext
+	if ext == "" {
+		ext = ".json"
+	}
+	saved, err := w.sb.WriteFile(w.path, nil, ext)
 	if err != nil {
 		return err
 	}

@@ -63,6 +63,11 @@ func flagCases() []struct {
 	each([]string{"auth-token", "authToken"}, "s3cret", func(c *Config) any { return c.HTTP.Token }, "s3cret")
 	each([]string{"session-idle-timeout", "sessionIdleTimeout"}, "90s", func(c *Config) any { return c.HTTP.SessionTimeout }, 90*time.Second)
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
+	sessions := func(c *Config) any { return c.HTTP.MaxSessions }
+	rows = append(rows,
+		row{[]string{"--http", ":0"}, sessions, defaultHTTPMaxSessions},
+		row{[]string{"--http", ":0", "--max-sessions", "0"}, sessions, 0},
+		row{[]string{"--http", ":0", "--maxSessions", "7"}, sessions, 7})
 	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
 	each([]string{"max-reply-bytes", "maxReplyBytes"}, "65536", func(c *Config) any { return c.Server.MaxReplyBytes }, 65536)
 	each([]string{"snapshot-max-bytes", "snapshotMaxBytes"}, "4096", func(c *Config) any { return c.Server.SnapshotMaxBytes }, 4096)
@@ -71,6 +76,7 @@ func flagCases() []struct {
 
 	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
 	each([]string{"max-pages-per-session", "maxPagesPerSession"}, "3", func(c *Config) any { return c.Server.MaxPagesPerSession }, 3)
+	each([]string{"trust-client-roots", "trustClientRoots"}, "", func(c *Config) any { return c.Server.TrustClientRoots }, true)
 	each([]string{"allow-unrestricted-paths", "allowUnrestrictedPaths"}, "", func(c *Config) any { return c.Server.Unrestricted }, true)
 	ws := os.TempDir()
 	each([]string{"filesystem-root", "filesystemRoot", "workspace"}, ws, func(c *Config) any { return c.Server.Workspaces }, []string{ws})
@@ -124,6 +130,7 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.HTTP.Token }, ""},
 		{func(c *Config) any { return c.Server.MaxPagesPerSession }, 0},
 		{func(c *Config) any { return c.Server.IsolateSessions }, false},
+		{func(c *Config) any { return c.Server.TrustClientRoots }, false},
 		{func(c *Config) any { return c.Server.Screenshot.Quality }, (*int)(nil)},
 		{func(c *Config) any { return c.Server.Version }, version},
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},

@@ -215,7 +215,7 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 
 	in = startHTTP(t, "--chrome-arg=--remote-debugging-port=9229")
 	got, isErr := try(t, in.client(nil), "list_pages", nil)
-	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port is refused") {
+	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port=9229 is refused") {
 		t.Errorf("list_pages with --chrome-arg=--remote-debugging-port = %v %q, want the launch refused", isErr, got)
 	}
 }

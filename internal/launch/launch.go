@@ -96,6 +96,11 @@ type Options struct {
 	// StartTimeout bounds the wait for the DevTools pipe (or port) to
 	// answer. If zero, 30s.
 	StartTimeout time.Duration
+	// Preloading leaves the profile's speculative loading setting as it is
+	// (see preload.go), as a user's own browser has it; by default Start
+	// turns speculative loading off. Only for tests of connecting to such
+	// a browser.
+	Preloading bool
 	// DebuggingPort opens a DevTools TCP port on 127.0.0.1 instead of the
 	// pipe, as a user's own Chrome started with --remote-debugging-port
 	// has: only for tests of connecting to such a browser. Any page that
@@ -153,6 +158,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := checkArgs(opts.Args); err != nil {
 		p.removeDirs()
 		return nil, err
+	}
+	if !opts.Preloading {
+		if err := disablePreloading(p.profile, profileDirectory(opts.Args)); err != nil {
+			p.removeDirs()
+			return nil, err
+		}
 	}
 	if p.tmpDir, err = os.MkdirTemp("", "tabhive-chromium-"); err != nil {
 		p.removeDirs()
@@ -271,18 +282,40 @@ func withoutDefaults(defaults, ignore []string) []string {
 
 // checkArgs refuses extra switches that would open the browser's control
 // channel to pages (a DevTools port) or replace the pipe tabhive drives
-// it through.
+// it through, in every spelling Chromium's command line parser accepts:
+// on POSIX a switch starts with "--" or "-", its value follows "=", and
+// its name is matched as written (refused here whatever its case, which
+// costs nothing and holds on platforms that lowercase it). An argument
+// that is not a switch is refused too: Chromium opens it as a URL before
+// tabhive's URL policy is in force.
 func checkArgs(args []string) error {
 	for _, a := range args {
-		name, _, _ := strings.Cut(a, "=")
-		switch name {
-		case "--remote-debugging-port", "--remote-debugging-address", "--remote-debugging-pipe", "--remote-debugging-socket-name", "--remote-allow-origins":
-			return fmt.Errorf("--chrome-arg %s is refused: a DevTools port lets any page that finds it drive every tab of the browser; to debug alongside tabhive, start Chrome yourself and connect with --browser-url", name)
-		case "--user-data-dir":
-			return fmt.Errorf("--chrome-arg %s is refused: use tabhive's --user-data-dir", name)
+		name := switchName(a)
+		switch {
+		case name == "":
+			return fmt.Errorf("--chrome-arg %s is refused: it is not a Chromium switch (one starting with --); tabhive opens pages itself, under its URL policy", a)
+		case strings.HasPrefix(name, "remote-debugging"), name == "remote-allow-origins":
+			return fmt.Errorf("--chrome-arg %s is refused: a DevTools port lets any page that finds it drive every tab of the browser; to debug alongside tabhive, start Chrome yourself and connect with --browser-url", a)
+		case name == "user-data-dir":
+			return fmt.Errorf("--chrome-arg %s is refused: use tabhive's --user-data-dir", a)
 		}
 	}
 	return nil
+}
+
+// switchName returns the name of the switch a command-line argument is,
+// as Chromium reads it, lowercased: "remote-debugging-port" for
+// "-Remote-Debugging-Port=9222"; "" when it is not a switch (no leading
+// dash, or no name: "--" ends Chromium's switches).
+func switchName(arg string) string {
+	rest, ok := strings.CutPrefix(arg, "--")
+	if !ok {
+		if rest, ok = strings.CutPrefix(arg, "-"); !ok {
+			return ""
+		}
+	}
+	name, _, _ := strings.Cut(rest, "=")
+	return strings.ToLower(strings.TrimSpace(name))
 }
 
 // handshake sends one command on the DevTools pipe and waits for its
