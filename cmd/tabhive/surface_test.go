@@ -29,9 +29,6 @@ const allowPending = true
 // pendingTools are chrome-devtools-mcp 1.11's tools that other work adds,
 // by the name of that work.
 var pendingTools = map[string]string{
-	"performance_start_trace": "performance traces", "performance_stop_trace": "performance traces",
-	"performance_analyze_insight": "performance traces",
-
 	"take_heapsnapshot": "heap snapshots", "analyze_heapsnapshot_contexts": "heap snapshots",
 	"close_heapsnapshot": "heap snapshots", "compare_heapsnapshots": "heap snapshots",
 	"get_heapsnapshot_class_nodes": "heap snapshots", "get_heapsnapshot_details": "heap snapshots",
