@@ -168,6 +168,7 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 		Args:              args,
 		IgnoreDefaultArgs: s.cfg.IgnoreDefaultArgs,
 		StartTimeout:      s.cfg.LaunchTimeout,
+		Logger:            s.log,
 	})
 	if err != nil {
 		if profile != "" && inUse(profile) {

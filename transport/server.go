@@ -382,6 +382,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 	err := s.sup.Ensure(lctx)
 	cancel()
 	if err != nil {
+		s.logInternal(t.name, 0, err)
 		return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
 	}
 	if c.sess.browserChanged(s.sup.Generation()) {
@@ -596,6 +597,7 @@ func (c *call) closeExcessPopups(ctx context.Context) {
 // finish renders the reply, with the page list when the tool asked for it.
 func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResult {
 	c.err = err
+	c.s.logInternal(t.name, c.pageID, err)
 	if errors.Is(err, page.ErrNoSnapshot) {
 		err = fmt.Errorf("No snapshot found for page %d. Use take_snapshot to capture one.", c.pageID)
 	}

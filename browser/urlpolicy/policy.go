@@ -358,7 +358,7 @@ func (e *RefusedError) why() string {
 	case ReasonInternalPage:
 		return e.scheme + ": URLs are the browser's own pages, which this server never opens"
 	case ReasonAboutPage:
-		return "of the about: URLs only about:blank may be opened"
+		return "of the about: URLs only about:blank and about:srcdoc may be opened"
 	case ReasonJavaScript:
 		switch e.scheme {
 		case "":

@@ -267,30 +267,16 @@ func TestConfigureRefusals(t *testing.T) {
 	}
 }
 
-// TestREADMEFlagsTable: the README's flags table names exactly the flags
-// the binary has, apart from camelCase and one-letter spellings and the
-// chrome-devtools-mcp flags accepted with no effect (named in the text
-// under it).
-func TestREADMEFlagsTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestFlagsTable: the flags table of docs/FLAGS.md names exactly the flags
+// tabhive defines (kebab-case; the camelCase and compatibility spellings
+// are said in prose), and the README's short table names only flags that
+// exist.
+func TestFlagsTable(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/FLAGS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(readme), "\n## Flags\n")
-	if !ok {
-		t.Fatal("README has no ## Flags section")
-	}
-	table, _, _ = strings.Cut(table, "\n\n")
-	var documented []string
-	for _, line := range strings.Split(table, "\n") {
-		if !strings.HasPrefix(line, "| `-") {
-			continue
-		}
-		cell := strings.Split(line, "|")[1]
-		for _, m := range regexp.MustCompile("`(--?[a-zA-Z-]+)").FindAllStringSubmatch(cell, -1) {
-			documented = append(documented, strings.TrimLeft(m[1], "-"))
-		}
-	}
+	documented := tableFlags(t, string(doc), "## All flags")
 	fs, _ := newFlagSet(&Config{}, io.Discard)
 	var defined []string
 	fs.VisitAll(func(f *flag.Flag) {
@@ -301,17 +287,53 @@ func TestREADMEFlagsTable(t *testing.T) {
 	})
 	for _, d := range documented {
 		if fs.Lookup(d) == nil {
-			t.Errorf("README documents --%s, which tabhive does not have", d)
+			t.Errorf("docs/FLAGS.md documents --%s, which tabhive does not have", d)
 		}
 	}
 	for _, d := range defined {
 		if !slices.Contains(documented, d) {
-			t.Errorf("flag --%s is missing from the README's flags table", d)
+			t.Errorf("flag --%s is missing from docs/FLAGS.md's flags table", d)
 		}
 	}
-	for _, c := range []string{"no-usage-statistics", "no-category-emulation", "experimentalPageIdRouting"} {
-		if !strings.Contains(string(readme), "`--"+c+"`") {
-			t.Errorf("README does not say --%s is accepted", c)
+	for _, c := range []string{"no-usage-statistics", "no-performance-crux", "experimentalPageIdRouting"} {
+		if !strings.Contains(string(doc), "`--"+c+"`") {
+			t.Errorf("docs/FLAGS.md does not say --%s is accepted", c)
 		}
 	}
+
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range tableFlags(t, string(readme), "## Flags at a glance") {
+		if fs.Lookup(d) == nil {
+			t.Errorf("README names --%s, which tabhive does not have", d)
+		}
+	}
+}
+
+// tableFlags returns the flags named in the first column of the table that
+// follows heading in a Markdown text.
+func tableFlags(t *testing.T, text, heading string) []string {
+	t.Helper()
+	_, table, ok := strings.Cut(text, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("no %q section", heading)
+	}
+	table = strings.TrimLeft(table, "\n")
+	table, _, _ = strings.Cut(table, "\n\n")
+	var flags []string
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| `-") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`(--?[a-zA-Z-]+)").FindAllStringSubmatch(cell, -1) {
+			flags = append(flags, strings.TrimLeft(m[1], "-"))
+		}
+	}
+	if len(flags) == 0 {
+		t.Fatalf("no flag in the table under %q", heading)
+	}
+	return flags
 }
