@@ -79,6 +79,10 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 		s.disconnect()
 		return err
 	}
+	if err := s.certificates(ctx, conn); err != nil {
+		s.disconnect()
+		return err
+	}
 	// Discovery reports every existing target as created, before its reply.
 	err = s.act.Await(ctx, func(ctx context.Context) error {
 		return conn.Client.Target.SetDiscoverTargets(ctx, target.NewSetDiscoverTargetsArgs(true))
@@ -146,6 +150,9 @@ func (s *Supervisor) watch(conn *cdpconn.Conn, proc *launch.Process) {
 // browser WebSocket URL.
 func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error) {
 	switch {
+	case s.cfg.AutoConnect:
+		ws, err := autoConnectEndpoint(s.cfg.UserDataDir, s.cfg.Channel)
+		return nil, ws, err
 	case s.cfg.WSEndpoint != "":
 		return nil, s.cfg.WSEndpoint, nil
 	case s.cfg.BrowserURL != "":
@@ -167,12 +174,13 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 		args = append(args, fmt.Sprintf("--window-size=%d,%d", w, h))
 	}
 	proc, err := launch.Start(ctx, launch.Options{
-		ExecutablePath: s.cfg.ExecutablePath,
-		Headless:       headless,
-		UserDataDir:    profile,
-		Args:           args,
-		StartTimeout:   s.cfg.LaunchTimeout,
-		Logger:         s.log,
+		ExecutablePath:    s.cfg.ExecutablePath,
+		Headless:          headless,
+		UserDataDir:       profile,
+		Args:              args,
+		IgnoreDefaultArgs: s.cfg.IgnoreDefaultArgs,
+		StartTimeout:      s.cfg.LaunchTimeout,
+		Logger:            s.log,
 	})
 	if err != nil {
 		if profile != "" && inUse(profile) {
@@ -189,6 +197,7 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 // goroutine only.
 func (s *Supervisor) lost() {
 	s.log.Warn().Msg("browser connection lost")
+	s.stopWorkers(ErrBrowserLost)
 	for id := range s.pages {
 		s.unregister(id, ErrBrowserLost)
 	}
@@ -252,7 +261,10 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 			return err
 		}
 		info := e.TargetInfo
-		if !isPage(info) {
+		if s.trackWorker(info) {
+			return nil
+		}
+		if !isPage(info) && !s.allPages(info) {
 			return nil
 		}
 		id := string(info.TargetID)
@@ -289,6 +301,7 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
+		s.untrackWorker(e.TargetID)
 		s.unregister(e.TargetID, page.ErrClosed)
 	case "Target.targetCrashed":
 		var e struct {

@@ -118,6 +118,29 @@ type Config struct {
 	// every browser the supervisor launches, too, before any page loads
 	// (not to a browser it connects to: that one is the user's).
 	DefaultStorageState bool
+	// IgnoreDefaultArgs are default Chromium switches a launch leaves out
+	// (--ignore-default-chrome-arg), by whole switch or by name
+	// ("--disable-sync", "--disable-features"). The DevTools pipe and the
+	// profile directory cannot be left out.
+	IgnoreDefaultArgs []string
+	// AcceptInsecureCerts makes the browser load pages whose certificate
+	// it does not trust (--accept-insecure-certs), launched or connected.
+	AcceptInsecureCerts bool
+	// AutoConnect connects to a Chrome the user started, through the
+	// DevToolsActivePort file of its profile (--auto-connect): UserDataDir
+	// if given, else the default profile of Channel.
+	AutoConnect bool
+	// Channel is the Chrome release channel whose default profile
+	// AutoConnect looks in: stable (if empty), beta, dev or canary.
+	Channel string
+	// IncludeAllPages counts background pages and webviews as pages
+	// (--experimental-include-all-pages).
+	IncludeAllPages bool
+	// ExtensionWorkers attaches to extensions' service workers as they
+	// start, so that their console is collected from then on
+	// (--category-extensions); without it a worker is attached when first
+	// used.
+	ExtensionWorkers bool
 }
 
 // PageInfo describes an open page as the browser reports it.
@@ -178,6 +201,12 @@ type Supervisor struct {
 	// reset with the connection.
 	visited map[string]map[string]bool
 	loading map[string]*stateLoad
+	// workers are extensions' service workers, by target id (workers.go);
+	// workerSeq numbers them. workerView is their published list, safe
+	// from any goroutine.
+	workers    map[string]*workerEntry
+	workerSeq  int
+	workerView atomic.Pointer[[]WorkerInfo]
 }
 
 // entry is the supervisor's record of one page target.
@@ -578,6 +607,7 @@ func (s *Supervisor) connection(ctx context.Context) (*cdpconn.Conn, error) {
 func (s *Supervisor) Close() error {
 	s.act.Stop(ErrShutdown)
 	// The run goroutine has exited: its state is ours now.
+	s.stopWorkers(ErrShutdown)
 	var wg sync.WaitGroup
 	for _, e := range s.pages {
 		if e.actor != nil {

@@ -51,7 +51,9 @@ type Config struct {
 	// own while the actor keeps applying its events, and may block until ctx
 	// ends.
 	OnNavigated func(ctx context.Context, url, title string)
-	// ConnectTimeout bounds connecting and enabling domains. If zero, 15s.
+	// ConnectTimeout bounds connecting and enabling domains. If zero, 30s:
+	// the first tab of a browser just launched, on a machine whose cores
+	// are saturated, took 14.5 s to attach and enable them.
 	ConnectTimeout time.Duration
 	// Hooks let the owner count what the page does.
 	Hooks Hooks
@@ -208,6 +210,9 @@ type Actor struct {
 	// sessions pause requests while there is one. nextRoute numbers them.
 	routes    []*Route
 	nextRoute int
+
+	// webmcp is what the page registered with WebMCP (webmcp.go).
+	webmcp webmcpState
 }
 
 // frame is what the actor knows of one frame.
@@ -263,7 +268,7 @@ func Start(cfg Config) *Actor {
 		a.counter = new(SnapshotCounter)
 	}
 	if a.timeout == 0 {
-		a.timeout = 15 * time.Second
+		a.timeout = 30 * time.Second
 	}
 	a.posted = queue.New[func()](0, a.ready)
 	a.ids = snapshot.NewIDs(&a.counter.c)

@@ -25,7 +25,8 @@
 // waiter and wait_for), tracker.go (the tracker every document gets at its
 // start, which the waiter and evaluate.go use), evaluate.go, screenshot.go,
 // emulate.go with viewport.go (the device metrics override that emulate
-// and resize_page share); snapshot.go with walker.go (the in-page walker),
+// and resize_page share), webmcp.go (the page's WebMCP tools), devtools3p.go
+// (its developer tools), load.go; snapshot.go with walker.go (the in-page walker),
 // axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
 // oopif.go (out-of-process iframes: their sessions, and placing their
@@ -36,7 +37,8 @@
 // answered as the run goroutine applies Fetch.requestPaused), webstorage.go
 // (localStorage and sessionStorage of any frame's origin), pdf.go (save_pdf),
 // styles.go (get_css_styles, shaped by page/css), screencast.go (recordings,
-// encoded by page/screencast) and tracing.go (performance traces: recording,
+// encoded by page/screencast); worker.go, the smaller actor of an extension's
+// service worker; and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;

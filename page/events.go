@@ -44,7 +44,9 @@ var events = map[string]bool{
 }
 
 // keepEvent says which events the page's sessions queue.
-func keepEvent(method string) bool { return events[method] || collected[method] || heapEvents[method] }
+func keepEvent(method string) bool {
+	return events[method] || collected[method] || heapEvents[method] || webmcpEvents[method]
+}
 
 // addFrames records a frame tree, as Page.getFrameTree on session s returns
 // it. A parent's tree also lists the frames of its out-of-process iframes;
@@ -330,6 +332,12 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 			case a.watch <- ev:
 			default:
 			}
+		}
+	}
+	switch {
+	case webmcpEvents[ev.Method], ev.Method == "Page.frameNavigated", ev.Method == "Page.frameDetached":
+		if err := a.applyWebMCP(s, ev); err != nil {
+			return err
 		}
 	}
 	if collected[ev.Method] {

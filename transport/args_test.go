@@ -118,7 +118,7 @@ func TestTimeoutClamp(t *testing.T) {
 func timeoutArgTypes(t *testing.T) []reflect.Type {
 	t.Helper()
 	var out []reflect.Type
-	for _, tl := range (&Server{cfg: Config{ExperimentalVision: true}}).toolList() {
+	for _, tl := range everyTool() {
 		for _, p := range params(tl.argType) {
 			if p.name != "timeout" {
 				continue
@@ -157,7 +157,7 @@ func FuzzDecodeArgs(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	tools := (&Server{cfg: Config{ExperimentalVision: true}}).toolList()
+	tools := everyTool()
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for _, tl := range tools {
 			args := reflect.New(tl.argType).Interface()

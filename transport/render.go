@@ -42,6 +42,11 @@ type reply struct {
 	// network listing, each already rendered.
 	sections []string
 	images   []*mcp.ImageContent // content blocks after the text
+	// rendered is the page list render printed, for structuredContent.
+	rendered []pageLine
+	// workers are the extensions' service workers listed after the pages
+	// (with --category-extensions).
+	workers []browser.WorkerInfo
 
 	// unfollowed says why the action's work could not be followed in the
 	// page, if it could not.
@@ -92,10 +97,17 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 		if note != "" {
 			out = append(out, note)
 		}
+		r.rendered = pages
 		if len(pages) > 0 {
 			out = append(out, "## Pages")
 			for _, p := range pages {
 				out = append(out, formatPage(p))
+			}
+		}
+		if len(r.workers) > 0 {
+			out = append(out, "## Extension Service Workers")
+			for _, w := range r.workers {
+				out = append(out, w.ID+": "+w.URL)
 			}
 		}
 	}

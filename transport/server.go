@@ -118,6 +118,9 @@ type Config struct {
 	SnapshotMaxBytes int
 	// Screencast sets how screencast_start records (tools_screencast.go).
 	Screencast ScreencastConfig
+	// Surface says which tools are listed and how (--slim, --category-*,
+	// --page-id-routing, --experimental-structured-content).
+	Surface SurfaceConfig
 }
 
 // ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The
@@ -324,6 +327,10 @@ type call struct {
 	// progressToken is the client's token for progress notifications, nil
 	// if it asked for none.
 	progressToken any
+	// pageGiven reports that the call named its page (pageId).
+	pageGiven bool
+	// err is the call's error, once finished, for structuredContent.
+	err error
 }
 
 // define makes a tool from a typed handler.
@@ -340,7 +347,7 @@ func fixed[A any](d time.Duration) func(*A) time.Duration { return func(*A) time
 func (s *Server) add(t *tool) {
 	schema := inputSchema(t.argType)
 	if t.page {
-		schema["properties"].(map[string]any)["pageId"] = inputSchema(reflect.TypeFor[pageArg]())["properties"].(map[string]any)["pageId"]
+		s.pageIDSchema(t, schema)
 	}
 	raw, err := json.Marshal(schema)
 	if err != nil {
@@ -363,6 +370,9 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}, progressToken: req.Params.GetProgressToken()}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
 	s.capReply(t, res, req.Params.Arguments)
+	if s.cfg.Surface.StructuredContent {
+		res.StructuredContent = c.r.structured(c.err, res)
+	}
 	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()
 	if res.IsError {
@@ -382,6 +392,10 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		if raw, err = splitPageID(t.name, raw, &pa); err != nil {
 			return c.r.render(nil, "", err), "bad-args"
 		}
+		if err := s.requirePageID(t, pa); err != nil {
+			return c.r.render(nil, "", err), "bad-args"
+		}
+		c.pageGiven = pa.PageID != nil
 	}
 	if err := decodeArgs(t.name, raw, args); err != nil {
 		return c.r.render(nil, "", err), "bad-args"
@@ -623,6 +637,7 @@ func (c *call) closeExcessPopups(ctx context.Context) {
 
 // finish renders the reply, with the page list when the tool asked for it.
 func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResult {
+	c.err = err
 	c.s.logInternal(t.name, c.pageID, err)
 	if errors.Is(err, page.ErrNoSnapshot) {
 		err = fmt.Errorf("No snapshot found for page %d. Use take_snapshot to capture one.", c.pageID)
@@ -637,6 +652,9 @@ func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResu
 	infos, perr := c.pages(context.WithoutCancel(ctx))
 	if perr != nil {
 		return c.r.render(nil, "", err)
+	}
+	if c.s.cfg.Surface.Category("extensions") && c.sess.isolated == "" {
+		c.r.workers = c.s.sup.Workers()
 	}
 	selected, fell := c.sess.pageList(infos)
 	note := ""

@@ -59,11 +59,14 @@ func (s *Server) toolList() []*tool {
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
 		s.stateTools(), s.routeTools(), s.pdfTools(), s.cssTools(), s.screencastTools(),
-		s.traceTools(), s.memoryTools(),
+		s.slimTools(), s.extensionTools(), s.pwaTools(), s.webmcpTools(), s.traceTools(), s.memoryTools(),
 	} {
 		for _, t := range family {
-			if t.name == "evaluate_script" && s.cfg.Policy.Evaluation(t.name) != nil {
+			if (t.name == "evaluate_script" || t.name == "evaluate") && s.cfg.Policy.Evaluation(t.name) != nil {
 				continue // --javascript-evaluation=false: not offered at all
+			}
+			if !s.listed(t) {
+				continue // --slim, --category-*
 			}
 			all = append(all, t)
 		}

@@ -47,16 +47,21 @@ type consoleListArgs struct {
 	Types                    []string `json:"types" enum:"log,debug,info,error,warn,dir,dirxml,table,trace,clear,startGroup,startGroupCollapsed,endGroup,assert,profile,profileEnd,count,timeEnd,verbose,issue" desc:"Filter messages to only return messages of the specified resource types. When omitted or empty, returns all messages."`
 	IncludePreservedMessages bool     `json:"includePreservedMessages" desc:"Set to true to return the preserved messages over the last 3 navigations."`
 	IncludeStackTraces       bool     `json:"includeStackTraces" desc:"Set to true to include the stack trace for each message when available. Increases the response size."`
+	ServiceWorkerID          string   `json:"serviceWorkerId" desc:"Filter messages to only return messages of the specified service worker."`
 }
 
 func runListConsole(ctx context.Context, c *call, a *consoleListArgs) error {
 	const name = "list_console_messages"
 	paging := pagingArgs{a.PageSize, a.PageIdx}
-	list, err := c.page.ConsoleMessages(ctx, page.ConsoleFilter{
+	filter := page.ConsoleFilter{
 		Types:            a.Types,
 		IncludePreserved: a.IncludePreservedMessages,
 		StackTraces:      a.IncludeStackTraces,
-	})
+	}
+	if a.ServiceWorkerID != "" {
+		return runWorkerConsole(ctx, c, a.ServiceWorkerID, filter, paging)
+	}
+	list, err := c.page.ConsoleMessages(ctx, filter)
 	if err != nil {
 		return err
 	}

@@ -32,11 +32,15 @@ type evaluateArgs struct {
 	DialogAction     string   `json:"dialogAction" desc:"Handle dialogs while execution. \"accept\", \"dismiss\", or string for response of window.prompt. Defaults to accept."`
 	WaitForStableDOM *bool    `json:"waitForStableDom" desc:"Whether to wait for the DOM to settle. Pass false if the script only reads data. Defaults to true."`
 	Timeout          *int     `json:"timeout" min:"0" max:"3600000" desc:"Maximum run time in milliseconds, after which the script is stopped. If omitted or 0, 30000. At most 300000 (5 minutes): a larger value is lowered to it."`
+	ServiceWorkerID  string   `json:"serviceWorkerId" desc:"The optional service worker id to evaluate the script in. If provided, 'pageId' should be omitted. Note: 'args' (element UIDs) cannot be used when evaluating in a service worker."`
 }
 
 func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 	if (a.Function == "") == (a.SourcePath == "") {
 		return errors.New("Specify exactly one of function or sourcePath.")
+	}
+	if err := c.checkWorkerTarget(a); err != nil {
+		return err
 	}
 	source := a.Function
 	if a.SourcePath != "" {
@@ -44,6 +48,9 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 		if source, err = readScriptFile(c.sandbox(ctx), a.SourcePath); err != nil {
 			return err
 		}
+	}
+	if a.ServiceWorkerID != "" {
+		return runWorkerEvaluate(ctx, c, a, source)
 	}
 	script := page.Script{
 		Source:        source,

@@ -56,6 +56,11 @@ type Config struct {
 	// and then allowed over stdio (as chrome-devtools-mcp does) and refused
 	// over HTTP, where the caller is not the machine's owner.
 	fileNavigations *bool
+	// compat is what chrome-devtools-mcp's other flags say (compat.go).
+	compat compatConfig
+	// Warnings are the lines run prints on stderr before it starts: flags
+	// given that tabhive accepts but cannot honour here.
+	Warnings []string
 }
 
 // defaultMaxConnections is --max-connections' default: room for a hundred
@@ -79,6 +84,15 @@ const defaultHTTPMaxSessions = 32
 func configure(args []string, stderr io.Writer) (*Config, error) {
 	c := &Config{}
 	fs, shotQuality := newFlagSet(c, stderr)
+	// --config FILE: its options come first, so that the command line's
+	// win (compat.go).
+	if path := configPath(args); path != "" {
+		fileArgs, err := configArgs(fs, path, args)
+		if err != nil {
+			return nil, err
+		}
+		args = append(fileArgs, args...)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -93,6 +107,11 @@ func configure(args []string, stderr io.Writer) (*Config, error) {
 	if err := c.check(*shotQuality); err != nil {
 		return nil, err
 	}
+	warnings, err := c.checkCompat()
+	if err != nil {
+		return nil, err
+	}
+	c.Warnings = warnings
 	metrics := transport.NewMetrics()
 	c.Server.Metrics = metrics
 	c.Browser.PageHooks = metrics.PageHooks()
@@ -292,12 +311,10 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	str(&c.LogFile, "log-file", "logFile", "", "write logs to this file instead of stderr")
 	boolean(&c.ShowVersion, "version", "version", "print the version and exit")
 
-	// chrome-devtools-mcp flags that change nothing here, accepted so that a
-	// command line written for it still starts.
-	ignored := new(bool)
-	for _, n := range compatFlags() {
-		fs.BoolVar(ignored, n, false, "accepted for chrome-devtools-mcp compatibility; no effect")
-	}
+	// The rest of chrome-devtools-mcp's flags (compat.go), then a --no-
+	// form of every boolean flag.
+	defineCompatFlags(fs, c)
+	defineNegations(fs)
 	return fs, shotQuality
 }
 
@@ -318,13 +335,6 @@ func readStorageState(path string) (*storagestate.State, error) {
 		return nil, fmt.Errorf("--storage-state: %s %w", path, err)
 	}
 	return st, nil
-}
-
-// compatFlags returns chrome-devtools-mcp's flags that tabhive accepts and
-// ignores.
-func compatFlags() []string {
-	return []string{"no-usage-statistics", "usage-statistics", "usageStatistics", "no-performance-crux",
-		"performance-crux", "performanceCrux", "experimental-page-id-routing", "experimentalPageIdRouting"}
 }
 
 // optionalBool is a boolean flag that remembers whether it was given: its

@@ -126,7 +126,7 @@ func flagCases() []struct {
 	each([]string{"log-level", "logLevel"}, "debug", func(c *Config) any { return c.LogLevel }, "debug")
 	each([]string{"log-file", "logFile"}, "/tmp/tabhive.log", func(c *Config) any { return c.LogFile }, "/tmp/tabhive.log")
 	each([]string{"version"}, "", func(c *Config) any { return c.ShowVersion }, true)
-	each(compatFlags(), "", func(c *Config) any { return c.Server.IsolateSessions }, false)
+	rows = append(rows, compatFlagCases()...)
 
 	// Defaults, with no flag at all.
 	defaults := []struct {
@@ -179,10 +179,17 @@ func TestConfigureEveryFlag(t *testing.T) {
 	}
 	fs, _ := newFlagSet(&Config{}, io.Discard)
 	fs.VisitAll(func(f *flag.Flag) {
-		if !used[f.Name] {
+		if !used[f.Name] && !negationOf(fs, f) {
 			t.Errorf("flag -%s is not covered by flagCases", f.Name)
 		}
 	})
+}
+
+// negationOf reports whether f is the --no- form of another boolean flag
+// (TestNegations covers them all).
+func negationOf(fs *flag.FlagSet, f *flag.Flag) bool {
+	name, ok := strings.CutPrefix(f.Name, "no-")
+	return ok && fs.Lookup(name) != nil && strings.HasPrefix(f.Usage, "same as --")
 }
 
 // deref shows the value behind a pointer in a failure message.
@@ -191,16 +198,6 @@ func deref(v any) any {
 		return *p
 	}
 	return v
-}
-
-// flagName returns the name of a command-line argument that is a flag.
-func flagName(arg string) (string, bool) {
-	if !strings.HasPrefix(arg, "-") {
-		return "", false
-	}
-	name := strings.TrimLeft(arg, "-")
-	name, _, _ = strings.Cut(name, "=")
-	return name, true
 }
 
 func TestConfigureAuthTokenFromEnvironment(t *testing.T) {
@@ -303,7 +300,7 @@ func TestFlagsTable(t *testing.T) {
 	var defined []string
 	fs.VisitAll(func(f *flag.Flag) {
 		camel := strings.ContainsFunc(f.Name, unicode.IsUpper)
-		if !camel && !slices.Contains(compatFlags(), f.Name) {
+		if !camel && !slices.Contains(compatFlags(), f.Name) && (!negationOf(fs, f) || slices.Contains(documented, f.Name)) {
 			defined = append(defined, f.Name)
 		}
 	})

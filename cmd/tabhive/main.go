@@ -53,6 +53,9 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		fmt.Fprintln(stdout, "tabhive", version)
 		return nil
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "tabhive: warning:", w)
+	}
 	log, closeLog, err := newLogger(cfg.LogLevel, cfg.LogFile, stderr)
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,6 +90,11 @@ type Options struct {
 	UserDataDir string
 	// Args are extra command-line switches, appended after the defaults.
 	Args []string
+	// IgnoreDefaultArgs are default switches (of [Flags], and the headless
+	// pair) to leave out, each by whole switch or by name: "--disable-sync",
+	// "--disable-features". The DevTools pipe or port and the profile
+	// directory are not defaults and cannot be left out.
+	IgnoreDefaultArgs []string
 	// StartTimeout bounds the wait for the DevTools pipe (or port) to
 	// answer. If zero, 30s.
 	StartTimeout time.Duration
@@ -173,7 +179,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	portFile := filepath.Join(p.profile, "DevToolsActivePort")
 	os.Remove(portFile)
 
-	args := append([]string{}, Flags...)
+	args := withoutDefaults(Flags, opts.IgnoreDefaultArgs)
 	if opts.DebuggingPort {
 		args = append(args, "--remote-debugging-port=0")
 	} else {
@@ -181,7 +187,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	}
 	args = append(args, "--user-data-dir="+p.profile)
 	if opts.Headless {
-		args = append(args, "--headless", "--disable-gpu")
+		args = append(args, withoutDefaults([]string{"--headless", "--disable-gpu"}, opts.IgnoreDefaultArgs)...)
 	}
 	if os.Geteuid() == 0 {
 		// Chromium refuses to start as root with its sandbox on.
@@ -265,6 +271,19 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	return p, nil
+}
+
+// withoutDefaults returns the switches of defaults that ignore does not
+// name, by whole switch or by the name before its "=".
+func withoutDefaults(defaults, ignore []string) []string {
+	out := make([]string, 0, len(defaults))
+	for _, d := range defaults {
+		name, _, _ := strings.Cut(d, "=")
+		if !slices.Contains(ignore, d) && !slices.Contains(ignore, name) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // checkArgs refuses extra switches that would open the browser's control

@@ -1,0 +1,73 @@
+package page
+
+// Third-party developer tools: the tools a page offers for its own
+// debugging, through the devtoolstooldiscovery event (js/discover3p.js)
+// and through WebMCP tools annotated debugging: true (webmcp.go). The
+// event's tools live in the page's main world, where its listeners are:
+// discovering and running them is a script there, run as evaluate_script's
+// are (under the call's deadline, stopped when it passes, dialogs
+// answered), whose result is the page's word about itself.
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+// discover3pJS is a function that dispatches devtoolstooldiscovery and
+// resolves with the tool groups the page answered with.
+//
+//go:embed js/discover3p.js
+var discover3pJS string
+
+// execute3pJS is a function (name, args, ...elements) that runs one of the
+// discovered tools and resolves with its result, made JSON-safe.
+//
+//go:embed js/execute3p.js
+var execute3pJS string
+
+// ToolGroup is a group of developer tools a page offers.
+type ToolGroup struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	Tools       []GroupTool `json:"tools"`
+}
+
+// GroupTool is one developer tool of a [ToolGroup].
+type GroupTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// maxDiscovery bounds the JSON of the tool groups a page may answer with.
+const maxDiscovery = 1 << 20
+
+// DevToolGroups asks the page for the developer tools it offers through
+// the devtoolstooldiscovery event.
+func (a *Actor) DevToolGroups(ctx context.Context) ([]ToolGroup, State, error) {
+	res, err := a.Evaluate(ctx, Script{Source: discover3pJS, SkipStableDOM: true, MaxResult: maxDiscovery})
+	if err != nil {
+		return nil, State{}, err
+	}
+	if res.Cut {
+		return nil, res.State, fmt.Errorf("the page's developer tools take more than %d bytes of JSON to describe", maxDiscovery)
+	}
+	var groups []ToolGroup
+	if err := json.Unmarshal([]byte(res.JSON), &groups); err != nil {
+		return nil, res.State, fmt.Errorf("read the page's developer tools: %w", err)
+	}
+	return groups, res.State, nil
+}
+
+// RunDevTool runs the page's developer tool name with args (a JSON
+// object), whose top-level {uid} values are the elements uids names, in
+// order. As chrome-devtools-mcp, it does not wait for the DOM to settle
+// after the tool: a tool reports, it is not an action. The result's JSON
+// is "undefined" when the tool returned nothing.
+func (a *Actor) RunDevTool(ctx context.Context, name string, args json.RawMessage, uids []string, maxResult int) (ScriptResult, error) {
+	n, _ := json.Marshal(name)
+	src := fmt.Sprintf("(...elements) => (\n%s\n)(%s, %s, ...elements)", execute3pJS, n, args)
+	return a.Evaluate(ctx, Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
+}

@@ -1,0 +1,307 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/tabhive/tabhive/page"
+)
+
+// webmcpBudget bounds running a page's tool: it is the page's own code,
+// which may fetch or wait, as a script may.
+const webmcpBudget = scriptBudget
+
+// webmcpTools list and run the tools a page registers with WebMCP
+// (--category-experimental-webmcp), and the developer tools it offers
+// (--category-experimental-third-party): WebMCP tools annotated for
+// debugging, and those its devtoolstooldiscovery listeners describe.
+func (s *Server) webmcpTools() []*tool {
+	return []*tool{
+		define(tool{name: "list_webmcp_tools", description: "Lists all WebMCP tools the page exposes (excluding debugging tools, which are exposed via 'list_3p_developer_tools').", page: true, readOnly: true},
+			fixed[struct{}](listBudget), runListWebMCPTools),
+		define(tool{name: "execute_webmcp_tool", description: "Executes a WebMCP tool exposed by the page (for debugging tools, use 'execute_3p_developer_tool').", page: true, action: true},
+			fixed[executeWebMCPArgs](webmcpBudget), runExecuteWebMCPTool),
+		define(tool{name: "list_3p_developer_tools", description: list3pDescription, page: true, readOnly: true},
+			fixed[struct{}](snapshotBudget), runList3pTools),
+		define(tool{name: "execute_3p_developer_tool", description: "Executes a third-party developer tool exposed by the page.", page: true, action: true},
+			fixed[execute3pArgs](webmcpBudget), runExecute3pTool),
+	}
+}
+
+const list3pDescription = `Lists all third-party developer tools the page exposes for providing runtime information (including debugging WebMCP tools and tools exposed via the 'devtoolstooldiscovery' event).
+Third-party developer tools can be called via the 'execute_3p_developer_tool()' MCP tool.
+Alternatively, third-party developer tools exposed via the 'devtoolstooldiscovery' event can be executed by calling 'evaluate_script' and adding the
+following command to the script:
+` + "`window.__dtmcp.executeTool(toolName, params)`" + `
+This might be helpful when the third-party developer tools return non-serializable values or when composing
+third-party developer tools with additional functionality.`
+
+type executeWebMCPArgs struct {
+	ToolName string `json:"toolName" required:"true" desc:"The name of the WebMCP tool to execute"`
+	Input    string `json:"input" desc:"The JSON-stringified parameters to pass to the WebMCP tool"`
+}
+
+type execute3pArgs struct {
+	ToolName string `json:"toolName" required:"true" desc:"The name of the tool to execute"`
+	Params   string `json:"params" desc:"The JSON-stringified parameters to pass to the tool"`
+}
+
+// jsonObject parses a tool's JSON-stringified arguments, which must be an
+// object; "" is {}.
+func jsonObject(what, raw string) (json.RawMessage, map[string]any, error) {
+	if raw == "" {
+		return json.RawMessage("{}"), map[string]any{}, nil
+	}
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		return nil, nil, fmt.Errorf("Failed to parse %s as JSON: %v. Give a JSON object, such as {\"a\": 1}.", what, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, fmt.Errorf("Failed to parse %s as JSON: Parsed %s is not an object. Give a JSON object, such as {\"a\": 1}.", what, what)
+	}
+	return json.RawMessage(raw), m, nil
+}
+
+// webmcpError says in one sentence what stopped a WebMCP call.
+func webmcpError(name string, err error) error {
+	switch {
+	case errors.Is(err, page.ErrNoWebMCPTool):
+		return fmt.Errorf("Tool %s not found", name)
+	case errors.Is(err, page.ErrNoModelContext):
+		return errors.New("This page has no WebMCP (document.modelContext): Chrome exposes it with --enable-features=WebMCP, which tabhive adds to the Chromium it launches with --category-experimental-webmcp; a browser it connects to must be started with it.")
+	}
+	return err
+}
+
+func runListWebMCPTools(ctx context.Context, c *call, _ *struct{}) error {
+	tools, state, err := c.page.WebMCPTools(ctx)
+	if err != nil {
+		return webmcpError("", err)
+	}
+	c.r.state(state)
+	c.r.line("## WebMCP tools")
+	n := 0
+	for _, t := range tools {
+		if t.Debugging {
+			continue
+		}
+		n++
+		ann := "undefined"
+		if len(t.Annotations) > 0 {
+			ann = compactJSON(t.Annotations)
+		}
+		c.r.line("name=%q, description=%q, inputSchema=%s, annotations=%s", t.Name, t.Description, schemaText(t.InputSchema), ann)
+	}
+	if n == 0 {
+		c.r.line("No WebMCP tools available.")
+	}
+	return nil
+}
+
+// schemaText is an input schema as a reply prints it: compact JSON, {}
+// when the tool gave none.
+func schemaText(s json.RawMessage) string {
+	if len(s) == 0 {
+		return "{}"
+	}
+	return compactJSON(s)
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func runExecuteWebMCPTool(ctx context.Context, c *call, a *executeWebMCPArgs) error {
+	input, _, err := jsonObject("input", a.Input)
+	if err != nil {
+		return err
+	}
+	res, state, err := c.page.InvokeWebMCPTool(ctx, a.ToolName, input, false)
+	if err != nil {
+		return webmcpError(a.ToolName, err)
+	}
+	c.r.state(state)
+	// {status, output, error}, indented, as chrome-devtools-mcp prints it;
+	// absent members are left out.
+	out := struct {
+		Status string          `json:"status"`
+		Output json.RawMessage `json:"output,omitempty"`
+		Error  string          `json:"error,omitempty"`
+	}{res.Status, res.Output, res.Error}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	c.r.lines = append(c.r.lines, string(b))
+	return nil
+}
+
+func runList3pTools(ctx context.Context, c *call, _ *struct{}) error {
+	var groups []page.ToolGroup
+	// WebMCP's debugging tools first, as one group, when WebMCP is there.
+	tools, _, err := c.page.WebMCPTools(ctx)
+	if err != nil && !errors.Is(err, page.ErrNoModelContext) {
+		return err
+	}
+	var dbg []page.GroupTool
+	for _, t := range tools {
+		if t.Debugging {
+			dbg = append(dbg, page.GroupTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+	}
+	if len(dbg) > 0 {
+		groups = append(groups, page.ToolGroup{Name: "WebMCP Tools", Description: "Tools exposed via WebMCP", Tools: dbg})
+	}
+	found, state, err := c.page.DevToolGroups(ctx)
+	if err != nil {
+		return err
+	}
+	c.r.state(state)
+	groups = append(groups, found...)
+	if len(groups) == 0 {
+		c.r.line("The page exposes no third-party developer tools: it registered no WebMCP tool annotated debugging: true, and no listener answered the devtoolstooldiscovery event.")
+		return nil
+	}
+	c.r.line("## Third-party developer tools")
+	for _, g := range groups {
+		c.r.line("%s: %s", g.Name, g.Description)
+		c.r.line("Available tools:")
+		for _, t := range g.Tools {
+			c.r.line("name=%q, description=%q, inputSchema=%s", t.Name, t.Description, schemaText(t.InputSchema))
+		}
+	}
+	return nil
+}
+
+func runExecute3pTool(ctx context.Context, c *call, a *execute3pArgs) error {
+	params, values, err := jsonObject("params", a.Params)
+	if err != nil {
+		return err
+	}
+	// A WebMCP tool annotated for debugging, if the page has one by that
+	// name; else one its devtoolstooldiscovery listeners describe.
+	res, state, err := c.page.InvokeWebMCPTool(ctx, a.ToolName, params, true)
+	switch {
+	case err == nil:
+		c.r.state(state)
+		if res.Status != "Completed" {
+			if res.Error != "" {
+				return errors.New(period(res.Error))
+			}
+			return fmt.Errorf("Tool execution failed: %s", res.Status)
+		}
+		if len(res.Output) == 0 {
+			c.r.line("Tool returned no result.")
+			return nil
+		}
+		c.r.lines = append(c.r.lines, indentJSON(res.Output))
+		return nil
+	case !errors.Is(err, page.ErrNoWebMCPTool) && !errors.Is(err, page.ErrNoModelContext):
+		return err
+	}
+	groups, _, err := c.page.DevToolGroups(ctx)
+	if err != nil {
+		return err
+	}
+	var schema json.RawMessage
+	found := false
+	for _, g := range groups {
+		for _, t := range g.Tools {
+			if t.Name == a.ToolName && !found {
+				schema, found = t.InputSchema, true
+			}
+		}
+	}
+	if !found {
+		return fmt.Errorf("Tool %s not found", a.ToolName)
+	}
+	if err := validateParams(schema, values); err != nil {
+		return fmt.Errorf("Invalid parameters for tool %s: %v", a.ToolName, err)
+	}
+	// {uid} values at the top level name elements of the latest snapshot.
+	var uids []string
+	for _, v := range orderedValues(params) {
+		if m, ok := v.(map[string]any); ok && len(m) == 1 {
+			if uid, ok := m["uid"].(string); ok {
+				uids = append(uids, uid)
+			}
+		}
+	}
+	out, err := c.page.RunDevTool(ctx, a.ToolName, params, uids, inlineResultLimit(c.s.replyLimit()))
+	if err != nil {
+		if se, ok := errorsAs[*page.ScriptError](err); ok {
+			return errors.New(period(strings.TrimPrefix(se.Msg, "Error: ")))
+		}
+		return err
+	}
+	c.r.state(out.State)
+	if out.JSON == "undefined" || out.JSON == "" {
+		c.r.line("Tool returned no result.")
+	} else {
+		c.r.lines = append(c.r.lines, indentJSON(json.RawMessage(out.JSON)))
+	}
+	c.r.navigatedTo = out.NavigatedTo
+	c.r.pending = out.Pending
+	return nil
+}
+
+// validateParams checks a developer tool's arguments against the input
+// schema the page gave, as chrome-devtools-mcp does. A schema that does
+// not parse validates nothing: the tool receives the arguments as given.
+func validateParams(schema json.RawMessage, values map[string]any) error {
+	if len(schema) == 0 {
+		return nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil
+	}
+	return rs.Validate(values)
+}
+
+// orderedValues returns the values of a JSON object in the order they are
+// written, as the page sees its keys: {uid} arguments become elements in
+// that order.
+func orderedValues(raw json.RawMessage) []any {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var out []any
+	for dec.More() {
+		if _, err := dec.Token(); err != nil {
+			return out
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return out
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// indentJSON prints a JSON value indented by two spaces, as
+// JSON.stringify(v, null, 2) does.
+func indentJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
