@@ -87,13 +87,16 @@ func (m *Metrics) observe(tool, outcome string, d time.Duration) {
 	m.latency.WithLabelValues(tool).Observe(d.Seconds())
 }
 
-// gauges registers the live page and session counts.
-func (m *Metrics) gauges(pages, sessions func() int) {
+// gauges registers the live page, session and call counts: what an
+// autoscaler scales on.
+func (m *Metrics) gauges(pages, sessions, calls func() int) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_pages", Help: "Open pages."},
 			func() float64 { return float64(pages()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_sessions", Help: "Connected MCP sessions."},
 			func() float64 { return float64(sessions()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_calls_in_flight", Help: "Tool calls being answered."},
+			func() float64 { return float64(calls()) }),
 	)
 }
 

@@ -90,6 +90,12 @@ type Config struct {
 	// Zero or negative means the default, so that a reply is never
 	// unbounded; values under [MinReplyBytes] are raised to it.
 	MaxReplyBytes int
+	// InstanceID starts the id of every HTTP session this server makes,
+	// followed by a dot, so that a router in front of several instances can
+	// tell from the Mcp-Session-Id header alone which one holds a session
+	// (--instance-id; see routing.go). Check it with [CheckInstanceID]. If
+	// empty, session ids are random only.
+	InstanceID string
 	// SnapshotMaxBytes bounds a snapshot's text in a reply
 	// (--snapshot-max-bytes): a longer one is saved to a file in the
 	// session's private directory and the reply gives its outline instead.
@@ -124,8 +130,17 @@ type Server struct {
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
 	watchers sync.WaitGroup     // one per session, ends with it; and roots requests
 	closing  atomic.Bool        // set when Close starts
-	stop     context.CancelFunc // ends the metrics summary
+	life     context.Context    // ends when Close starts
+	stop     context.CancelFunc // ends life: the metrics summary, a browser start from /readyz
 	done     sync.WaitGroup     // the metrics summary goroutine
+
+	known    sync.Map     // ids of the HTTP sessions open here (routing.go)
+	gate     drainGate    // HTTP requests in flight, and the drain (health.go)
+	inflight atomic.Int64 // tool calls in flight, for /metrics
+
+	warmMu  sync.Mutex // guards warming and warmErr (health.go)
+	warming bool       // a browser start from /readyz is under way
+	warmErr string     // why the last one failed, "" if it did not
 }
 
 // New returns a server whose tools drive the pages of sup.
@@ -140,13 +155,14 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
-	s.metrics.gauges(sup.Count, s.sessionCount)
+	s.metrics.gauges(sup.Count, s.sessionCount, func() int { return int(s.inflight.Load()) })
 	ctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
+	s.life, s.stop = ctx, stop
 	s.done.Add(1)
 	go func() { defer s.done.Done(); s.metrics.logEvery(ctx, s.log, time.Minute) }()
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tabhive", Title: "tabhive: parallel Chrome for AI agents", Version: cfg.Version},
 		&mcp.ServerOptions{
+			GetSessionID: sessionIDs(cfg.InstanceID),
 			Instructions: "tabhive drives Chrome for AI agents, many tabs in parallel. It speaks chrome-devtools-mcp's tools. " +
 				"Pass pageId to any page tool to act on that page regardless of the selected one: the safe way for parallel agents.",
 			RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
@@ -168,6 +184,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	for _, t := range s.toolList() {
 		s.add(t)
 	}
+	s.serveFiles()
 	return s
 }
 
@@ -207,6 +224,13 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 			defer s.watchers.Done()
 			ss.Wait()
 			s.sessions.Delete(ss)
+			if sess.remote.Load() {
+				// Its client could reach the files only through the
+				// session, as resources; they go with it.
+				if err := sess.sandbox.RemovePrivate(); err != nil {
+					s.log.Warn().Err(err).Msg("removing an ended session's files")
+				}
+			}
 			if sess.isolated != "" {
 				// The session's pages go with it.
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -227,7 +251,10 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 }
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
-	sess := &session{ss: ss, sandbox: sandbox.New(s.sandboxConfig()), background: &s.watchers}
+	sess := &session{ss: ss, background: &s.watchers}
+	cfg := s.sandboxConfig()
+	cfg.Written = func(path string) { sess.written.add(path) }
+	sess.sandbox = sandbox.New(cfg)
 	if s.cfg.IsolateSessions {
 		sess.isolated = fmt.Sprintf("session-%d", s.nextCtx.Add(1))
 	}
@@ -244,8 +271,11 @@ func (s *Server) newSession(ss *mcp.ServerSession) *session {
 	return sess
 }
 
-// sandbox returns the file sandbox of the call's session.
-func (c *call) sandbox(ctx context.Context) *sandbox.Sandbox { return c.sess.files(ctx) }
+// sandbox returns the file sandbox of the call's session, as a view that
+// records the files the call writes: its reply links them (resources.go).
+func (c *call) sandbox(ctx context.Context) *sandbox.Sandbox {
+	return c.sess.files(ctx).Observe(c.files.add)
+}
 
 // tool is one MCP tool: its schema, its budget and its handler.
 type tool struct {
@@ -278,6 +308,7 @@ type call struct {
 	budget time.Duration // the call's deadline, from its start
 	pageID int
 	page   *page.Actor
+	files  callFiles // written through c.sandbox, linked in the reply
 }
 
 // define makes a tool from a typed handler.
@@ -314,9 +345,12 @@ func (s *Server) add(t *tool) {
 // handle runs one tool call from arguments to reply.
 func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
 	s.capReply(t, res)
+	s.linkFiles(c, res)
 	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()
 	if res.IsError {

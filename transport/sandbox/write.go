@@ -29,36 +29,48 @@ import (
 // existing one is truncated and keeps its mode. Failures other than denial
 // read "could not write <path>: <cause>".
 func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error) {
-	allowed := s.allowed()
-	abs, err := s.abs(allowed, path)
-	if err != nil {
-		return "", err
-	}
-	abs = withExt(abs, ext)
-
-	full, err := canonicalize(abs)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", path, err)
-	}
-	if _, err := allowed.check(path, full); err != nil {
-		return "", err
-	}
-	// full differs from target only when the final component is an existing
-	// symlink, which write refuses; target is checked too so that even then
-	// nothing is created outside the allowed locations.
-	dir, err := canonicalize(filepath.Dir(abs))
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", path, err)
-	}
-	target := filepath.Join(dir, filepath.Base(abs))
-	anchor, err := allowed.check(path, target)
+	anchor, target, err := s.target(path, ext)
 	if err != nil {
 		return "", err
 	}
 	if err := write(anchor, target, data); err != nil {
 		return "", fmt.Errorf("could not write %s: %w", target, err)
 	}
+	s.wrote(target)
 	return target, nil
+}
+
+// target checks path for writing, with ext forced on it, and returns the
+// allowed directory it lies in (the anchor of the open) and the canonical
+// path to open.
+func (s *Sandbox) target(path, ext string) (anchor, target string, err error) {
+	allowed := s.allowed()
+	abs, err := s.abs(allowed, path)
+	if err != nil {
+		return "", "", err
+	}
+	abs = withExt(abs, ext)
+
+	full, err := canonicalize(abs)
+	if err != nil {
+		return "", "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	if _, err := allowed.check(path, full); err != nil {
+		return "", "", err
+	}
+	// full differs from target only when the final component is an existing
+	// symlink, which the open refuses; target is checked too so that even
+	// then nothing is created outside the allowed locations.
+	dir, err := canonicalize(filepath.Dir(abs))
+	if err != nil {
+		return "", "", fmt.Errorf("resolve %s: %w", path, err)
+	}
+	target = filepath.Join(dir, filepath.Base(abs))
+	anchor, err = allowed.check(path, target)
+	if err != nil {
+		return "", "", err
+	}
+	return anchor, target, nil
 }
 
 // TempFile writes data to a new file in the sandbox's private directory
@@ -96,6 +108,7 @@ func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("could not write %s: %w", target, err)
 		}
+		s.wrote(target)
 		return target, nil
 	}
 	return "", fmt.Errorf("could not write %s: no free file name in %s", name, allowed.private)
@@ -138,28 +151,7 @@ var errSymlink = errors.New("the file is a symbolic link, which is never followe
 // that check and the open a concurrent process could plant such a symlink;
 // the write would then still land inside anchor.
 func write(anchor, target string, data []byte) (err error) {
-	rel, err := filepath.Rel(anchor, target)
-	if err != nil {
-		return err
-	}
-	r, err := os.OpenRoot(anchor)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-
-	if dir := filepath.Dir(rel); dir != "." {
-		if err := r.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	switch fi, err := r.Lstat(rel); {
-	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
-		return errSymlink
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	f, err := r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := openForWrite(anchor, target)
 	if err != nil {
 		return err
 	}
@@ -170,6 +162,33 @@ func write(anchor, target string, data []byte) (err error) {
 	}()
 	_, err = f.Write(data)
 	return err
+}
+
+// openForWrite creates or truncates target, which lies inside the
+// directory anchor, and returns it open for writing (see write).
+func openForWrite(anchor, target string) (*os.File, error) {
+	rel, err := filepath.Rel(anchor, target)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(anchor)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+
+	if dir := filepath.Dir(rel); dir != "." {
+		if err := r.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	switch fi, err := r.Lstat(rel); {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return nil, errSymlink
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 }
 
 // withExt forces the extension ext onto the final component of the clean
