@@ -2,9 +2,9 @@ package main
 
 import (
 	"flag"
-	"net/http"
 	"github.com/tabhive/tabhive/transport"
 	"io"
+	"net/http"
 	"os"
 	"reflect"
 	"regexp"
