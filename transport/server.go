@@ -155,7 +155,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
-	s.metrics.gauges(sup.Count, s.sessionCount, func() int { return int(s.inflight.Load()) })
+	s.metrics.gauges(sup.Count, s.sessionCount, func() int { return int(s.inflight.Load()) }, sup.Connected)
 	ctx, stop := context.WithCancel(context.Background())
 	s.life, s.stop = ctx, stop
 	s.done.Add(1)

@@ -109,6 +109,11 @@ func TestCreateRefusesSymlink(t *testing.T) {
 // RemovePrivate removes the directory the sandbox made, with its files,
 // and a later write makes a new one; a configured directory is left alone.
 func TestRemovePrivate(t *testing.T) {
+	// The process's private directory is made once: in a temp dir of the
+	// test's own, and removed after, so that TestDefaultPrivateDir makes
+	// its own.
+	t.Setenv("TMPDIR", canonical(t, t.TempDir()))
+	t.Cleanup(func() { sandbox.Cleanup() })
 	sb := sandbox.New(sandbox.Config{})
 	p, err := sb.TempFile("snap.txt", []byte("x"))
 	if err != nil {
