@@ -3,7 +3,7 @@
 // messages one at a time, while other goroutines talk to it only with
 // [Ask].
 //
-// It knows nothing about CDP or MCP. What it guarantees (DESIGN §2):
+// It knows nothing about CDP or MCP. What it guarantees (ARCHITECTURE.md §2):
 //
 //   - [Ask] returns when the caller's context ends, even if the actor is
 //     stuck in another message.
@@ -231,7 +231,7 @@ func Ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, 
 }
 
 // Await runs fn on a new goroutine and waits for it, applying the actor's
-// events meanwhile (DESIGN §2 law 5). It must be called only from the actor's
+// events meanwhile (ARCHITECTURE.md §2, law 5). It must be called only from the actor's
 // goroutine, inside a handler or Init.
 //
 // Await returns fn's error, or ctx's cause if ctx ends first. If interrupt is

@@ -13,7 +13,7 @@ import (
 )
 
 // TestAskReturnsAtDeadlineWhenStuck: a handler that ignores its context must
-// not hold the caller past its deadline (DESIGN §2 law 4).
+// not hold the caller past its deadline (ARCHITECTURE.md §2, law 4).
 func TestAskReturnsAtDeadlineWhenStuck(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := actor.Spawn(actor.Config{Name: "stuck"})

@@ -17,7 +17,7 @@ import (
 // Named browser contexts (new_page's isolatedContext): pages in one context
 // share cookies and storage; pages in different contexts share nothing.
 // A context is created on first use of its name and reused by name after;
-// it lives as long as the browser, as upstream keeps them (seed 003 §2.2).
+// it lives as long as the browser, as chrome-devtools-mcp keeps them.
 
 // contextID returns the browser context id for name, creating the context
 // on first use. Run goroutine only.

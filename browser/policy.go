@@ -13,7 +13,7 @@ import (
 // Policy decides which requests the browser may make: every request of
 // every target (pages, their frames in any process, popups, workers,
 // service workers), every hop of a redirect, navigations and subresources
-// alike (issue 10). The supervisor enforces it with browser-wide request
+// alike. The supervisor enforces it with browser-wide request
 // interception (Fetch.enable on the browser's own session), so a page
 // cannot route around it; what the tools refuse up front, with a clearer
 // sentence, is the agent-facing side of the same rules.

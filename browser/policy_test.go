@@ -129,7 +129,7 @@ navigator.serviceWorker.register('/sw.js');
 
 // TestPolicyHoldsInOutOfProcessFrames: the page actor attaches to
 // out-of-process iframes and holds their renderers until it listens
-// (issue 13); the policy still decides every request they make: their
+// (oopif.go in package page); the policy still decides every request they make: their
 // fetches, their own iframes, their navigations. Their server is the
 // witness.
 func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {

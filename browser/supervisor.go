@@ -9,7 +9,7 @@
 // Chromium process and the registry. It publishes the registry as an
 // immutable value behind an atomic pointer after each change, so listing
 // pages and finding a page's actor never wait on anything: not on the
-// supervisor's mailbox, and never on a renderer (DESIGN §2 law 7). Target
+// supervisor's mailbox, and never on a renderer (ARCHITECTURE.md §2, law 7). Target
 // events keep the registry current; a page actor also reports each
 // navigation it completes (page.Config.OnNavigated), because the browser
 // reports a new title a little after the page has it. The handlers do no
@@ -140,7 +140,7 @@ type Supervisor struct {
 	log       zerolog.Logger
 	act       *actor.Actor
 	snapshots page.SnapshotCounter // snapshot ids for every page of the process
-	nextID    atomic.Int64         // page ids, never reused (DESIGN §3)
+	nextID    atomic.Int64         // page ids, never reused (ARCHITECTURE.md §3)
 	// generation counts browsers: 1 after the first launch or connection,
 	// one more after each relaunch or reconnection.
 	generation atomic.Int64
@@ -486,8 +486,8 @@ func (s *Supervisor) connection(ctx context.Context) (*cdpconn.Conn, error) {
 }
 
 // Close stops every page actor and the supervisor, then closes a browser
-// that was launched or disconnects from one that was connected to (DESIGN
-// §2 law 9). It returns within a few seconds whatever the browser does.
+// that was launched or disconnects from one that was connected to
+// (ARCHITECTURE.md §2, law 9). It returns within a few seconds whatever the browser does.
 func (s *Supervisor) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.act.Stop(ErrShutdown)

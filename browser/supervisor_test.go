@@ -219,7 +219,7 @@ func TestNoBrowserOnPath(t *testing.T) {
 
 // TestConnectOnlyDisconnects: a browser we connected to (--ws-endpoint,
 // --browser-url) is left running, tabs and all, when the supervisor closes
-// (DESIGN §2 law 9).
+// (ARCHITECTURE.md §2, law 9).
 func TestConnectOnlyDisconnects(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {

@@ -156,8 +156,7 @@ type MessageFilter struct {
 // Console collects a page's console messages, uncaught exceptions and browser
 // issues in one stream of navigation segments.
 //
-// Issues are de-duplicated twice, as chrome-devtools-mcp does (seed 000
-// §5.5): an issue whose code and key were seen is dropped, and the remaining
+// Issues are de-duplicated twice, as chrome-devtools-mcp does: an issue whose code and key were seen is dropped, and the remaining
 // issues are aggregated into one message per code whose [Message.Count]
 // grows. Both caches are per document and reset on a main-frame
 // cross-document navigation.

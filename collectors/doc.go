@@ -6,7 +6,7 @@
 // goroutines and hold no locks: each page actor owns one [Network] and one
 // [Console], converts the CDP events it receives into the plain structs of this
 // package and feeds them in event order, from its own goroutine only
-// (DESIGN §2.1). No CDP or MCP type appears here.
+// (ARCHITECTURE.md §2, law 1). No CDP or MCP type appears here.
 //
 // # Segments
 //

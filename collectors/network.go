@@ -480,7 +480,8 @@ func (n *Network) LoadingFailed(ev FailedEvent) {
 //
 // The request that loaded the new document was sent before the navigation
 // committed, so it would otherwise stay in the previous segment and be
-// missing from the default listing (seed 000 §5.4). So the new segment starts
+// missing from the default listing (chrome-devtools-mcp lists it with
+// the new document's requests). So the new segment starts
 // at the last navigation request of the navigated frame in the current
 // segment, or at the first still kept hop of its redirect chain, and takes
 // everything that followed. If nav.LoaderID is set, only a request of that

@@ -62,7 +62,7 @@ type Config struct {
 
 // SnapshotCounter hands out snapshot ids, the first part of every uid. Its
 // owner shares one among all the pages of the process ([Config.Snapshots]),
-// so that a uid names one snapshot of one page (DESIGN §3). The zero value
+// so that a uid names one snapshot of one page (ARCHITECTURE.md §3). The zero value
 // starts at 1; a SnapshotCounter must not be copied after first use.
 type SnapshotCounter struct{ c snapshot.Counter }
 
@@ -392,7 +392,7 @@ func (a *Actor) call(ctx context.Context, fn func(ctx context.Context) error) er
 
 // needRenderer fails fast with a [*DialogError] while a dialog is open:
 // anything that needs the page's JavaScript or layout would hang until the
-// dialog is handled (DESIGN §2 law 6).
+// dialog is handled (ARCHITECTURE.md §2, law 6).
 func (a *Actor) needRenderer() error {
 	if a.dialog != nil {
 		return &DialogError{Dialog: *a.dialog}

@@ -8,7 +8,7 @@ import (
 
 // TestBudgetsNest: on every path, an inner wait ends before the wait that
 // contains it, so the page's own error reaches the caller before the
-// caller's deadline fires (DESIGN §2 law 3): call deadline > waits
+// caller's deadline fires (ARCHITECTURE.md §2, law 3): call deadline > waits
 // (within) > a script's own deadline (within - scriptReserve, when the
 // budget allows one).
 func TestBudgetsNest(t *testing.T) {

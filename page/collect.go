@@ -1,6 +1,6 @@
 package page
 
-// This file feeds the page's collectors (issue 4): it decodes the CDP
+// This file feeds the page's collectors: it decodes the CDP
 // events they consume into the plain structs of package collectors. The
 // console and network tools answer from them (console.go, network.go);
 // browser issues are mapped in issues.go, and values, stack traces and
@@ -11,7 +11,7 @@ package page
 // Nothing here blocks while collecting: what needs a round trip (an object
 // argument's full value, an exception's cause chain, a request or response
 // body) is read when an agent asks for that item, through a.call, so the
-// actor keeps applying events meanwhile (DESIGN §2 law 5).
+// actor keeps applying events meanwhile (ARCHITECTURE.md §2, law 5).
 
 import (
 	"context"

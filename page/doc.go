@@ -37,7 +37,7 @@
 // main-frame URL, the open dialog, the latest
 // snapshot and its uid map, the emulation in force, the console and
 // network collectors, and the waiter of the action in progress. No mutex
-// guards them (DESIGN §2 law 1); other goroutines reach them only through
+// guards them (ARCHITECTURE.md §2, law 1); other goroutines reach them only through
 // a method, which is a message. Two things are shared, as [Actor]'s fields
 // document: the CDP session, written once before the first message and
 // read-only after, and the default timeouts the emulation implies,
@@ -65,7 +65,7 @@
 //   - Make a CDP call without a context that can end it. Every exchange runs
 //     under the caller's deadline, through the actor runtime's Await or the
 //     waiter, and inner waits leave headroom so that the page's own error,
-//     not the caller's deadline, ends a call (DESIGN §2 law 3). Cleanup that
+//     not the caller's deadline, ends a call (ARCHITECTURE.md §2, law 3). Cleanup that
 //     must happen even when the caller gave up (releasing a remote object,
 //     removing an init script) runs under a short bound of its own.
 //   - Block on the browser without listening. While an exchange or a wait is

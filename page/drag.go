@@ -13,7 +13,7 @@ import (
 
 // dragSettle is how long a drag waits for Chrome to report an HTML5 drag
 // it intercepted, and pauses between dragging over the target and
-// dropping, as upstream does (seed 000 §5.7: its one fixed delay).
+// dropping, as chrome-devtools-mcp does (its one fixed delay).
 const dragSettle = 50 * time.Millisecond
 
 // oopifDragSettle is how long a drag from or onto an element of an

@@ -18,7 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Emulation (emulate, resize_page; issue 3). Every override is set on the
+// Emulation (emulate, resize_page). Every override is set on the
 // page's own CDP session, so it applies to this page only, lasts across its
 // navigations, and ends with the session. The settings in force live in
 // [emulationState], owned by the actor goroutine; the timeouts they imply are
@@ -90,8 +90,8 @@ type Viewport struct {
 const MaxViewportSide = 10_000_000
 
 // Timeouts are a page's default timeouts: the base defaults scaled by the
-// CPU and network it emulates, as chrome-devtools-mcp scales them (seed 003
-// §2.5), so that throttling does not make every wait time out.
+// CPU and network it emulates, as chrome-devtools-mcp 1.11 scales them,
+// so that throttling does not make every wait time out.
 type Timeouts struct {
 	// Navigation bounds a navigation's wait for its document when the
 	// caller gives no timeout: DefaultNavigationTimeout × network × CPU.
@@ -148,7 +148,7 @@ func (e Emulation) check() error {
 
 // preset is a network condition: Puppeteer's PredefinedNetworkConditions,
 // which chrome-devtools-mcp uses (its Slow 4G has Fast 3G's figures), and
-// the multiplier of timeouts that wait on the network (reference §3.8).
+// the multiplier of timeouts that wait on the network, as upstream's.
 type preset struct {
 	download, upload float64 // bytes per second; -1 for no limit
 	latency          float64 // added round-trip time, ms
@@ -230,7 +230,7 @@ type emulationState struct {
 }
 
 // cpu returns the CPU slowdown being emulated, 1 for none. Timeouts of
-// waits that depend on the page's own speed scale with it (seed 003 §2.5).
+// waits that depend on the page's own speed scale with it, as upstream's.
 func (e *emulationState) cpu() float64 { return cpuFactor(e.cur.CPU) }
 
 // network returns the network slowdown being emulated (Slow 3G = 10), 1

@@ -17,7 +17,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 )
 
-// The evaluate engine (DESIGN §6, seed 002). A script runs under the call's
+// The evaluate engine (ARCHITECTURE.md §9). A script runs under the call's
 // deadline. A script still running when the deadline passes is stopped:
 // Runtime.terminateExecution ends synchronous work (a while(true){}), and an
 // in-page timer settles a promise that never would, so the CDP call returns
@@ -71,7 +71,7 @@ type Script struct {
 	SkipStableDOM bool
 	// MaxResult bounds [ScriptResult.JSON], in bytes of JSON text. A longer
 	// result is cut in the page, before it crosses CDP, so that a script
-	// returning 50 MB costs this process MaxResult, not 50 MB (issue 10).
+	// returning 50 MB costs this process MaxResult, not 50 MB.
 	// If zero, [DefaultMaxResult].
 	MaxResult int
 	// Output, if non-nil, receives the whole result instead of JSON: it is
@@ -328,7 +328,7 @@ func (v scriptValue) release(c *cdp.Client) {
 	}
 }
 
-// A result is bounded in the page, before it crosses CDP (issue 10): a
+// A result is bounded in the page, before it crosses CDP: a
 // script returning a 50 MB string used to cost 52 MB of CDP message, a
 // 52 MB reply and half a GB of heap. Both wrappers below serialise the
 // result and hand it to boundJS, which either returns it by value, cut to

@@ -16,7 +16,8 @@ import (
 )
 
 // A result longer than MaxResult comes back as its head, cut at a
-// character boundary within MaxResult bytes, with the whole size (issue 10).
+// character boundary within MaxResult bytes, with the whole size: one
+// call must not take the server's memory.
 func TestEvaluateResultBounded(t *testing.T) {
 	t.Parallel()
 	a := open(t, serve(t, map[string]http.Handler{"/": browsertest.HTML("Eval", `<p>x</p>`)})+"/")

@@ -1,6 +1,6 @@
 package page
 
-// Out-of-process iframes (issue 13). A cross-site iframe runs in a
+// Out-of-process iframes. A cross-site iframe runs in a
 // renderer of its own, which the page's session cannot reach: its DOM,
 // scripts, console and requests belong to a target of its own. The page's
 // session asks Chrome to attach to those targets as they appear

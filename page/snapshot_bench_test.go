@@ -155,7 +155,7 @@ func runtimeEval(expr string) *runtime.EvaluateArgs {
 // list items with three iframes of 300 items each, the iframes on the
 // page's own site ("same-site": one renderer) or each on a site of its own
 // ("cross-site": out-of-process iframes, walked through their own
-// sessions, issue 13).
+// sessions).
 //
 //	go test -run '^$' -bench SnapshotFrames -benchtime 10x ./page/
 func BenchmarkSnapshotFrames(b *testing.B) {

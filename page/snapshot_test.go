@@ -327,7 +327,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 // TestSnapshotCrossSiteFrame: a cross-site iframe runs in another renderer
-// process, reached through a session of its own (issue 13); both paths
+// process, reached through a session of its own; both paths
 // show its document under its <iframe>, named or not.
 func TestSnapshotCrossSiteFrame(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,6 @@
 package page
 
-// Parts of a snapshot (issue 14): take_snapshot's uid, depth, query and
+// Parts of a snapshot: take_snapshot's uid, depth, query and
 // inViewport. The whole snapshot is taken as before, so that it becomes
 // the page's latest (uids resolve against it, and the session's diff
 // compares whole snapshots); the view only chooses what is printed.

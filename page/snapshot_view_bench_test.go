@@ -12,8 +12,9 @@ import (
 
 // BenchmarkSnapshotTool measures take_snapshot on the actor as the tool
 // runs it (walk, uids, text) on the harness's 2,000-item page: the whole
-// snapshot ("full", the path every default call takes, to compare before
-// and after issue 14), and the parts issue 14 added, which take the whole
+// snapshot ("full", the path every default call takes, to compare with
+// the time before parts existed), and the parts (uid, depth, query,
+// inViewport), which take the whole
 // snapshot and print less of it. It also times the diff and the outline of
 // that snapshot's text, which the transport computes.
 //

@@ -17,7 +17,7 @@ import (
 )
 
 // causalJS evaluates to install(counting, lifetime), the causal tracker of
-// the post-action waiter (issue 12; package waiter says what it follows).
+// the post-action waiter (package waiter says what it follows).
 //
 //go:embed js/causal.js
 var causalJS string
@@ -176,7 +176,7 @@ func (p *framesProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 
 // headroom is how much of a call's budget an inner wait leaves unused, so
 // that the page's own result, not the caller's deadline, ends the call
-// (DESIGN §2 law 3).
+// (ARCHITECTURE.md §2, law 3).
 func headroom(ctx context.Context) time.Duration {
 	dl, ok := ctx.Deadline()
 	if !ok {

@@ -59,7 +59,8 @@ func TestResizeBoundIsMaxViewportSide(t *testing.T) {
 	}
 }
 
-// Every timeout argument is decoded under the same rule (issue 10): 0 or
+// Every timeout argument is decoded under the same rule, so that no
+// agent can hold the server with an absurd one: 0 or
 // absent is the tool's default, up to maxTimeout as given, up to
 // absurdTimeout lowered to maxTimeout, and negative or absurd values (one
 // that would overflow a time.Duration included) refused with one sentence.

@@ -33,14 +33,14 @@ const bigSize = 50<<20 + 2
 // three times the reply cap, some fifty chunks. Saving is slow under the
 // race detector (encoding/json scans every byte, instrumented: about 15 s
 // for 50 MB), so the saving tests use this; the 50 MB case is measured
-// against the binary (issue 10's report).
+// against the binary (bench/evalmemory).
 const fileResult = "() => 'x'.repeat(12 << 20)"
 
 // fileSize is the size of fileResult's JSON text.
 const fileSize = 12<<20 + 2
 
 // A script returning 50 MB gets a bounded reply that says what was cut and
-// how to get all of it; with filePath, all of it is saved (issue 10).
+// how to get all of it; with filePath, all of it is saved.
 //
 // Not parallel: making and moving 60 MB keeps Chromium and the race
 // detector busy for seconds, which would slow the timing checks of the
@@ -96,7 +96,7 @@ func TestEvaluateLargeResult(t *testing.T) {
 }
 
 // Four parallel calls each returning 50 MB keep this process's heap small:
-// the result is cut in the page. Before issue 10 they grew it by 1356 MiB.
+// the result is cut in the page. Before it was, they grew it by 1356 MiB.
 // Saved to files, results are read from the page in chunks and never held
 // whole.
 //
@@ -189,8 +189,7 @@ func heapDuring(t *testing.T, fn func()) (baseline, peak uint64) {
 }
 
 // Every reply is capped in one place: the text is cut at a character
-// boundary and ends with the number of bytes cut and how to get them
-// (issue 10).
+// boundary and ends with the number of bytes cut and how to get them.
 func TestReplyCap(t *testing.T) {
 	t.Parallel()
 	const limit = 2000
@@ -259,7 +258,7 @@ func checkCut(t *testing.T, tool, whole, cut string, limit int, hint string) {
 
 // timeout is clamped to 5 minutes and refused beyond an hour or below 0,
 // for every tool that takes one; 9223372036854 no longer overflows into a
-// negative budget (issue 10).
+// negative budget.
 func TestTimeoutArgument(t *testing.T) {
 	t.Parallel()
 	cs := inMemory(t)

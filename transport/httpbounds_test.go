@@ -18,7 +18,7 @@ import (
 )
 
 // TestHTTPReadTimeoutCutsTrickle: a request body sent a byte at a time
-// cannot hold its connection past ReadTimeout (issue 10, finding 5: with
+// cannot hold its connection past ReadTimeout (with
 // only ReadHeaderTimeout set, a body trickled at one byte per 2 s held
 // its connection open indefinitely).
 func TestHTTPReadTimeoutCutsTrickle(t *testing.T) {

@@ -33,10 +33,9 @@ func timeCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 
 // TestHungEvaluate: while(true){} with a 3 s budget returns by the end of
 // its budget, as a script timeout, the script is terminated (the metric
-// moves), and the page works again: the next click and evaluate succeed
-// (issue 5).
+// moves), and the page works again: the next click and evaluate succeed.
 //
-// The budget is 3 s, not the 1 s of issue 5, for a loaded machine: the
+// The budget is 3 s, not 1 s, for a loaded machine: the
 // script's own deadline comes a fifth of the budget before the call's, and
 // stopping it (a grace, then Runtime.terminateExecution) must fit in that
 // fifth for the reply to be the script's timeout. 200 ms did not always fit
@@ -162,7 +161,7 @@ func TestEvaluateReplies(t *testing.T) {
 }
 
 // TestQueuedCallPastDeadlineNeverRuns: a click that waited behind a slow
-// call until its own budget ran out must never happen (DESIGN §2 law 4).
+// call until its own budget ran out must never happen (ARCHITECTURE.md §2, law 4).
 func TestQueuedCallPastDeadlineNeverRuns(t *testing.T) {
 	t.Parallel()
 	started, release := make(chan struct{}, 1), make(chan struct{})

@@ -36,7 +36,7 @@ setTimeout(() => late.textContent = '%[1]s late text', 300)</script>`, name, inn
 }
 
 // TestOutOfProcessFrames drives cross-site iframes, one nested in the
-// other, through an MCP client (issue 13): their nodes are in the
+// other, through an MCP client: their nodes are in the
 // snapshot, click and fill act on them, wait_for finds their text, their
 // console messages and requests are listed with the page's, and a dialog
 // one of them opens is handled.

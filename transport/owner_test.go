@@ -8,9 +8,9 @@ import (
 )
 
 // TestOwnershipFailsClosed: a page id the registry does not list when the
-// check is made is refused, not handed to the session (issue 10, finding
-// 5). Before the browser starts the registry is empty; the check used to
-// let such a lookup through, and the supervisor then started the browser
+// check is made is refused, not handed to the session. Before the
+// browser starts the registry is empty; the check used to let such a
+// lookup through, and the supervisor then started the browser
 // and returned its first page, which lives in the default context, to an
 // isolated session.
 func TestOwnershipFailsClosed(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 )
 
 // reply collects what a tool call reports, and renders it as one text
-// block in chrome-devtools-mcp's order and wording (reference §3.2):
+// block in chrome-devtools-mcp's order and wording (ARCHITECTURE.md §11):
 // the tool's lines, "Page navigated to", the open-dialog notice, the page
 // list, the snapshot, then the error.
 type reply struct {

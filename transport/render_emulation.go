@@ -8,8 +8,7 @@ import (
 )
 
 // emulationLines words the emulation in force, as every page-scoped reply
-// reports it: chrome-devtools-mcp's sentences, in its order (reference
-// §3.2 item 4). Extra headers and resize_page's size are not reported, as
+// reports it: chrome-devtools-mcp's sentences, in its order. Extra headers and resize_page's size are not reported, as
 // upstream does not report them. Nothing emulated gives no lines.
 func emulationLines(e page.Emulation) []string {
 	var out []string

@@ -390,7 +390,8 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 	budget := t.budget(args)
 	if t.page {
 		// The page comes first, under a bound of its own: the CPU and
-		// network it emulates stretch its own waits (seed 003 §2.5), and the
+		// network it emulates stretch its own waits (as chrome-devtools-mcp's
+		// do), and the
 		// budget stretches as much as the longest of them, a navigation's.
 		rctx, cancel := context.WithTimeout(ctx, listBudget)
 		err := c.resolvePage(rctx, pa.PageID)

@@ -14,7 +14,7 @@ import (
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
-// session is one MCP client's state: its own selected page (DESIGN §4), so
+// session is one MCP client's state: its own selected page (ARCHITECTURE.md §4), so
 // that select_page in one session never moves another's.
 //
 // A session's tool calls may run concurrently (the SDK does not serialise

@@ -10,7 +10,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
 
-// zooPage is the settle zoo (issue 12): each button causes its effect in
+// zooPage is the settle zoo: each button causes its effect in
 // its own way; the effect is the text "done <name>" in #out, or a
 // navigation.
 const zooPage = `<!doctype html><html><head><meta charset=utf-8><title>Zoo</title><link rel=icon href="data:,"></head><body>
@@ -87,7 +87,7 @@ func zooSite(t *testing.T) string {
 // TestSettleZoo: after each kind of action, the snapshot taken at once
 // shows its effect, and the action returned within its bound; what is set
 // too far ahead, or runs on without changing the page, is reported as
-// pending instead of waited for (issue 12).
+// pending instead of waited for (ARCHITECTURE.md §8).
 func TestSettleZoo(t *testing.T) {
 	t.Parallel()
 	base := zooSite(t)

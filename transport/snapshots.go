@@ -1,6 +1,6 @@
 package transport
 
-// Snapshots an agent can afford (issue 14): the bound on a snapshot's size
+// Snapshots an agent can afford: the bound on a snapshot's size
 // in a reply (--snapshot-max-bytes), the outline sent instead, and the
 // diff against the session's previous snapshot of a page.
 
@@ -35,8 +35,8 @@ type seenSnapshot struct {
 }
 
 // The session, not the page actor, owns what it has seen of each page
-// (DESIGN §2: one owner per piece of state). A page is shared by every
-// session (DESIGN §4), and what one session was shown is not what another
+// (ARCHITECTURE.md §2, law 1: one owner per piece of state). A page is shared by every
+// session (ARCHITECTURE.md §4), and what one session was shown is not what another
 // was: a diff against another session's snapshot would hide from this one
 // the changes that happened in between. The page actor keeps owning the
 // tree and its uids; the session keeps only the text it was sent, which

@@ -33,7 +33,7 @@ func reference(sections, entries int) string {
 	return b.String()
 }
 
-// TestSnapshotFindAndClick is issue 14's first measure, on a page over
+// TestSnapshotFindAndClick: on a page over
 // 1 MB: finding a named heading with a query and clicking it costs at
 // most 8 KB of replies, and works.
 func TestSnapshotFindAndClick(t *testing.T) {
@@ -58,7 +58,7 @@ func TestSnapshotFindAndClick(t *testing.T) {
 	}
 }
 
-// TestSnapshotIncludeDiff is issue 14's second measure: after a click that
+// TestSnapshotIncludeDiff: after a click that
 // changes one region, includeDiff returns at most 5% of the whole
 // snapshot's bytes, and the change.
 func TestSnapshotIncludeDiff(t *testing.T) {

@@ -26,7 +26,7 @@ const MaxLineBytes = mcp.DefaultMaxRequestBodyBytes
 //
 // The SDK's stdio transport ends the session on the first line that is
 // not a JSON-RPC message, which ends the server. Here such a line is
-// answered with a JSON-RPC error instead and skipped (issue 10): -32700
+// answered with a JSON-RPC error instead and skipped: -32700
 // for a line that is not JSON, -32600 for JSON that is not one JSON-RPC
 // message (a batch included, as over HTTP) or a line longer than
 // [MaxLineBytes]. The session goes on.

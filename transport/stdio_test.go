@@ -17,7 +17,7 @@ import (
 
 // lineFilter passes on each line that is one JSON-RPC message, unchanged
 // but for its line ending, and answers every other line with one error
-// line; a line over the limit is discarded as it is read (issue 10).
+// line; a line over the limit is discarded as it is read, never held whole.
 func TestLineFilter(t *testing.T) {
 	const max = 100
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
@@ -107,8 +107,8 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 }
 
 // A stdio session survives malformed lines: each is answered with a
-// JSON-RPC error, and the session goes on serving (issue 10; it used to
-// end the server).
+// JSON-RPC error, and the session goes on serving (the SDK's own stdio
+// transport ends the server).
 func TestServeStdioMalformedLines(t *testing.T) {
 	sup := browser.New(browser.Config{}) // never launched: no tool here needs a page
 	srv := New(Config{}, sup)

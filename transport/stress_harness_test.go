@@ -85,7 +85,7 @@ const (
 	// supervisor's default launch timeout.
 	stressRelaunch = 30 * time.Second
 	// stressFast bounds a call refused because a dialog is open: it must
-	// fail at once (DESIGN §2 law 6), not after a wait. Generous for a
+	// fail at once (ARCHITECTURE.md §2, law 6), not after a wait. Generous for a
 	// loaded 2-core machine under -race; a refusal takes milliseconds.
 	stressFast = 3 * time.Second
 	// stressQuiet is how long before the end faults stop, so that the
@@ -103,7 +103,7 @@ const (
 	// a snapshot) or 72 KiB per page (a page actor with its collectors);
 	// the short form only catches leaks about ten times larger.
 	stressHeapSlack = 20 << 20
-	// stressNotice is the reconnect notice of reference §3.7.
+	// stressNotice is the reconnect notice (chrome-devtools-mcp's wording).
 	stressNotice = "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
 )
 
@@ -186,7 +186,7 @@ type stressRun struct {
 
 	mu sync.Mutex // guards the fields below
 	// opened maps every page id the run opened to who opened it: ids must
-	// never be reused (DESIGN §3).
+	// never be reused (ARCHITECTURE.md §3).
 	opened map[int]string
 	maxID  int
 	// killedAt is when the browser was killed and relaunchedAt when the

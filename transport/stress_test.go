@@ -1,4 +1,4 @@
-// The stress suite of issue 6, item 4: many agents on many tabs, with faults.
+// The stress suite: many agents on many tabs, with faults.
 //
 // TestStress starts a tabhive server with a headless Chromium of its own
 // (not the shared one of e2e_test.go: it kills this one), serves it over
@@ -138,9 +138,9 @@ func TestStress(t *testing.T) {
 // Bugs the suite found, each reduced to a test of its own (all fixed
 // 2026-11-29; the tests keep them fixed).
 
-// TestStressBrowserDeathFailsCallsClearly was a bug the suite found (issue
-// 6, item 2: "in-flight calls on the lost browser fail at once with a
-// clear sentence"). When the browser died, a call under way on one of its
+// TestStressBrowserDeathFailsCallsClearly was a bug the suite found
+// (in-flight calls on the lost browser must fail at once with a clear
+// sentence). When the browser died, a call under way on one of its
 // pages could claim success or fail with the CDP connection's own error,
 // and a call made in the moment before the supervisor noticed could get a
 // sentence made of tabhive's plumbing. Seen in the suite and here:

@@ -20,7 +20,8 @@ const (
 )
 
 // A tool's timeout argument, in milliseconds, is clamped to maxTimeout and
-// refused beyond absurdTimeout (issue 10). Every field named timeout
+// refused beyond absurdTimeout, so that no agent can hold the server with
+// an absurd one. Every field named timeout
 // carries the tags min:"0" max:"3600000" (absurdTimeout), so that decoding
 // refuses a negative value, or one like 9223372036854 that would overflow
 // a time.Duration into a negative budget, with one sentence; millis then

@@ -18,7 +18,7 @@ const requestBudget = 30 * time.Second
 // building its reply.
 const notFound = "Request not found for selected page"
 
-// debugTools read what a page logged and fetched (issue 4).
+// debugTools read what a page logged and fetched.
 func (s *Server) debugTools() []*tool {
 	return []*tool{
 		define(tool{name: "list_console_messages", description: "List all console messages for the target page since the last navigation.", page: true, readOnly: true},

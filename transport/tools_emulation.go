@@ -13,7 +13,7 @@ import (
 )
 
 // emulationTools change how a page behaves: network, CPU, position, user
-// agent, media features, viewport, headers and size (issue 3).
+// agent, media features, viewport, headers and size.
 func (s *Server) emulationTools() []*tool {
 	return []*tool{
 		define(tool{name: "emulate", description: "Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call.", page: true, action: true},

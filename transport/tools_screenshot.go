@@ -19,7 +19,7 @@ const (
 	inlineLimit = 2_000_000
 )
 
-// screenshotTools take pictures of pages (issue 3).
+// screenshotTools take pictures of pages.
 func (s *Server) screenshotTools() []*tool {
 	t := tool{name: "take_screenshot", description: "Take a screenshot of the page or element.", page: true}
 	// The format's description names the default, which --screenshot-format

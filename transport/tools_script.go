@@ -15,7 +15,7 @@ import (
 // scriptBudget is evaluate_script's budget when the call gives no timeout.
 const scriptBudget = 30 * time.Second
 
-// scriptTools run JavaScript in a page (issue 5).
+// scriptTools run JavaScript in a page.
 func (s *Server) scriptTools() []*tool {
 	return []*tool{
 		define(tool{name: "evaluate_script", description: "Evaluate JavaScript inside the target page. The source can be provided inline or loaded from a local file. Returns the response as JSON, so returned values have to be JSON-serializable. A script still running when its timeout passes is stopped and the page stays usable.", page: true, action: true},

@@ -1,6 +1,6 @@
 // Package waiter waits for the consequences of one action on a page: a
 // navigation it started, the DOM settling, the requests it sent, or a dialog
-// cutting everything short (DESIGN §5).
+// cutting everything short (ARCHITECTURE.md §8).
 //
 // A [Waiter] serves one action and is then thrown away. The page actor
 // creates it before the action, feeds it the page's events from its own
@@ -21,7 +21,7 @@
 //     (15 ms × CPU); and every document request the action sent has
 //     finished, up to 3 s × network.
 //
-// # Causal settle (issue 12)
+// # Causal settle
 //
 // What the action caused is followed in the page itself (package page's
 // causal tracker, [Page.Track]): from the moment the action starts until

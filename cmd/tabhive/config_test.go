@@ -207,8 +207,8 @@ func TestConfigureAuthTokenFromEnvironment(t *testing.T) {
 }
 
 // TestConfigureSharesMetrics: the page hooks the supervisor gets count into
-// the metrics the server serves at /metrics (issue 10, finding 1: they were
-// two Metrics, and /metrics' page counters stayed 0).
+// the metrics the server serves at /metrics (they once were two Metrics,
+// and /metrics' page counters stayed 0).
 func TestConfigureSharesMetrics(t *testing.T) {
 	c, err := configure(nil, io.Discard)
 	if err != nil {

@@ -18,9 +18,9 @@ import (
 )
 
 // These tests start the tabhive command with a session flag and observe
-// what it does from MCP clients, as an operator's users would (issue 10,
-// finding 1: the flags were parsed and never reached the server, and the
-// tests built the server's configuration by hand).
+// what it does from MCP clients, as an operator's users would: flags once
+// were parsed and never reached the server, while the tests, which built
+// the server's configuration by hand, passed.
 //
 // Those that drive a browser run one after another, before the parallel
 // tests: each starts a Chromium of its own, and several at once slow the
@@ -228,7 +228,7 @@ func (in *instance) do(req *http.Request) (status int, session, answer string) {
 
 // TestMaxSessionsThroughBinary: a session counts from its initialize, not
 // from initialized or its first call, so 50 bare initializes sent at once
-// make exactly N sessions (issue 10, finding 5: 200 of them all got 200
+// make exactly N sessions (counted later, 200 of them once all got 200
 // with the limit at 5); a session that ends frees its place.
 func TestMaxSessionsThroughBinary(t *testing.T) {
 	t.Parallel()
@@ -334,8 +334,8 @@ func metric(t *testing.T, in *instance, name string, header ...http.Header) floa
 }
 
 // TestMetricsThroughBinary: a hung script and a dialog move /metrics'
-// counters (issue 10, finding 1: they stayed at 0, counted into a
-// Metrics the server did not serve).
+// counters (they once stayed at 0, counted into a Metrics the server did
+// not serve).
 func TestMetricsThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Dialog", `<button onclick="alert('hello')">Alert</button>`)).URL
 	in := startHTTP(t)

@@ -8,8 +8,7 @@ import (
 )
 
 // A malformed line on stdin is answered with a JSON-RPC error and the
-// server keeps serving; it used to end the server with exit status 2
-// (issue 10).
+// server keeps serving; it used to end the server with exit status 2.
 func TestStdioMalformedLine(t *testing.T) {
 	t.Parallel()
 	cmd := command(t)

@@ -7,7 +7,7 @@
 //
 // A launched Chromium is driven over its DevTools pipe
 // (--remote-debugging-pipe, file descriptors 3 and 4): it opens no TCP
-// port, so no page can reach the browser's control channel (issue 10). A
+// port, so no page can reach the browser's control channel. A
 // browser of the user's (--browser-url, --ws-endpoint) is driven over its
 // browser WebSocket. Either way there is one channel, and every connection
 // on it is a CDP session: the browser's own ([DialPipe], [Dial]), and one

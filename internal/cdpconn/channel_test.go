@@ -275,7 +275,7 @@ func TestPipeClosedEndsEverySession(t *testing.T) {
 }
 
 // A session Chrome attached on its own under a page's session (an
-// out-of-process iframe, issue 13) is adopted: its messages are routed to
+// out-of-process iframe) is adopted: its messages are routed to
 // it, its detachment reported on the parent's session closes it, and
 // closing it detaches it through the parent's session.
 func TestAdoptedSession(t *testing.T) {

@@ -3,7 +3,7 @@
 //
 // Chromium is driven over its DevTools pipe (--remote-debugging-pipe): it
 // opens no TCP port, so no page, and no other local user, can reach the
-// browser's control channel (issue 10: with a port, a page that learnt it
+// browser's control channel (with a port, a page that learnt it
 // could drive every tab of every session). The package knows nothing about
 // CDP beyond one request that tells when the pipe answers, so that test
 // helpers can use it without importing the supervisor.
@@ -52,7 +52,7 @@ func FindExecutable(path string) (string, error) {
 
 // Flags are the switches every launch gets. They keep Chromium from reaching
 // out to Google services, which on a closed network makes it stall at start
-// (DESIGN §9), from showing first-run UI, and from throttling background
+// (ARCHITECTURE.md §5), from showing first-run UI, and from throttling background
 // tabs: every tab may be some agent's foreground. The WebUI omnibox popups
 // are off because every window preloads them into a renderer of their own
 // (measured on Chromium 156: about 1.4 s of CPU per window, and a renderer

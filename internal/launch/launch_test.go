@@ -49,7 +49,7 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 }
 
 // A launched browser opens no TCP port: its control channel is the pipe,
-// which no page can reach (issue 10). A browser started with a debugging
+// which no page can reach. A browser started with a debugging
 // port, as a user's may be, is seen listening by the same check.
 func TestNoDevToolsPort(t *testing.T) {
 	if testing.Short() {

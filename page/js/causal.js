@@ -1,4 +1,4 @@
-// Causal tracker for the post-action waiter (issue 12): follows the
+// Causal tracker for the post-action waiter: follows the
 // asynchronous work an action causes in the page's main world, so that the
 // wait ends when nothing the action caused is pending, plus a short
 // DOM-quiet tail, instead of after a fixed window.

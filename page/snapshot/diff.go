@@ -1,6 +1,6 @@
 package snapshot
 
-// The diff of two snapshots of one page (issue 14). uids are stable across
+// The diff of two snapshots of one page. uids are stable across
 // snapshots while a node and its document live ([IDs.Assign]), so a node
 // is matched to itself by uid alone: no sequence alignment is needed, and
 // the diff takes time linear in the snapshots' size.

@@ -70,7 +70,7 @@ b"
 	}
 }
 
-// TestSnapshotDiffSmallForOneRegion is issue 14's bound: a change to one
+// TestSnapshotDiffSmallForOneRegion: a change to one
 // region of a large page gives a diff of a few lines.
 func TestSnapshotDiffSmallForOneRegion(t *testing.T) {
 	var prev, cur strings.Builder

@@ -1,7 +1,8 @@
 package snapshot
 
-// Parts of a snapshot (issue 14): a subtree rooted at one node, a depth
-// limit, the nodes a query matches, the nodes in the viewport. Each prints
+// Parts of a snapshot, so that an agent reads only what it needs: a
+// subtree rooted at one node, a depth limit, the nodes a query matches,
+// the nodes in the viewport. Each prints
 // the lines of the nodes it shows exactly as [Node.Text] prints them, with
 // their uids, and says in one line per gap how many nodes it left out and
 // how to see them, so that an agent can always ask for more.

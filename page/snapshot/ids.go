@@ -7,7 +7,7 @@ import (
 
 // Counter hands out snapshot ids, the first part of a uid. One counter is
 // shared by every page of the process, so a uid names one snapshot of one
-// page (reference §4). The zero value starts at 1.
+// page (ARCHITECTURE.md §3). The zero value starts at 1.
 type Counter struct{ n atomic.Int64 }
 
 // Next returns the next snapshot id.

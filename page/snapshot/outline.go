@@ -1,8 +1,8 @@
 package snapshot
 
-// The outline of a snapshot too large to send (issue 14, --snapshot-max-
-// bytes): its landmarks and headings, each with its uid and the number of
-// nodes it holds, so that an agent can ask for the part it needs.
+// The outline of a snapshot too large to send (--snapshot-max-bytes): its
+// landmarks and headings, each with its uid and the number of nodes it
+// holds, so that an agent can ask for the part it needs.
 
 import (
 	"fmt"

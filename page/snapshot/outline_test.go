@@ -48,7 +48,7 @@ func bigBook() string {
 	return b.String()
 }
 
-// TestSnapshotOutlineBounded is issue 14's bound: the outline of a 2 MB
+// TestSnapshotOutlineBounded: the outline of a 2 MB
 // snapshot fits its budget and says how to find what it leaves out.
 func TestSnapshotOutlineBounded(t *testing.T) {
 	text := bigBook()

@@ -1,6 +1,6 @@
 // Package snapshot turns a page's accessibility tree into the text agents
-// read, in chrome-devtools-mcp's format (reference §3.4), and keeps the uids
-// of its lines stable across snapshots (reference §4).
+// read, in chrome-devtools-mcp's format, and keeps the uids of its lines
+// stable across snapshots (ARCHITECTURE.md §3).
 //
 // A tree comes from one of two sources: Accessibility.getFullAXTree,
 // filtered as Puppeteer filters it ([Build], verbose snapshots), or the

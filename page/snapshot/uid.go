@@ -7,7 +7,7 @@ import (
 )
 
 // UID is a node's uid taken apart: the snapshot that minted it and its
-// number within that snapshot (reference §4). Its text form,
+// number within that snapshot (ARCHITECTURE.md §3). Its text form,
 // "<Snapshot>_<N>", is what agents see and send back.
 type UID struct {
 	Snapshot int64 // at least 1: snapshot ids start at 1

@@ -1,5 +1,5 @@
 // Package sandbox decides which files an agent may name, and reads and
-// writes them safely (DESIGN §8).
+// writes them safely (ARCHITECTURE.md §12).
 //
 // Tools such as take_snapshot, take_screenshot and evaluate_script take a
 // filePath from the agent; upload_file and evaluate_script's sourcePath read

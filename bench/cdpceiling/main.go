@@ -1,23 +1,25 @@
-//go:build ignore
-
-// cdp_ceiling measures how many iterations per second Chromium itself can do
-// of the side-by-side harness's interact scenario (bench/mcpbench.mjs):
+// Command cdpceiling measures how many iterations per second Chromium
+// itself can do of the harness's interact scenario (bench/lib/harness.mjs):
 // the same browser work, straight over CDP from a minimal Go loop, with no
 // MCP server and no settle waits after actions. Its figure is the ceiling
 // the MCP servers' figures in BENCHMARKS.md are compared with.
 //
-//	go run ./docs/bench/cdp_ceiling.go -agents 8 -iterations 5
+//	go run ./bench/cdpceiling -agents 8 -iterations 5
+//
+// node bench/run.mjs ceiling runs it beside tabhive.
 //
 // Chromium is started with tabhive's own launcher (same flags, headless),
 // with a DevTools port rather than the pipe tabhive drives it over, so that
 // each page gets a WebSocket of its own.
 // Each of the -agents agents does one unmeasured warm-up iteration, then
 // -iterations measured ones, each on a page of its own (a tab with focus
-// emulation, as tabhive opens them; -new-window for a window each): open /button-async and wait for its load, snapshot
+// emulation, as tabhive opens them; -focus=false without it, -new-window
+// for a window each): open /button-async and wait for its load, snapshot
 // (Accessibility.getFullAXTree), click "Run task", wait for "Done 1",
 // navigate to /nav-a, snapshot, click "Go to page B" and wait for /nav-b's
 // load, snapshot and check "Page B loaded", close the page. The fixture
-// pages are served byte for byte as the harness's fixtures/server.mjs does.
+// pages are served byte for byte as the harness's bench/lib/fixtures.mjs
+// does.
 // It prints one JSON line on stdout and a summary on stderr.
 package main
 
@@ -93,13 +95,14 @@ func main() {
 	chromium := flag.String("chromium", "", "Chromium binary (default: the first found on PATH, as launch.FindExecutable)")
 	label := flag.String("label", "cdp-direct", "label copied into the output")
 	newWindow := flag.Bool("new-window", false, "open each page in a window of its own instead of a tab")
+	focus := flag.Bool("focus", true, "turn focus emulation on in each page, as tabhive's page actors do")
 	flag.Parse()
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow bool) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus bool) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -125,7 +128,7 @@ func run(agents, iterations int, chromium, label string, newWindow bool) error {
 	if err != nil {
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
-	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, steps: map[string][]time.Duration{}}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, steps: map[string][]time.Duration{}}
 
 	// Warm-up: every agent runs one iteration at once, as they will in the
 	// measured phase; then its step times are forgotten.
@@ -183,6 +186,7 @@ type bench struct {
 	base    string // fixture server URL
 
 	newWindow bool // open pages as windows rather than tabs
+	focus     bool // focus emulation in each page
 
 	mu    sync.Mutex
 	steps map[string][]time.Duration
@@ -289,7 +293,7 @@ func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
 	if err == nil {
 		err = p.conn.Client.Page.Enable(ctx)
 	}
-	if err == nil {
+	if err == nil && b.focus {
 		// As tabhive's page actors do: a background tab then renders as a
 		// focused one, and a mouse move does not wait seconds for a frame.
 		err = p.conn.Client.Emulation.SetFocusEmulationEnabled(ctx, emulation.NewSetFocusEmulationEnabledArgs(true))

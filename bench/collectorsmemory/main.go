@@ -1,11 +1,12 @@
-//go:build ignore
-
-// collectors_memory measures an MCP browser server's resident memory while
-// one of its pages logs, throws and fetches without end (issue 4): the
-// figures in collectors-memory.md.
+// Command collectorsmemory measures an MCP browser server's resident memory
+// while one of its pages logs, throws and fetches without end: the figures
+// in docs/bench/collectors-memory.md.
 //
 //	go build -o /tmp/tabhive ./cmd/tabhive
-//	go run ./docs/bench/collectors_memory.go -duration 60s -- /tmp/tabhive --headless --isolated
+//	go run ./bench/collectorsmemory -duration 60s -- /tmp/tabhive --headless --isolated
+//
+// node bench/run.mjs collectors-memory runs it for tabhive and
+// chrome-devtools-mcp.
 //
 // The server is started over stdio; its RSS (VmRSS of its process, not
 // Chrome's) is sampled every second. The page logs an object every 2 ms,
@@ -50,7 +51,7 @@ func main() {
 	fill := flag.Duration("fill", 30*time.Second, "time after which the collectors are full; the steady slope is fitted after it")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		log.Fatal("usage: collectors_memory [-duration 60s] -- server-command [args...]")
+		log.Fatal("usage: collectorsmemory [-duration 60s] -- server-command [args...]")
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

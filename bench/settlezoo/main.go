@@ -1,14 +1,15 @@
-//go:build ignore
-
-// settle_zoo measures what an MCP browser server's click waits for (issue
-// 12): for each case of the zoo, a click on a button whose effect lands in
+// Command settlezoo measures what an MCP browser server's click waits for: for
+// each case of the zoo, a click on a button whose effect lands in
 // its own way, then a snapshot at once; the case is "seen" when the
 // snapshot shows the effect. It also times clicks that cause nothing.
 // Drive any server that speaks chrome-devtools-mcp's tools over stdio:
 //
 //	go build -o /tmp/tabhive ./cmd/tabhive
-//	go run ./docs/bench/settle_zoo.go -label tabhive -- /tmp/tabhive --headless --isolated
-//	go run ./docs/bench/settle_zoo.go -label cdm -- node_modules/.bin/chrome-devtools-mcp --headless --isolated ...
+//	go run ./bench/settlezoo -label tabhive -- /tmp/tabhive --headless --isolated
+//	go run ./bench/settlezoo -label cdm -- bench/node_modules/.bin/chrome-devtools-mcp --headless --isolated ...
+//
+// node bench/run.mjs settle-zoo runs it for two builds of tabhive and
+// chrome-devtools-mcp, side by side.
 //
 // It prints one JSON line: per case, seen or not, the click's latency (as
 // the MCP client sees it) and whether the reply named pending work; and
@@ -65,7 +66,7 @@ for (const name of Object.keys(cases)) {
 }
 </script></body></html>`
 
-// order is the zoo's rows, as issue 12's table gives them.
+// order is the zoo's rows, as docs/BENCHMARKS.md's table gives them.
 var order = []string{"timer50", "timer120", "timer180", "timer300", "timer600", "fetch0", "fetch80", "fetch150", "frames10", "frames30", "chain", "timer5s"}
 
 type row struct {
@@ -80,7 +81,7 @@ func main() {
 	noops := flag.Int("noops", 20, "clicks that cause nothing, timed")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		log.Fatal("usage: settle_zoo [-label L] -- SERVER ARGS...")
+		log.Fatal("usage: settlezoo [-label L] -- SERVER ARGS...")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -1,14 +1,14 @@
-//go:build ignore
-
-// evaluate_memory measures an MCP browser server's peak resident memory
+// Command evalmemory measures an MCP browser server's peak resident memory
 // while four sessions' pages each return a 50 MB string from evaluate_script
-// at once (issue 10: one call must not take the server's memory). The
+// at once (one call must not take the server's memory). The
 // server is started over stdio; the four calls go to four pages of its one
 // session, in parallel, repeated -rounds times. It prints the peak RSS of the
 // server process (VmHWM: not Chrome's), the reply sizes and the time taken.
 //
 //	go build -o /tmp/tabhive ./cmd/tabhive
-//	go run ./docs/bench/evaluate_memory.go -- /tmp/tabhive --headless --isolated
+//	go run ./bench/evalmemory -- /tmp/tabhive --headless --isolated
+//
+// node bench/run.mjs evaluate-memory runs it for two builds of tabhive.
 package main
 
 import (
@@ -31,7 +31,7 @@ func main() {
 	size := flag.Int("mb", 50, "size of each result, in MB")
 	flag.Parse()
 	if flag.NArg() == 0 {
-		log.Fatal("usage: evaluate_memory [-rounds N] [-mb N] -- SERVER ARGS...")
+		log.Fatal("usage: evalmemory [-rounds N] [-mb N] -- SERVER ARGS...")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

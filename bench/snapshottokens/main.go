@@ -1,7 +1,5 @@
-//go:build ignore
-
-// snapshot_tokens measures what an agent pays in reply text for three
-// fixed tasks on real offline documents (issue 14), against any MCP
+// Command snapshottokens measures what an agent pays in reply text for three
+// fixed tasks on real offline documents, against any MCP
 // browser server driven over stdio:
 //
 //   - heading: in the Rust book's one-page print view (book/print.html,
@@ -21,9 +19,13 @@
 // share/doc/rust/html), served on a loopback port.
 //
 //	go build -o /tmp/tabhive ./cmd/tabhive
-//	go run ./docs/bench/snapshot_tokens.go -kind tabhive -label tabhive -- /tmp/tabhive --headless --isolated
-//	go run ./docs/bench/snapshot_tokens.go -kind cdm -label cdm -- node_modules/.bin/chrome-devtools-mcp --headless --isolated ...
-//	go run ./docs/bench/snapshot_tokens.go -kind pwm -label pwm -- node_modules/.bin/playwright-mcp --config configs/pwm.json ...
+//	go run ./bench/snapshottokens -kind tabhive -label tabhive -- /tmp/tabhive --headless --isolated
+//	go run ./bench/snapshottokens -kind cdm -label cdm -- bench/node_modules/.bin/chrome-devtools-mcp --headless --isolated ...
+//	go run ./bench/snapshottokens -kind pwm -label pwm -- bench/node_modules/.bin/playwright-mcp --config ...
+//
+// node bench/run.mjs snapshot-tokens runs the five columns of its table
+// side by side. -docs defaults to the documentation of the toolchain that
+// rustc on PATH belongs to.
 //
 // It prints one JSON line per task: each call's tool and reply bytes, the
 // total, and whether the task succeeded. -kind full takes one whole
@@ -151,15 +153,28 @@ func refOf(text, role, name string) string {
 	return m[1]
 }
 
+// rustDocs is the offline documentation of the toolchain that rustc on
+// PATH belongs to, or "" without one.
+func rustDocs() string {
+	out, err := exec.Command("rustc", "--print", "sysroot").Output()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "share", "doc", "rust", "html")
+}
+
 func main() {
 	kind := flag.String("kind", "tabhive", "tabhive, cdm, pwm, or full (one whole snapshot of each page)")
 	label := flag.String("label", "", "label of the run")
-	docs := flag.String("docs", "/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html", "the Rust toolchain's offline documentation")
+	docs := flag.String("docs", rustDocs(), "the Rust toolchain's offline documentation")
 	only := flag.String("task", "", "run only this task")
 	show := flag.Bool("show", false, "print each reply (its first 4000 bytes) to stderr")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		log.Fatal("give the server's command after --")
+	}
+	if *docs == "" {
+		log.Fatal("no Rust documentation: install a toolchain with rustup (its rust-docs component), or pass -docs")
 	}
 	base := serve(*docs)
 
