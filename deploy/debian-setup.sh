@@ -18,8 +18,8 @@ fi
 # runAsUser can name it.
 if ! id tabhive >/dev/null 2>&1; then
 	if getent passwd 10001 >/dev/null; then
-		useradd --system --create-home --home-dir /home/tabhive --shell /usr/sbin/nologin tabhive
+		useradd --create-home --home-dir /home/tabhive --shell /usr/sbin/nologin tabhive
 	else
-		useradd --system --create-home --home-dir /home/tabhive --shell /usr/sbin/nologin --uid 10001 tabhive
+		useradd --create-home --home-dir /home/tabhive --shell /usr/sbin/nologin --uid 10001 tabhive
 	fi
 fi

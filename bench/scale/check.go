@@ -214,12 +214,10 @@ func checkBalancer(ctx context.Context, kind, bin, deployDir string, sessionsPer
 		}
 		instances = append(instances, in)
 	}
-	for _, in := range instances {
-		if err := in.ready(ctx); err != nil {
-			return res, err
-		}
+	if err := allReady(ctx, instances); err != nil {
+		return res, err
 	}
-	lb, err := startBalancer(ctx, kind, deployDir, instances)
+	lb, err := startBalancer(ctx, kind, deployDir, "", instances)
 	if err != nil {
 		return res, err
 	}

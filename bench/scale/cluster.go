@@ -93,6 +93,22 @@ func (in *instance) ready(ctx context.Context) error {
 	}
 }
 
+// allReady waits until every instance is ready, warming their browsers at
+// once.
+func allReady(ctx context.Context, instances []*instance) error {
+	errs := make(chan error, len(instances))
+	for _, in := range instances {
+		go func() { errs <- in.ready(ctx) }() // ends with ctx at the latest
+	}
+	var first error
+	for range instances {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // kill ends the instance with SIGKILL, as a crash would, and waits for it.
 func (in *instance) kill() {
 	in.cmd.Process.Kill()
@@ -132,14 +148,16 @@ type balancer struct {
 
 // startBalancer starts kind ("haproxy" or "nginx") in front of the
 // instances, named tabhive-1, tabhive-2, ... in deploy/'s files.
-func startBalancer(ctx context.Context, kind, deployDir string, instances []*instance) (*balancer, error) {
+// It listens on port, or on a free one if port is "".
+func startBalancer(ctx context.Context, kind, deployDir, port string, instances []*instance) (*balancer, error) {
 	conf, err := os.ReadFile(filepath.Join(deployDir, kind+map[string]string{"haproxy": ".cfg", "nginx": ".conf"}[kind]))
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, err
+	if port == "" {
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := os.MkdirTemp("", "tabhive-"+kind+"-")
 	if err != nil {

@@ -3,7 +3,8 @@
 // configuration files.
 //
 //	go run ./bench/scale check                  # what .ci/run runs
-//	go run ./bench/scale throughput ...         # docs/BENCHMARKS.md, "Past one machine"
+//	go run ./bench/scale smoke --url URL        # one session's calls against a running tabhive
+//	go run ./bench/scale serve --listen ADDR    # instances behind a balancer until SIGTERM (bench/tables/scale.mjs)
 //
 // check starts three instances and a balancer (each of --balancers in
 // turn), and through it: 3×--sessions MCP sessions at once, --calls calls
@@ -34,8 +35,10 @@ func main() {
 	switch os.Args[1] {
 	case "check":
 		err = runCheck(os.Args[2:])
-	case "throughput":
-		err = runThroughput(os.Args[2:])
+	case "smoke":
+		err = runSmoke(os.Args[2:])
+	case "serve":
+		err = runServe(os.Args[2:])
 	default:
 		usage()
 	}
@@ -46,7 +49,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: scale check [flags] | scale throughput [flags]; -h after either for its flags")
+	fmt.Fprintln(os.Stderr, "usage: scale check|smoke|serve [flags]; -h after one for its flags")
 	os.Exit(2)
 }
 
@@ -109,8 +112,4 @@ func runCheck(args []string) error {
 		return fmt.Errorf("the check failed")
 	}
 	return nil
-}
-
-func runThroughput(args []string) error {
-	return fmt.Errorf("not yet")
 }
