@@ -5,6 +5,7 @@
 //	go run ./bench/scale check                  # what .ci/run runs
 //	go run ./bench/scale smoke --url URL        # one session's calls against a running tabhive
 //	go run ./bench/scale serve --listen ADDR    # instances behind a balancer until SIGTERM (bench/tables/scale.mjs)
+//	go run ./bench/scale measure                # one instance's memory, processes, fds and CPU per call (docs/SCALING.md)
 //
 // check starts three instances and a balancer (each of --balancers in
 // turn), and through it: 3×--sessions MCP sessions at once, --calls calls
@@ -39,6 +40,8 @@ func main() {
 		err = runSmoke(os.Args[2:])
 	case "serve":
 		err = runServe(os.Args[2:])
+	case "measure":
+		err = runMeasure(os.Args[2:])
 	default:
 		usage()
 	}
@@ -49,7 +52,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: scale check|smoke|serve [flags]; -h after one for its flags")
+	fmt.Fprintln(os.Stderr, "usage: scale check|smoke|serve|measure [flags]; -h after one for its flags")
 	os.Exit(2)
 }
 
