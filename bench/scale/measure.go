@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,15 +60,18 @@ func runMeasure(args []string) error {
 	out := map[string]any{"date": time.Now().UTC().Format(time.RFC3339), "n": *n, "calls_per_kind": *calls, "load_start": loadavg()}
 	step := func(name string, before, after treeUsage, per int) {
 		out[name] = map[string]any{
-			"tabhive_pss_kb":        (after.serverPss - before.serverPss) / per,
-			"chromium_pss_kb":       (after.chromiumPss - before.chromiumPss) / per,
-			"chromium_processes":    float64(after.chromiumProcs-before.chromiumProcs) / float64(per),
-			"tabhive_fds":           float64(after.serverFds-before.serverFds) / float64(per),
-			"chromium_fds":          float64(after.chromiumFds-before.chromiumFds) / float64(per),
-			"tabhive_goroutines":    float64(after.goroutines-before.goroutines) / float64(per),
-			"count":                 per,
-			"total_after_chrome_mb": after.chromiumPss / 1024,
-			"total_after_server_mb": after.serverPss / 1024,
+			"tabhive_pss_kb":         (after.serverPss - before.serverPss) / per,
+			"chromium_pss_kb":        (after.chromiumPss - before.chromiumPss) / per,
+			"chromium_processes":     float64(after.chromiumProcs-before.chromiumProcs) / float64(per),
+			"tabhive_fds":            float64(after.serverFds-before.serverFds) / float64(per),
+			"chromium_fds":           float64(after.chromiumFds-before.chromiumFds) / float64(per),
+			"tabhive_goroutines":     float64(after.goroutines-before.goroutines) / float64(per),
+			"tabhive_heap_inuse_kb":  (after.heapInuse - before.heapInuse) / per,
+			"browser_process_pss_kb": (after.browserPss - before.browserPss) / per,
+			"browser_process_fds":    float64(after.browserFds-before.browserFds) / float64(per),
+			"count":                  per,
+			"total_after_chrome_mb":  after.chromiumPss / 1024,
+			"total_after_server_mb":  after.serverPss / 1024,
 		}
 	}
 	settle := func() treeUsage {
@@ -121,33 +123,23 @@ func runMeasure(args []string) error {
 	withOwn := settle()
 	step("per_tab_own_site", withTabs, withOwn, *n)
 
-	// Busy tabs: the own-site tabs, each given a 2,000-item page driven as
-	// an agent would (snapshot, click, script), all at once.
-	var wg sync.WaitGroup
-	errs := make(chan error, len(own))
+	// Busy tabs: the own-site tabs, each given a 2,000-item page (16,000
+	// DOM nodes) driven as an agent would (snapshot, script, snapshot),
+	// each by a session of its own, one tab after the other.
 	for i, id := range own {
-		wg.Go(func() {
-			b := &agent{name: "b", cs: sessions[1+i%(len(sessions)-1)]}
-			if _, err := b.call(ctx, "navigate_page", map[string]any{"pageId": id, "url": sites.urls[i] + "/large", "timeout": 60000}); err != nil {
-				errs <- err
-				return
+		b := &agent{name: "b", cs: sessions[1+i%(len(sessions)-1)]}
+		if _, err := b.call(ctx, "navigate_page", map[string]any{"pageId": id, "url": sites.urls[i] + "/large", "timeout": 60000}); err != nil {
+			return err
+		}
+		for _, tool := range []string{"take_snapshot", "evaluate_script", "take_snapshot"} {
+			args := map[string]any{"pageId": id}
+			if tool == "evaluate_script" {
+				args["function"] = "() => { document.querySelectorAll('li').forEach((li, i) => li.dataset.seen = i); return document.querySelectorAll('li').length }"
 			}
-			for _, tool := range []string{"take_snapshot", "evaluate_script", "take_snapshot"} {
-				args := map[string]any{"pageId": id}
-				if tool == "evaluate_script" {
-					args["function"] = "() => { document.querySelectorAll('li').forEach((li, i) => li.dataset.seen = i); return document.querySelectorAll('li').length }"
-				}
-				if _, err := b.call(ctx, tool, args); err != nil {
-					errs <- err
-					return
-				}
+			if _, err := b.call(ctx, tool, args); err != nil {
+				return err
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		return err
+		}
 	}
 	busy := settle()
 	step("per_busy_tab", withOwn, busy, *n)
@@ -189,11 +181,15 @@ func runMeasure(args []string) error {
 		}
 		wall := time.Since(start)
 		t1, b1 := cpuTree(pid)
-		cpu[k.name] = map[string]any{
-			"tabhive_cpu_ms":  round2(float64(t1-t0) * 1000 / clockTicks / float64(*calls)),
-			"chromium_cpu_ms": round2(float64(b1-b0) * 1000 / clockTicks / float64(*calls)),
-			"wall_ms":         round2(float64(wall.Milliseconds()) / float64(*calls)),
+		per := func(d int) float64 { return round2(float64(d) * 1000 / clockTicks / float64(*calls)) }
+		row := map[string]any{"tabhive_cpu_ms": per(t1 - t0), "wall_ms": round2(float64(wall.Milliseconds()) / float64(*calls))}
+		total := 0
+		for typ, v := range b1 {
+			row["chromium_"+typ+"_cpu_ms"] = per(v - b0[typ])
+			total += v - b0[typ]
 		}
+		row["chromium_cpu_ms"] = per(total)
+		cpu[k.name] = row
 	}
 	out["cpu_per_call"] = cpu
 	out["load_end"] = loadavg()
@@ -223,12 +219,15 @@ type treeUsage struct {
 	serverFds, chromiumFds    int
 	chromiumProcs, goroutines int
 	renderers                 int
+	browserPss, browserFds    int // Chromium's browser process alone
+	heapInuse                 int // tabhive's Go heap in use, kB
 }
 
 func (u treeUsage) json() map[string]any {
 	return map[string]any{"tabhive_pss_mb": u.serverPss / 1024, "chromium_pss_mb": u.chromiumPss / 1024,
 		"tabhive_fds": u.serverFds, "chromium_fds": u.chromiumFds, "chromium_processes": u.chromiumProcs,
-		"renderers": u.renderers, "tabhive_goroutines": u.goroutines}
+		"renderers": u.renderers, "tabhive_goroutines": u.goroutines, "browser_process_pss_mb": u.browserPss / 1024,
+		"browser_process_fds": u.browserFds, "tabhive_heap_inuse_mb": u.heapInuse / 1024}
 }
 
 // measureTree reads the tree of the tabhive process pid: its own PSS and
@@ -241,15 +240,26 @@ func measureTree(pid int, addr string) treeUsage {
 		u.chromiumPss += pss(p)
 		u.chromiumFds += fds(p)
 		u.chromiumProcs++
-		if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p)); strings.Contains(string(cmd), "--type=renderer") {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		switch c := string(cmd); {
+		case strings.Contains(c, "--type=renderer"):
 			u.renderers++
+		case !strings.Contains(c, "--type=") && strings.Contains(c, "chrom"):
+			u.browserPss += pss(p)
+			u.browserFds += fds(p)
 		}
 	}
 	_, body := get(context.Background(), "http://"+addr+"/metrics")
-	if m := regexp.MustCompile(`(?m)^go_goroutines (\S+)$`).FindStringSubmatch(body); m != nil {
+	metric := func(name string) int {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindStringSubmatch(body)
+		if m == nil {
+			return 0
+		}
 		f, _ := strconv.ParseFloat(m[1], 64)
-		u.goroutines = int(f)
+		return int(f)
 	}
+	u.goroutines = metric("go_goroutines")
+	u.heapInuse = metric("go_memstats_heap_inuse_bytes") / 1024
 	return u
 }
 
@@ -280,10 +290,23 @@ const clockTicks = 100
 // their parents' cumulative children times only when reaped by them:
 // Chromium's renderers live as long as their tabs, so a step that keeps
 // its tabs counts them whole.
-func cpuTree(pid int) (self, below int) {
+func cpuTree(pid int) (self int, below map[string]int) {
 	self = cpuOf(pid)
+	below = map[string]int{"browser": 0, "renderer": 0, "gpu": 0, "utility": 0, "other": 0}
 	for _, p := range descendants(pid) {
-		below += cpuOf(p)
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		typ := "other"
+		switch c := string(cmd); {
+		case strings.Contains(c, "--type=renderer"):
+			typ = "renderer"
+		case strings.Contains(c, "--type=gpu-process"):
+			typ = "gpu"
+		case strings.Contains(c, "--type=utility"):
+			typ = "utility"
+		case !strings.Contains(c, "--type="):
+			typ = "browser"
+		}
+		below[typ] += cpuOf(p)
 	}
 	return self, below
 }
