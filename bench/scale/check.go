@@ -181,6 +181,7 @@ type drainResult struct {
 	InFlight      int      `json:"calls_in_flight_at_sigterm"`
 	Completed     int      `json:"completed"`
 	ReadyzStatus  int      `json:"readyz_status_while_draining"`
+	NewSessions   int      `json:"new_sessions_elsewhere_while_draining"`
 	ClearErrors   int      `json:"clear_errors_after"`
 	Reinitialized int      `json:"reinitialized"`
 	OtherErrors   int      `json:"other_errors"`
@@ -459,6 +460,23 @@ func drainOne(ctx context.Context, lb *balancer, s *site, victim *instance, agen
 	}
 	if r.ReadyzStatus != http.StatusServiceUnavailable {
 		fail("drain: /readyz answered %d while draining, want 503", r.ReadyzStatus)
+	}
+	// New sessions meanwhile go elsewhere: the balancer may still send an
+	// initialize to the draining instance (its readiness check has not run
+	// yet), which refuses it with 503, and the balancer retries it on
+	// another.
+	for i := range 3 {
+		b, err := connect(ctx, lb.url(), fmt.Sprintf("%sn%d", victim.id[len(victim.id)-1:], i), s)
+		if err != nil {
+			fail("drain: a new session while draining: %v", err)
+			continue
+		}
+		if b.instance == victim.id {
+			fail("drain: a new session went to the draining instance")
+		} else {
+			r.NewSessions++
+		}
+		b.cs.Close()
 	}
 	// The others go on meanwhile.
 	for _, a := range others {

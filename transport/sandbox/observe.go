@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // Observe returns a view of the sandbox: the same roots, workspaces and
@@ -72,20 +71,6 @@ func (s *Sandbox) RemovePrivate() error {
 		return fmt.Errorf("remove %s: %w", dir, err)
 	}
 	return nil
-}
-
-// Owns reports whether the canonical path lies in the sandbox's private
-// directory.
-func (s *Sandbox) Owns(path string) bool {
-	s.mu.Lock()
-	dir := s.own.path
-	s.mu.Unlock()
-	if s.cfg.PrivateDir != "" {
-		if d, err := filepath.EvalSymlinks(s.cfg.PrivateDir); err == nil {
-			dir = d
-		}
-	}
-	return dir != "" && within(path, dir)
 }
 
 // Stat returns what the file at path (as a tool wrote it) now is, if the
