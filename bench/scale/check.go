@@ -38,6 +38,14 @@ const callTimeout = 3 * time.Minute
 // connect starts the agent's session through url and opens its page: the
 // session's first call.
 func connect(ctx context.Context, url, name string, s *site) (*agent, error) {
+	return connectOpening(ctx, url, name, s, nil)
+}
+
+// connectOpening is connect whose new_page holds opening, if not nil:
+// the check's sessions start at once but open their tabs one at a time,
+// since a page's setup has a bound of its own (15 s) that a dozen tabs
+// starting at once on a loaded 2-core machine can exceed.
+func connectOpening(ctx context.Context, url, name string, s *site, opening *sync.Mutex) (*agent, error) {
 	a := &agent{name: name, site: s}
 	c := mcp.NewClient(&mcp.Implementation{Name: "scale-check", Version: "0"}, nil)
 	cctx, cancel := context.WithTimeout(ctx, callTimeout)
@@ -48,9 +56,15 @@ func connect(ctx context.Context, url, name string, s *site) (*agent, error) {
 	}
 	a.cs = cs
 	a.instance, _, _ = strings.Cut(cs.ID(), ".")
-	// A generous timeout: twelve tabs open at once on a busy CI machine
-	// (on 2 cores at load 30, six at once took 16 s).
+	// A generous timeout for a busy CI machine (on 2 cores at load 30,
+	// six tabs at once took 16 s).
+	if opening != nil {
+		opening.Lock()
+	}
 	text, err := a.call(ctx, "new_page", map[string]any{"url": a.url(), "timeout": 120000})
+	if opening != nil {
+		opening.Unlock()
+	}
 	if err != nil {
 		cs.Close()
 		return nil, err
@@ -236,10 +250,10 @@ func checkBalancer(ctx context.Context, kind, bin, deployDir string, sessionsPer
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	var misrouted atomic.Int64
-	var firstMu sync.Mutex
+	var firstMu, opening sync.Mutex
 	for i := range agents {
 		wg.Go(func() {
-			a, err := connect(ctx, lb.url(), fmt.Sprintf("%s%02d", kind[:1], i), s)
+			a, err := connectOpening(ctx, lb.url(), fmt.Sprintf("%s%02d", kind[:1], i), s, &opening)
 			if err != nil {
 				errs[i] = err
 				misrouted.Add(int64(calls))
