@@ -149,6 +149,9 @@ type Actor struct {
 	// waiter is the post-action waiter of the action in progress, if any;
 	// events are forwarded to it.
 	waiter *waiter.Waiter
+	// leftTrackers are the probes of actions whose wait ended with a
+	// dialog open, stopped once it is closed (stopLeftTrackers).
+	leftTrackers []waiter.Page
 	// watch, if non-nil, receives the events an action in progress waits
 	// for (Input.dragIntercepted, Page.fileChooserOpened). Set and cleared
 	// around the action; sends never block.
@@ -177,6 +180,11 @@ type frame struct {
 	loaderID string
 	url      string
 	context  runtime.ExecutionContextID // default world, 0 when none yet
+	// tracker is the document's tracker controller (tracker.go), as
+	// found in context trackerIn: valid while that context is the
+	// frame's. It spares each action two round trips to find it.
+	tracker   runtime.RemoteObjectID
+	trackerIn runtime.ExecutionContextID
 	// sess is the session that reaches the frame: the page's own, or an
 	// out-of-process iframe's; nil until a session reports the frame,
 	// which then counts as the page's own ([Actor.sessionOf]).
@@ -282,6 +290,7 @@ func (a *Actor) init(ctx context.Context) error {
 	err = a.act.Await(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error { return a.c.Page.Enable(ctx) })
+		g.Go(func() error { return installTracker(ctx, a.c) })
 		g.Go(func() error { return a.c.Runtime.Enable(ctx) })
 		g.Go(func() error { return a.c.Network.Enable(ctx, nil) })
 		g.Go(func() error { return a.c.Inspector.Enable(ctx) })

@@ -37,6 +37,7 @@ func (a *Actor) HandleDialog(ctx context.Context, accept bool, promptText string
 		// Any other error means the dialog was already closed: the goal is
 		// met either way (upstream swallows it too).
 		a.dialog, a.dialogSess = nil, nil
+		a.stopLeftTrackers(ctx)
 		return a.state(), nil
 	})
 }

@@ -21,7 +21,9 @@
 // actor.go holds the actor, its lifecycle and the call helpers; events.go
 // applies the page's CDP events. Then a file per capability: navigate.go,
 // input.go (click, hover, keys), fill.go, drag.go, upload.go, dialog.go,
-// wait.go (the post-action waiter and wait_for), evaluate.go, screenshot.go,
+// wait.go (the post-action waiter and wait_for), tracker.go (the tracker
+// every document gets at its start, which the waiter and evaluate.go
+// use), evaluate.go, screenshot.go,
 // emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
 // (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
 // iframes: their sessions, and placing their elements in the page);
@@ -121,13 +123,16 @@
 //     own, to watch for dialogs meanwhile. It ends when the action returns;
 //     the waiter cancels the action's context when it stops watching (a
 //     dialog, the deadline), which ends the action's CDP call.
-//   - The settle wait (package waiter, through causalProbe and
-//     js/causal.js). The waiter starts it after the action, and again on a
-//     new document after a navigation: one Runtime call that resolves once
-//     nothing the action caused is pending in the page and the DOM has been
-//     quiet, bounded in the page (requests 3 s × network, the rest 3 s ×
-//     CPU). A navigation or the end of the wait cancels it; it reports on a
-//     buffered channel, so it never blocks.
+//   - The settle wait (package waiter, through causalProbe and the
+//     document's tracker, js/causal.js). The waiter starts it after the
+//     action, and again on a new document after a navigation: one Runtime
+//     call that resolves once nothing the action caused is pending in the
+//     page and the DOM has been quiet, bounded in the page (requests 3 s ×
+//     network, the rest 3 s × CPU). A navigation or the end of the wait
+//     cancels it; it reports on a buffered channel, so it never blocks.
+//     The waiter stops the tracker as it returns, on every path; when it
+//     returns with a dialog open, the actor stops it once the dialog is
+//     closed (stopLeftTrackers).
 //   - Find-text, for wait_for. findText, on the Await goroutine of its
 //     call, starts one goroutine per execution context, each a
 //     Runtime.callFunctionOn of js/findtext.js that resolves with the text

@@ -84,6 +84,18 @@ func (e *InteractError) Error() string {
 
 func (e *InteractError) Unwrap() error { return e.Cause }
 
+// NoAreaError reports an element that is attached and has boxes, none of
+// any area (a code editor's input 0 px wide), and that an action could not
+// reach: it cannot take focus, or the action needs the mouse over it.
+type NoAreaError struct {
+	Width, Height float64 // of its first box, in CSS pixels
+	x, y          float64 // its place, in its frame's viewport
+}
+
+func (e *NoAreaError) Error() string {
+	return fmt.Sprintf("the element has no area (%g×%g px)", e.Width, e.Height)
+}
+
 // NavigationError reports a navigation Chrome refused or could not complete.
 // Kind is "url", "back", "forward" or "reload".
 type NavigationError struct {

@@ -15,6 +15,8 @@ import (
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/waiter"
 )
 
 // The evaluate engine (ARCHITECTURE.md §9). A script runs under the call's
@@ -316,8 +318,8 @@ type scriptValue struct {
 	size int64 // bytes of the whole JSON text
 	cut  bool
 	// kept, when the result is to be saved, is the page-side object that
-	// holds it (see boundJS); the caller reads it with saveResult and
-	// releases it.
+	// holds it (the tracker's keepResult); the caller reads it with
+	// saveResult and releases it.
 	kept *runtime.RemoteObjectID
 }
 
@@ -328,144 +330,131 @@ func (v scriptValue) release(c *cdp.Client) {
 	}
 }
 
-// A result is bounded in the page, before it crosses CDP: a
-// script returning a 50 MB string used to cost 52 MB of CDP message, a
-// 52 MB reply and half a GB of heap. Both wrappers below serialise the
-// result and hand it to boundJS, which either returns it by value, cut to
-// the limit, or (to be saved to a file) wraps it in an object returned by
-// reference, from which saveResult reads slices.
+// A result is bounded in the page, before it crosses CDP: a script
+// returning a 50 MB string used to cost 52 MB of CDP message, a 52 MB
+// reply and half a GB of heap. The machinery that runs the script, times
+// it out, serialises its result and bounds it is the document's tracker
+// (tracker.go, js/causal.js): it holds the browser's own setTimeout,
+// Promise, JSON.stringify and TextEncoder, taken before the page's scripts
+// ran, so that a page that replaces them can neither stall evaluate_script
+// nor make it carry more than the limit. A result to be saved to a file is
+// kept in the page, in an object returned by reference, from which
+// saveResult reads slices.
+//
+// The wrappers below end with checks made of syntax alone (typeof, the
+// length of a string), which no page can replace: whatever the machinery
+// returned (a late tracker holds what the page left in place), no more
+// than the limit crosses CDP by value.
 
-// boundJS bounds a result's JSON text json to limit bytes of UTF-8. With
-// keep it returns {json, size}, to be returned by reference. Otherwise it
-// returns {json} when the text fits, or {json: head, size} when it does not:
-// head is the longest prefix of whole characters within limit bytes (what
-// TextEncoder.encodeInto reads into a buffer of that size), and size is the
-// whole text's length in UTF-8 bytes. An undefined result is {}.
-const boundJS = `function (json, limit, keep) {
-  if (json === undefined) return {};
-  const size = (s) => {
-    let n = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length) { n += 4; i++; }
-      else n += 3;
-    }
-    return n;
-  };
-  if (keep) return {json, size: size(json)};
-  if (json.length * 3 <= limit) return {json};
-  const {read} = new TextEncoder().encodeInto(json, new Uint8Array(limit));
-  if (read >= json.length) return {json};
-  return {json: json.slice(0, read), size: size(json)};
-}`
+// resultCheck ends both wrappers: r is what the tracker's run or script
+// resolved with, l the limit, k whether the result is kept.
+const resultCheck = `
+  if (__k) return __r;
+  const __j = __r.json, __z = __r.size;
+  if (__j === undefined) return {};
+  if (typeof __j !== 'string' || __j.length > __l) return {bad: true};
+  return typeof __z === 'number' ? {json: __j, size: __z} : {json: __j};`
 
-// functionWrapper runs the agent's function with its arguments and a timer
-// that rejects a promise still pending at the deadline, then bounds the
-// result (boundJS).
-const functionWrapper = `async function (__tabhiveBudget, __tabhiveLimit, __tabhiveKeep, ...args) {
-  const fn = (
+// functionWrapper runs the agent's function through the tracker __c with
+// its arguments, under a timer of the tracker's that rejects a promise
+// still pending at the deadline.
+const functionWrapper = `async function (__c, __b, __l, __k, ...args) {
+  const __r = await __c.run((
 %s
-);
-  let timer;
-  const late = new Promise((_, reject) => {
-    if (__tabhiveBudget > 0) timer = setTimeout(() => reject(new Error('tabhive: script timed out')), __tabhiveBudget);
-  });
-  let json;
-  try {
-    json = JSON.stringify(await Promise.race([Promise.resolve().then(() => fn(...args)), late]));
-  } finally {
-    clearTimeout(timer);
-  }
-  return (%s)(json, __tabhiveLimit, __tabhiveKeep);
+), args, __b, __l, __k);` + resultCheck + `
 }`
 
-// scriptWrapper runs classic script text (format "script") through an
-// indirect eval, so that its completion value is serialised and bounded in
-// the page like a function's: Runtime.evaluate itself would send a string
-// completion value whole. The eval runs synchronously inside
-// Runtime.evaluate, whose allowUnsafeEvalBlockedByCSP lets it run on pages
-// whose Content-Security-Policy forbids eval. As in a classic script, var
-// and function declarations become globals; unlike one, top-level let,
-// const and class declarations stay inside the eval.
-const scriptWrapper = `(async function (__tabhiveSource, __tabhiveBudget, __tabhiveLimit, __tabhiveKeep) {
-  const value = (0, eval)(__tabhiveSource);
-  let timer;
-  const late = new Promise((_, reject) => {
-    if (__tabhiveBudget > 0) timer = setTimeout(() => reject(new Error('tabhive: script timed out')), __tabhiveBudget);
-  });
-  let json;
-  try {
-    json = JSON.stringify(await Promise.race([value, late]));
-  } finally {
-    clearTimeout(timer);
-  }
-  return (%s)(json, __tabhiveLimit, __tabhiveKeep);
-})(%s, %d, %d, %t)`
+// scriptWrapper runs classic script text through the tracker (this):
+// an indirect eval, so that its completion value is serialised and bounded
+// in the page like a function's (Runtime.evaluate itself would send a
+// string completion value whole). As in a classic script, var and
+// function declarations become globals; unlike one, top-level let, const
+// and class declarations stay inside the eval. Runtime.callFunctionOn lets
+// the eval run on pages whose Content-Security-Policy forbids eval.
+const scriptWrapper = `async function (__s, __b, __l, __k) {
+  const __r = await this.script(__s, __b, __l, __k);` + resultCheck + `
+}`
+
+// ErrUnreadable is returned for a script whose result the page would not
+// let be read: its own scripts broke what the result is serialised with
+// in a document that predates the page's actor. Reloading the page gives
+// it a document tabhive follows from its start.
+var ErrUnreadable = errors.New("the script's result could not be read safely: the page's own scripts replaced the built-ins it is read with. Reload the page (navigate_page with type reload) and run the script again")
 
 func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, budget time.Duration) (scriptValue, error) {
 	keep := s.Output != nil
-	if s.Format == "script" {
-		src, _ := json.Marshal(s.Source)
-		expr := fmt.Sprintf(scriptWrapper, boundJS, src, budget.Milliseconds(), s.MaxResult, keep)
-		r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(expr).SetContextID(ec).SetAwaitPromise(true).
-			SetReturnByValue(!keep).SetUserGesture(true).SetAllowUnsafeEvalBlockedByCSP(true))
-		if err != nil {
-			return scriptValue{}, err
-		}
-		return boundResult(r.Result, r.ExceptionDetails, keep)
+	group := newGroup("eval")
+	defer releaseGroup(c, ctx, group)
+	tracker, _, err := trackerOf(ctx, c, ec, group)
+	if errors.Is(err, waiter.ErrUnfollowable) {
+		return scriptValue{}, ErrUnreadable
 	}
-	src := strings.TrimRight(strings.TrimSpace(s.Source), ";")
-	args := make([]runtime.CallArgument, 0, len(nodes)+3)
+	if err != nil {
+		return scriptValue{}, err
+	}
+	nums := make([]runtime.CallArgument, 0, 3)
 	for _, v := range []any{budget.Milliseconds(), s.MaxResult, keep} {
 		b, _ := json.Marshal(v)
-		args = append(args, runtime.CallArgument{Value: b})
+		nums = append(nums, runtime.CallArgument{Value: b})
 	}
-	for _, n := range nodes {
-		r, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(n).SetExecutionContextID(ec))
-		if isNodeGone(err) || err == nil && r.Object.ObjectID == nil {
-			return scriptValue{}, errNodeGone
+	var r *runtime.CallFunctionOnReply
+	if s.Format == "script" {
+		src, _ := json.Marshal(s.Source)
+		args := append([]runtime.CallArgument{{Value: src}}, nums...)
+		r, err = c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(scriptWrapper).SetObjectID(tracker).
+			SetArguments(args).SetAwaitPromise(true).SetReturnByValue(!keep).SetUserGesture(true))
+	} else {
+		src := strings.TrimRight(strings.TrimSpace(s.Source), ";")
+		args := make([]runtime.CallArgument, 0, len(nodes)+4)
+		args = append(append(args, runtime.CallArgument{ObjectID: &tracker}), nums...)
+		for _, n := range nodes {
+			r, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(n).SetExecutionContextID(ec).SetObjectGroup(group))
+			if isNodeGone(err) || err == nil && r.Object.ObjectID == nil {
+				return scriptValue{}, errNodeGone
+			}
+			if err != nil {
+				return scriptValue{}, err
+			}
+			args = append(args, runtime.CallArgument{ObjectID: r.Object.ObjectID})
 		}
-		if err != nil {
-			return scriptValue{}, err
-		}
-		defer releaseObject(c, *r.Object.ObjectID)
-		args = append(args, runtime.CallArgument{ObjectID: r.Object.ObjectID})
+		r, err = c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fmt.Sprintf(functionWrapper, src)).
+			SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(!keep).
+			// As Puppeteer's evaluate, which upstream uses: a script may open a
+			// popup or go full screen as a click could.
+			SetUserGesture(true))
 	}
-	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fmt.Sprintf(functionWrapper, src, boundJS)).
-		SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(!keep).
-		// As Puppeteer's evaluate, which upstream uses: a script may open a
-		// popup or go full screen as a click could.
-		SetUserGesture(true))
 	if err != nil {
 		return scriptValue{}, err
 	}
 	return boundResult(r.Result, r.ExceptionDetails, keep)
 }
 
-// boundResult reads what boundJS returned: by value, or by reference when
-// the result is kept in the page.
+// boundResult reads what the wrappers returned: by value, or by reference
+// when the result is kept in the page.
 func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept bool) (scriptValue, error) {
 	if exc != nil {
 		msg := exceptionText(exc)
-		if strings.Contains(msg, "tabhive: script timed out") {
+		switch {
+		case strings.Contains(msg, "tabhive: script timed out"):
 			return scriptValue{}, &ScriptTimeoutError{}
+		case strings.Contains(msg, "tabhive: the page"):
+			return scriptValue{}, ErrUnreadable
 		}
 		return scriptValue{}, &ScriptError{Msg: msg}
 	}
 	if kept {
 		if v.ObjectID == nil {
-			return scriptValue{}, fmt.Errorf("the page returned no result object (%s)", v.Type)
+			return scriptValue{}, ErrUnreadable
 		}
 		return scriptValue{kept: v.ObjectID}, nil
 	}
 	var b struct {
 		JSON *string `json:"json"`
 		Size int64   `json:"size"`
+		Bad  bool    `json:"bad"`
 	}
-	if err := json.Unmarshal(v.Value, &b); err != nil {
-		return scriptValue{}, fmt.Errorf("read the script's result: %w", err)
+	if err := json.Unmarshal(v.Value, &b); err != nil || b.Bad {
+		return scriptValue{}, ErrUnreadable
 	}
 	if b.JSON == nil {
 		return scriptValue{json: "undefined", size: int64(len("undefined"))}, nil
@@ -477,22 +466,18 @@ func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept boo
 	return out, nil
 }
 
-// resultSizeJS returns the size in bytes of a kept result (boundJS with
-// keep), or null when the result is undefined.
-const resultSizeJS = `function () { return this.json === undefined ? null : this.size; }`
+// resultSizeJS returns the size in bytes of a kept result (the tracker's
+// keepResult), or null when the result is undefined.
+const resultSizeJS = `function () { const s = this.size; return typeof s === 'number' ? s : null; }`
 
 // readChunkJS returns the UTF-16 code units [from, from+n) of a kept
 // result, one fewer when the slice would end between the two halves of a
-// surrogate pair. It returns a bare string: Chrome serialises one faster
-// than an object holding it.
+// surrogate pair (the tracker's chunk), or null if what it got is not a
+// string of at most n units. It returns a bare string: Chrome serialises
+// one faster than an object holding it.
 const readChunkJS = `function (from, n) {
-  const s = this.json;
-  let end = Math.min(s.length, from + n);
-  if (end < s.length) {
-    const c = s.charCodeAt(end - 1);
-    if (c >= 0xd800 && c < 0xdc00) end--;
-  }
-  return s.slice(from, end);
+  const s = this.chunk(from, n);
+  return typeof s === 'string' && s.length <= n ? s : null;
 }`
 
 // chunkUnits is how many UTF-16 code units of a kept result one CDP round
@@ -547,7 +532,7 @@ func readChunk(ctx context.Context, rpc *rpcc.Conn, kept runtime.RemoteObjectID,
 	})
 	var reply struct {
 		Result struct {
-			Value string `json:"value"`
+			Value json.RawMessage `json:"value"`
 		} `json:"result"`
 		ExceptionDetails *runtime.ExceptionDetails `json:"exceptionDetails"`
 	}
@@ -555,9 +540,13 @@ func readChunk(ctx context.Context, rpc *rpcc.Conn, kept runtime.RemoteObjectID,
 		return "", fmt.Errorf("read the script's result from the page: %w", err)
 	}
 	if reply.ExceptionDetails != nil {
-		return "", fmt.Errorf("read the script's result from the page: %s", exceptionText(reply.ExceptionDetails))
+		return "", ErrUnreadable
 	}
-	return reply.Result.Value, nil
+	var part *string
+	if err := json.Unmarshal(reply.Result.Value, &part); err != nil || part == nil {
+		return "", ErrUnreadable
+	}
+	return *part, nil
 }
 
 // callResult calls fn on the page object obj with args and decodes its value
@@ -571,11 +560,8 @@ func callResult(ctx context.Context, c *cdp.Client, obj runtime.RemoteObjectID, 
 	if err != nil {
 		return fmt.Errorf("read the script's result from the page: %w", err)
 	}
-	if r.ExceptionDetails != nil {
-		return fmt.Errorf("read the script's result from the page: %s", exceptionText(r.ExceptionDetails))
-	}
-	if err := json.Unmarshal(r.Result.Value, out); err != nil {
-		return fmt.Errorf("read the script's result from the page: %w", err)
+	if r.ExceptionDetails != nil || decodeValue(r.Result.Value, out) != nil {
+		return ErrUnreadable
 	}
 	return nil
 }

@@ -281,6 +281,10 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 			if e.RedirectResponse == nil {
 				a.waiter.RequestStarted(e.RequestID)
 			}
+		case "Script":
+			if e.RedirectResponse == nil && s == a.top {
+				a.waiter.ScriptStarted(e.RequestID)
+			}
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		if a.waiter == nil {

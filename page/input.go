@@ -161,11 +161,42 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 			}
 		}
 		x, y, err := t.point(ctx)
+		var na *NoAreaError
+		if errors.As(err, &na) {
+			return clickNoArea(ctx, t, na, clicks, p)
+		}
 		if err != nil {
 			return err
 		}
 		return mouseClick(ctx, t.c, x, y, clicks, p)
 	})
+}
+
+// clickNoArea clicks an element that has no area, as a code editor's
+// input (a textarea 0 px wide inside the editor): one that can take focus
+// is focused and clicked at its place, where the page (the editor) sees
+// the click, then given the focus back if the click took it away; one that
+// cannot fails with na.
+func clickNoArea(ctx context.Context, t elementRef, na *NoAreaError, clicks int, p *actionProgress) error {
+	focus := func() error {
+		return t.c.DOM.Focus(ctx, dom.NewFocusArgs().SetBackendNodeID(t.id))
+	}
+	if err := focus(); err != nil {
+		if isNodeGone(err) {
+			return errNodeGone
+		}
+		return na
+	}
+	if m, err := t.c.Page.GetLayoutMetrics(ctx); err == nil {
+		vp := m.CSSLayoutViewport
+		if na.x >= 0 && na.y >= 0 && na.x <= float64(vp.ClientWidth) && na.y <= float64(vp.ClientHeight) {
+			if err := mouseClick(ctx, t.c, na.x, na.y, clicks, p); err != nil {
+				return err
+			}
+		}
+	}
+	p.commit()
+	return focus()
 }
 
 // selectOptionJS selects this <option> through its <select>, if it belongs
@@ -285,12 +316,21 @@ func (a *Actor) finishInput(ctx context.Context, res ActionResult, err error, op
 	return out, nil
 }
 
+// zeroAreaGrace is how long an element whose boxes have no area is given
+// to get one (an element animating in) before it is taken as one that has
+// none, such as a code editor's input (a textarea 0 px wide): a few
+// frames, not the whole actionability timeout.
+const zeroAreaGrace = 300 * time.Millisecond
+
 // clickablePoint scrolls a node into view and returns the centre of its
 // first visible box, in the top frame's viewport. It waits up to the
-// actionability timeout for the node to get a box.
+// actionability timeout for the node to get a box; a node whose boxes
+// have no area for zeroAreaGrace fails with a [*NoAreaError] that holds
+// its place.
 func clickablePoint(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (x, y float64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, actionabilityTimeout)
 	defer cancel()
+	var flat time.Time // when the node was first seen with boxes, none of any area
 	for {
 		err := c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node))
 		if isNodeGone(err) {
@@ -306,6 +346,19 @@ func clickablePoint(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) 
 					if len(quad) == 8 && area(quad) >= 1 {
 						return (quad[0] + quad[2] + quad[4] + quad[6]) / 4, (quad[1] + quad[3] + quad[5] + quad[7]) / 4, nil
 					}
+				}
+				if len(q.Quads) > 0 && len(q.Quads[0]) == 8 {
+					if flat.IsZero() {
+						flat = time.Now()
+					} else if time.Since(flat) >= zeroAreaGrace {
+						quad := q.Quads[0]
+						w := max(quad[0], quad[2], quad[4], quad[6]) - min(quad[0], quad[2], quad[4], quad[6])
+						h := max(quad[1], quad[3], quad[5], quad[7]) - min(quad[1], quad[3], quad[5], quad[7])
+						return 0, 0, &NoAreaError{Width: w, Height: h,
+							x: (quad[0] + quad[2] + quad[4] + quad[6]) / 4, y: (quad[1] + quad[3] + quad[5] + quad[7]) / 4}
+					}
+				} else {
+					flat = time.Time{}
 				}
 			}
 		}

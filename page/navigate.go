@@ -123,6 +123,7 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	var answered atomic.Bool // set on the waiter's goroutine, read after it
 	opts := actionOptions{
 		navigationTimeout: timeout,
+		navigates:         true,
 		handleDialog: func(typ string) (dialogAnswer, bool) {
 			if typ != "beforeunload" {
 				return dialogAnswer{}, false

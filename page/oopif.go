@@ -134,6 +134,7 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 func setUpChild(ctx context.Context, s *session, emu childEmulation) (*page.GetFrameTreeReply, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
+	g.Go(func() error { return installTracker(gctx, s.c) })
 	g.Go(func() error { return s.c.Runtime.Enable(gctx) })
 	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
 	g.Go(func() error { return setAutoAttach(gctx, s.conn) })

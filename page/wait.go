@@ -16,8 +16,9 @@ import (
 	"github.com/tabhive/tabhive/waiter"
 )
 
-// causalJS evaluates to install(counting, lifetime), the causal tracker of
-// the post-action waiter (package waiter says what it follows).
+// causalJS is the source of the causal tracker and evaluate_script's
+// machinery (tracker.go says how it is installed; package waiter, what it
+// follows).
 //
 //go:embed js/causal.js
 var causalJS string
@@ -29,98 +30,148 @@ var causalJS string
 var findTextJS string
 
 // causalProbe implements [waiter.Page] over a page's CDP client, with the
-// causal tracker of page/js/causal.js in the page's main world. One serves
-// one action, on the waiter's goroutine; it touches no actor state. The
-// tracker is held by reference (tracker), never through a global, so the
-// page cannot reach it; it restores the page when it settles, and stops
-// itself after trackerLifetime if the wait was cut short (a dialog, a
-// deadline).
+// causal tracker of the document (tracker.go). One serves one action, on
+// the waiter's goroutine; it touches no actor state. The controllers it
+// reaches are remote objects of its own object group, released when it
+// stops; it stops every tracker it began, on every path (the waiter's
+// Stop).
 type causalProbe struct {
 	c *cdp.Client
+	// cached, if set, is the controller the actor found in the current
+	// document before (frame.tracker); first is the one Track used, for
+	// the actor to keep.
+	cached, first runtime.RemoteObjectID
 	// context is the execution context to track in: 0 for the main
 	// frame's main world, an out-of-process iframe's default world for
 	// an action in it (see framesProbe).
 	context runtime.ExecutionContextID
-	tracker runtime.RemoteObjectID // "" until Track succeeded
+	group   string
+	tracker runtime.RemoteObjectID // the document's followed now, "" if none
+	// begun are the trackers begun, to stop: the action's document's, and
+	// a new document's after a navigation.
+	begun []runtime.RemoteObjectID
+	// missing is what a late install could not wrap (tracker.go).
+	missing string
 }
 
-// evaluateArgs are Runtime.evaluate's arguments for expr in p's context.
-func (p *causalProbe) evaluateArgs(expr string) *runtime.EvaluateArgs {
-	args := runtime.NewEvaluateArgs(expr)
-	if p.context != 0 {
-		args.SetContextID(p.context)
+func newProbe(c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID) *causalProbe {
+	return &causalProbe{c: c, context: context, cached: cached, group: trackerGroup}
+}
+
+// trackerGroup is the object group of the references to controllers: kept
+// for the document's life (the actor caches one per frame), freed with its
+// execution context.
+const trackerGroup = "tabhive-tracker"
+
+const beginJS = "function (c, h) { this.begin(c, h) }"
+
+// begin finds the tracker of the current document and begins following
+// in it.
+func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Duration) error {
+	if id := p.cached; id != "" {
+		p.cached = ""
+		// The document of a cached controller may have gone: then it is
+		// looked up in the current one.
+		if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err == nil {
+			p.tracker, p.first = id, id
+			p.begun = append(p.begun, id)
+			return nil
+		}
 	}
-	return args
-}
-
-// trackerLifetime bounds how long a tracker stays in a page that nobody
-// settled: longer than any wait it serves.
-const trackerLifetime = 5 * time.Minute
-
-func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
-	expr := fmt.Sprintf("(%s)(true, %d, %d)", strings.TrimSpace(causalJS), trackerLifetime.Milliseconds(), horizon.Milliseconds())
-	r, err := p.c.Runtime.Evaluate(ctx, p.evaluateArgs(expr))
+	id, late, err := trackerOf(ctx, p.c, p.context, p.group)
 	if err != nil {
+		p.tracker = ""
 		return err
 	}
-	if r.ExceptionDetails != nil {
-		return fmt.Errorf("install the causal tracker: %s", exceptionText(r.ExceptionDetails))
+	p.tracker = id
+	if p.first == "" {
+		p.first = id
 	}
-	if r.Result.ObjectID == nil {
-		return errors.New("install the causal tracker: no tracker returned")
+	p.begun = append(p.begun, id)
+	if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err != nil {
+		p.tracker = ""
+		return err
 	}
-	p.tracker = *r.Result.ObjectID
+	if late {
+		var st struct {
+			Missing string `json:"missing"`
+		}
+		if trackerCall(ctx, p.c, id, "function () { return this.state() }", &st) == nil {
+			p.missing = st.Missing
+		}
+	}
 	return nil
 }
 
+func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
+	return p.begin(ctx, true, horizon)
+}
+
 func (p *causalProbe) InputDone(ctx context.Context) {
-	if p.tracker == "" {
-		return
+	if p.tracker != "" {
+		trackerCall(ctx, p.c, p.tracker, "function () { this.end() }", nil)
 	}
-	p.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs("function () { this.end() }").SetObjectID(p.tracker))
+}
+
+func (p *causalProbe) Hold(ctx context.Context, key string) {
+	if p.tracker != "" {
+		trackerCall(ctx, p.c, p.tracker, "function (k) { this.hold(k) }", nil, key)
+	}
+}
+
+func (p *causalProbe) Release(ctx context.Context, key string) {
+	if p.tracker != "" {
+		trackerCall(ctx, p.c, p.tracker, "function (k) { this.release(k) }", nil, key)
+	}
 }
 
 func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
-	opts, err := json.Marshal(map[string]int64{
-		"tail": s.Tail.Milliseconds(), "min": s.Min.Milliseconds(), "horizon": s.Horizon.Milliseconds(),
-		"requests": s.Requests.Milliseconds(), "max": s.Max.Milliseconds(),
-	})
-	if err != nil {
-		return waiter.Settled{}, err
-	}
-	var (
-		value json.RawMessage
-		exc   *runtime.ExceptionDetails
-	)
 	if s.Fresh || p.tracker == "" {
 		// A document nobody followed: a tracker that counts nothing waits
 		// for its DOM alone.
-		expr := fmt.Sprintf("(%s)(false, %d, %d).settle(%s)", strings.TrimSpace(causalJS), trackerLifetime.Milliseconds(), s.Horizon.Milliseconds(), opts)
-		r, err := p.c.Runtime.Evaluate(ctx, p.evaluateArgs(expr).SetAwaitPromise(true).SetReturnByValue(true))
-		if err != nil {
+		if err := p.begin(ctx, false, s.Horizon); err != nil {
 			return waiter.Settled{}, err
 		}
-		value, exc = r.Result.Value, r.ExceptionDetails
-	} else {
-		args := runtime.NewCallFunctionOnArgs("function (o) { return this.settle(o) }").SetObjectID(p.tracker).
-			SetArguments([]runtime.CallArgument{{Value: opts}}).SetAwaitPromise(true).SetReturnByValue(true)
-		r, err := p.c.Runtime.CallFunctionOn(ctx, args)
-		if err != nil {
-			return waiter.Settled{}, err
-		}
-		value, exc = r.Result.Value, r.ExceptionDetails
 	}
-	if exc != nil {
-		return waiter.Settled{}, fmt.Errorf("settle: %s", exceptionText(exc))
+	opts := map[string]int64{
+		"tail": s.Tail.Milliseconds(), "min": s.Min.Milliseconds(), "horizon": s.Horizon.Milliseconds(),
+		"requests": s.Requests.Milliseconds(), "max": s.Max.Milliseconds(),
 	}
 	var st struct {
-		Reason  string   `json:"reason"`
-		Pending []string `json:"pending"`
+		Reason  string `json:"reason"`
+		Pending string `json:"pending"`
 	}
-	if err := json.Unmarshal(value, &st); err != nil {
-		return waiter.Settled{}, fmt.Errorf("settle: %w", err)
+	id := p.tracker
+	if err := trackerCall(ctx, p.c, id, "function (o) { return this.settle(o) }", &st, opts); err != nil {
+		return waiter.Settled{}, err
 	}
-	return waiter.Settled{Reason: st.Reason, Pending: st.Pending}, nil
+	// Settled, the tracker stopped itself.
+	for i, b := range p.begun {
+		if b == id {
+			p.begun = append(p.begun[:i], p.begun[i+1:]...)
+			break
+		}
+	}
+	out := waiter.Settled{Reason: st.Reason}
+	if st.Pending != "" {
+		out.Pending = strings.Split(st.Pending, "\n")
+	}
+	if st.Reason == "stopped" {
+		// Stopped under the wait: its lifetime ran out, or another action
+		// began in the document.
+		return out, fmt.Errorf("%w: it stopped being followed", waiter.ErrUnfollowable)
+	}
+	return out, nil
+}
+
+// Stop stops every tracker the probe began and has not seen settle. The
+// references stay in trackerGroup, for the actor to reuse, and go with
+// their documents.
+func (p *causalProbe) Stop(ctx context.Context) {
+	for _, id := range p.begun {
+		trackerCall(ctx, p.c, id, "function () { this.stop() }", nil)
+	}
+	p.begun, p.tracker = nil, ""
 }
 
 // framesProbe implements [waiter.Page] for an action on an element of an
@@ -149,6 +200,9 @@ func (p *framesProbe) InputDone(ctx context.Context) {
 	p.frame.InputDone(ctx)
 }
 
+func (p *framesProbe) Hold(ctx context.Context, key string)    { p.top.Hold(ctx, key) }
+func (p *framesProbe) Release(ctx context.Context, key string) { p.top.Release(ctx, key) }
+
 func (p *framesProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
 	if p.frame.tracker == "" || s.Fresh {
 		return p.top.Settle(ctx, s)
@@ -172,6 +226,11 @@ func (p *framesProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 	}
 	st.Pending = append(st.Pending, f.st.Pending...)
 	return st, nil
+}
+
+func (p *framesProbe) Stop(ctx context.Context) {
+	p.top.Stop(ctx)
+	p.frame.Stop(ctx)
 }
 
 // headroom is how much of a call's budget an inner wait leaves unused, so
@@ -204,10 +263,13 @@ type ActionResult struct {
 	// Dialog reports that the action opened a JavaScript dialog; State.Dialog
 	// says which.
 	Dialog bool
-	// Pending describes work the action caused that was not waited for,
-	// such as "a timer of 5 s": set too far ahead, or running on without
-	// changing the page (package waiter).
+	// Pending summarises work the action caused that was not waited for,
+	// one entry per kind, such as "a timer of 5 s": set too far ahead, or
+	// running on without changing the page (package waiter).
 	Pending []string
+	// Unfollowed, if not empty, says why the action's work could not be
+	// followed in the page: only a short window was waited.
+	Unfollowed string
 	State
 }
 
@@ -215,6 +277,7 @@ type ActionResult struct {
 type actionOptions struct {
 	navigationTimeout time.Duration // 0: waiter default
 	skipStableDOM     bool
+	navigates         bool // a navigation command: waiter.Config.Navigates
 	// handleDialog, if non-nil, answers dialogs of the types it accepts
 	// while the action runs, instead of stopping at them.
 	handleDialog func(typ string) (answer dialogAnswer, ok bool)
@@ -271,6 +334,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		Network:           a.emu.network(),
 		NavigationTimeout: opts.navigationTimeout,
 		SkipStableDOM:     opts.skipStableDOM,
+		Navigates:         opts.navigates,
 	}
 	if opts.handleDialog != nil {
 		// The dialog is answered on the session of the frame that opened
@@ -297,9 +361,19 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 			return true
 		}
 	}
-	var probe waiter.Page = &causalProbe{c: a.c}
+	a.stopLeftTrackers(ctx)
+	main := a.frames[a.mainFrame]
+	var cached runtime.RemoteObjectID
+	var cachedIn runtime.ExecutionContextID
+	if main != nil && main.context != 0 && main.trackerIn == main.context && !opts.navigates {
+		cached, cachedIn = main.tracker, main.context
+	} else if main != nil {
+		cachedIn = main.context
+	}
+	top := newProbe(a.c, 0, cached)
+	var probe waiter.Page = top
 	if opts.frame.c != nil {
-		probe = &framesProbe{top: &causalProbe{c: a.c}, frame: &causalProbe{c: opts.frame.c, context: opts.frame.id}}
+		probe = &framesProbe{top: top, frame: newProbe(opts.frame.c, opts.frame.id, "")}
 	}
 	w := waiter.New(cfg)
 	a.waiter = w
@@ -328,8 +402,21 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	var res ActionResult
 	select {
 	case r := <-waited:
-		res.Pending = r.Pending
+		// The wait is over: the probe is the actor's to read again.
+		if main := a.frames[a.mainFrame]; main != nil && top.first != "" && main.context != 0 && main.context == cachedIn {
+			// The document Track followed is still the frame's: keep its
+			// controller for the next action.
+			main.tracker, main.trackerIn = top.first, main.context
+		}
+		res.Pending, res.Unfollowed = r.Pending, r.Unfollowed
+		if r.Dialog {
+			// Its renderer is paused: the trackers are stopped once the
+			// dialog is closed (stopLeftTrackers).
+			a.leftTrackers = append(a.leftTrackers, probe)
+		}
 	default:
+		// The wait is still running past the deadline (a renderer that
+		// does not answer); it stops its trackers itself as it ends.
 	}
 	var ae *actionError
 	switch _, isDialog := errDialog(err); {
@@ -357,6 +444,24 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	}
 	res.State = a.state()
 	return res, nil
+}
+
+// stopLeftTrackers stops the trackers of actions whose wait ended with a
+// dialog open, once no dialog is open: its renderer was paused then.
+func (a *Actor) stopLeftTrackers(ctx context.Context) {
+	if len(a.leftTrackers) == 0 || a.dialog != nil {
+		return
+	}
+	left := a.leftTrackers
+	a.leftTrackers = nil
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	a.act.Await(sctx, func(ctx context.Context) error {
+		for _, p := range left {
+			p.Stop(ctx)
+		}
+		return nil
+	}, nil)
 }
 
 // jsonArg makes a by-value argument for Runtime.callFunctionOn.

@@ -24,7 +24,8 @@ type reply struct {
 	notice      string // the reconnect notice, first of all
 	lines       []string
 	navigatedTo string
-	// pending is work the action caused that was not waited for.
+	// pending is work the action caused that was not waited for, one
+	// entry per kind.
 	pending   []string
 	emulation []string     // the page's emulated conditions, for page-scoped tools
 	dialog    *page.Dialog // the page's open dialog, for page-scoped tools
@@ -37,6 +38,10 @@ type reply struct {
 	// network listing, each already rendered.
 	sections []string
 	images   []*mcp.ImageContent // content blocks after the text
+
+	// unfollowed says why the action's work could not be followed in the
+	// page, if it could not.
+	unfollowed string
 }
 
 func (r *reply) line(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }
@@ -66,6 +71,9 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 	}
 	if len(r.pending) > 0 {
 		out = append(out, fmt.Sprintf("Still pending, not waited for: %s (set by the action, and too far ahead or running on without changing the page).", strings.Join(r.pending, "; ")))
+	}
+	if r.unfollowed != "" {
+		out = append(out, fmt.Sprintf("The page could not be followed after the action (%s), so only a short window was waited for its effects: take a snapshot to check them.", strings.TrimSuffix(r.unfollowed, ".")))
 	}
 	out = append(out, r.emulation...)
 	if d := r.dialog; d != nil {
@@ -202,6 +210,13 @@ func sentence(err error) string {
 			return fmt.Sprintf("Element with uid %s no longer exists on the page.", ue.UID)
 		}
 		return fmt.Sprintf("Element uid %q not found on page %d.", ue.UID, ue.PageID)
+	}
+	if na, ok := errorsAs[*page.NoAreaError](err); ok {
+		what := "the element"
+		if ie, ok := errorsAs[*page.InteractError](err); ok {
+			what = "the element with uid " + ie.UID
+		}
+		return fmt.Sprintf("%s has no area (%g×%g px), and cannot take focus or be reached by the mouse. Act on a visible element near it, such as its container, or use evaluate_script.", capitalize(what), na.Width, na.Height)
 	}
 	if ie, ok := errorsAs[*page.InteractError](err); ok {
 		return fmt.Sprintf("Failed to interact with the element with uid %s. The element did not become interactive within the configured timeout.\nCause: %v", ie.UID, ie.Cause)

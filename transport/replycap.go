@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -39,8 +40,8 @@ func (s *Server) replyLimit() int {
 // counted over all its text blocks; images are left alone (take_screenshot
 // bounds them). Text past the limit is cut at a UTF-8 boundary and
 // replaced by one sentence that says how many bytes were cut and how to get
-// them.
-func (s *Server) capReply(t *tool, res *mcp.CallToolResult) {
+// them. args are the call's arguments, as the client sent them.
+func (s *Server) capReply(t *tool, res *mcp.CallToolResult, args json.RawMessage) {
 	limit := s.replyLimit()
 	total := 0
 	for _, c := range res.Content {
@@ -68,11 +69,11 @@ func (s *Server) capReply(t *tool, res *mcp.CallToolResult) {
 			// The notice takes the end of the room left, so that the whole
 			// text stays within limit; its length with total in it bounds
 			// its length with the real count.
-			keep := max(left-len(cutNotice(t, total, limit))-1, 0)
+			keep := max(left-len(cutNotice(t, args, total, limit))-1, 0)
 			for keep > 0 && !utf8.RuneStart(tc.Text[keep]) {
 				keep--
 			}
-			text := tc.Text[:keep] + "\n" + cutNotice(t, total-(limit-left)-keep, limit)
+			text := tc.Text[:keep] + "\n" + cutNotice(t, args, total-(limit-left)-keep, limit)
 			out = append(out, &mcp.TextContent{Text: text, Meta: tc.Meta, Annotations: tc.Annotations})
 			cut = true
 		}
@@ -82,15 +83,22 @@ func (s *Server) capReply(t *tool, res *mcp.CallToolResult) {
 
 // cutNotice is the sentence that ends a reply cut at limit bytes, cut bytes
 // short, with the way to the rest that the tool offers.
-func cutNotice(t *tool, cut, limit int) string {
-	return fmt.Sprintf("[The reply was cut here: %d bytes past the %d-byte limit were left out. %s]", cut, limit, restHint(t))
+func cutNotice(t *tool, args json.RawMessage, cut, limit int) string {
+	return fmt.Sprintf("[The reply was cut here: %d bytes past the %d-byte limit were left out. %s]", cut, limit, restHint(t, args))
 }
 
 // restHint says how to get what a cut reply left out, from the tool's own
-// arguments.
-func restHint(t *tool) string {
+// arguments. Advice to drop an argument is given only when the call
+// passed it.
+func restHint(t *tool, args json.RawMessage) string {
 	has := func(name string) bool {
 		return slices.ContainsFunc(params(t.argType), func(p param) bool { return p.name == name })
+	}
+	var passed map[string]json.RawMessage
+	json.Unmarshal(args, &passed)
+	set := func(name string) bool {
+		v, ok := passed[name]
+		return ok && string(v) != "false" && string(v) != "null"
 	}
 	switch {
 	case has("filePath"):
@@ -99,8 +107,8 @@ func restHint(t *tool) string {
 		return fmt.Sprintf("Call %s again with responseFilePath or requestFilePath to save the bodies to files.", t.name)
 	case has("pageSize"):
 		return fmt.Sprintf("Call %s again with a smaller pageSize, and pageIdx to page through the rest.", t.name)
-	case has("includeSnapshot"):
-		return fmt.Sprintf("Call %s without includeSnapshot, then take_snapshot with filePath to save the snapshot to a file.", t.name)
+	case set("includeSnapshot") || set("includeDiff"):
+		return fmt.Sprintf("Call %s without includeSnapshot or includeDiff, then take_snapshot with filePath to save the snapshot to a file.", t.name)
 	}
 	return "Narrow the call's arguments to get less, or use take_snapshot with filePath to save a long snapshot to a file."
 }

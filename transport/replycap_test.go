@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"strings"
@@ -38,7 +39,7 @@ func TestCapReplyBlocks(t *testing.T) {
 	res := &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: first}, img, &mcp.TextContent{Text: second}, &mcp.TextContent{Text: third},
 	}}
-	s.capReply(tl, res)
+	s.capReply(tl, res, nil)
 	if len(res.Content) != 3 || res.Content[0].(*mcp.TextContent).Text != first || res.Content[1] != img {
 		t.Fatalf("content after the cut = %v, want the first block, the image and the cut second block", res.Content)
 	}
@@ -55,8 +56,33 @@ func TestCapReplyBlocks(t *testing.T) {
 
 	// Within the limit, nothing changes.
 	small := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}, img}}
-	s.capReply(tl, small)
+	s.capReply(tl, small, nil)
 	if len(small.Content) != 2 || small.Content[0].(*mcp.TextContent).Text != "ok" {
 		t.Errorf("a short reply changed: %v", small.Content)
+	}
+}
+
+// TestCutAdviceNamesOnlyPassedArguments: the advice that ends a cut reply
+// tells the agent to drop includeSnapshot only when its call passed it. A
+// click whose reply a page's own text made too long used to be told to
+// call click "without includeSnapshot", which it had never passed.
+func TestCutAdviceNamesOnlyPassedArguments(t *testing.T) {
+	type clickArgs struct {
+		UID             string `json:"uid"`
+		IncludeSnapshot bool   `json:"includeSnapshot"`
+		IncludeDiff     bool   `json:"includeDiff"`
+	}
+	tl := &tool{name: "click", argType: reflect.TypeFor[clickArgs]()}
+	for _, tt := range []struct {
+		args, want string
+	}{
+		{`{"uid": "1_2"}`, "Narrow the call's arguments"},
+		{`{"uid": "1_2", "includeSnapshot": false}`, "Narrow the call's arguments"},
+		{`{"uid": "1_2", "includeSnapshot": true}`, "Call click without includeSnapshot or includeDiff"},
+		{`{"uid": "1_2", "includeDiff": true}`, "Call click without includeSnapshot or includeDiff"},
+	} {
+		if got := restHint(tl, json.RawMessage(tt.args)); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("restHint(%s) = %q, want %q…", tt.args, got, tt.want)
+		}
 	}
 }

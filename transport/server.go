@@ -349,7 +349,7 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	defer s.inflight.Add(-1)
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
-	s.capReply(t, res)
+	s.capReply(t, res, req.Params.Arguments)
 	s.linkFiles(c, res)
 	s.metrics.observe(t.name, outcome, time.Since(start))
 	ev := s.log.Debug()

@@ -134,8 +134,8 @@ func (c *call) showBounded(ctx context.Context, title, text, outlined string) {
 
 // showDiff puts in the reply what changed on page c.pageID since the
 // session's previous snapshot of it, full being the page's snapshot now;
-// without a previous snapshot, or when most of the page changed (it
-// navigated), the whole snapshot instead.
+// without a previous snapshot, or when the diff is not the smaller of the
+// two (snapshot.Whole), the whole snapshot instead.
 func (c *call) showDiff(ctx context.Context, full string) {
 	prev, ok := c.sess.lastSnapshot(c.pageID)
 	if !ok {
@@ -144,8 +144,8 @@ func (c *call) showDiff(ctx context.Context, full string) {
 		return
 	}
 	diff, st := snapshot.Diff(prev, full)
-	if st.Added+st.Changed > st.Nodes/2 && st.Nodes > 4 {
-		c.r.line("Most of the page changed since the previous snapshot (it navigated, or was rebuilt): here is the whole snapshot.")
+	if why := snapshot.Whole(diff, full, st); why != "" {
+		c.r.line("%s", why)
 		c.showSnapshot(ctx, "", full)
 		return
 	}

@@ -113,7 +113,7 @@ func inputOptions(snapshot, diff bool) page.InputOptions {
 func (c *call) acted(ctx context.Context, res page.InputResult, diff bool, line string) {
 	c.r.line("%s", line)
 	c.r.navigatedTo = res.NavigatedTo
-	c.r.pending = res.Pending
+	c.r.pending, c.r.unfollowed = res.Pending, res.Unfollowed
 	c.r.state(res.State)
 	if res.Snapshot == "" {
 		return

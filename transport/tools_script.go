@@ -87,7 +87,7 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 		}
 	}
 	c.r.navigatedTo = res.NavigatedTo
-	c.r.pending = res.Pending
+	c.r.pending, c.r.unfollowed = res.Pending, res.Unfollowed
 	c.r.state(res.State)
 	return nil
 }

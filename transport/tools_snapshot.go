@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
@@ -55,6 +56,9 @@ func (a *snapshotArgs) view() (page.SnapshotOptions, error) {
 		if errors.Is(err, snapshot.ErrQueryTooLong) {
 			return opts, badArgs("Invalid argument \"query\" for tool \"take_snapshot\": it is %d characters long, over %d; pass a shorter text or pattern.", len(a.Query), snapshot.MaxQueryLen)
 		}
+		if qe, ok := errorsAs[*snapshot.QueryError](err); ok && errors.Is(qe.Err, snapshot.ErrQueryTooComplex) {
+			return opts, badArgs("Invalid argument \"query\" for tool \"take_snapshot\": %s compiles to %d instructions, over the %d allowed, and would take too long to match; simplify it (fewer or smaller repetitions), or pass plain text without the enclosing slashes.", a.Query, qe.Size, snapshot.MaxQueryProgram)
+		}
 		if qe, ok := errorsAs[*snapshot.QueryError](err); ok {
 			return opts, badArgs("Invalid argument \"query\" for tool \"take_snapshot\": %s is not a valid regular expression (%v); fix it, or pass plain text without the enclosing slashes.", a.Query, qe.Err)
 		}
@@ -81,6 +85,9 @@ func runSnapshot(ctx context.Context, c *call, a *snapshotArgs) error {
 		}
 	}
 	snap, err := c.page.SnapshotView(ctx, opts)
+	if qe, ok := errorsAs[*snapshot.QueryTimeoutError](err); ok {
+		return fmt.Errorf("the query %s took more than %v to match the snapshot (it had matched %d of %d nodes), so it was stopped; simplify the pattern, or pass uid to search below one node", a.Query, snapshot.QueryBudget, qe.Matched, qe.Nodes)
+	}
 	if re, ok := errorsAs[*page.ViewRootError](err); ok {
 		return badArgs("uid %s is not in page %d's snapshot now (the element is gone, or the uid is mistyped): call take_snapshot with query to find the element, or without uid for the whole page.", re.UID, re.PageID)
 	}

@@ -1,85 +1,52 @@
-// Package waiter waits for the consequences of one action on a page: a
-// navigation it started, the DOM settling, the requests it sent, or a dialog
-// cutting everything short (ARCHITECTURE.md §8).
-//
-// A [Waiter] serves one action and is then thrown away. The page actor
-// creates it before the action, feeds it the page's events from its own
-// goroutine (the feed methods never block), and calls [Waiter.Run] from the
-// goroutine that performs the action. Run owns all of the waiter's state; the
-// feed methods only append to its queue.
-//
-// What "settled" means, in order of precedence:
-//
-//  1. A dialog opened: return at once (the renderer is paused; nothing else
-//     can make progress).
-//  2. A cross-document navigation of the main frame started (the page said
-//     it was starting one, or Chrome reported it): wait for it to finish, up
-//     to the navigation timeout, then for the new document's DOM to go
-//     quiet (100 ms × CPU at least, the last 50 ms × CPU without mutation).
-//  3. Otherwise the action's own work is done: nothing it caused is pending
-//     in the page, and the DOM has then been quiet for a short tail
-//     (15 ms × CPU); and every document request the action sent has
-//     finished, up to 3 s × network.
-//
-// # Causal settle
-//
-// What the action caused is followed in the page itself (package page's
-// causal tracker, [Page.Track]): from the moment the action starts until
-// its input is delivered, and then from inside the work it caused, the
-// page's timers (setTimeout, an interval's first tick), animation frames,
-// fetches and XMLHttpRequests (and reading their responses), posted
-// messages, and a navigation the document starts are counted as pending
-// until they have run, transitively: a timer that starts a fetch that sets
-// a timer is one chain. The wait ends when none is pending and the DOM has
-// been quiet for the tail. So a click that causes nothing settles a few
-// milliseconds after its input, and an effect that lands 600 ms later, or
-// after 30 animation frames, is waited for.
-//
-// Bounds: a timer set more than the horizon (1 s × CPU) ahead, an
-// interval's later ticks, and timers or frames that run on for a horizon
-// without changing the DOM (an endless animation, a poll) are not waited
-// for; they are reported in [Result.Pending]. "Run on for a horizon" is
-// counted in the time the page asked for (timer delays, 1/60 s a frame) as
-// well as in wall time since the DOM last changed or a response arrived,
-// so that work a loaded machine merely runs late is still waited for (up
-// to three horizons of wall time). Requests are waited for up to
-// 3 s × network. The whole wait stays inside the caller's context.
-//
-// Limits, where the DOM-quiet tail is all there is: work scheduled by other
-// means (workers, observers, CSS transitions, window.postMessage, idle
-// callbacks), work in other frames, and effects that land later than the
-// tail without the page scheduling anything (an image that loads). The
-// tracker is the page's main world only while the action is followed, and
-// it restores the page as it was when it stops: a page cannot tell it ran
-// outside that window, nor, inside it, by Function.prototype.toString or
-// its timer ids. Unrelated work that happens to run inside the action's
-// window is counted too, a bounded over-approximation.
 package waiter
 
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tabhive/tabhive/internal/queue"
 )
 
 // Page is what the waiter needs from the page besides its events. Its
-// methods are called from Run's goroutine, one at a time.
+// methods are called from Run's goroutine, one at a time, except Settle,
+// which runs on a goroutine of its own while Run may call Hold and
+// Release.
 type Page interface {
 	// Track starts following what the action causes in the current
 	// document: from now on, work the page schedules is the action's. A
-	// timer set more than horizon ahead is reported, not followed.
+	// timer set more than horizon ahead is reported, not followed. An error
+	// wrapping [ErrUnfollowable] says the page's state keeps it from being
+	// followed; any other, that the document went away.
 	Track(ctx context.Context, horizon time.Duration) error
 	// InputDone says the action's input has been delivered: from now on
 	// only work scheduled by the action's own work counts.
 	InputDone(ctx context.Context)
+	// Hold says a script the document requested (an import(), a <script>
+	// added) is loading: it is pending, and what runs meanwhile counts, until
+	// Release with the same key.
+	Hold(ctx context.Context, key string)
+	Release(ctx context.Context, key string)
 	// Settle returns once the action's work is done or its bounds are
 	// reached, as [Settling] says; with Fresh it follows nothing (a new
-	// document) and waits for the DOM alone. An error means the document
-	// went away (a navigation) or cannot be reached.
+	// document) and waits for the DOM alone. An error wrapping
+	// [ErrUnfollowable] says the page cannot be followed; any other, that
+	// the document went away (a navigation) or cannot be reached.
 	Settle(ctx context.Context, s Settling) (Settled, error)
+	// Stop ends following in every document Track or Settle followed. Run
+	// calls it on every path, except when it returns with a dialog open
+	// (the renderer is paused until the dialog is handled): then the caller
+	// must, once the dialog is closed.
+	Stop(ctx context.Context)
 }
+
+// ErrUnfollowable marks an error of [Page] that says the page cannot be
+// followed: its state broke what following it needs (a document that
+// predates the tracker, whose scripts replaced a built-in it relies on).
+// The wait then falls back to a short window.
+var ErrUnfollowable = errors.New("the page could not be followed")
 
 // Settling says when the page's work counts as settled.
 type Settling struct {
@@ -99,14 +66,17 @@ type Settling struct {
 	Fresh bool
 }
 
+// A settle wait that ends with a result (not an error) has stopped
+// following: the page does it as it answers, which spares a round trip.
+
 // Settled is what the page said when it settled.
 type Settled struct {
 	// Reason is "settled", "navigating" (the document started a
 	// navigation), "horizon" (timers or frames gave no sign of ending),
 	// "requests" (requests outran their bound) or "max".
 	Reason string
-	// Pending describes the action's work left pending, such as "a timer
-	// of 5 s".
+	// Pending summarises the action's work still scheduled, one entry per
+	// kind, such as "a timer of 5 s" or "17 timers, the nearest of 1.2 s".
 	Pending []string
 }
 
@@ -121,6 +91,11 @@ type Config struct {
 	// NavigationTimeout bounds the wait for a started navigation to finish.
 	// If zero, 3 s × Network.
 	NavigationTimeout time.Duration
+	// Navigates says the action is a navigation command (navigate_page,
+	// new_page): the document it leaves is not followed, only the
+	// navigation and then the new document. Following the old one cost a
+	// tracker's setup and a settle wait that the navigation cancels.
+	Navigates bool
 	// SkipStableDOM waits only for navigation and requests, not for the DOM
 	// to go quiet.
 	SkipStableDOM bool
@@ -142,6 +117,7 @@ const (
 	quietCap      = 3 * time.Second        // give up on the DOM after this
 	navigationCap = 3 * time.Second        // default wait for a started navigation
 	requestCap    = 3 * time.Second        // give up on pending requests after this
+	stopCap       = 500 * time.Millisecond // bound on one call that ends or holds following
 )
 
 // Result says what the wait saw.
@@ -157,10 +133,47 @@ type Result struct {
 	// GaveUp names a sub-wait that hit its cap ("navigation", "dom",
 	// "requests"), or is empty. Capped waits are not errors.
 	GaveUp string
-	// Pending describes work the action caused that was left pending and
-	// not waited for, such as "a timer of 5 s": set further ahead than the
-	// horizon, or running on without changing the page.
+	// Pending summarises work the action caused that was left pending and
+	// not waited for, one entry per kind, such as "a timer of 5 s": set
+	// further ahead than the horizon, or running on without changing the
+	// page. It holds at most [MaxPending] entries of at most
+	// [MaxPendingBytes] bytes each, whatever the page scheduled.
 	Pending []string
+	// Unfollowed, if not empty, says why the action's work could not be
+	// followed in the page; the wait then gave a navigation the probe
+	// window to start, and waited for nothing else.
+	Unfollowed string
+}
+
+// Bounds of [Result.Pending]: a page that schedules 200,000 timers gets one
+// line that counts them, and a line is cut (a fetch's URL may be long).
+const (
+	MaxPending      = 12
+	MaxPendingBytes = 200
+)
+
+// boundPending applies the bounds of [Result.Pending] to what a page said.
+func boundPending(p []string) []string {
+	if len(p) > MaxPending {
+		p = p[:MaxPending]
+	}
+	out := make([]string, 0, len(p))
+	for _, s := range p {
+		if len(s) > MaxPendingBytes {
+			cut := MaxPendingBytes - len("…")
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut] + "…"
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 type kind int
@@ -171,6 +184,7 @@ const (
 	dialogOpened
 	requestStarted
 	requestFinished
+	scriptStarted
 )
 
 type event struct {
@@ -218,6 +232,11 @@ func (w *Waiter) DialogOpened(typ string) { w.push(event{kind: dialogOpened, id:
 // document), identified by its CDP request id.
 func (w *Waiter) RequestStarted(id string) { w.push(event{kind: requestStarted, id: id}) }
 
+// ScriptStarted reports that the document requested a script (an
+// import(), a <script> added), by its CDP request id: the action's work
+// goes on once it has loaded. RequestFinished reports its end.
+func (w *Waiter) ScriptStarted(id string) { w.push(event{kind: scriptStarted, id: id}) }
+
 // RequestFinished reports that a request finished or failed.
 func (w *Waiter) RequestFinished(id string) { w.push(event{kind: requestFinished, id: id}) }
 
@@ -228,7 +247,7 @@ func (w *Waiter) push(e event) { w.events.Push(e) }
 // opens (an alert() in a click handler) keeps the action's input event from
 // being acknowledged until the dialog closes. done reports that Run must
 // return res and err now.
-func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error) (res Result, done bool, err error) {
+func (w *Waiter) act(ctx context.Context, res *Result, action func(ctx context.Context) error) (done bool, err error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the action's CDP call if we return early
 	result := make(chan error, 1)
@@ -244,9 +263,9 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 	for {
 		select {
 		case err := <-result:
-			return res, err != nil, err
+			return err != nil, err
 		case <-ctx.Done():
-			return res, true, context.Cause(ctx)
+			return true, context.Cause(ctx)
 		case <-w.events.Ready():
 			for _, e := range w.events.Take() {
 				if e.kind != dialogOpened {
@@ -258,7 +277,7 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 					continue
 				}
 				res.Dialog = true
-				return res, true, nil
+				return true, nil
 			}
 		}
 	}
@@ -266,6 +285,24 @@ func (w *Waiter) act(ctx context.Context, action func(ctx context.Context) error
 
 // errNavigating cancels a settle wait whose document is being replaced.
 var errNavigating = errors.New("navigation started")
+
+// unfollowedReason is what an [ErrUnfollowable] error says after the
+// sentinel, bounded: it is shown to the agent.
+func unfollowedReason(err error) string {
+	s := strings.TrimPrefix(err.Error(), ErrUnfollowable.Error())
+	s = strings.TrimLeft(s, ": ")
+	if s == "" {
+		return "its document did not answer"
+	}
+	if len(s) > MaxPendingBytes {
+		cut := MaxPendingBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
 
 // Run arms the waiter, runs action and waits for its consequences. An error
 // from action is returned as is and nothing is waited for. Errors of the
@@ -275,22 +312,33 @@ var errNavigating = errors.New("navigation started")
 func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Context) error) (res Result, err error) {
 	defer w.events.Close()
 	cpu, net := w.cfg.CPU, w.cfg.Network
-	follow := !w.cfg.SkipStableDOM
+	// Following ends on every path, whatever ended the wait, under a bound
+	// of its own; except with a dialog open, whose renderer answers nothing
+	// until the dialog is handled (Page.Stop says who stops it then).
+	defer func() {
+		if res.Dialog {
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), scale(stopCap, cpu))
+		defer cancel()
+		page.Stop(sctx)
+	}()
+	follow := !w.cfg.SkipStableDOM && !w.cfg.Navigates
+	tracked := false
 	if follow {
 		// Bounded: a paused renderer must not hang the setup (upstream #2427).
 		tctx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
-		if page.Track(tctx, scale(horizon, cpu)) != nil {
-			// Nothing followed (the document was going away, say): the
-			// wait falls back to a probe window and the DOM going quiet.
-			follow = false
-		}
+		// Nothing followed (the document was going away, or its state
+		// keeps it from being followed): the wait falls back to a probe
+		// window and the DOM going quiet, which tries the page once more.
+		tracked = page.Track(tctx, scale(horizon, cpu)) == nil
+		follow = tracked
 		cancel()
 	}
-	res, done, err := w.act(ctx, action)
-	if done {
+	if done, err := w.act(ctx, &res, action); done {
 		return res, err
 	}
-	if follow {
+	if tracked {
 		ictx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
 		page.InputDone(ictx)
 		cancel()
@@ -298,7 +346,8 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 
 	var (
 		pending   = map[string]bool{}
-		inputOver bool // requests sent from now on are not the action's
+		scripts   = map[string]bool{} // held in the page until loaded
+		inputOver bool                // requests sent from now on are not the action's
 		navDone   bool
 		navOver   bool // the navigation cap has passed
 		reqsOver  bool // the request cap has passed
@@ -306,6 +355,9 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		// page, it says itself whether it navigates; otherwise a
 		// navigation must start within the probe window.
 		probed = follow
+		// tries counts settle waits that failed or found a navigation
+		// that never started: one more is tried, then the wait ends.
+		tries int
 
 		settleDone   = w.cfg.SkipStableDOM
 		settleCh     chan settleResult
@@ -329,22 +381,44 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 	// fresh is the wait on a document nobody followed: a new one, or one
 	// the tracker could not be put in.
 	fresh := Settling{Fresh: true, Min: scale(quietWindow, cpu), Tail: scale(quietTail, cpu), Max: scale(quietCap, cpu)}
-	if follow {
-		startSettle(Settling{
-			Tail:     scale(causalTail, cpu),
-			Horizon:  scale(horizon, cpu),
-			Requests: scale(requestCap, net),
-			Max:      max(scale(requestCap, net), scale(quietCap, cpu)),
-		})
-	} else {
+	followed := Settling{
+		Tail:     scale(causalTail, cpu),
+		Horizon:  scale(horizon, cpu),
+		Requests: scale(requestCap, net),
+		Max:      max(scale(requestCap, net), scale(quietCap, cpu)),
+	}
+	switch {
+	case follow:
+		startSettle(followed)
+	case w.cfg.Navigates:
+		// The new document is waited for once the navigation finished;
+		// a navigation that stays in the document (a fragment) leaves
+		// the probe window.
+		settleDone = true
+	default:
 		startSettle(fresh)
 	}
 
 	var probe <-chan time.Time
-	if !probed {
+	startProbe := func() {
 		t := time.NewTimer(scale(probeWindow, cpu))
-		defer t.Stop()
 		probe = t.C
+	}
+	if !probed {
+		startProbe()
+	}
+	// unfollow ends the wait on the page: what it did cannot be followed.
+	// A navigation still has the probe window to start.
+	unfollow := func(why string) {
+		if res.Unfollowed == "" {
+			res.Unfollowed = why
+		}
+		settleCancel(context.Canceled)
+		settleCh, settleDone = nil, true
+		if probed && !res.Navigated {
+			probed = false
+			startProbe()
+		}
 	}
 	reqCap := time.NewTimer(scale(requestCap, net))
 	defer reqCap.Stop()
@@ -383,8 +457,30 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 				if !inputOver {
 					pending[e.id] = true
 				}
+			case scriptStarted:
+				// A script the document loads while the action is
+				// followed (a lazily imported module) is its work: its
+				// code runs when it arrives.
+				if tracked && !res.Navigated && !scripts[e.id] {
+					scripts[e.id], pending[e.id] = true, true
+					hctx, cancel := context.WithTimeout(ctx, scale(stopCap, cpu))
+					page.Hold(hctx, e.id)
+					cancel()
+				}
 			case requestFinished:
 				delete(pending, e.id)
+				if scripts[e.id] {
+					delete(scripts, e.id)
+					hctx, cancel := context.WithTimeout(ctx, scale(stopCap, cpu))
+					page.Release(hctx, e.id)
+					cancel()
+					if settleDone && !res.Navigated && res.Unfollowed == "" && !w.cfg.SkipStableDOM {
+						// The page had settled (and stopped following)
+						// before the script ran: what the script does
+						// shows in the DOM going quiet after it.
+						startSettle(fresh)
+					}
+				}
 			}
 		}
 		inputOver = true
@@ -419,11 +515,20 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		case r := <-settleCh:
 			settleCh = nil
 			switch {
-			case r.err != nil && !res.Navigated:
-				// The document went away under the wait: a navigation
-				// Chrome has not reported yet.
-				fallthrough
-			case r.st.Reason == "navigating" && !res.Navigated:
+			case r.err != nil && errors.Is(r.err, ErrUnfollowable) && !res.Navigated:
+				unfollow(unfollowedReason(r.err))
+			case (r.err != nil || r.st.Reason == "navigating") && !res.Navigated:
+				// The document went away under the wait, or said it
+				// navigates: a navigation Chrome has not reported yet.
+				// Once; a page that keeps saying so is not believed.
+				if tries++; tries > 1 {
+					if r.err != nil {
+						unfollow("its document did not answer")
+					} else {
+						settleDone = true
+					}
+					break
+				}
 				t := time.NewTimer(scale(navStartWait, cpu))
 				defer t.Stop()
 				navStart = t.C
@@ -431,7 +536,7 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 				settleDone = true
 			default:
 				settleDone = true
-				res.Pending = r.st.Pending
+				res.Pending = boundPending(r.st.Pending)
 				switch r.st.Reason {
 				case "requests":
 					res.GaveUp = "requests"

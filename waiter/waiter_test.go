@@ -3,12 +3,15 @@ package waiter_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -25,8 +28,14 @@ type fakePage struct {
 	// navigation.
 	navigateAt time.Duration
 	trackErr   error
-	tracked    int
-	inputDone  int
+	// settleErr, if set, is what every Settle returns.
+	settleErr error
+	tracked   int
+	inputDone int
+	stopped   int
+	settles   int
+	holds     []string // keys held and not released
+	released  []string
 }
 
 // work is something the action caused: pending until its end (an offset
@@ -46,6 +55,32 @@ func (p *fakePage) Track(context.Context, time.Duration) error {
 }
 
 func (p *fakePage) InputDone(context.Context) { p.mu.Lock(); p.inputDone++; p.mu.Unlock() }
+
+func (p *fakePage) Stop(context.Context) { p.mu.Lock(); p.stopped++; p.mu.Unlock() }
+
+func (p *fakePage) Hold(_ context.Context, key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holds = append(p.holds, key)
+}
+
+func (p *fakePage) Release(_ context.Context, key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, k := range p.holds {
+		if k == key {
+			p.holds = append(p.holds[:i], p.holds[i+1:]...)
+		}
+	}
+	p.released = append(p.released, key)
+}
+
+// held reports whether a script is held: pending as the page sees it.
+func (p *fakePage) held() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.holds) > 0
+}
 
 func (p *fakePage) lastMutation(now time.Time) time.Time {
 	p.mu.Lock()
@@ -85,6 +120,13 @@ func (p *fakePage) waits(now time.Time, fresh bool) bool {
 }
 
 func (p *fakePage) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
+	p.mu.Lock()
+	p.settles++
+	err := p.settleErr
+	p.mu.Unlock()
+	if err != nil {
+		return waiter.Settled{}, err
+	}
 	start := time.Now()
 	for {
 		now := time.Now()
@@ -94,7 +136,7 @@ func (p *fakePage) Settle(ctx context.Context, s waiter.Settling) (waiter.Settle
 		switch {
 		case !s.Fresh && p.navigateAt != 0 && !p.t0.Add(p.navigateAt).After(now):
 			return waiter.Settled{Reason: "navigating"}, nil
-		case !p.waits(now, s.Fresh) && quiet >= s.Tail && since >= s.Min:
+		case !p.waits(now, s.Fresh) && !p.held() && quiet >= s.Tail && since >= s.Min:
 			return waiter.Settled{Reason: "settled", Pending: pending}, nil
 		case p.waits(now, s.Fresh) && !net && quiet >= s.Horizon:
 			return waiter.Settled{Reason: "horizon", Pending: pending}, nil
@@ -415,4 +457,182 @@ func TestActionWaitDoesNotSpin(t *testing.T) {
 	if r.took < 200*time.Millisecond {
 		t.Errorf("Run returned after %v, before the request the action started finished (200ms)", r.took)
 	}
+}
+
+// TestRunStopsFollowing: following ends on every path, the action's
+// failure and the caller's deadline included, except with a dialog left
+// open (its renderer answers nothing until it is handled). A tracker left
+// behind once kept wrapping the page's timers for five minutes, and each
+// retried click stacked another.
+func TestRunStopsFollowing(t *testing.T) {
+	boom := errors.New("did not become interactive")
+	for _, tt := range []struct {
+		name     string
+		deadline time.Duration
+		action   func(w *waiter.Waiter) error
+		stops    int
+	}{
+		{name: "settled", action: func(*waiter.Waiter) error { return nil }, stops: 1},
+		{name: "the action failed", action: func(*waiter.Waiter) error { return boom }, stops: 1},
+		{name: "the deadline passed", deadline: 50 * time.Millisecond, action: func(w *waiter.Waiter) error {
+			w.NavigationStarted() // never finishes
+			return nil
+		}, stops: 1},
+		{name: "a dialog is left open", action: func(w *waiter.Waiter) error {
+			w.DialogOpened("alert")
+			return nil
+		}, stops: 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				if tt.deadline > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.deadline)
+					defer cancel()
+				}
+				p := &fakePage{t0: time.Now()}
+				w := waiter.New(waiter.Config{})
+				w.Run(ctx, p, func(context.Context) error { return tt.action(w) })
+				if p.stopped != tt.stops {
+					t.Errorf("Stop called %d times, want %d", p.stopped, tt.stops)
+				}
+			})
+		})
+	}
+}
+
+// TestRunUnfollowable: a page whose state keeps it from being followed (a
+// late tracker that the page's replaced built-ins break) is tried once
+// more, then given the probe window for a navigation, and the result says
+// why. It used to be read as "a navigation is coming", retried every second
+// until the deadline, and reported as a success.
+func TestRunUnfollowable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		broken := fmt.Errorf("%w: TypeError: MutationObserver is not a constructor", waiter.ErrUnfollowable)
+		p := &fakePage{t0: time.Now(), trackErr: broken, settleErr: broken}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		res, err := waiter.New(waiter.Config{}).Run(ctx, p, func(context.Context) error { return nil })
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		if took := time.Since(start); took != 100*time.Millisecond {
+			t.Errorf("Run took %v, want the 100ms probe window", took)
+		}
+		if res.Unfollowed != "TypeError: MutationObserver is not a constructor" {
+			t.Errorf("Unfollowed = %q", res.Unfollowed)
+		}
+		if p.tracked != 1 || p.settles != 1 {
+			t.Errorf("Track called %d times and Settle %d, want one each (one retry)", p.tracked, p.settles)
+		}
+	})
+}
+
+// TestRunDocumentNeverAnswers: a settle wait that fails without a
+// navigation being reported is retried once after the navigation wait,
+// then the wait ends: not at the deadline.
+func TestRunDocumentNeverAnswers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakePage{t0: time.Now(), settleErr: errors.New("Cannot find context with specified id")}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		start := time.Now()
+		res, err := waiter.New(waiter.Config{}).Run(ctx, p, func(context.Context) error { return nil })
+		if err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+		// The navigation wait once, then the probe window for a
+		// navigation to start.
+		if took := time.Since(start); took != 1100*time.Millisecond {
+			t.Errorf("Run took %v, want the 1s navigation wait and the 100ms probe window", took)
+		}
+		if res.Unfollowed == "" || p.settles != 2 {
+			t.Errorf("Run = %+v after %d settle waits, want Unfollowed after 2", res, p.settles)
+		}
+	})
+}
+
+// TestRunScriptLoads: a script the document requests while the action is
+// followed (a lazily imported module) is held in the page until it has
+// loaded, and the wait goes on until then.
+func TestRunScriptLoads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakePage{t0: time.Now(), mutations: []time.Duration{300 * time.Millisecond}}
+		w := waiter.New(waiter.Config{})
+		start := time.Now()
+		res, err := w.Run(context.Background(), p, func(context.Context) error {
+			after(5*time.Millisecond, func() { w.ScriptStarted("m1") })
+			after(300*time.Millisecond, func() { w.RequestFinished("m1") })
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(res, waiter.Result{}) {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+		if took := time.Since(start); took != 315*time.Millisecond {
+			t.Errorf("Run took %v, before the script's effect and the tail", took)
+		}
+		if len(p.released) != 1 || p.released[0] != "m1" || p.held() {
+			t.Errorf("released %q, still held: %v", p.released, p.held())
+		}
+	})
+}
+
+// pendingPage settles at once with what it was given as pending.
+type pendingPage struct {
+	fakePage
+	pending []string
+}
+
+func (p *pendingPage) Settle(context.Context, waiter.Settling) (waiter.Settled, error) {
+	return waiter.Settled{Reason: "settled", Pending: p.pending}, nil
+}
+
+// TestRunBoundsPending: whatever the page says is pending, the result
+// holds at most MaxPending entries of at most MaxPendingBytes each.
+func TestRunBoundsPending(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	var many []string
+	for i := range 200 {
+		many = append(many, fmt.Sprintf("a fetch of /%d%s", i, long))
+	}
+	p := &pendingPage{pending: many}
+	res, err := waiter.New(waiter.Config{}).Run(context.Background(), p, func(context.Context) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pending) != waiter.MaxPending {
+		t.Fatalf("%d pending entries, want %d", len(res.Pending), waiter.MaxPending)
+	}
+	for _, s := range res.Pending {
+		if len(s) > waiter.MaxPendingBytes || !utf8.ValidString(s) || !strings.HasSuffix(s, "…") {
+			t.Errorf("entry of %d bytes: %q", len(s), s)
+		}
+	}
+}
+
+// TestRunNavigates: a navigation command follows nothing in the document
+// it leaves (no tracker set up there, no settle wait that the navigation
+// cancels): it waits for the navigation, then for the new document's DOM.
+func TestRunNavigates(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &fakePage{t0: time.Now()}
+		w := waiter.New(waiter.Config{Navigates: true})
+		start := time.Now()
+		res, err := w.Run(context.Background(), p, func(context.Context) error {
+			w.NavigationStarted()
+			after(300*time.Millisecond, w.NavigationFinished)
+			return nil
+		})
+		if err != nil || !reflect.DeepEqual(res, waiter.Result{Navigated: true}) {
+			t.Fatalf("Run = %+v, %v", res, err)
+		}
+		if took := time.Since(start); took != 400*time.Millisecond {
+			t.Errorf("Run took %v, want the navigation and the new document's 100ms", took)
+		}
+		if p.tracked != 0 || p.settles != 1 || p.stopped != 1 {
+			t.Errorf("Track %d, Settle %d, Stop %d: want 0, 1 (the new document), 1", p.tracked, p.settles, p.stopped)
+		}
+	})
 }

@@ -129,6 +129,22 @@ func Diff(prev, cur string) (string, DiffStats) {
 	return head + b.String(), st
 }
 
+// Whole says whether to send the whole snapshot cur rather than diff, the
+// diff of prev to it with stats st, and in what sentence: "" to send the
+// diff. Whichever is smaller goes: a diff that lists most of the page (a
+// new document, a page rebuilt, a grid whose reused rows all changed their
+// text) costs more than it saves. The sentence says which case it is by
+// what the diff holds: most nodes new, or changes that outweigh the page.
+func Whole(diff, cur string, st DiffStats) string {
+	if len(diff) < len(cur) {
+		return ""
+	}
+	if st.Added > st.Nodes/2 {
+		return "Most of the page changed since the previous snapshot (it navigated, or was rebuilt): here is the whole snapshot."
+	}
+	return "What changed since the previous snapshot takes more room than the whole snapshot: here is the whole snapshot."
+}
+
 func indexByUID(ls []line) map[string]int {
 	m := make(map[string]int, len(ls))
 	for i, l := range ls {

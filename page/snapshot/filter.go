@@ -13,12 +13,32 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"time"
+	"unicode/utf8"
 )
 
-// MaxQueryLen bounds a query's length in bytes. Go's regexp runs in time
-// linear in the text, but its compiled size grows with the pattern: a
-// bound on the pattern bounds both.
+// MaxQueryLen bounds a query's length in bytes.
 const MaxQueryLen = 500
+
+// MaxQueryProgram bounds the size of a /regex/ query once compiled, in
+// instructions of Go's regexp machine. Go's regexp runs in time linear in
+// the text and in the program's size, and a short pattern can compile to
+// a large program (/(.*){1000}x/ is over 4000 instructions, and took a core
+// for 30 s over a 3.8 MB snapshot); what agents write (words, alternatives,
+// classes, a few bounded repetitions) stays far below.
+const MaxQueryProgram = 1000
+
+// MaxQueryText bounds how much of one name, value or description a query
+// reads, in bytes: with the program's size, it bounds one match's time.
+const MaxQueryText = 64 << 10
+
+// QueryBudget bounds the time a query takes to match a whole snapshot:
+// matching runs on the page's own goroutine, which must get back to the
+// page's events.
+const QueryBudget = time.Second
+
+// queryBudget is QueryBudget, for tests to shorten.
+var queryBudget = QueryBudget
 
 // MaxMatches is the most nodes a query prints; the reply says how many
 // more matched.
@@ -28,15 +48,31 @@ const MaxMatches = 100
 // [MaxQueryLen] bytes.
 var ErrQueryTooLong = fmt.Errorf("query longer than %d bytes", MaxQueryLen)
 
-// QueryError reports a /regex/ query that does not compile.
+// QueryError reports a /regex/ query that does not compile, or compiles to
+// a program over [MaxQueryProgram] instructions (Size is then its size).
 type QueryError struct {
 	Pattern string
 	Err     error
+	Size    int
 }
 
 func (e *QueryError) Error() string { return fmt.Sprintf("query %s: %v", e.Pattern, e.Err) }
 
 func (e *QueryError) Unwrap() error { return e.Err }
+
+// ErrQueryTooComplex is the Err of a [*QueryError] for a pattern whose
+// program is over [MaxQueryProgram] instructions.
+var ErrQueryTooComplex = fmt.Errorf("the pattern compiles to more than %d instructions", MaxQueryProgram)
+
+// QueryTimeoutError is returned by [Node.ViewText] for a query that did
+// not finish matching within [QueryBudget].
+type QueryTimeoutError struct {
+	Matched, Nodes int // nodes matched against before it stopped, of all
+}
+
+func (e *QueryTimeoutError) Error() string {
+	return fmt.Sprintf("the query took more than %v to match (%d of %d nodes)", QueryBudget, e.Matched, e.Nodes)
+}
 
 // Query matches nodes by their name, value and description.
 type Query struct {
@@ -44,25 +80,72 @@ type Query struct {
 	re   *regexp.Regexp // the /regex/ form
 }
 
+// regexFlags are the flags a /regex/flags query may end with, as
+// JavaScript writes them: i, m and s become Go's; the others (global,
+// sticky, unicode, indices) mean nothing for matching a node's text.
+const regexFlags = "dgimsuvy"
+
 // ParseQuery parses a query: "/.../" is a regular expression in Go's
-// syntax (RE2), anything else a text matched without regard to case.
-// An empty query matches nothing.
+// syntax (RE2), optionally followed by JavaScript's flags ("/save/i"),
+// anything else a text matched without regard to case. An empty query
+// matches nothing.
 func ParseQuery(q string) (*Query, error) {
 	if len(q) > MaxQueryLen {
 		return nil, ErrQueryTooLong
 	}
-	if len(q) >= 2 && strings.HasPrefix(q, "/") && strings.HasSuffix(q, "/") {
-		re, err := regexp.Compile(q[1 : len(q)-1])
-		if err != nil {
-			var se *syntax.Error
-			if errors.As(err, &se) {
-				err = fmt.Errorf("%s in %q", se.Code, se.Expr)
-			}
-			return nil, &QueryError{Pattern: q, Err: err}
-		}
-		return &Query{re: re}, nil
+	pattern, flags, ok := splitRegex(q)
+	if !ok {
+		return &Query{text: strings.ToLower(q)}, nil
 	}
-	return &Query{text: strings.ToLower(q)}, nil
+	prefix := ""
+	for _, f := range "ims" {
+		if strings.ContainsRune(flags, f) {
+			prefix += string(f)
+		}
+	}
+	if prefix != "" {
+		pattern = "(?" + prefix + ")" + pattern
+	}
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			err = fmt.Errorf("%s in %q", se.Code, se.Expr)
+		}
+		return nil, &QueryError{Pattern: q, Err: err}
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return nil, &QueryError{Pattern: q, Err: err}
+	}
+	if n := len(prog.Inst); n > MaxQueryProgram {
+		return nil, &QueryError{Pattern: q, Err: ErrQueryTooComplex, Size: n}
+	}
+	compiled, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, &QueryError{Pattern: q, Err: err}
+	}
+	return &Query{re: compiled}, nil
+}
+
+// splitRegex splits "/pattern/flags" into its pattern and flags; ok is
+// false for a query that is not one: no enclosing slashes, or letters
+// after the last slash that are not all flags ("/usr/bin" is text).
+func splitRegex(q string) (pattern, flags string, ok bool) {
+	if len(q) < 2 || q[0] != '/' {
+		return "", "", false
+	}
+	end := strings.LastIndexByte(q, '/')
+	if end == 0 {
+		return "", "", false
+	}
+	flags = q[end+1:]
+	for _, f := range flags {
+		if !strings.ContainsRune(regexFlags, f) {
+			return "", "", false
+		}
+	}
+	return q[1:end], flags, true
 }
 
 // Match reports whether the node's name, value or description matches.
@@ -84,6 +167,13 @@ func (q *Query) Match(n *Node) bool {
 func (q *Query) matchString(s string) bool {
 	if s == "" {
 		return false
+	}
+	if len(s) > MaxQueryText {
+		cut := MaxQueryText
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
 	}
 	if q.re != nil {
 		return q.re.MatchString(s)
@@ -168,7 +258,10 @@ func (n *Node) ViewText(v View) (string, error) {
 	case v.Query != nil:
 		p.shown = map[*Node]bool{}
 		p.expand = map[*Node]bool{}
-		matches, more := p.markMatches(root, v.Query)
+		matches, more, err := p.markMatches(root, v.Query)
+		if err != nil {
+			return "", err
+		}
 		p.print(&b, root, 0, -1)
 		switch {
 		case matches == 0:
@@ -264,11 +357,21 @@ func (p *printer) count(ns []*Node) int {
 // markMatches marks the first [MaxMatches] nodes below root that q
 // matches, their ancestors up to root, and the matches' subtrees (which
 // print to p.depth levels); it returns how many it marked and how many
-// more matched.
-func (p *printer) markMatches(root *Node, q *Query) (marked, more int) {
+// more matched, or a [*QueryTimeoutError] past [QueryBudget].
+func (p *printer) markMatches(root *Node, q *Query) (marked, more int, err error) {
 	var stack []*Node
+	deadline := time.Now().Add(queryBudget)
+	seen := 0
 	var visit func(n *Node)
 	visit = func(n *Node) {
+		if err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			err = &QueryTimeoutError{Matched: seen, Nodes: 1 + p.count(p.kids(root))}
+			return
+		}
+		seen++
 		stack = append(stack, n)
 		defer func() { stack = stack[:len(stack)-1] }()
 		if q.Match(n) {
@@ -289,7 +392,7 @@ func (p *printer) markMatches(root *Node, q *Query) (marked, more int) {
 	}
 	visit(root)
 	p.shown[root] = true
-	return marked, more
+	return marked, more, err
 }
 
 // markAll marks n's subtree shown.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tree builds a tree from lines "role|name", indented two spaces a level,
@@ -181,6 +182,13 @@ func TestSnapshotParseQuery(t *testing.T) {
 		{"/", false, false}, // one slash is text
 		{"/a(/", false, true},
 		{"/" + strings.Repeat("a", MaxQueryLen) + "/", false, true},
+		// JavaScript's flags, as agents write them.
+		{"/^sea/i", true, false},
+		{"/^SEARCH$/im", true, false},
+		{"/^sea/gi", true, false},
+		{"/gol.ng/u", true, false},
+		{"/find/q", false, false}, // not a flag: the text "/find/q"
+		{"/usr/bin", false, false},
 	}
 	for _, tt := range tests {
 		q, err := ParseQuery(tt.q)
@@ -195,6 +203,32 @@ func TestSnapshotParseQuery(t *testing.T) {
 	var qe *QueryError
 	if _, err := ParseQuery("/[z-a]/"); !errors.As(err, &qe) || !strings.Contains(err.Error(), "invalid character class range") {
 		t.Errorf("ParseQuery(bad range) = %v", err)
+	}
+}
+
+// TestSnapshotQueryBounds: a pattern that compiles to a large program is
+// refused with its size; a query that runs past its budget stops with a
+// *QueryTimeoutError that counts how far it got. /(.*){1000}x/ was taken,
+// and burnt a core for 30 s on a 3.8 MB snapshot.
+func TestSnapshotQueryBounds(t *testing.T) {
+	var qe *QueryError
+	_, err := ParseQuery("/(.*){1000}x/")
+	if !errors.As(err, &qe) || !errors.Is(err, ErrQueryTooComplex) || qe.Size <= MaxQueryProgram {
+		t.Fatalf("ParseQuery(/(.*){1000}x/) = %v (%+v), want ErrQueryTooComplex with its size", err, qe)
+	}
+	for _, ok := range []string{"/(?i)\\b(save|cancel|submit)\\b/", "/[A-Z][a-z]+ \\d{1,3}/", "/^(Intro|Usage|Options|Examples)$/"} {
+		if _, err := ParseQuery(ok); err != nil {
+			t.Errorf("ParseQuery(%s) = %v: a pattern agents write is refused", ok, err)
+		}
+	}
+	root, _ := tree(t, page)
+	q, _ := ParseQuery("/nothing/")
+	defer func(b time.Duration) { queryBudget = b }(queryBudget)
+	queryBudget = 0
+	_, err = root.ViewText(View{Query: q, Depth: -1})
+	var te *QueryTimeoutError
+	if !errors.As(err, &te) || te.Nodes == 0 || te.Matched >= te.Nodes {
+		t.Errorf("ViewText past the budget = %v (%+v), want a QueryTimeoutError", err, te)
 	}
 }
 

@@ -20,14 +20,26 @@ type StackTrace struct {
 // trace; V8 bounds them too, this only guards against a malformed chain.
 const maxStackFragments = 64
 
+// TrackerURL is the source URL of tabhive's own script in every document
+// (the causal tracker): its frames are tabhive's, not the page's, and are
+// left out of stacks. They show, for instance, as the asynchronous caller
+// of a timer the page set through one of its wrappers.
+const TrackerURL = "tabhive://tracker.js"
+
 // Stack flattens a CDP stack trace, innermost frame first: the synchronous
 // frames, then for each asynchronous parent with frames a marker (the
 // parent's description, or "async") and its frames, as DevTools shows them.
-// A nil trace has no frames.
+// Frames of [TrackerURL] are left out. A nil trace has no frames.
 func Stack(st *StackTrace) []collectors.CallFrame {
 	var out []collectors.CallFrame
 	for i := 0; st != nil && i < maxStackFragments; i, st = i+1, st.Parent {
-		if len(st.CallFrames) == 0 {
+		n := 0
+		for _, f := range st.CallFrames {
+			if f.URL != TrackerURL {
+				n++
+			}
+		}
+		if n == 0 {
 			continue
 		}
 		if i > 0 {
@@ -38,6 +50,9 @@ func Stack(st *StackTrace) []collectors.CallFrame {
 			out = append(out, collectors.CallFrame{Async: desc})
 		}
 		for _, f := range st.CallFrames {
+			if f.URL == TrackerURL {
+				continue
+			}
 			out = append(out, collectors.CallFrame{Function: f.FunctionName, URL: f.URL, ScriptID: f.ScriptID, Line: f.LineNumber, Column: f.ColumnNumber})
 		}
 	}

@@ -57,6 +57,17 @@ func TestStack(t *testing.T) {
 				{Function: "b", URL: "u", ScriptID: "1", Line: 2, Column: 2},
 			},
 		},
+		{
+			name: "tabhive's own frames are left out",
+			js: `{"callFrames": [{"functionName": "tick", "scriptId": "1", "url": "u", "lineNumber": 1, "columnNumber": 1}],
+			      "parent": {"description": "setTimeout", "callFrames": [{"functionName": "apply", "scriptId": "9", "url": "tabhive://tracker.js", "lineNumber": 5, "columnNumber": 5}, {"functionName": "schedule", "scriptId": "1", "url": "u", "lineNumber": 2, "columnNumber": 2}],
+			        "parent": {"description": "Promise.then", "callFrames": [{"functionName": "", "scriptId": "9", "url": "tabhive://tracker.js", "lineNumber": 6, "columnNumber": 6}]}}}`,
+			want: []collectors.CallFrame{
+				{Function: "tick", URL: "u", ScriptID: "1", Line: 1, Column: 1},
+				{Async: "setTimeout"},
+				{Function: "schedule", URL: "u", ScriptID: "1", Line: 2, Column: 2},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
