@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,10 @@ type causalProbe struct {
 	// an action in it (see framesProbe).
 	context runtime.ExecutionContextID
 	group   string
+	// mu guards tracker: Hold and Release read it on the waiter's
+	// goroutine while a Settle, on a goroutine of its own, may begin
+	// following a new document.
+	mu      sync.Mutex
 	tracker runtime.RemoteObjectID // the document's followed now, "" if none
 	// begun are the trackers begun, to stop: the action's document's, and
 	// a new document's after a navigation.
@@ -56,6 +61,18 @@ type causalProbe struct {
 
 func newProbe(c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID) *causalProbe {
 	return &causalProbe{c: c, context: context, cached: cached, group: trackerGroup}
+}
+
+func (p *causalProbe) following() runtime.RemoteObjectID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tracker
+}
+
+func (p *causalProbe) follow(id runtime.RemoteObjectID) {
+	p.mu.Lock()
+	p.tracker = id
+	p.mu.Unlock()
 }
 
 // trackerGroup is the object group of the references to controllers: kept
@@ -73,23 +90,24 @@ func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Dur
 		// The document of a cached controller may have gone: then it is
 		// looked up in the current one.
 		if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err == nil {
-			p.tracker, p.first = id, id
+			p.follow(id)
+			p.first = id
 			p.begun = append(p.begun, id)
 			return nil
 		}
 	}
 	id, late, err := trackerOf(ctx, p.c, p.context, p.group)
 	if err != nil {
-		p.tracker = ""
+		p.follow("")
 		return err
 	}
-	p.tracker = id
+	p.follow(id)
 	if p.first == "" {
 		p.first = id
 	}
 	p.begun = append(p.begun, id)
 	if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err != nil {
-		p.tracker = ""
+		p.follow("")
 		return err
 	}
 	if late {
@@ -108,25 +126,25 @@ func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
 }
 
 func (p *causalProbe) InputDone(ctx context.Context) {
-	if p.tracker != "" {
-		trackerCall(ctx, p.c, p.tracker, "function () { this.end() }", nil)
+	if id := p.following(); id != "" {
+		trackerCall(ctx, p.c, id, "function () { this.end() }", nil)
 	}
 }
 
 func (p *causalProbe) Hold(ctx context.Context, key string) {
-	if p.tracker != "" {
-		trackerCall(ctx, p.c, p.tracker, "function (k) { this.hold(k) }", nil, key)
+	if id := p.following(); id != "" {
+		trackerCall(ctx, p.c, id, "function (k) { this.hold(k) }", nil, key)
 	}
 }
 
 func (p *causalProbe) Release(ctx context.Context, key string) {
-	if p.tracker != "" {
-		trackerCall(ctx, p.c, p.tracker, "function (k) { this.release(k) }", nil, key)
+	if id := p.following(); id != "" {
+		trackerCall(ctx, p.c, id, "function (k) { this.release(k) }", nil, key)
 	}
 }
 
 func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
-	if s.Fresh || p.tracker == "" {
+	if s.Fresh || p.following() == "" {
 		// A document nobody followed: a tracker that counts nothing waits
 		// for its DOM alone.
 		if err := p.begin(ctx, false, s.Horizon); err != nil {
@@ -141,7 +159,7 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		Reason  string `json:"reason"`
 		Pending string `json:"pending"`
 	}
-	id := p.tracker
+	id := p.following()
 	if err := trackerCall(ctx, p.c, id, "function (o) { return this.settle(o) }", &st, opts); err != nil {
 		return waiter.Settled{}, err
 	}
@@ -171,7 +189,8 @@ func (p *causalProbe) Stop(ctx context.Context) {
 	for _, id := range p.begun {
 		trackerCall(ctx, p.c, id, "function () { this.stop() }", nil)
 	}
-	p.begun, p.tracker = nil, ""
+	p.begun = nil
+	p.follow("")
 }
 
 // framesProbe implements [waiter.Page] for an action on an element of an
@@ -190,7 +209,7 @@ func (p *framesProbe) Track(ctx context.Context, horizon time.Duration) error {
 		return err
 	}
 	if err := p.frame.Track(ctx, horizon); err != nil {
-		p.frame.tracker = ""
+		p.frame.follow("")
 	}
 	return nil
 }
@@ -204,7 +223,7 @@ func (p *framesProbe) Hold(ctx context.Context, key string)    { p.top.Hold(ctx,
 func (p *framesProbe) Release(ctx context.Context, key string) { p.top.Release(ctx, key) }
 
 func (p *framesProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
-	if p.frame.tracker == "" || s.Fresh {
+	if p.frame.following() == "" || s.Fresh {
 		return p.top.Settle(ctx, s)
 	}
 	type outcome struct {

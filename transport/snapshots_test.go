@@ -100,7 +100,7 @@ func TestSnapshotIncludeDiff(t *testing.T) {
 // hides nothing.
 func TestSnapshotDiffPerSession(t *testing.T) {
 	t.Parallel()
-	srv := browsertest.Serve(t, browsertest.HTML("Two", `<p id=p>Before</p><button onclick="p.textContent='After'">Change</button>`))
+	srv := browsertest.Serve(t, browsertest.HTML("Two", `<p id=p>Before</p><button onclick="p.textContent='After'">Change</button>`+strings.Repeat(`<p>Unchanged text that makes the diff the smaller reply.</p>`, 30)))
 	s := onShared(t, transporttest.Options{})
 	a, b := s.Connect(t), s.Connect(t)
 	id := openPage(t, a, srv.URL+"/")

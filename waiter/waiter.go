@@ -363,17 +363,28 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		settleCh     chan settleResult
 		settleCancel context.CancelCauseFunc = func(error) {}
 	)
-	defer func() { settleCancel(context.Canceled) }()
+	// settling is closed when the running Settle returns: the page is
+	// not safe to use from two goroutines, so a cancelled Settle is
+	// waited for before another starts, and before Run returns (and its
+	// deferred Stop runs).
+	settling := make(chan struct{})
+	close(settling)
+	defer func() {
+		settleCancel(context.Canceled)
+		<-settling
+	}()
 	startSettle := func(s Settling) {
 		if w.cfg.SkipStableDOM {
 			return
 		}
 		settleCancel(errNavigating)
+		<-settling // prompt: its context is cancelled
 		var sctx context.Context
 		sctx, settleCancel = context.WithCancelCause(ctx)
-		ch := make(chan settleResult, 1)
-		settleCh, settleDone = ch, false
+		ch, done := make(chan settleResult, 1), make(chan struct{})
+		settleCh, settleDone, settling = ch, false, done
 		go func() { // ends when Settle does, at sctx's end at the latest
+			defer close(done)
 			st, err := page.Settle(sctx, s)
 			ch <- settleResult{st, err}
 		}()
