@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"image"
 	_ "image/png"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,7 +70,8 @@ func read(t *testing.T, cs *mcp.ClientSession, uri string) *mcp.ResourceContents
 }
 
 // TestFilesAsResourcesOverHTTP: what a tool saves for a session (a
-// snapshot with filePath, one over --snapshot-max-bytes, a screenshot) is
+// snapshot with filePath, one over --snapshot-max-bytes, a screenshot, a
+// script's result, a request's and a response's bodies) is
 // linked in the reply and read back through resources/read by that
 // session over HTTP, text as text and images as blobs; resources/list
 // lists them; another session can neither list nor read them; they go
@@ -81,6 +85,11 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 		fmt.Fprintf(&items, "<li>Item number %d</li>", i)
 	}
 	mux.Handle("/big", browsertest.HTML("Big", "<h1>Big list</h1><ul>"+items.String()+"</ul>"))
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "got %s", body)
+	})
 	site := browsertest.Serve(t, mux).URL
 	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}, HTTP: &transport.HTTPConfig{}})
 	owner, stranger := srv.Connect(t), srv.Connect(t)
@@ -131,6 +140,46 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 		t.Errorf("link size %d, blob %d bytes", *shotLink.Size, len(blob.Blob))
 	}
 
+	// A script's result saved with filePath is JSON, read back as text.
+	result := callRes(t, owner, "evaluate_script", map[string]any{"pageId": id, "filePath": "result.json",
+		"function": `async () => ({sent: await (await fetch("/echo", {method: "POST", body: '{"hello":"world"}'})).text()})`})
+	if got := read(t, owner, oneLink(t, result, "application/json").URI); got.Text != `{"sent":"got {\"hello\":\"world\"}"}` || len(got.Blob) != 0 {
+		t.Errorf("resources/read of the script's result = %q (blob %d bytes)", got.Text, len(got.Blob))
+	}
+
+	// A request's and its response's bodies saved to files: two links.
+	var reqid string
+	if !eventually(func() bool {
+		m := regexp.MustCompile(`reqid=(\d+) POST \S+/echo \[200\]`).FindStringSubmatch(must(t, owner, "list_network_requests", map[string]any{"pageId": id}))
+		if m != nil {
+			reqid = m[1]
+		}
+		return m != nil
+	}) {
+		t.Fatal("the POST to /echo is not among the page's requests")
+	}
+	n, _ := strconv.Atoi(reqid)
+	bodies := callRes(t, owner, "get_network_request", map[string]any{"pageId": id, "reqid": n, "requestFilePath": "req", "responseFilePath": "resp"})
+	var netLinks []string
+	for _, l := range links(bodies) {
+		netLinks = append(netLinks, l.URI)
+		got := read(t, owner, l.URI)
+		var want string
+		switch l.Name {
+		case "req.network-request":
+			want = `{"hello":"world"}`
+		case "resp.network-response":
+			want = `got {"hello":"world"}`
+		}
+		// No extension the server knows: the type comes from the bytes.
+		if want == "" || got.Text != want || !strings.HasPrefix(got.MIMEType, "text/plain") {
+			t.Errorf("resources/read of %s: %q (%s), want %q", l.Name, got.Text, got.MIMEType, want)
+		}
+	}
+	if len(netLinks) != 2 {
+		t.Errorf("get_network_request with two files linked %d: %q", len(netLinks), transporttest.Text(bodies))
+	}
+
 	// A snapshot over --snapshot-max-bytes: the reply is its outline, the
 	// whole snapshot is the linked file.
 	must(t, owner, "navigate_page", map[string]any{"pageId": id, "url": site + "/big"})
@@ -151,15 +200,16 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 	for _, r := range list.Resources {
 		names = append(names, r.Name)
 	}
-	if len(list.Resources) != 3 || names[0] != "snap.txt" || names[1] != "shot.png" || !strings.HasPrefix(names[2], "snapshot-") {
-		t.Errorf("resources/list = %q, want snap.txt, shot.png and the outlined snapshot", names)
+	if len(list.Resources) != 6 || strings.Join(names[:5], " ") != "snap.txt shot.png result.json req.network-request resp.network-response" || !strings.HasPrefix(names[5], "snapshot-") {
+		t.Errorf("resources/list = %q, want snap.txt, shot.png, result.json, the two bodies and the outlined snapshot", names)
 	}
 
 	// Another session sees none of them, and cannot read them.
 	if l, err := stranger.ListResources(ctx(t), nil); err != nil || len(l.Resources) != 0 {
 		t.Errorf("another session's resources/list: %v, %v; want none", l, err)
 	}
-	for _, uri := range []string{snapLink.URI, shotLink.URI} {
+	for _, r := range list.Resources {
+		uri := r.URI
 		if _, err := stranger.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri}); err == nil || !strings.Contains(err.Error(), "Resource not found") {
 			t.Errorf("another session read %s: %v", uri, err)
 		}

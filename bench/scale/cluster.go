@@ -28,10 +28,13 @@ type instance struct {
 	err    error         // Wait's, once exited
 }
 
-// startInstance starts tabhive with id on a free port and waits for it to
-// serve.
-func startInstance(ctx context.Context, bin, id string, extra ...string) (*instance, error) {
-	args := []string{"--http", "127.0.0.1:0", "--headless", "--isolated", "--instance-id", id,
+// startInstance starts tabhive with id on listen (127.0.0.1:PORT; "" for
+// a free port) and waits for it to serve.
+func startInstance(ctx context.Context, bin, id, listen string, extra ...string) (*instance, error) {
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	args := []string{"--http", listen, "--headless", "--isolated", "--instance-id", id,
 		"--allowed-hosts", "localhost,127.0.0.1", "--log-level", "warn"}
 	if exe := os.Getenv("TABHIVE_CHROMIUM"); exe != "" {
 		args = append(args, "--executable-path", exe)

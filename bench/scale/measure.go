@@ -47,7 +47,7 @@ func runMeasure(args []string) error {
 		return err
 	}
 	defer sites.close()
-	in, err := startInstance(ctx, exe, "measure", "--max-connections", "0")
+	in, err := startInstance(ctx, exe, "measure", "", "--max-connections", "0")
 	if err != nil {
 		return err
 	}
