@@ -218,11 +218,7 @@ func checkBalancer(ctx context.Context, kind, bin, deployDir string, sessionsPer
 	}
 	defer s.close()
 	var instances []*instance
-	defer func() {
-		for _, in := range instances {
-			in.stop()
-		}
-	}()
+	defer func() { stopAll(instances) }()
 	for i := 1; i <= 3; i++ {
 		in, err := startInstance(ctx, bin, fmt.Sprintf("tabhive-%d", i), "", "--drain-timeout", "60s")
 		if err != nil {

@@ -40,6 +40,10 @@ func startInstance(ctx context.Context, bin, id, listen string, extra ...string)
 		args = append(args, "--executable-path", exe)
 	}
 	cmd := exec.Command(bin, append(args, extra...)...)
+	// If this program is killed before it stops the instance (a harness
+	// that gives up waiting), the instance goes too, and its browser
+	// with it (tabhive's own launch does the same for Chromium).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = prefixed(os.Stderr, id)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -134,6 +138,15 @@ func (in *instance) stop() {
 	case <-time.After(time.Minute):
 		in.kill()
 	}
+}
+
+// stopAll stops the instances at once, so that their drains overlap.
+func stopAll(instances []*instance) {
+	var wg sync.WaitGroup
+	for _, in := range instances {
+		wg.Go(in.stop)
+	}
+	wg.Wait()
 }
 
 // port returns the instance's port.

@@ -45,11 +45,7 @@ func runServe(args []string) error {
 	}
 	defer cleanup()
 	var instances []*instance
-	defer func() {
-		for _, in := range instances {
-			in.stop()
-		}
-	}()
+	defer func() { stopAll(instances) }()
 	start, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	for i := 1; i <= *n; i++ {

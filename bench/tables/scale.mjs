@@ -12,7 +12,23 @@
 // are summed: that compares with the balancer only when 3K sessions' work
 // fits the machine's cores, or the sum is of runs that each had the
 // machine to themselves.
+import net from 'node:net';
 import { failed, list, median } from '../lib/bench.mjs';
+
+// openPorts returns n loopback ports the system just gave out, free now
+// (held together, so all different): four servers a measurement, on a
+// machine where other runs pick ports too, are more than the harness's
+// fixed sequence can be sure of.
+const openPorts = async (n) => {
+  const held = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => resolve(s));
+  })));
+  const ports = held.map((s) => s.address().port);
+  await Promise.all(held.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+};
 
 export const title = 'Past one machine: interact through HAProxy to 3 instances, against the 3 alone (scale)';
 export const usage = '--rounds N (3), --agents K per instance, list (1), --iterations N (6), --alone at-once|sequential (at-once)';
@@ -24,15 +40,16 @@ export async function run(b, o) {
   const scale = b.servers.goProgram('scale');
   // cluster: three fresh instances (browsers started and ready) behind
   // HAProxy; direct, the sessions go to the instances in turn, not to it.
-  const cluster = (direct) => {
-    const port = b.servers.freePort();
-    const own = [1, 2, 3].map(() => b.servers.freePort());
+  const cluster = async (direct) => {
+    const [port, ...own] = await openPorts(4);
     return {
       name: direct ? '3 × tabhive, reached directly' : '3 × tabhive behind HAProxy', kind: 'cdm', transport: 'http',
       argv: [scale, 'serve', '--tabhive', bin, '--deploy', `${b.servers.ROOT}/deploy`, '--listen', `127.0.0.1:${port}`,
         '--instance-ports', own.join(',')],
       url: `http://127.0.0.1:${port}/mcp`,
       urls: direct ? own.map((p) => `http://127.0.0.1:${p}/mcp`) : undefined,
+      // serve listens once three browsers are up: give it its own budget.
+      startTimeoutMs: 180000,
     };
   };
   const ips = (xs) => xs.reduce((a, x) => a + (x.iterations_per_s ?? 0), 0);
@@ -44,14 +61,14 @@ export async function run(b, o) {
     const ratios = [];
     for (let r = 1; r <= rounds; r++) {
       const alone = async () => {
-        if (!sequential) return [await b.measure(`r${r} direct a${3 * k}`, cluster(true), opts(3 * k))];
+        if (!sequential) return [await b.measure(`r${r} direct a${3 * k}`, await cluster(true), opts(3 * k))];
         const xs = [];
         for (let i = 1; i <= 3; i++) {
           xs.push(await b.measure(`r${r} alone ${i} a${k}`, b.servers.tabhive(bin, { transport: 'http' }), opts(k)));
         }
         return xs;
       };
-      const through = () => b.measure(`r${r} haproxy a${3 * k}`, cluster(false), opts(3 * k));
+      const through = async () => b.measure(`r${r} haproxy a${3 * k}`, await cluster(false), opts(3 * k));
       // The balancer first in odd rounds, last in even ones: a load that
       // rises or falls during the run weighs on both alike.
       let xs, lb;
