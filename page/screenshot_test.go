@@ -46,8 +46,9 @@ const vpWidth, vpHeight = 800, 600
 
 func shotCtx(t *testing.T) context.Context {
 	// Generous: full-page captures render in software, and a loaded 2-core
-	// machine can take many seconds for three at once.
-	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// machine can take many seconds for three at once (a 65,500-pixel JPEG
+	// took over a minute at load 50).
+	c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
 	return c
 }
