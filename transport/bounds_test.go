@@ -117,17 +117,16 @@ func TestEvaluateLargeResultsHeap(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					args := map[string]any{"pageId": id, "function": bigResult, "waitForStableDom": false}
+					// Four 50 MB results, or four saves, at once take
+					// seconds, and more than the default 30 s under the
+					// race detector on a loaded machine.
+					args := map[string]any{"pageId": id, "function": bigResult, "waitForStableDom": false, "timeout": 120000}
 					if toFile {
 						// 12 MB each: held whole, with the copies the
 						// way from the page makes, four would pass
 						// the bound twice over.
 						args["function"] = fileResult
 						args["filePath"] = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-						// Four saves at once take seconds, and more than
-						// the default 30 s under the race detector on a
-						// loaded machine.
-						args["timeout"] = 120000
 					}
 					cctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 					defer cancel()
