@@ -137,6 +137,7 @@ func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, err
 		profile = DefaultProfile()
 	}
 	args := append([]string{}, s.cfg.Args...)
+	args = append(args, s.hostRules(args)...)
 	headless := s.cfg.Headless || !hasDisplay()
 	if headless {
 		w, h := viewport(s.cfg.Viewport)
@@ -148,6 +149,7 @@ func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, err
 		UserDataDir:    profile,
 		Args:           args,
 		StartTimeout:   s.cfg.LaunchTimeout,
+		Logger:         s.log,
 	})
 	if err != nil {
 		if profile != "" && inUse(profile) {

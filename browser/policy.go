@@ -8,6 +8,7 @@ import (
 	"github.com/mafredri/cdp/protocol/fetch"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/launch"
 )
 
 // Policy decides which requests the browser may make: every request of
@@ -27,6 +28,34 @@ type Policy interface {
 	Intercept() []string
 	// Request returns nil if a request for url may be made, else why not.
 	Request(url string) error
+}
+
+// hostResolverRules is a Policy that can also be enforced at name
+// resolution, for the connections request interception does not see
+// (WebSockets): see urlpolicy.Policy.HostResolverRules.
+type hostResolverRules interface {
+	HostResolverRules() string
+}
+
+// hostRules returns the switch that enforces the policy's hosts at name
+// resolution in a launched browser, if it has such rules; none when the
+// operator gave --host-resolver-rules of their own, which Chromium could
+// not combine with them (the policy then holds for requests only, as in
+// connect mode), which is logged.
+func (s *Supervisor) hostRules(args []string) []string {
+	p, ok := s.cfg.Policy.(hostResolverRules)
+	if !ok {
+		return nil
+	}
+	rules := p.HostResolverRules()
+	if rules == "" {
+		return nil
+	}
+	if launch.HasSwitch(args, "host-resolver-rules") {
+		s.log.Warn().Msg("--chrome-arg --host-resolver-rules replaces the rules that apply the URL patterns to WebSockets: they hold for requests only")
+		return nil
+	}
+	return []string{"--host-resolver-rules=" + rules}
 }
 
 // intercept turns on browser-wide request interception if the policy asks

@@ -225,3 +225,109 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyHoldsForSpeculation: speculation rules (prefetch and
+// prerender, same-site and cross-site, in the page, in a Speculation-Rules
+// header, or added by a script) make no request the policy refuses, and a
+// page that then navigates to a refused URL it speculated on does not show
+// it. The browser makes those requests outside request interception, so
+// it must make none: a launched browser has speculative loading off.
+func TestPolicyHoldsForSpeculation(t *testing.T) {
+	t.Parallel()
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
+	t.Cleanup(func() { s.Close() })
+
+	var mu sync.Mutex
+	var seen []string // host tag, path and Sec-Purpose of every request
+	record := func(tag string, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, tag+r.URL.Path+" "+r.Header.Get("Sec-Purpose"))
+		mu.Unlock()
+	}
+	asked := func(path string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range seen {
+			if strings.Contains(s, path+" ") {
+				return true
+			}
+		}
+		return false
+	}
+	other := browsertest.ServeOwnSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record("other", r)
+		fmt.Fprint(w, "<title>Other</title><p>content of other "+r.URL.Path+"</p>")
+	}))
+	rules := func(prefetch, prerender []string) string {
+		return fmt.Sprintf(`{"prefetch":[{"source":"list","urls":["%s"]}],"prerender":[{"source":"list","urls":["%s"]}]}`,
+			strings.Join(prefetch, `","`), strings.Join(prerender, `","`))
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		record("main", r)
+		switch r.URL.Path {
+		case "/page":
+			w.Header().Set("Speculation-Rules", `"/rules.json"`)
+			fmt.Fprintf(w, `<!doctype html><title>Speculating</title><script type="speculationrules">%s</script>`,
+				rules([]string{"/forbidden-prefetch", other.URL + "/forbidden-cross-site", "/allowed-prefetch"},
+					[]string{"/forbidden-prerender", "/allowed-prerender"}))
+		case "/rules.json":
+			w.Header().Set("Content-Type", "application/speculationrules+json")
+			fmt.Fprint(w, rules([]string{"/forbidden-header-prefetch"}, []string{"/forbidden-header-prerender"}))
+		default:
+			fmt.Fprint(w, "<title>Target</title><p>content of "+r.URL.Path+"</p>")
+		}
+	})
+	srv := browsertest.Serve(t, mux)
+	_, a, err := s.NewPage(ctx(t), browser.NewPageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/page"}); err != nil {
+		t.Fatalf("Navigate to the speculating page = %v", err)
+	}
+	add := `() => { const s = document.createElement('script'); s.type = 'speculationrules';
+s.textContent = ` + "`" + rules([]string{"/forbidden-script-prefetch"}, []string{"/forbidden-script-prerender"}) + "`" + `;
+document.head.append(s); return HTMLScriptElement.supports('speculationrules') }`
+	if _, err := a.Evaluate(ctx(t), page.Script{Source: add}); err != nil {
+		t.Fatalf("add speculation rules from a script: %v", err)
+	}
+	// With speculative loading on, the allowed candidates are fetched at
+	// once; with it off, nothing comes, and there is no event to wait
+	// for: the window below is how long a non-event is watched, not a
+	// guess at how long something takes.
+	deadline := time.Now().Add(3 * time.Second)
+	for !asked("/allowed-prerender") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The page goes to a refused URL it speculated on: the navigation is
+	// refused (a prefetched or prerendered copy would show it).
+	if _, err := a.Evaluate(ctx(t), page.Script{Source: `() => { location.href = '/forbidden-prerender'; return 1 }`}); err != nil {
+		t.Fatal(err)
+	}
+	var snap page.Snapshot
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		snap, err = a.Snapshot(ctx(t), false)
+		if err == nil && !strings.Contains(snap.Text, `"Speculating"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page never left for /forbidden-prerender: %v\n%s", err, snap.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.Contains(snap.Text, "content of") {
+		t.Errorf("navigating to a refused URL showed it:\n%s", snap.Text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range seen {
+		if strings.Contains(s, "forbidden") {
+			t.Errorf("a server was asked for %q, which the policy refuses", s)
+		}
+	}
+}

@@ -36,6 +36,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,6 +153,7 @@ type Supervisor struct {
 	closeOnce  sync.Once
 	stops      sync.WaitGroup
 	watchers   sync.WaitGroup // one per browser connection: see watch
+	traces     TraceSlot      // the browser's one performance recording
 
 	// Owned by the run goroutine; never touched elsewhere. After the run
 	// goroutine exits, Close reads them.
@@ -175,6 +177,9 @@ type Supervisor struct {
 type entry struct {
 	PageInfo
 	actor *page.Actor // nil until first needed (connected mode)
+	// closing is set while a call of ClosePageOf closes the tab: the page
+	// no longer counts as open for the last-page checks.
+	closing bool
 }
 
 // registry is an immutable view of the open pages, published after every
@@ -212,6 +217,10 @@ func New(cfg Config) *Supervisor {
 	s.act.Start()
 	return s
 }
+
+// Traces returns the browser's trace slot: a page takes it before it
+// records a performance trace, as Chrome records one at a time.
+func (s *Supervisor) Traces() *TraceSlot { return &s.traces }
 
 // up reports whether the browser connection is alive, from the published
 // view.
@@ -453,26 +462,91 @@ func lostIfClosed(err error) error {
 // ClosePage closes page id's tab. It refuses with [ErrLastPage] when it is
 // the only open page, so the browser keeps a window.
 func (s *Supervisor) ClosePage(ctx context.Context, id int) error {
-	v := s.view.Load()
-	e, ok := v.byID[id]
-	if !ok {
-		return ErrNoPage
+	return s.ClosePageOf(ctx, id, nil)
+}
+
+// ClosePageOf closes page id's tab as [Supervisor.ClosePage] does, for an
+// owner of some of the pages (an MCP session): when mine is not nil, a page
+// it does not report as the owner's is no page ([ErrNoPage]), and the last
+// of the owner's pages is refused with [ErrLastPage] as the browser's last
+// one is. mine runs on the supervisor's goroutine: it must be quick and
+// must not block.
+//
+// The checks and the decision to close are made on the supervisor's
+// goroutine, and a page being closed no longer counts as open, so two
+// calls closing the last two pages at once cannot both pass: one closes
+// its page, the other is refused. The tab itself is closed on the
+// caller's goroutine.
+func (s *Supervisor) ClosePageOf(ctx context.Context, id int, mine func(PageInfo) bool) error {
+	type plan struct {
+		conn     *cdpconn.Conn
+		targetID string
 	}
-	if len(v.pages) == 1 {
-		return ErrLastPage
-	}
-	conn, err := s.connection(ctx)
+	p, err := actor.Ask(ctx, s.act, func(ctx context.Context) (plan, error) {
+		if err := s.ensure(ctx); err != nil {
+			return plan{}, err
+		}
+		var target *entry
+		open, owned := 0, 0
+		for _, e := range s.pages {
+			if e.closing {
+				continue
+			}
+			open++
+			if mine != nil && mine(e.PageInfo) {
+				owned++
+			}
+			if e.ID == id {
+				target = e
+			}
+		}
+		switch {
+		case target == nil, mine != nil && !mine(target.PageInfo):
+			return plan{}, ErrNoPage
+		case open == 1, mine != nil && owned == 1:
+			return plan{}, ErrLastPage
+		}
+		target.closing = true
+		return plan{s.conn, target.TargetID}, nil
+	})
 	if err != nil {
 		return err
 	}
-	if err := closeTarget(ctx, conn, e.TargetID); err != nil {
-		return fmt.Errorf("close page %d: %w", id, lostIfClosed(err))
-	}
-	_, err = actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
-		s.unregister(e.TargetID, page.ErrClosed)
+	cerr := closeTarget(ctx, p.conn, p.targetID)
+	// Record the outcome even when the caller has given up: a page left
+	// marked as closing would never count as open again. The bound is
+	// generous: on a loaded machine the supervisor may be busy for seconds.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	gone := false
+	_, err = actor.Ask(rctx, s.act, func(context.Context) (struct{}, error) {
+		if cerr != nil {
+			e := s.pages[p.targetID]
+			if e != nil {
+				e.closing = false
+			}
+			// The tab closed by itself meanwhile (its page called
+			// window.close(), or the browser's target events got here
+			// first): Chrome no longer knows the target.
+			gone = e == nil || isNoTarget(cerr)
+			return struct{}{}, nil
+		}
+		s.unregister(p.targetID, page.ErrClosed)
 		return struct{}{}, nil
 	})
+	switch {
+	case cerr != nil && gone:
+		return ErrNoPage
+	case cerr != nil:
+		return fmt.Errorf("close page %d: %w", id, lostIfClosed(cerr))
+	}
 	return err
+}
+
+// isNoTarget reports whether err is Chrome's answer to a command about a
+// target it does not know.
+func isNoTarget(err error) bool {
+	return !cdpconn.IsClosed(err) && strings.Contains(err.Error(), "No target with given id")
 }
 
 // connection returns the live browser connection.

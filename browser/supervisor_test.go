@@ -37,8 +37,10 @@ func newSupervisor(t *testing.T) *browser.Supervisor {
 	return s
 }
 
+// ctx bounds a step of a test; each test's first step launches its own
+// Chromium, which several tests do at once: generous for a loaded machine.
 func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return c
 }
@@ -75,7 +77,7 @@ func TestLaunchListOpenClose(t *testing.T) {
 	}
 	select {
 	case <-a.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("closed page's actor did not stop")
 	}
 	// Ids are never reused.
@@ -303,10 +305,10 @@ func TestRelaunchAfterBrowserDeath(t *testing.T) {
 	// The page's actor and the supervisor notice at once: sockets are gone.
 	select {
 	case <-a.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("page actor still running after its browser died")
 	}
-	for deadline := time.Now().Add(5 * time.Second); s.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); s.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("supervisor did not notice its browser died")
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -19,6 +20,7 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/queue"
 	"github.com/tabhive/tabhive/page/snapshot"
+	ptrace "github.com/tabhive/tabhive/page/trace"
 	"github.com/tabhive/tabhive/waiter"
 )
 
@@ -98,6 +100,9 @@ type Actor struct {
 	grant    func(ctx context.Context, browserContextID, permission string) error
 	// onNavigated is Config.OnNavigated.
 	onNavigated func(ctx context.Context, url, title string)
+	// lastTrace is the report of the page's last performance trace
+	// (tracing.go), published by the run goroutine for any to read.
+	lastTrace atomic.Pointer[ptrace.Report]
 
 	// Written once, then read-only: conn is the page's CDP session and c
 	// its client.
@@ -166,6 +171,9 @@ type Actor struct {
 	snap    *snapshot.Node            // latest snapshot, or nil
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
+
+	// trace is the page's performance recording (tracing.go).
+	trace traceState
 
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.

@@ -19,15 +19,20 @@
 // # Files
 //
 // actor.go holds the actor, its lifecycle and the call helpers; events.go
-// applies the page's CDP events. Then a file per capability: navigate.go,
-// input.go (click, hover, keys), fill.go, drag.go, upload.go, dialog.go,
-// wait.go (the post-action waiter and wait_for), tracker.go (the tracker
-// every document gets at its start, which the waiter and evaluate.go
-// use), evaluate.go, screenshot.go,
-// emulate.go; snapshot.go with walker.go (the in-page walker), axtree.go
-// (verbose snapshots) and uid.go (uid resolution); oopif.go (out-of-process
-// iframes: their sessions, and placing their elements in the page);
-// collect.go (feeding the collectors), console.go, network.go and issues.go. Package
+// applies the page's CDP events; errors.go declares the errors methods
+// return. Then a file per capability: navigate.go, input.go (click, hover,
+// keys), fill.go, drag.go, upload.go, dialog.go, wait.go (the post-action
+// waiter and wait_for), tracker.go (the tracker every document gets at its
+// start, which the waiter and evaluate.go use), evaluate.go, screenshot.go,
+// emulate.go with viewport.go (the device metrics override that emulate
+// and resize_page share); snapshot.go with walker.go (the in-page walker),
+// axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
+// prints: uid, depth, query, inViewport) and uid.go (uid resolution);
+// oopif.go (out-of-process iframes: their sessions, and placing their
+// elements in the page); collect.go (feeding the collectors), console.go,
+// network.go and issues.go; tracing.go (performance traces: recording,
+// streaming the trace to the caller's writer, and its analysis by package
+// page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.
@@ -40,11 +45,15 @@
 // snapshot and its uid map, the emulation in force, the console and
 // network collectors, and the waiter of the action in progress. No mutex
 // guards them (ARCHITECTURE.md §2, law 1); other goroutines reach them only through
-// a method, which is a message. Two things are shared, as [Actor]'s fields
-// document: the CDP session, written once before the first message and
-// read-only after, and the default timeouts the emulation implies,
-// published through an atomic pointer so that [Actor.Timeouts] never waits
-// on a busy page.
+// a method, which is a message. What other goroutines do share is listed
+// with [Actor]'s fields: the CDP session (conn, c, top), written once
+// before the first message and read-only after; the default timeouts the
+// emulation implies, published through an atomic pointer so that
+// [Actor.Timeouts] never waits on a busy page; and what the goroutines that
+// set up out-of-process iframes hand back (see Goroutines): the ready
+// channel that wakes the run goroutine, the posted queue their results go
+// through (safe from any goroutine), and the adopting wait group that
+// counts them.
 //
 // # Frames in other processes
 //
@@ -149,13 +158,31 @@
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a
 //     tracker in the frame's document beside the page's; the frame's runs
 //     on a goroutine of its own, which Settle waits for before it returns.
-//   - errgroup fan-outs within one exchange: enabling the domains in init;
-//     one per frame for a snapshot, walked or read from the AX tree; closed
-//     shadow roots and opaque AX subtrees of a walk; uid lookups of a
-//     combobox's options (16 at a time); waiting for out-of-process
-//     iframes to paint before a drag or a screenshot (painted, half a
-//     second at most). Each group is waited for before its exchange
-//     returns.
+//   - The trace analysis (tracing.go). StopTrace copies the trace from
+//     Chrome's stream on an Await goroutine, which starts one goroutine
+//     that analyses what the copy feeds it through a pipe, and waits for
+//     it; the analysis ends when the pipe closes (the end of the trace, or
+//     an error), and closes the pipe for the copy when it stops early. The
+//     copy writes to the caller's writer through a gate StopTrace closes
+//     before it returns, so that a copy outliving an early return writes
+//     nothing more.
+//   - The navigation report. Once a navigation completes, navigated tells
+//     the owner (Config.OnNavigated) on an Await goroutine, so that the run
+//     goroutine keeps applying events while the supervisor records the new
+//     title; it ends when OnNavigated returns, under the call's context.
+//   - Fan-outs within one exchange, each waited for before its exchange
+//     returns: enabling the domains in init, and a child session's in its
+//     adopt goroutine (with the emulation in force copied to it,
+//     emulateChild); one goroutine per session, the page's and each
+//     out-of-process iframe's, for a setting that applies to the whole page
+//     (onAll: the emulated network, CPU, user agent, media features and
+//     headers); one per frame for a snapshot, walked or
+//     read from the AX tree, and for inViewport's boxes; closed shadow
+//     roots and opaque AX subtrees of a walk; uid lookups of a combobox's
+//     options (16 at a time); waiting for out-of-process iframes to paint
+//     before a drag or a screenshot (painted, half a second at most); and
+//     the goroutine waitGroup starts to wait on a WaitGroup with a bound,
+//     which ends with the group.
 //
 // The goroutines that read the CDP session and route its events belong to
 // the connection [Config.Attach] returns, not to the page. [Hooks] run on

@@ -37,6 +37,7 @@ var events = map[string]bool{
 	"Page.fileChooserOpened":            true,
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
+	"Tracing.tracingComplete":           true,
 }
 
 // keepEvent says which events the page's sessions queue.
@@ -303,6 +304,10 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		}
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
+	case "Tracing.tracingComplete":
+		if s == a.top {
+			return a.traceComplete(ev.Params)
+		}
 	case "Input.dragIntercepted", "Page.fileChooserOpened":
 		if a.watch != nil {
 			select {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -43,12 +44,23 @@ type ScreenshotOptions struct {
 	// ratio. The bound is on image pixels, so a page with a device pixel
 	// ratio of 2 is scaled by half as much again.
 	MaxWidth, MaxHeight int
+	// Sink, if set, receives the image as it is read from the browser, a
+	// chunk at a time, so that it is never held whole: Screenshot.Data is
+	// then nil. It is written from the connection's reader, so it must not
+	// block for long (a file, a bounded buffer); an error it returns fails
+	// the screenshot. A big capture is tens of megabytes (a full page of a
+	// photo gallery), which would otherwise pass through memory several
+	// times over: as base64 text, decoded, and copied to its file.
+	Sink io.Writer
 }
 
 // Screenshot is an image of a page or of one of its elements.
 type Screenshot struct {
-	// Data is the image, encoded in Format.
+	// Data is the image, encoded in Format; nil when it went to
+	// ScreenshotOptions.Sink.
 	Data []byte
+	// Size is the image's size in bytes.
+	Size int64
 	// Format is png, jpeg or webp.
 	Format string
 	State
@@ -146,41 +158,43 @@ func (a *Actor) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screens
 		if opts.UID != "" && opts.FullPage {
 			return Screenshot{}, &ScreenshotError{UID: opts.UID, Conflict: true}
 		}
-		data, err := a.screenshot(ctx, opts)
+		data, size, err := a.screenshot(ctx, opts)
 		if err != nil {
 			return Screenshot{}, err
 		}
-		return Screenshot{Data: data, Format: opts.Format, State: a.state()}, nil
+		return Screenshot{Data: data, Size: size, Format: opts.Format, State: a.state()}, nil
 	})
 }
 
 // screenshot runs on the actor goroutine.
-func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte, error) {
+func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte, int64, error) {
 	el := element{c: a.c}
 	if opts.UID != "" {
 		n, err := a.resolve(opts.UID)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if el.id, err = a.nodeID(ctx, n); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		el.c, el.hops = a.sessionOf(n.FrameID).c, a.hops(n.FrameID)
 	}
 	var data []byte
+	var size int64
+	conn := a.conn
 	err := a.call(ctx, func(ctx context.Context) (err error) {
-		data, err = capture(ctx, a.c, el, opts)
+		data, size, err = capture(ctx, a.c, conn, el, opts)
 		return err
 	})
 	switch {
 	case errors.Is(err, errNodeGone):
-		return nil, &UIDError{UID: opts.UID, PageID: a.id, Gone: true, Cause: err}
+		return nil, 0, &UIDError{UID: opts.UID, PageID: a.id, Gone: true, Cause: err}
 	case errors.Is(err, errNotVisible):
-		return nil, &ScreenshotError{UID: opts.UID}
+		return nil, 0, &ScreenshotError{UID: opts.UID}
 	case err != nil:
-		return nil, err
+		return nil, 0, err
 	}
-	return data, nil
+	return data, size, nil
 }
 
 // rect is a rectangle in CSS pixels, in page (document) coordinates: the
@@ -197,9 +211,11 @@ type element struct {
 }
 
 // capture takes the screenshot of el, or of the page when el.id is 0,
-// through c, the page's client. It runs in the goroutine of [Actor.call],
-// so it is given the CDP clients and never touches actor state.
-func capture(ctx context.Context, c *cdp.Client, el element, opts ScreenshotOptions) ([]byte, error) {
+// through c, the page's client (conn, its connection, streams the image to
+// opts.Sink). It runs in the goroutine of [Actor.call], so it is given the
+// CDP clients and never touches actor state. It returns the image, nil
+// when streamed, and its size.
+func capture(ctx context.Context, c *cdp.Client, conn *cdpconn.Conn, el element, opts ScreenshotOptions) ([]byte, int64, error) {
 	node := el.id
 	args := page.NewCaptureScreenshotArgs().SetFormat(opts.Format).SetOptimizeForSpeed(true)
 	if opts.Format != FormatPNG && opts.Quality != nil {
@@ -213,13 +229,13 @@ func capture(ctx context.Context, c *cdp.Client, el element, opts ScreenshotOpti
 	case node != 0:
 		box, inView, err := elementBox(ctx, c, el)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		area, beyond = &box, !inView
 	case opts.FullPage:
 		m, err := c.Page.GetLayoutMetrics(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("screenshot: layout metrics: %w", err)
+			return nil, 0, fmt.Errorf("screenshot: layout metrics: %w", err)
 		}
 		if size := m.CSSContentSize; size.Width >= 1 && size.Height >= 1 {
 			area = &rect{w: math.Round(size.Width), h: math.Round(size.Height)}
@@ -232,7 +248,7 @@ func capture(ctx context.Context, c *cdp.Client, el element, opts ScreenshotOpti
 	if opts.MaxWidth > 0 || opts.MaxHeight > 0 || (limit > 0 && area != nil) {
 		vp, dpr, err := viewport(ctx, c)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		src := vp
 		if area != nil {
@@ -246,7 +262,7 @@ func capture(ctx context.Context, c *cdp.Client, el element, opts ScreenshotOpti
 		// and then return nothing. (The viewport alone is never that big;
 		// the empty-image check below covers it.)
 		if w, h := imageSize(src, dpr, scale); limit > 0 && (w > limit || h > limit) {
-			return nil, &ScreenshotError{UID: opts.UID, Format: opts.Format, Width: w, Height: h, Limit: limit, FullPage: node == 0}
+			return nil, 0, &ScreenshotError{UID: opts.UID, Format: opts.Format, Width: w, Height: h, Limit: limit, FullPage: node == 0}
 		}
 	}
 
@@ -256,17 +272,28 @@ func capture(ctx context.Context, c *cdp.Client, el element, opts ScreenshotOpti
 	if beyond {
 		args.SetCaptureBeyondViewport(true)
 	}
-	r, err := c.Page.CaptureScreenshot(ctx, args)
-	if err != nil {
-		if cdpconn.IsClosed(err) {
-			return nil, err // ask says why
+	var data []byte
+	var size int64
+	var err error
+	if opts.Sink != nil {
+		_, size, err = conn.CallStream(ctx, "Page.captureScreenshot", args, "data", opts.Sink)
+	} else {
+		var r *page.CaptureScreenshotReply
+		if r, err = c.Page.CaptureScreenshot(ctx, args); err == nil {
+			data, size = r.Data, int64(len(r.Data))
 		}
-		return nil, fmt.Errorf("take screenshot: %v", chromeMessage(err))
 	}
-	if len(r.Data) == 0 {
-		return nil, &ScreenshotError{UID: opts.UID, Format: opts.Format, Empty: true}
+	if err != nil {
+		var re *rpcc.ResponseError
+		if cdpconn.IsClosed(err) || !errors.As(err, &re) {
+			return nil, 0, err // ask says why; or the sink's own error
+		}
+		return nil, 0, fmt.Errorf("take screenshot: %v", chromeMessage(err))
 	}
-	return r.Data, nil
+	if size == 0 {
+		return nil, 0, &ScreenshotError{UID: opts.UID, Format: opts.Format, Empty: true}
+	}
+	return data, size, nil
 }
 
 // imageSize returns the size in image pixels of a capture of src at device

@@ -39,6 +39,13 @@ const fileResult = "() => 'x'.repeat(12 << 20)"
 // fileSize is the size of fileResult's JSON text.
 const fileSize = 12<<20 + 2
 
+// bigBudget is the timeout, in ms, the calls that make, cut or save tens of
+// MB pass, instead of evaluate_script's default 30 s: seconds on a quiet
+// machine, several times that under the race detector on a loaded one.
+// With the tool's 10 s of overhead it stays under the client's
+// transporttest.CallTimeout.
+const bigBudget = 45000
+
 // A script returning 50 MB gets a bounded reply that says what was cut and
 // how to get all of it; with filePath, all of it is saved.
 //
@@ -48,7 +55,7 @@ const fileSize = 12<<20 + 2
 func TestEvaluateLargeResult(t *testing.T) {
 	cs := inMemory(t)
 	id := openPage(t, cs, fixtures(t)+"/nav-b")
-	text := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": bigResult, "waitForStableDom": false})
+	text := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": bigResult, "waitForStableDom": false, "timeout": bigBudget})
 	if len(text) > transport.DefaultMaxReplyBytes {
 		t.Errorf("reply of %d bytes, over the %d-byte cap", len(text), transport.DefaultMaxReplyBytes)
 	}
@@ -61,7 +68,7 @@ func TestEvaluateLargeResult(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "big.json")
-	text = must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": fileResult, "filePath": path, "waitForStableDom": false})
+	text = must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": fileResult, "filePath": path, "waitForStableDom": false, "timeout": bigBudget})
 	if want := "Script ran on page. Output saved to " + path + "."; text != want {
 		t.Errorf("reply = %q, want %q", text, want)
 	}
@@ -117,9 +124,8 @@ func TestEvaluateLargeResultsHeap(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					// Four 50 MB results, or four saves, at once take
-					// seconds, and more than the default 30 s under the
-					// race detector on a loaded machine.
+					// Four 50 MB results at once: past the default 30 s
+					// under the race detector on a loaded machine.
 					args := map[string]any{"pageId": id, "function": bigResult, "waitForStableDom": false, "timeout": 120000}
 					if toFile {
 						// 12 MB each: held whole, with the copies the

@@ -361,7 +361,9 @@ func TestDebugToolsWithDialog(t *testing.T) {
 		t.Errorf("get_network_request with a dialog succeeded:\n%s", text)
 	}
 	checkGolden(t, "dialog", "get_network_request with a dialog", text)
-	if took := time.Since(start); took > 3*time.Second {
+	// get_network_request waiting on the renderer would run to its 30 s
+	// budget; the rest is room for a loaded machine.
+	if took := time.Since(start); took > 12*time.Second {
 		t.Errorf("the four calls took %v with a dialog open, want them immediate", took)
 	}
 	must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})

@@ -3,14 +3,12 @@ package transport
 import (
 	"crypto/subtle"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,6 +79,7 @@ func (s *Server) HTTPServer(cfg HTTPConfig) *http.Server {
 		ReadHeaderTimeout: min(defaultReadHeaderTimeout, cfg.ReadTimeout),
 		ReadTimeout:       cfg.ReadTimeout,
 		IdleTimeout:       cfg.IdleTimeout,
+		ConnContext:       connContext,
 	}
 }
 
@@ -111,7 +110,8 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 		}
 		fmt.Fprintf(w, "tabhive MCP server: point your MCP client at http://%s%s\n", r.Host, HTTPPath)
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := closeOnError{rw}
 		if !hostAllowed(r.Host, hosts) {
 			http.Error(w, fmt.Sprintf("Forbidden: Host %q is not allowed. Start tabhive with --allowed-hosts %s to accept it.", r.Host, r.Host), http.StatusForbidden)
 			return
@@ -132,6 +132,12 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 				http.Error(w, "Unauthorized: send the token given to tabhive's --auth-token as \"Authorization: Bearer <token>\".", http.StatusUnauthorized)
 				return
 			}
+		}
+		if !authenticate(w, r) {
+			return
+		}
+		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && s.refuseBatch(w, r) {
+			return
 		}
 		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == HTTPPath {
 			if !s.knownSession(id) {
@@ -276,108 +282,6 @@ func (s *Server) holdSlot(id string, release func()) {
 		s.known.Delete(id)
 		release()
 	}()
-}
-
-// LimitListener returns a listener that keeps at most max connections
-// open (max <= 0: ln itself). A connection beyond that is refused: it is
-// answered "503 Service Unavailable" with a sentence naming
-// --max-connections, and closed. Refusing rather than leaving it queued in
-// the kernel tells a client at once what happened, where a queue would
-// leave it hanging until a connection frees. Closing the returned
-// listener waits for refusals in progress, each bounded by a second.
-func LimitListener(ln net.Listener, max int) net.Listener {
-	if max <= 0 {
-		return ln
-	}
-	return &limitListener{Listener: ln, max: int64(max)}
-}
-
-// refuseWait bounds refusing one connection: writing the 503 and waiting
-// for the client to read it and close.
-const refuseWait = time.Second
-
-// maxRefusing bounds the refusals in progress; a connection beyond them is
-// closed without an answer.
-const maxRefusing = 64
-
-type limitListener struct {
-	net.Listener
-	max      int64
-	open     atomic.Int64   // connections accepted and not yet closed
-	refusing atomic.Int64   // refusals in progress
-	refusals sync.WaitGroup // one per refusal in progress; Close waits
-}
-
-// Accept returns the next connection while fewer than max are open,
-// refusing those that come beyond it.
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if l.open.Add(1) <= l.max {
-			return &limitedConn{Conn: c, release: func() { l.open.Add(-1) }}, nil
-		}
-		l.open.Add(-1)
-		l.refuse(c)
-	}
-}
-
-// refuse answers c with a 503 and closes it, on a goroutine of its own so
-// that a client that does not read cannot hold up Accept.
-func (l *limitListener) refuse(c net.Conn) {
-	if l.refusing.Add(1) > maxRefusing {
-		l.refusing.Add(-1)
-		c.Close()
-		return
-	}
-	l.refusals.Add(1)
-	go func() { // ends within about 2×refuseWait; Close waits for it
-		defer l.refusals.Done()
-		defer l.refusing.Add(-1)
-		defer c.Close()
-		msg := fmt.Sprintf("Service Unavailable: tabhive has %d connections open, the most allowed (--max-connections). Try again when a client has disconnected.\n", l.max)
-		c.SetDeadline(time.Now().Add(refuseWait))
-		fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nRetry-After: 1\r\n\r\n%s", len(msg), msg)
-		// Closing with the request unread would reset the connection and
-		// could lose the answer: half-close, then read until the client
-		// closes or the deadline passes.
-		if tc, ok := c.(interface{ CloseWrite() error }); ok {
-			tc.CloseWrite()
-		}
-		c.SetDeadline(time.Now().Add(refuseWait))
-		io.Copy(io.Discard, io.LimitReader(c, 1<<16))
-	}()
-}
-
-// Close closes the listener and waits for refusals in progress.
-func (l *limitListener) Close() error {
-	err := l.Listener.Close()
-	l.refusals.Wait()
-	return err
-}
-
-// limitedConn gives its slot back when closed, once.
-type limitedConn struct {
-	net.Conn
-	release func()
-	once    sync.Once
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
-}
-
-// CloseWrite half-closes a TCP connection, as net/http does to end one
-// gracefully; the embedded net.Conn would hide the method.
-func (c *limitedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
 }
 
 // allowedHosts lists the Host header values the listener answers to: its

@@ -56,13 +56,11 @@ func TestIsolatedSessions(t *testing.T) {
 		t.Errorf("cookies: A %q, B %q", cookieA, cookieB)
 	}
 
-	// Page limit: the session's first page is the browser's; it may open
-	// two more.
-	for i := 0; i < 2; i++ {
-		must(t, a, "new_page", map[string]any{"url": "about:blank"})
-	}
+	// Page limit: the page the session was given counts; it may open one
+	// more.
+	must(t, a, "new_page", map[string]any{"url": "about:blank"})
 	if text, isErr := call(t, a, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(text, "This session already has 2 open pages, the most allowed (--max-pages-per-session).") {
-		t.Errorf("third new_page: %v %q", isErr, text)
+		t.Errorf("second new_page: %v %q", isErr, text)
 	}
 
 	// Session limit: a third session is refused with a clear error.
@@ -91,11 +89,11 @@ func TestIsolatedSessions(t *testing.T) {
 	before := sup.Count()
 	a.Close()
 	deadline := time.Now().Add(10 * time.Second)
-	for sup.Count() > before-3 && time.Now().Before(deadline) {
+	for sup.Count() > before-2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := sup.Count(); got != before-3 {
-		t.Errorf("after session A ended: %d pages, want %d", got, before-3)
+	if got := sup.Count(); got != before-2 {
+		t.Errorf("after session A ended: %d pages, want %d", got, before-2)
 	}
 	if text := must(t, b, "list_pages", nil); !strings.Contains(text, fmt.Sprintf("%d: ", idB)) {
 		t.Errorf("session B lost its page:\n%s", text)

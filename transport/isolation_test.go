@@ -64,10 +64,10 @@ func TestHungEvaluate(t *testing.T) {
 			t.Errorf("%s: hung evaluate = %v %q", tc.name, isErr, text)
 		}
 		t.Logf("%s: hung evaluate with a 3s budget returned after %v", tc.name, took)
-		// The reply comes before the budget ends; a second more is for the
-		// reply's way back on a loaded machine. A script left running would
-		// hold the call to the test's 60 s context.
-		if took > 4*time.Second {
+		// The reply is the budget's sentence (checked above); a script left
+		// running would hold the call to the test's 60 s context. The rest
+		// is room for a loaded machine.
+		if took > 15*time.Second {
 			t.Errorf("%s: hung evaluate with a 3s budget took %v", tc.name, took)
 		}
 		if got := m.Counter("tabhive_evaluate_timeouts_total"); got <= timeouts {

@@ -50,13 +50,15 @@ func TestBrowserDeathAndRelaunch(t *testing.T) {
 	}
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("the call on the dead browser did not return")
 	}
-	if took := end.Sub(killedAt); !isErr || took > 3*time.Second {
+	// At once, not when the script ends (20 s): the rest is room for a
+	// loaded machine.
+	if took := end.Sub(killedAt); !isErr || took > 10*time.Second {
 		t.Errorf("call on the dead browser: %v %v after the browser died: %q", isErr, took, text)
 	}
-	for deadline := time.Now().Add(5 * time.Second); sup.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); sup.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("supervisor did not notice")
 		}

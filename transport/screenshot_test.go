@@ -180,7 +180,7 @@ func TestScreenshotErrors(t *testing.T) {
 		{map[string]any{"fullpage": true},
 			`Unknown argument for tool "take_screenshot": "fullpage". Expected arguments: "format", "quality", "uid", "fullPage", "filePath". Remove it and retry.`},
 		{map[string]any{"uid": "999_1"},
-			fmt.Sprintf(`Error: Element uid "999_1" not found on page %d.`, id)},
+			fmt.Sprintf(`Error: Element uid "999_1" not found on page %d. Take a new snapshot (take_snapshot) and use a uid from it.`, id)},
 		{map[string]any{"uid": hidden},
 			"Error: Element with uid " + hidden + " is not visible: it has no box on the page to take a screenshot of."},
 	}

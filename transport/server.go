@@ -44,6 +44,14 @@ type Config struct {
 	// (--allow-unrestricted-paths); otherwise such a client may use only
 	// the workspaces and its session's private directory.
 	Unrestricted bool
+	// TrustClientRoots lets a client's MCP roots widen what its file tools
+	// may read and write when it connects over streamable HTTP
+	// (--trust-client-roots). Over HTTP the client is remote: its roots
+	// name its own machine, not the server's, so by default they are
+	// ignored and a session has its private directory and the workspaces
+	// only. Over stdio (a session without an Mcp-Session-Id) roots always
+	// apply: the client runs on the machine as its owner.
+	TrustClientRoots bool
 	// Workspaces are directories every session's file tools may read and
 	// write, besides the client's MCP roots and the session's private
 	// directory, $TMPDIR/tabhive-files-XXXXXXXX/session-XXXXXXXX, where
@@ -126,6 +134,7 @@ type Server struct {
 	tools []*tool
 
 	metrics  *Metrics
+	seen     *seenLedger        // what all sessions keep for diffs
 	sessions sync.Map           // *mcp.ServerSession → *session
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
 	watchers sync.WaitGroup     // one per session, ends with it; and roots requests
@@ -151,7 +160,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if cfg.LaunchTimeout == 0 {
 		cfg.LaunchTimeout = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics}
+	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics, seen: newSeenLedger(maxServerSeenBytes)}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
@@ -174,6 +183,9 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 				sess := s.session(req.Session)
 				if sess.rootsCapable {
 					sess.fetchRoots()
+				} else if sess.rootsIgnored {
+					s.log.Debug().Msg("The client declared MCP roots over HTTP; they are ignored (they name the client's machine, not this one): " +
+						"its file tools use its private directory and the workspaces. Start the server with --trust-client-roots to honour them.")
 				} else if !s.cfg.Unrestricted {
 					s.log.Warn().Msg("The connecting client did not negotiate the MCP roots capability. " +
 						"File-writing tools will be restricted to the server's workspaces and a private directory under the OS temp directory. " +
@@ -224,6 +236,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 			defer s.watchers.Done()
 			ss.Wait()
 			s.sessions.Delete(ss)
+			s.seen.dropSession(sess) // what it kept for diffs goes with it
 			if sess.remote.Load() {
 				// Its client could reach the files only through the
 				// session, as resources; they go with it.
@@ -251,7 +264,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 }
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
-	sess := &session{ss: ss, background: &s.watchers}
+	sess := &session{ss: ss, background: &s.watchers, ledger: s.seen}
 	cfg := s.sandboxConfig()
 	cfg.Written = func(path string) { sess.written.add(path) }
 	sess.sandbox = sandbox.New(cfg)
@@ -264,8 +277,16 @@ func (s *Server) newSession(ss *mcp.ServerSession) *session {
 		// that declares roots without it cannot be told from one without
 		// roots, and is treated as having none (temp dir only).
 		if p := ss.InitializeParams(); p != nil && p.Capabilities != nil && (p.Capabilities.RootsV2 != nil || p.Capabilities.Roots.ListChanged) {
-			sess.rootsCapable = true
-			sess.rootsStale = true
+			// A session over streamable HTTP has an Mcp-Session-Id; one
+			// over stdio (or in process) has none. Over HTTP the roots
+			// are the remote client's and are not asked for unless the
+			// operator trusts them.
+			if ss.ID() != "" && !s.cfg.TrustClientRoots {
+				sess.rootsIgnored = true
+			} else {
+				sess.rootsCapable = true
+				sess.rootsStale = true
+			}
 		}
 	}
 	return sess
@@ -381,6 +402,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 	err := s.sup.Ensure(lctx)
 	cancel()
 	if err != nil {
+		s.logInternal(t.name, 0, err)
 		return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
 	}
 	if c.sess.browserChanged(s.sup.Generation()) {
@@ -594,6 +616,7 @@ func (c *call) closeExcessPopups(ctx context.Context) {
 
 // finish renders the reply, with the page list when the tool asked for it.
 func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResult {
+	c.s.logInternal(t.name, c.pageID, err)
 	if errors.Is(err, page.ErrNoSnapshot) {
 		err = fmt.Errorf("No snapshot found for page %d. Use take_snapshot to capture one.", c.pageID)
 	}

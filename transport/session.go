@@ -26,8 +26,12 @@ type session struct {
 	// live in (--isolate-sessions): the session sees and touches only them.
 	isolated string
 	sandbox  *sandbox.Sandbox // where this client's file-writing tools may write
-	// rootsCapable reports that the client declared the roots capability.
+	// rootsCapable reports that the client declared the roots capability
+	// and that its roots apply.
 	rootsCapable bool
+	// rootsIgnored reports that the client declared roots over HTTP, where
+	// they are ignored unless Config.TrustClientRoots.
+	rootsIgnored bool
 	// background counts the session's short-lived goroutines (roots
 	// requests); the server waits for it on Close.
 	background *sync.WaitGroup
@@ -58,13 +62,17 @@ type session struct {
 	// Invariant: while it is not 0, no page is taken for a popup.
 	pending int
 	// given is the page an isolated session was given as its first, as a
-	// fresh browser has one; 0 if none. It does not count toward the limit.
+	// fresh browser has one; 0 if none. It counts toward the limit like a
+	// page the session opened.
 	given int
 
 	// snapshots are the latest default snapshot the session received of
 	// each page, by page id, for diffs (see snapshots.go for why the
 	// session owns them).
 	snapshots map[int]seenSnapshot
+	// ledger counts what all sessions of the server keep for diffs; nil
+	// in tests that make a bare session.
+	ledger *seenLedger
 
 	// firstPage serialises giving an isolated session its first page.
 	firstPage sync.Mutex
@@ -109,7 +117,8 @@ func (s *session) displayContext(name string) string {
 // session opened with new_page, and the popups (window.open, a
 // target=_blank link) they opened, and those popups' popups: an isolated
 // session's are told by its browser context, a shared session's by their
-// opener. The page an isolated session was given first does not count.
+// opener. The page an isolated session was given first counts too: a
+// session holds at most the limit, whatever it started with.
 
 // reservePage takes a place under limit for a page new_page is about to
 // open, and reports whether the session had one. pages are the pages the
@@ -157,9 +166,9 @@ func (s *session) countLocked(pages []browser.PageInfo) (n int, popups []int) {
 	}
 	for _, p := range pages {
 		switch {
-		case s.opened[p.ID]:
+		case s.opened[p.ID], s.isolated != "" && p.ID == s.given:
 			n++
-		case s.isolated != "" && p.ID != s.given, s.isolated == "" && s.openedByLocked(p.Opener, openers):
+		case s.isolated != "", s.openedByLocked(p.Opener, openers):
 			n++
 			popups = append(popups, p.ID)
 		}

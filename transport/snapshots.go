@@ -7,6 +7,8 @@ package transport
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tabhive/tabhive/page/snapshot"
 )
@@ -28,10 +30,120 @@ const (
 	maxSeenBytes = 32 << 20
 )
 
+// maxServerSeenBytes bounds what all sessions together keep for diffs:
+// 64 MiB of text, the oldest snapshot forgotten first whichever session
+// it is of. Each session's own bound (maxSeenBytes) keeps one session
+// from taking it all; this one keeps many sessions from multiplying it.
+const maxServerSeenBytes = 64 << 20
+
 // seenSnapshot is the latest default snapshot a session received of a page.
 type seenSnapshot struct {
 	seq  int64 // [page.Snapshot.Seq]: later snapshots have larger ones
 	text string
+	// stamp orders every snapshot kept by any session of the server, for
+	// the server-wide bound: later ones have larger stamps.
+	stamp int64
+}
+
+// seenLedger counts what the sessions of one server keep for diffs, and
+// chooses what to forget when together they keep more than max. It owns
+// the accounting only; each session owns its texts. Its mutex guards
+// bookkeeping and is never held while a session's is taken: a session
+// may call it under its own lock, and it hands back what to forget for
+// the caller to tell each session, one at a time.
+type seenLedger struct {
+	max   int
+	clock atomic.Int64 // stamps
+
+	mu      sync.Mutex // guards the fields below
+	total   int
+	entries map[seenKey]seenEntry
+}
+
+type seenKey struct {
+	sess *session
+	page int
+}
+
+type seenEntry struct {
+	size  int
+	stamp int64
+}
+
+// seenVictim is a snapshot the ledger chose to forget.
+type seenVictim struct {
+	seenKey
+	stamp int64
+}
+
+func newSeenLedger(max int) *seenLedger {
+	return &seenLedger{max: max, entries: map[seenKey]seenEntry{}}
+}
+
+// note records that sess keeps a snapshot of page, of size bytes, stamped
+// stamp (replacing an older one of the same page), and returns the
+// snapshots to forget, oldest first, to bring the total within the
+// bound; never the one just noted.
+func (l *seenLedger) note(sess *session, page, size int, stamp int64) []seenVictim {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := seenKey{sess, page}
+	if old, ok := l.entries[k]; ok {
+		if old.stamp > stamp {
+			return nil // a later snapshot of the page was noted first
+		}
+		l.total -= old.size
+	}
+	l.entries[k] = seenEntry{size: size, stamp: stamp}
+	l.total += size
+	var victims []seenVictim
+	for l.total > l.max {
+		var oldest seenKey
+		var o seenEntry
+		found := false
+		for vk, e := range l.entries {
+			if vk != k && (!found || e.stamp < o.stamp) {
+				oldest, o, found = vk, e, true
+			}
+		}
+		if !found {
+			break
+		}
+		delete(l.entries, oldest)
+		l.total -= o.size
+		victims = append(victims, seenVictim{oldest, o.stamp})
+	}
+	return victims
+}
+
+// drop forgets sess's snapshot of page if it is the one stamped stamp.
+func (l *seenLedger) drop(sess *session, page int, stamp int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := seenKey{sess, page}
+	if e, ok := l.entries[k]; ok && e.stamp == stamp {
+		delete(l.entries, k)
+		l.total -= e.size
+	}
+}
+
+// dropSession forgets every snapshot of a session that ended.
+func (l *seenLedger) dropSession(sess *session) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for k, e := range l.entries {
+		if k.sess == sess {
+			delete(l.entries, k)
+			l.total -= e.size
+		}
+	}
+}
+
+// bytes returns what the sessions keep for diffs together.
+func (l *seenLedger) bytes() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total
 }
 
 // The session, not the page actor, owns what it has seen of each page
@@ -54,21 +166,41 @@ func (s *session) lastSnapshot(id int) (string, bool) {
 
 // sawSnapshot records a default snapshot of page id the session received,
 // unless it already has a later one (two calls on one page may finish in
-// either order). A seq of 0 is unknown, taken as the latest.
+// either order). A seq of 0 is unknown, taken as the latest. Then the
+// session's own bound, and the server's (s.ledger, if any), are kept:
+// what they forget is the oldest, here or in another session.
 func (s *session) sawSnapshot(id int, seq int64, text string) {
+	var stamp int64
+	if s.ledger != nil {
+		stamp = s.ledger.clock.Add(1)
+	}
+	if !s.keepSnapshot(id, seq, text, stamp) || s.ledger == nil {
+		return
+	}
+	for _, v := range s.ledger.note(s, id, len(text), stamp) {
+		v.sess.forgetSnapshot(v.page, v.stamp)
+	}
+}
+
+// keepSnapshot is sawSnapshot within the session's own bound, and reports
+// whether it kept the snapshot.
+func (s *session) keepSnapshot(id int, seq int64, text string, stamp int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snapshots == nil {
 		s.snapshots = map[int]seenSnapshot{}
 	}
 	if old, ok := s.snapshots[id]; ok && seq != 0 && old.seq > seq {
-		return
+		return false
 	}
 	if len(text) > maxSeenBytes {
-		delete(s.snapshots, id)
-		return
+		s.dropLocked(id)
+		return false
 	}
-	s.snapshots[id] = seenSnapshot{seq: seq, text: text}
+	if old, ok := s.snapshots[id]; ok && s.ledger != nil {
+		s.ledger.drop(s, id, old.stamp)
+	}
+	s.snapshots[id] = seenSnapshot{seq: seq, text: text, stamp: stamp}
 	for {
 		total, oldest, first := 0, 0, true
 		for pid, seen := range s.snapshots {
@@ -78,9 +210,31 @@ func (s *session) sawSnapshot(id int, seq int64, text string) {
 			}
 		}
 		if first || len(s.snapshots) <= maxSeenPages && total <= maxSeenBytes {
-			return
+			return true
 		}
-		delete(s.snapshots, oldest)
+		s.dropLocked(oldest)
+	}
+}
+
+// dropLocked forgets the session's snapshot of page id, in the ledger
+// too. s.mu is held.
+func (s *session) dropLocked(id int) {
+	if old, ok := s.snapshots[id]; ok {
+		delete(s.snapshots, id)
+		if s.ledger != nil {
+			s.ledger.drop(s, id, old.stamp)
+		}
+	}
+}
+
+// forgetSnapshot forgets the session's snapshot of page id if it is still
+// the one stamped stamp, which the server-wide bound chose to forget (the
+// ledger has already forgotten it).
+func (s *session) forgetSnapshot(id int, stamp int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seen, ok := s.snapshots[id]; ok && seen.stamp == stamp {
+		delete(s.snapshots, id)
 	}
 }
 

@@ -18,11 +18,11 @@ func TestSessionSeenSnapshotsBounded(t *testing.T) {
 		ids  []int
 		want []int // pages kept
 	}{
-		{"under the bounds", []seenSnapshot{{1, "a"}, {2, "b"}}, []int{1, 2}, []int{1, 2}},
+		{"under the bounds", []seenSnapshot{{seq: 1, text: "a"}, {seq: 2, text: "b"}}, []int{1, 2}, []int{1, 2}},
 		{"too many pages", func() []seenSnapshot {
 			var s []seenSnapshot
 			for i := range maxSeenPages + 2 {
-				s = append(s, seenSnapshot{int64(i + 1), "t"})
+				s = append(s, seenSnapshot{seq: int64(i + 1), text: "t"})
 			}
 			return s
 		}(), nil, func() []int {
@@ -32,9 +32,9 @@ func TestSessionSeenSnapshotsBounded(t *testing.T) {
 			}
 			return p
 		}()},
-		{"too many bytes", []seenSnapshot{{1, big}, {2, big}, {3, big}, {4, big}}, []int{1, 2, 3, 4}, []int{2, 3, 4}},
-		{"larger than the budget", []seenSnapshot{{1, "a"}, {2, strings.Repeat("y", maxSeenBytes+1)}}, []int{1, 2}, []int{1}},
-		{"older after newer", []seenSnapshot{{5, "new"}, {3, "old"}}, []int{1, 1}, []int{1}},
+		{"too many bytes", []seenSnapshot{{seq: 1, text: big}, {seq: 2, text: big}, {seq: 3, text: big}, {seq: 4, text: big}}, []int{1, 2, 3, 4}, []int{2, 3, 4}},
+		{"larger than the budget", []seenSnapshot{{seq: 1, text: "a"}, {seq: 2, text: strings.Repeat("y", maxSeenBytes+1)}}, []int{1, 2}, []int{1}},
+		{"older after newer", []seenSnapshot{{seq: 5, text: "new"}, {seq: 3, text: "old"}}, []int{1, 1}, []int{1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

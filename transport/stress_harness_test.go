@@ -516,11 +516,12 @@ var stressKinds = []struct{ prefix, kind string }{
 func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
 
 // stressNoChromiumLeft checks that every Chromium process started since
-// before is gone, waiting a few seconds for them to exit.
+// before is gone, waiting for them to exit (up to 30 s: a loaded machine
+// reaps a killed browser slowly).
 func stressNoChromiumLeft(t *testing.T, before []string) {
 	t.Helper()
 	var left []string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		left = left[:0]
 		for _, pid := range browsertest.ChromiumProcesses() {
 			if !slices.Contains(before, pid) {

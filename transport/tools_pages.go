@@ -68,16 +68,14 @@ type closePageArgs struct {
 
 func runClosePage(ctx context.Context, c *call, a *closePageArgs) error {
 	c.r.pages = true
-	info, ok := c.s.sup.Info(a.PageID)
-	if !ok || !c.sess.owns(info) {
-		return &noPageError{a.PageID}
+	// The supervisor checks, as one decision with the close, that the page
+	// is the session's and is not its last one (an isolated session keeps
+	// a page, as a browser keeps a window), nor the browser's.
+	var mine func(browser.PageInfo) bool
+	if c.sess.isolated != "" {
+		mine = c.sess.owns
 	}
-	var err error
-	if mine, perr := c.pages(ctx); perr == nil && c.sess.isolated != "" && len(mine) == 1 {
-		err = browser.ErrLastPage // a session keeps a page, as a browser keeps a window
-	} else {
-		err = c.s.sup.ClosePage(ctx, a.PageID)
-	}
+	err := c.s.sup.ClosePageOf(ctx, a.PageID, mine)
 	if errors.Is(err, browser.ErrLastPage) {
 		c.r.line("The last open page cannot be closed. It is fine to keep it open.")
 		return nil

@@ -90,7 +90,11 @@ func (s *Server) runScreenshot(ctx context.Context, c *call, format string, a *s
 		}
 	}
 
+	ext := "." + format
+	sink := newShotSink(c.sandbox(ctx), a.FilePath, ext)
+	opts.Sink = sink
 	shot, err := c.page.Screenshot(ctx, opts)
+	path, err := sink.finish(err)
 	if err != nil {
 		return err
 	}
@@ -103,23 +107,11 @@ func (s *Server) runScreenshot(ctx context.Context, c *call, format string, a *s
 	default:
 		c.r.line("Took a screenshot of the current page's viewport.")
 	}
-	ext := "." + shot.Format
-	switch {
-	case a.FilePath != "":
-		path, err := c.sandbox(ctx).WriteFile(a.FilePath, shot.Data, ext)
-		if err != nil {
-			return err
-		}
+	if path != "" {
 		c.r.line("Saved screenshot to %s.", path)
-	case len(shot.Data) >= inlineLimit:
-		path, err := c.sandbox(ctx).TempFile("screenshot"+ext, shot.Data)
-		if err != nil {
-			return err
-		}
-		c.r.line("Saved screenshot to %s.", path)
-	default:
-		// The SDK base64-encodes Data on the wire.
-		c.r.images = append(c.r.images, &mcp.ImageContent{Data: shot.Data, MIMEType: "image/" + shot.Format})
+		return nil
 	}
+	// The SDK base64-encodes Data on the wire.
+	c.r.images = append(c.r.images, &mcp.ImageContent{Data: sink.inline(), MIMEType: "image/" + shot.Format})
 	return nil
 }

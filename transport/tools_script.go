@@ -119,11 +119,12 @@ const maxResultFile = 256 << 20
 type resultFile struct {
 	sb   *sandbox.Sandbox
 	path string // as the agent gave it
+	ext  string // the extension it gets; ".json" if empty
 
 	mu     sync.Mutex
-	saved  string   // the canonical path written, once created
-	f      *os.File // nil until the first write
-	closed bool     // set by finish
+	saved  string        // the canonical path written, once created
+	f      *sandbox.File // nil until the first write
+	closed bool          // set by finish
 }
 
 func (w *resultFile) Write(p []byte) (int, error) {
@@ -136,11 +137,15 @@ func (w *resultFile) Write(p []byte) (int, error) {
 		// The sandbox checks the path, refuses a symlink, and creates
 		// the file 0600 through an os.Root at the allowed directory,
 		// returning what it opened.
-		f, saved, err := w.sb.Create(w.path, ".json")
+		ext := w.ext
+		if ext == "" {
+			ext = ".json"
+		}
+		f, err := w.sb.Create(w.path, ext)
 		if err != nil {
 			return 0, err
 		}
-		w.saved, w.f = saved, f
+		w.saved, w.f = f.Name(), f
 	}
 	return w.f.Write(p)
 }

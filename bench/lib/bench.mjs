@@ -47,8 +47,9 @@ export class Bench {
     return this.bins.get(rev);
   }
 
-  // save appends one raw result to the run's file.
-  save(obj) { fs.appendFileSync(this.out, JSON.stringify(obj) + '\n'); }
+  // save appends one raw result to the run's file, this checkout's path
+  // written as ".".
+  save(obj) { fs.appendFileSync(this.out, JSON.stringify(obj).split(servers.ROOT + path.sep).join('./') + '\n'); }
 
   // measure runs one scenario against one server (harness.run), saves and
   // returns its result; label names it in the raw file.

@@ -11,9 +11,12 @@
 //	  --server "tabhive=/tmp/tabhive --headless --isolated" \
 //	  --server "cdm=node_modules/.bin/chrome-devtools-mcp --headless --isolated ..."
 //
-// DIR is a folder where `npm install swagger-ui-dist@5 codemirror@5` was
-// run. The MCP client comes from the SDK installed in $BENCH_DEPS (a folder
-// with node_modules/@modelcontextprotocol/sdk; default: the current one).
+// DIR is a folder whose node_modules holds swagger-ui-dist and codemirror:
+// bench/ after `npm ci`, which pins both. The MCP client comes from the
+// SDK installed in $BENCH_DEPS (a folder with
+// node_modules/@modelcontextprotocol/sdk; default: the current one).
+// `node bench/run.mjs newpage` runs it with tabhive and
+// chrome-devtools-mcp as bench/lib/servers.mjs starts them.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';

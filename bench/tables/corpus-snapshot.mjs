@@ -10,7 +10,7 @@ export const usage = '--doc FILE (required, e.g. /usr/share/doc/nodejs/api/all.h
 export async function run(b, o) {
   if (!o.doc) throw new Error('give --doc FILE: an HTML document to snapshot');
   const who = [
-    ['tabhive', () => b.servers.tabhive(b.tabhive())],
+    ['tabhive', () => b.servers.tabhive(b.tabhive(), { optional: [['--snapshot-max-bytes', '0']] })],
     ['chrome-devtools-mcp', () => b.servers.cdm()],
     ['@playwright/mcp', () => b.servers.pwm({ transport: 'stdio' })],
   ];

@@ -10,8 +10,8 @@ export const usage = '--before REV (1acde61), --after REV (tree), --rounds N (4)
 export async function run(b, o) {
   const before = o.before ?? '1acde61', after = o.after ?? 'tree';
   const who = [
-    ['tabhive before', () => b.servers.tabhive(b.tabhive(before), { name: 'tabhive before' })],
-    ['tabhive after', () => b.servers.tabhive(b.tabhive(after), { extra: ['--snapshot-max-bytes', '0'], name: 'tabhive after' })],
+    ['tabhive before', () => b.servers.tabhive(b.tabhive(before), { optional: [['--snapshot-max-bytes', '0']], name: 'tabhive before' })],
+    ['tabhive after', () => b.servers.tabhive(b.tabhive(after), { optional: [['--snapshot-max-bytes', '0']], name: 'tabhive after' })],
     ['chrome-devtools-mcp', () => b.servers.cdm()],
   ];
   const rows = [];

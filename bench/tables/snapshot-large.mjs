@@ -12,7 +12,7 @@ export async function run(b, o) {
   const kinds = [
     ['chrome-devtools-mcp', () => b.servers.cdm()],
     ['@playwright/mcp', () => b.servers.pwm()],
-    ['tabhive', () => b.servers.tabhive(b.tabhive(), { transport: 'http', extra: ['--snapshot-max-bytes', '0'] })],
+    ['tabhive', () => b.servers.tabhive(b.tabhive(), { transport: 'http', optional: [['--snapshot-max-bytes', '0']] })],
   ];
   const res = {};
   for (let r = 1; r <= rounds; r++) {

@@ -199,14 +199,19 @@ func Main(m interface{ Run() int }) {
 	os.Exit(code)
 }
 
+// leakWait bounds how long CheckNoLeaks waits for what a test started to
+// be gone: Chromium's renderers and helpers exit after their browser, and
+// a loaded machine schedules them late.
+const leakWait = 30 * time.Second
+
 // CheckNoLeaks reports goroutines still running, Chromium processes started
 // with a tabhive profile still alive, and tabhive profiles, Chromium
 // temporary directories or singleton directories left in the temporary
-// directory. It retries for a
-// few seconds, as processes take a moment to go.
+// directory. It retries for up to leakWait, as processes take a moment to
+// go, a longer one on a loaded machine.
 func CheckNoLeaks() error {
 	var err error
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(leakWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		if err = leaks(); err == nil {
 			return nil
 		}

@@ -87,6 +87,17 @@
 //     refused if it matches a blocked pattern or, when there are allowed
 //     patterns, matches none of them.
 //
+// A blocked pattern that names a loopback host covers the other spellings
+// of the machine: when a URL's host is a loopback alias (localhost and
+// *.localhost in any case, with or without a trailing dot, the hosts
+// file's loopback names, 127.0.0.0/8 in any numeric form, 0.0.0.0, [::1],
+// [::] and the IPv4-mapped forms), a blocked pattern is also matched with
+// the host spelt localhost, 127.0.0.1 and [::1]; so "*://127.0.0.1:9402/*"
+// blocks http://LOCALHOST.:9402/ and http://[::ffff:127.0.0.1]:9402/ too.
+// Port, path and the rest still apply. Names that reach the machine
+// through DNS are not seen: the policy resolves no names. Allowed patterns
+// are not widened this way.
+//
 // The patterns are literal: an allow list of "https://example.com/*" does
 // not allow the site's WebSockets (add "wss://example.com/*", or write
 // "*://example.com/*"), nor blob: URLs unless it matches the origin's root.

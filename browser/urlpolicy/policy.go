@@ -40,6 +40,9 @@ type Policy struct {
 	blocked         []*Pattern
 	fileNavigations bool
 	javaScript      bool
+	// protected, if set, reports the local paths no file: URL may reach
+	// (see [Policy.Protect]).
+	protected func(path string) bool
 }
 
 // New compiles the patterns of cfg. It refuses a pattern [Compile] refuses,
@@ -124,7 +127,7 @@ func (p *Policy) Intercept() []string {
 		return nil
 	case len(p.allowed) > 0 || len(p.blocked) > 0:
 		return []string{"*"}
-	case !p.fileNavigations:
+	case !p.fileNavigations, p.protected != nil:
 		return []string{"file:*"}
 	}
 	return nil
@@ -177,6 +180,12 @@ func (p *Policy) decide(action, shown, raw string, navigation bool, depth int) e
 		if !p.fileNavigations {
 			return refuse(ReasonFile, scheme)
 		}
+		if p.protected != nil {
+			u, err := parseURL(raw)
+			if err != nil || p.protectedFile(&u) {
+				return refuse(ReasonProtected, scheme)
+			}
+		}
 	}
 	if isInternalScheme(scheme) {
 		return refuse(ReasonInternalPage, scheme)
@@ -208,7 +217,7 @@ func (p *Policy) checkPatterns(action, shown, raw string, useAllowList bool) err
 		return &RefusedError{Action: action, URL: shown, Reason: ReasonInvalidURL, detail: err.Error()}
 	}
 	for _, b := range p.blocked {
-		if b.matchParts(&u) {
+		if b.matchBlocked(&u) {
 			return &RefusedError{Action: action, URL: shown, Reason: ReasonBlocked, Pattern: b.String()}
 		}
 	}
@@ -278,6 +287,9 @@ const (
 	ReasonBlocked
 	// ReasonNotAllowed: the URL matches no --allowed-url-pattern.
 	ReasonNotAllowed
+	// ReasonProtected: a file: URL in the browser's profile or a private
+	// directory of the server (see [Policy.Protect]).
+	ReasonProtected
 )
 
 // String returns a short name for the reason, fit for a log field or a
@@ -300,6 +312,8 @@ func (r Reason) String() string {
 		return "blocked"
 	case ReasonNotAllowed:
 		return "not-allowed"
+	case ReasonProtected:
+		return "protected"
 	}
 	return "unknown"
 }
@@ -344,7 +358,7 @@ func (e *RefusedError) why() string {
 	case ReasonInternalPage:
 		return e.scheme + ": URLs are the browser's own pages, which this server never opens"
 	case ReasonAboutPage:
-		return "of the about: URLs only about:blank may be opened"
+		return "of the about: URLs only about:blank and about:srcdoc may be opened"
 	case ReasonJavaScript:
 		switch e.scheme {
 		case "":
@@ -360,6 +374,8 @@ func (e *RefusedError) why() string {
 		return "it matches --blocked-url-pattern " + strconv.Quote(e.Pattern)
 	case ReasonNotAllowed:
 		return "it is not allowed by any --allowed-url-pattern (allowed: " + listPatterns(e.allowed) + ")"
+	case ReasonProtected:
+		return "it is in the browser's profile or in a session's private directory, which no page may read, whatever --file-navigations says"
 	}
 	return "the server's URL policy refuses it"
 }

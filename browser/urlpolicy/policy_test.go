@@ -85,7 +85,7 @@ func TestRefusalSentences(t *testing.T) {
 		{"devtools", plain.Navigation("devtools://devtools/bundled/inspector.html"),
 			"Navigation to devtools://devtools/bundled/inspector.html refused: devtools: URLs are the browser's own pages, which this server never opens."},
 		{"about", plain.Navigation("about:version"),
-			"Navigation to about:version refused: of the about: URLs only about:blank may be opened."},
+			"Navigation to about:version refused: of the about: URLs only about:blank and about:srcdoc may be opened."},
 		{"javascript", plain.Navigation("javascript:alert(1)"),
 			"Navigation to javascript:alert(1) refused: this server was started with --javascript-evaluation=false, which refuses javascript: URLs."},
 		{"data", plain.Navigation("data:text/html,<script>alert(1)</script>"),

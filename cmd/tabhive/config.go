@@ -53,6 +53,9 @@ type Config struct {
 	// URLPolicy is what the URL-policy flags say; check compiles it into
 	// the Policy both the browser and the server get.
 	URLPolicy urlpolicy.Config
+	// maxSessionsGiven reports that --max-sessions was given; over HTTP its
+	// default is then defaultHTTPMaxSessions, not no limit.
+	maxSessionsGiven bool
 	// fileNavigations is --file-navigations as given: nil when not given,
 	// and then allowed over stdio (as chrome-devtools-mcp does) and refused
 	// over HTTP, where the caller is not the machine's owner.
@@ -64,6 +67,12 @@ type Config struct {
 // client that opens connections without end is refused with a clear
 // answer instead of taking the process's file descriptors.
 const defaultMaxConnections = 256
+
+// defaultHTTPMaxSessions is --max-sessions' default over HTTP: room for a
+// team of agents, while each session may hold pages (a browser context of
+// its own with --isolate-sessions) and what it keeps for diffs, so that
+// sessions without end cannot take the machine. 0 lifts it.
+const defaultHTTPMaxSessions = 32
 
 // defaultDrainTimeout is --drain-timeout's default: as long as a tool
 // call's usual budget (30 s for a snapshot or a script), so that a call in
@@ -122,6 +131,11 @@ func configure(args []string, stderr io.Writer) (*Config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: flags start with --, see --help", fs.Arg(0))
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "max-sessions" || f.Name == "maxSessions" {
+			c.maxSessionsGiven = true
+		}
+	})
 	if err := c.check(*shotQuality); err != nil {
 		return nil, err
 	}
@@ -219,6 +233,9 @@ func (c *Config) check(shotQuality int) error {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
 	}
 	if c.HTTPAddr != "" {
+		if !c.maxSessionsGiven {
+			c.HTTP.MaxSessions = defaultHTTPMaxSessions
+		}
 		if !strings.Contains(c.HTTPAddr, ":") {
 			return fmt.Errorf("--http wants HOST:PORT or :PORT, got %q", c.HTTPAddr)
 		}
@@ -275,8 +292,8 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	both("session-idle-timeout", "sessionIdleTimeout", func(n string) {
 		fs.DurationVar(&h.SessionTimeout, n, 30*time.Minute, "close HTTP sessions idle this long")
 	})
-	integer(&h.MaxSessions, "max-sessions", "maxSessions", 0, "refuse new HTTP sessions while this many are open, counted from their initialize (0: no limit)")
-	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "refuse new HTTP connections (503) while this many are open (0: no limit)")
+	integer(&h.MaxSessions, "max-sessions", "maxSessions", 0, "refuse new HTTP sessions while this many are open, counted from their initialize (default 32 over HTTP; 0: no limit)")
+	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "at most this many HTTP connections that passed the token and host checks, and as many more waiting to (closed after 5 s, the oldest first); one more authenticated request gets 503 (0: no limit)")
 	str(&c.Server.InstanceID, "instance-id", "instanceId", "", "this instance's name, the prefix of every HTTP session id, for routers in front of several instances (default: from the host name)")
 	both("drain-timeout", "drainTimeout", func(n string) {
 		fs.DurationVar(&c.DrainTimeout, n, defaultDrainTimeout, "on SIGTERM over HTTP, take no new sessions or calls and wait this long for the calls in flight before closing (0: close at once)")
@@ -284,7 +301,8 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")
-	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups included (0: no limit)")
+	integer(&s.MaxPagesPerSession, "max-pages-per-session", "maxPagesPerSession", 0, "refuse new_page in a session that has this many pages open, popups and the page it was given included (0: no limit)")
+	boolean(&s.TrustClientRoots, "trust-client-roots", "trustClientRoots", "over HTTP, let a client's MCP roots open those directories of this machine to its file tools (by default ignored over HTTP: they name the client's machine)")
 	boolean(&s.Unrestricted, "allow-unrestricted-paths", "allowUnrestrictedPaths", "let file-writing tools write anywhere when the client declares no MCP roots")
 	for _, n := range []string{"filesystem-root", "filesystemRoot", "workspace"} {
 		fs.Var(listFlag{v: &s.Workspaces}, n, "a directory every session's file tools may read and write, beside its MCP roots and its private directory (repeatable)")

@@ -71,6 +71,11 @@ func flagCases() []struct {
 	each([]string{"auth-token", "authToken"}, "s3cret", func(c *Config) any { return c.HTTP.Token }, "s3cret")
 	each([]string{"session-idle-timeout", "sessionIdleTimeout"}, "90s", func(c *Config) any { return c.HTTP.SessionTimeout }, 90*time.Second)
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
+	sessions := func(c *Config) any { return c.HTTP.MaxSessions }
+	rows = append(rows,
+		row{[]string{"--http", ":0"}, sessions, defaultHTTPMaxSessions},
+		row{[]string{"--http", ":0", "--max-sessions", "0"}, sessions, 0},
+		row{[]string{"--http", ":0", "--maxSessions", "7"}, sessions, 7})
 	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
 	each([]string{"max-reply-bytes", "maxReplyBytes"}, "65536", func(c *Config) any { return c.Server.MaxReplyBytes }, 65536)
 	each([]string{"snapshot-max-bytes", "snapshotMaxBytes"}, "4096", func(c *Config) any { return c.Server.SnapshotMaxBytes }, 4096)
@@ -79,6 +84,7 @@ func flagCases() []struct {
 
 	each([]string{"isolate-sessions", "isolateSessions"}, "", func(c *Config) any { return c.Server.IsolateSessions }, true)
 	each([]string{"max-pages-per-session", "maxPagesPerSession"}, "3", func(c *Config) any { return c.Server.MaxPagesPerSession }, 3)
+	each([]string{"trust-client-roots", "trustClientRoots"}, "", func(c *Config) any { return c.Server.TrustClientRoots }, true)
 	each([]string{"allow-unrestricted-paths", "allowUnrestrictedPaths"}, "", func(c *Config) any { return c.Server.Unrestricted }, true)
 	ws := os.TempDir()
 	each([]string{"filesystem-root", "filesystemRoot", "workspace"}, ws, func(c *Config) any { return c.Server.Workspaces }, []string{ws})
@@ -135,6 +141,7 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.HTTP.Token }, ""},
 		{func(c *Config) any { return c.Server.MaxPagesPerSession }, 0},
 		{func(c *Config) any { return c.Server.IsolateSessions }, false},
+		{func(c *Config) any { return c.Server.TrustClientRoots }, false},
 		{func(c *Config) any { return c.Server.Screenshot.Quality }, (*int)(nil)},
 		{func(c *Config) any { return c.Server.Version }, version},
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
@@ -283,30 +290,16 @@ func TestConfigureRefusals(t *testing.T) {
 	}
 }
 
-// TestREADMEFlagsTable: the README's flags table names exactly the flags
-// the binary has, apart from camelCase and one-letter spellings and the
-// chrome-devtools-mcp flags accepted with no effect (named in the text
-// under it).
-func TestREADMEFlagsTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestFlagsTable: the flags table of docs/FLAGS.md names exactly the flags
+// tabhive defines (kebab-case; the camelCase and compatibility spellings
+// are said in prose), and the README's short table names only flags that
+// exist.
+func TestFlagsTable(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/FLAGS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(readme), "\n## Flags\n")
-	if !ok {
-		t.Fatal("README has no ## Flags section")
-	}
-	table, _, _ = strings.Cut(table, "\n\n")
-	var documented []string
-	for _, line := range strings.Split(table, "\n") {
-		if !strings.HasPrefix(line, "| `-") {
-			continue
-		}
-		cell := strings.Split(line, "|")[1]
-		for _, m := range regexp.MustCompile("`(--?[a-zA-Z-]+)").FindAllStringSubmatch(cell, -1) {
-			documented = append(documented, strings.TrimLeft(m[1], "-"))
-		}
-	}
+	documented := tableFlags(t, string(doc), "## All flags")
 	fs, _ := newFlagSet(&Config{}, io.Discard)
 	var defined []string
 	fs.VisitAll(func(f *flag.Flag) {
@@ -317,17 +310,53 @@ func TestREADMEFlagsTable(t *testing.T) {
 	})
 	for _, d := range documented {
 		if fs.Lookup(d) == nil {
-			t.Errorf("README documents --%s, which tabhive does not have", d)
+			t.Errorf("docs/FLAGS.md documents --%s, which tabhive does not have", d)
 		}
 	}
 	for _, d := range defined {
 		if !slices.Contains(documented, d) {
-			t.Errorf("flag --%s is missing from the README's flags table", d)
+			t.Errorf("flag --%s is missing from docs/FLAGS.md's flags table", d)
 		}
 	}
 	for _, c := range []string{"no-usage-statistics", "no-performance-crux", "experimentalPageIdRouting"} {
-		if !strings.Contains(string(readme), "`--"+c+"`") {
-			t.Errorf("README does not say --%s is accepted", c)
+		if !strings.Contains(string(doc), "`--"+c+"`") {
+			t.Errorf("docs/FLAGS.md does not say --%s is accepted", c)
 		}
 	}
+
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range tableFlags(t, string(readme), "## Flags at a glance") {
+		if fs.Lookup(d) == nil {
+			t.Errorf("README names --%s, which tabhive does not have", d)
+		}
+	}
+}
+
+// tableFlags returns the flags named in the first column of the table that
+// follows heading in a Markdown text.
+func tableFlags(t *testing.T, text, heading string) []string {
+	t.Helper()
+	_, table, ok := strings.Cut(text, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("no %q section", heading)
+	}
+	table = strings.TrimLeft(table, "\n")
+	table, _, _ = strings.Cut(table, "\n\n")
+	var flags []string
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| `-") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		for _, m := range regexp.MustCompile("`(--?[a-zA-Z-]+)").FindAllStringSubmatch(cell, -1) {
+			flags = append(flags, strings.TrimLeft(m[1], "-"))
+		}
+	}
+	if len(flags) == 0 {
+		t.Fatalf("no flag in the table under %q", heading)
+	}
+	return flags
 }

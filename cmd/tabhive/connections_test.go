@@ -10,23 +10,29 @@ import (
 	"time"
 )
 
-// TestMaxConnectionsThroughBinary: past --max-connections a connection is
-// answered 503 with the reason, and closed; a connection that closes
-// frees its place.
+// TestMaxConnectionsThroughBinary: past --max-connections connections that
+// carried a request that passed the checks, one more such request is
+// answered 503 with the reason, and its connection closed; a connection
+// that closes frees its place.
 func TestMaxConnectionsThroughBinary(t *testing.T) {
 	t.Parallel()
 	in := startHTTP(t, "--max-connections", "2")
 	var held []net.Conn
-	for range 2 {
+	for i := range 2 {
 		c, err := net.Dial("tcp", in.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
+		// A request kept alive: the connection is counted from it on.
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+in.addr+"\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("held connection %d: %v %v", i, resp, err)
+		}
+		resp.Body.Close()
 		held = append(held, c)
 	}
-	// The two held connections are accepted first: the kernel hands them
-	// over in the order they came.
 	status, body := rawGet(t, in.addr)
 	if status != http.StatusServiceUnavailable || !strings.Contains(body, "tabhive has 2 connections open, the most allowed (--max-connections).") {
 		t.Fatalf("third connection: %d %q, want 503 naming --max-connections", status, body)

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,7 +61,20 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	cfg.Browser.Logger = log
 	cfg.Server.Logger = log
 
+	// No page may read the browser's profile or the sessions' private
+	// files through a file: URL, whatever --file-navigations says. The
+	// launched browser's profile is known once it runs.
+	var launched atomic.Pointer[browser.Supervisor]
+	policy := cfg.Server.Policy.Protect(func(path string) bool {
+		dirs := []string{cfg.Browser.UserDataDir, browser.DefaultProfile(), sandbox.ProcessDir()}
+		if sup := launched.Load(); sup != nil {
+			dirs = append(dirs, sup.ProfileDir())
+		}
+		return sandbox.Inside(path, dirs)
+	})
+	cfg.Server.Policy, cfg.Browser.Policy = policy, policy
 	sup := browser.New(cfg.Browser)
+	launched.Store(sup) // before any tool call can launch the browser
 	srv := transport.New(cfg.Server, sup)
 	var closeBrowser sync.Once
 	stopBrowser := func() {

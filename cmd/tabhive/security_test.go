@@ -215,7 +215,7 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 
 	in = startHTTP(t, "--chrome-arg=--remote-debugging-port=9229")
 	got, isErr := try(t, in.client(nil), "list_pages", nil)
-	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port is refused") {
+	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port=9229 is refused") {
 		t.Errorf("list_pages with --chrome-arg=--remote-debugging-port = %v %q, want the launch refused", isErr, got)
 	}
 }
@@ -226,7 +226,9 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 func TestMaxReplyBytesThroughBinary(t *testing.T) {
 	in := startHTTP(t, "--max-reply-bytes", "4096")
 	cs := in.client(nil)
-	got := text(t, cs, "evaluate_script", map[string]any{"function": `() => 'x'.repeat(50 << 20)`})
+	// A 50 MB result, made and cut in the page: past the default 30 s on
+	// a loaded machine.
+	got := text(t, cs, "evaluate_script", map[string]any{"function": `() => 'x'.repeat(50 << 20)`, "timeout": 45000})
 	if len(got) > 4096 {
 		t.Errorf("reply of %d bytes with --max-reply-bytes 4096", len(got))
 	}

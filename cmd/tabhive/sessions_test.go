@@ -98,22 +98,22 @@ func TestIsolateSessionsThroughBinary(t *testing.T) {
 }
 
 // TestMaxPagesPerSessionThroughBinary: new_page past the limit is refused,
-// and popups count: one that takes an isolated session past its limit is
-// closed, and the reply says so.
+// and the page the session was given and popups count: a popup that takes
+// an isolated session past its limit is closed, and the reply says so.
 func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/opener", browsertest.HTML("Opener", `<a href="/popup" target="_blank">Open popup</a>`))
 	mux.Handle("/popup", browsertest.HTML("Popup", `<p>popup</p>`))
 	site := browsertest.Serve(t, mux).URL
-	in := startHTTP(t, "--isolate-sessions", "--max-pages-per-session", "2")
+	in := startHTTP(t, "--isolate-sessions", "--max-pages-per-session", "3")
 	cs := in.client(nil)
-	refusal := "This session already has 2 open pages, the most allowed (--max-pages-per-session). Close one with close_page first."
+	refusal := "This session already has 3 open pages, the most allowed (--max-pages-per-session). Close one with close_page first."
 
 	given := selectedID(t, text(t, cs, "list_pages", nil))
 	opener := selectedID(t, text(t, cs, "new_page", map[string]any{"url": site + "/opener"}))
 	extra := selectedID(t, text(t, cs, "new_page", map[string]any{"url": "about:blank"}))
 	if got, isErr := try(t, cs, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(got, refusal) {
-		t.Fatalf("third new_page with --max-pages-per-session 2 = %v %q", isErr, got)
+		t.Fatalf("third new_page with --max-pages-per-session 3 (the given page counts) = %v %q", isErr, got)
 	}
 	text(t, cs, "close_page", map[string]any{"pageId": extra})
 
@@ -133,14 +133,14 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 		return popup != 0
 	})
 	if got, isErr := try(t, cs, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(got, refusal) {
-		t.Errorf("new_page with a page and a popup open, limit 2 = %v %q; want refused", isErr, got)
+		t.Errorf("new_page with the given page, a page and a popup open, limit 3 = %v %q; want refused", isErr, got)
 	}
 
 	// A popup past the limit is closed; the reply of the call that opened
 	// it says so, or, if the browser reported it only after that reply,
 	// the next one.
 	replies := text(t, cs, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup?2"); return "opened" }`})
-	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 2 open pages, the most allowed \(--max-pages-per-session\)\.`)
+	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 3 open pages, the most allowed \(--max-pages-per-session\)\.`)
 	var list string
 	waitFor(t, "the popup past the limit to be closed", func() bool {
 		list = text(t, cs, "list_pages", nil)

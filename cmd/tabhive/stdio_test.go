@@ -69,7 +69,7 @@ func TestStdioMalformedLine(t *testing.T) {
 		if err != nil {
 			t.Errorf("tabhive exited with %v after stdin closed, want status 0", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Error("tabhive did not exit within 5s of stdin closing")
+	case <-time.After(exitWait):
+		t.Errorf("tabhive did not exit within %v of stdin closing", exitWait)
 	}
 }

@@ -13,14 +13,19 @@
 // on it is a CDP session: the browser's own ([DialPipe], [Dial]), and one
 // per attached target ([Conn.Attach], Target.attachToTarget with flatten,
 // or [Conn.Adopt] for a target Chrome attached itself, such as an
-// out-of-process iframe under its page), told apart by the sessionId Chrome puts on every message.
+// out-of-process iframe under its page), told apart by the sessionId
+// Chrome puts on every message.
 //
 // The channel's reader goroutine reads each message once, routes replies
-// to the session's rpcc connection (each session numbers its own requests,
-// as Chrome allows) and events straight to the session's queue. Queues are
-// unbounded so the reader never waits on an owner: one busy page never
-// delays another's replies; owners keep their queue short by draining it
-// even while they wait (actor law 5).
+// to the session's rpcc connection and events straight to the session's
+// queue. Every call on the channel, whatever its session, gets an id of
+// the channel's, and its reply is matched by that id alone: Chrome answers
+// a call to a session it no longer knows with an error that names no
+// session, which, matched by session and a per-session number, went to
+// the browser's own call of the same number. Queues are unbounded so the
+// reader never waits on an owner: one busy page never delays another's
+// replies; owners keep their queue short by draining it even while they
+// wait (ARCHITECTURE.md §2, law 5).
 //
 // mafredri/cdp delivers events through one stream per method, each drained
 // by its own goroutine, which loses the order between methods (a navigation

@@ -42,12 +42,27 @@ type channel struct {
 	wireID uint64
 	calls  map[uint64]call
 	err    error // why the channel closed; nil while open
+
+	// streaming counts the pending calls whose reply is streamed (see
+	// stream.go); while it is 0 the reader does not look for them.
+	streaming atomic.Int32
 }
 
 // call is a command on the wire waiting for its reply.
 type call struct {
 	s  *session
-	id uint64 // the session's own id for it
+	id uint64  // the session's own id for it
+	st *stream // for a streamed call ([Conn.CallStream]): where its reply goes
+}
+
+// deliver hands a reply to the caller waiting for it.
+func (c call) deliver(r rpcc.Response) {
+	if c.st != nil {
+		c.st.deliver(r)
+		return
+	}
+	r.ID = c.id
+	c.s.reply(r)
 }
 
 // frameIO reads and writes whole messages on a channel.
@@ -175,14 +190,27 @@ func (ch *channel) nextSendID() uint64 {
 // connection, and returns the id it goes on the wire with: unique on the
 // channel, below the ids of nextSendID. ch.mu must be held.
 func (ch *channel) callID(s *session, id uint64) uint64 {
+	return ch.register(call{s: s, id: id})
+}
+
+// register registers a call and returns its wire id. ch.mu must be held.
+func (ch *channel) register(c call) uint64 {
 	for {
 		ch.wireID = ch.wireID%(1<<30-1) + 1
 		if _, busy := ch.calls[ch.wireID]; !busy {
 			break
 		}
 	}
-	ch.calls[ch.wireID] = call{s: s, id: id}
+	ch.calls[ch.wireID] = c
 	return ch.wireID
+}
+
+// lookupStream returns the stream of the pending call with wire id id, if
+// it is a streamed one.
+func (ch *channel) lookupStream(id uint64) *stream {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.calls[id].st
 }
 
 // takeCall returns the call a reply with wire id id answers, and forgets
@@ -249,8 +277,14 @@ type message struct {
 // read reads messages and routes each to its session until the channel
 // fails.
 func (ch *channel) read() {
-	var f frame
+	f := frame{
+		pending: func() bool { return ch.streaming.Load() > 0 },
+		lookup:  ch.lookupStream,
+	}
 	for {
+		if cap(f.buf) > 1<<20 {
+			f.buf = nil // do not keep a big buffer for the next small message
+		}
 		if err := ch.io.readFrame(&f, ch.limit); err != nil {
 			ch.close(err)
 			return
@@ -264,9 +298,6 @@ func (ch *channel) read() {
 			continue // not CDP; nothing to route it to
 		}
 		ch.route(&m)
-		if cap(f.buf) > 1<<20 {
-			f.buf = nil // do not keep a big buffer for the next small message
-		}
 	}
 }
 
@@ -297,7 +328,7 @@ func (ch *channel) route(m *message) {
 		c, ok := ch.takeCall(m.ID)
 		ch.mu.Unlock()
 		if ok {
-			c.s.reply(rpcc.Response{ID: c.id, Result: m.Result, Error: m.Error})
+			c.deliver(rpcc.Response{Result: m.Result, Error: m.Error})
 		}
 		return // otherwise a Send's, or a closed session's
 	}
@@ -326,7 +357,7 @@ func (ch *channel) tooLarge(f *frame) {
 	if !ok {
 		return
 	}
-	c.s.reply(rpcc.Response{ID: c.id, Error: &rpcc.ResponseError{
+	c.deliver(rpcc.Response{Error: &rpcc.ResponseError{
 		Code: tooLargeCode,
 		Message: fmt.Sprintf("%s: it was %s, more than the %s tabhive reads; ask for less (a smaller area, a file, fewer items)",
 			ErrTooLarge, megabytes(f.size), megabytes(ch.limit)),
@@ -466,6 +497,13 @@ type frame struct {
 	buf  []byte
 	size int
 	over bool
+
+	// For streamed replies (stream.go): pending reports whether any call
+	// is streamed, lookup finds a call's stream by its wire id; both fixed.
+	pending func() bool
+	lookup  func(id uint64) *stream
+	phase   int     // where the reading of a streamed reply is
+	st      *stream // the stream of this frame's reply, once known
 }
 
 // headLen is how much is kept from its start: enough for its id.
@@ -473,10 +511,24 @@ const headLen = 256
 
 func (f *frame) reset() {
 	f.buf, f.size, f.over = f.buf[:0], 0, false
+	f.phase, f.st = phaseUnknown, nil
 }
 
 func (f *frame) write(p []byte, limit int) {
 	f.size += len(p)
+	if f.phase == phaseUnknown {
+		// Decided on the frame's first bytes, which come after any call
+		// they answer was registered.
+		f.phase = phaseNormal
+		if f.pending != nil && f.pending() {
+			f.phase = phaseHead
+		}
+	}
+	if f.phase != phaseNormal {
+		if p = f.stream(p); len(p) == 0 {
+			return
+		}
+	}
 	if !f.over {
 		if len(f.buf)+len(p) <= limit {
 			f.buf = append(f.buf, p...)

@@ -28,7 +28,8 @@ func TestChromiumReplyOverLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Generous: launching and a 4 MiB reply take long on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
 	if err != nil {

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // ErrNotFound is returned by [FindExecutable] when no Chrome or Chromium
@@ -90,6 +92,14 @@ type Options struct {
 	// StartTimeout bounds the wait for the DevTools pipe (or port) to
 	// answer. If zero, 30s.
 	StartTimeout time.Duration
+	// Preloading leaves the profile's speculative loading setting as it is
+	// (see preload.go), as a user's own browser has it; by default Start
+	// turns speculative loading off. Only for tests of connecting to such
+	// a browser.
+	Preloading bool
+	// Logger receives what Close has to say about a browser slow to go
+	// away. If zero, nothing is logged.
+	Logger zerolog.Logger
 	// DebuggingPort opens a DevTools TCP port on 127.0.0.1 instead of the
 	// pipe, as a user's own Chrome started with --remote-debugging-port
 	// has: only for tests of connecting to such a browser. Any page that
@@ -112,6 +122,7 @@ type Process struct {
 	// directory stays behind when it is killed mid-shutdown).
 	tmpDir string
 	exited chan struct{} // closed when the process has exited
+	log    zerolog.Logger
 	stderr *tail
 	// stderrPipe is the read end of Chromium's stderr; stderrDone is
 	// closed when the copy from it ends.
@@ -129,7 +140,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{exited: make(chan struct{}), stderr: newTail(40)}
+	p := &Process{exited: make(chan struct{}), stderr: newTail(40), log: opts.Logger}
 	p.profile = opts.UserDataDir
 	if p.profile == "" {
 		p.profile, err = os.MkdirTemp("", "tabhive-profile-")
@@ -147,6 +158,12 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 	if err := checkArgs(opts.Args); err != nil {
 		p.removeDirs()
 		return nil, err
+	}
+	if !opts.Preloading {
+		if err := disablePreloading(p.profile, profileDirectory(opts.Args)); err != nil {
+			p.removeDirs()
+			return nil, err
+		}
 	}
 	if p.tmpDir, err = os.MkdirTemp("", "tabhive-chromium-"); err != nil {
 		p.removeDirs()
@@ -252,18 +269,40 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 
 // checkArgs refuses extra switches that would open the browser's control
 // channel to pages (a DevTools port) or replace the pipe tabhive drives
-// it through.
+// it through, in every spelling Chromium's command line parser accepts:
+// on POSIX a switch starts with "--" or "-", its value follows "=", and
+// its name is matched as written (refused here whatever its case, which
+// costs nothing and holds on platforms that lowercase it). An argument
+// that is not a switch is refused too: Chromium opens it as a URL before
+// tabhive's URL policy is in force.
 func checkArgs(args []string) error {
 	for _, a := range args {
-		name, _, _ := strings.Cut(a, "=")
-		switch name {
-		case "--remote-debugging-port", "--remote-debugging-address", "--remote-debugging-pipe", "--remote-debugging-socket-name", "--remote-allow-origins":
-			return fmt.Errorf("--chrome-arg %s is refused: a DevTools port lets any page that finds it drive every tab of the browser; to debug alongside tabhive, start Chrome yourself and connect with --browser-url", name)
-		case "--user-data-dir":
-			return fmt.Errorf("--chrome-arg %s is refused: use tabhive's --user-data-dir", name)
+		name := switchName(a)
+		switch {
+		case name == "":
+			return fmt.Errorf("--chrome-arg %s is refused: it is not a Chromium switch (one starting with --); tabhive opens pages itself, under its URL policy", a)
+		case strings.HasPrefix(name, "remote-debugging"), name == "remote-allow-origins":
+			return fmt.Errorf("--chrome-arg %s is refused: a DevTools port lets any page that finds it drive every tab of the browser; to debug alongside tabhive, start Chrome yourself and connect with --browser-url", a)
+		case name == "user-data-dir":
+			return fmt.Errorf("--chrome-arg %s is refused: use tabhive's --user-data-dir", a)
 		}
 	}
 	return nil
+}
+
+// switchName returns the name of the switch a command-line argument is,
+// as Chromium reads it, lowercased: "remote-debugging-port" for
+// "-Remote-Debugging-Port=9222"; "" when it is not a switch (no leading
+// dash, or no name: "--" ends Chromium's switches).
+func switchName(arg string) string {
+	rest, ok := strings.CutPrefix(arg, "--")
+	if !ok {
+		if rest, ok = strings.CutPrefix(arg, "-"); !ok {
+			return ""
+		}
+	}
+	name, _, _ := strings.Cut(rest, "=")
+	return strings.ToLower(strings.TrimSpace(name))
 }
 
 // handshake sends one command on the DevTools pipe and waits for its
@@ -350,9 +389,22 @@ func (p *Process) PID() int { return p.cmd.Process.Pid }
 // Exited returns a channel that is closed when the process has exited.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
-// Close stops the process and removes a temporary profile. It sends SIGTERM,
-// waits up to a second, then SIGKILL; it returns within about two seconds
-// whatever Chromium does. Safe to call more than once.
+// termWait is how long Close gives Chromium to exit after SIGTERM before
+// it kills it.
+const termWait = time.Second
+
+// killWait bounds the wait for a Chromium killed with SIGKILL to be gone.
+// A killed process cannot run on, but it is gone only once the kernel has
+// torn it down, which on a loaded machine can take seconds (a browser's
+// memory freed, its threads scheduled late); Close waits for that, so that
+// what it removes next is no longer in use, and says so in the log when it
+// is slow. Past killWait it leaves the process to the kernel.
+const killWait = time.Minute
+
+// Close stops the process and removes a temporary profile. It sends
+// SIGTERM, waits up to a second, then SIGKILL, and waits for the process
+// to be gone: about two seconds at most on a quiet machine, longer on a
+// loaded one (see killWait). Safe to call more than once.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
 		select {
@@ -361,13 +413,8 @@ func (p *Process) Close() error {
 			p.cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-p.exited:
-			case <-time.After(time.Second):
-				p.cmd.Process.Kill()
-				select {
-				case <-p.exited:
-				case <-time.After(time.Second):
-					p.closeErr = fmt.Errorf("chromium (pid %d) did not exit after SIGKILL", p.PID())
-				}
+			case <-time.After(termWait):
+				p.kill()
 			}
 		}
 		// Helpers that outlive the browser must not keep our copy running;
@@ -385,9 +432,30 @@ func (p *Process) Close() error {
 	return p.closeErr
 }
 
+// kill sends SIGKILL and waits for the process to be gone, up to
+// killWait, logging a wait longer than a second.
+func (p *Process) kill() {
+	start := time.Now()
+	p.cmd.Process.Kill()
+	t := time.NewTimer(killWait)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		if took := time.Since(start); took > time.Second {
+			p.log.Info().Int("pid", p.PID()).Dur("took", took).Msg("chromium was slow to exit after SIGKILL (a loaded machine)")
+		}
+	case <-t.C:
+		p.log.Warn().Int("pid", p.PID()).Dur("waited", killWait).Msg("chromium has not exited after SIGKILL; left to the kernel")
+	}
+}
+
+// removeWait bounds how long removeDirs retries: Chromium's helpers may
+// still be flushing into the directories for a moment after the browser
+// process exits, a longer moment on a loaded machine.
+const removeWait = 10 * time.Second
+
 // removeDirs removes Chromium's temporary directory and a temporary
-// profile. Chromium's helpers may still be flushing into them for a moment
-// after the browser process exits; it retries briefly.
+// profile, retrying while Chromium's helpers still write into them.
 func (p *Process) removeDirs() error {
 	var dirs []string
 	if p.tmpDir != "" {
@@ -399,11 +467,12 @@ func (p *Process) removeDirs() error {
 	var errs []error
 	for _, dir := range dirs {
 		var err error
-		for i := 0; i < 20; i++ {
-			if err = os.RemoveAll(dir); err == nil {
+		deadline := time.Now().Add(removeWait)
+		for pause := 10 * time.Millisecond; ; pause = min(2*pause, 250*time.Millisecond) {
+			if err = os.RemoveAll(dir); err == nil || time.Now().After(deadline) {
 				break
 			}
-			time.Sleep(25 * time.Millisecond)
+			time.Sleep(pause)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("remove %s: %w", dir, err))

@@ -31,27 +31,6 @@ func (s *Sandbox) wrote(path string) {
 	}
 }
 
-// Create creates (or truncates) the file path for writing, if the sandbox
-// allows it, with the same checks and extension rule as
-// [Sandbox.WriteFile], and returns it open with its canonical path. It is
-// for outputs written as they come, a chunk at a time (a trace, a heap
-// snapshot), which are never held whole in memory. The file is opened
-// through an [os.Root] anchored at the allowed directory, so what is
-// written lands where the check said. The caller closes the file, and
-// removes it if it gives up part way.
-func (s *Sandbox) Create(path, ext string) (*os.File, string, error) {
-	anchor, target, err := s.target(path, ext)
-	if err != nil {
-		return nil, "", err
-	}
-	f, err := openForWrite(anchor, target)
-	if err != nil {
-		return nil, "", fmt.Errorf("could not write %s: %w", target, err)
-	}
-	s.wrote(target)
-	return f, target, nil
-}
-
 // RemovePrivate removes the sandbox's private directory and everything in
 // it, if the sandbox made one ([Config.PrivateDir] is not removed). The
 // transport calls it when a session over HTTP ends: its client, on another

@@ -47,10 +47,11 @@ func TestWrittenAndObserve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, c, err := view.Create(filepath.Join(d.root, "sub", "trace"), ".json")
+	f, err := view.Create(filepath.Join(d.root, "sub", "trace"), ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := f.Name()
 	f.Write([]byte("C1"))
 	f.Write([]byte("C2"))
 	if err := f.Close(); err != nil {
@@ -64,7 +65,7 @@ func TestWrittenAndObserve(t *testing.T) {
 	if _, err := view.WriteFile(filepath.Join(d.other, "x"), []byte("x"), ""); err == nil {
 		t.Fatal("a write outside the roots was allowed")
 	}
-	if _, _, err := view.Create(filepath.Join(d.other, "y"), ""); err == nil {
+	if _, err := view.Create(filepath.Join(d.other, "y"), ""); err == nil {
 		t.Fatal("Create outside the roots was allowed")
 	}
 
@@ -99,7 +100,7 @@ func TestCreateRefusesSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	symlink(t, target, filepath.Join(d.root, "link"))
-	if f, _, err := sb.Create(filepath.Join(d.root, "link"), ""); err == nil {
+	if f, err := sb.Create(filepath.Join(d.root, "link"), ""); err == nil {
 		f.Close()
 		t.Fatal("Create wrote through a symlink")
 	}

@@ -61,7 +61,9 @@
 //
 // # Writing and reading
 //
-// [Sandbox.WriteFile] refuses a symbolic link as the final component (live
+// [Sandbox.WriteFile] ([Sandbox.Create] for output written in pieces, such
+// as a trace streamed from the browser) refuses a symbolic link as the
+// final component (live
 // or dangling), creates missing parent directories with mode 0700 and the
 // file with mode 0600. It opens the file through an [os.Root] anchored at the
 // directory that allowed it, which opens every component without following
@@ -73,7 +75,9 @@
 // # Files the server writes on its own
 //
 // [Sandbox.TempFile] writes outputs too large for a reply (screenshots over
-// 2 MB) into the private directory under a fresh name. They are kept when
+// 2 MB) into the private directory under a fresh name; [Sandbox.CreateTemp]
+// opens such a file to be written in pieces (a performance trace saved
+// without a filePath). They are kept when
 // the server exits, since the reply that named them may be read later;
 // [Cleanup] removes only what is empty; [Sandbox.RemovePrivate] removes one
 // sandbox's private directory with what it holds, when its session ends.

@@ -29,48 +29,57 @@ import (
 // existing one is truncated and keeps its mode. Failures other than denial
 // read "could not write <path>: <cause>".
 func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error) {
-	anchor, target, err := s.target(path, ext)
+	f, err := s.Create(path, ext)
 	if err != nil {
 		return "", err
 	}
-	if err := write(anchor, target, data); err != nil {
-		return "", fmt.Errorf("could not write %s: %w", target, err)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
 	}
-	s.wrote(target)
-	return target, nil
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
+	}
+	return f.Name(), nil
 }
 
-// target checks path for writing, with ext forced on it, and returns the
-// allowed directory it lies in (the anchor of the open) and the canonical
-// path to open.
-func (s *Sandbox) target(path, ext string) (anchor, target string, err error) {
+// Create opens path for writing under the rules of [Sandbox.WriteFile]
+// (the same checks, extension, modes and refusal of a final symlink), for
+// output too large to hold in memory: the caller writes it in pieces and
+// closes the file. The file's Name is the canonical path written.
+func (s *Sandbox) Create(path, ext string) (*File, error) {
 	allowed := s.allowed()
 	abs, err := s.abs(allowed, path)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	abs = withExt(abs, ext)
 
 	full, err := canonicalize(abs)
 	if err != nil {
-		return "", "", fmt.Errorf("resolve %s: %w", path, err)
+		return nil, fmt.Errorf("resolve %s: %w", path, err)
 	}
 	if _, err := allowed.check(path, full); err != nil {
-		return "", "", err
+		return nil, err
 	}
 	// full differs from target only when the final component is an existing
-	// symlink, which the open refuses; target is checked too so that even
-	// then nothing is created outside the allowed locations.
+	// symlink, which open refuses; target is checked too so that even then
+	// nothing is created outside the allowed locations.
 	dir, err := canonicalize(filepath.Dir(abs))
 	if err != nil {
-		return "", "", fmt.Errorf("resolve %s: %w", path, err)
+		return nil, fmt.Errorf("resolve %s: %w", path, err)
 	}
-	target = filepath.Join(dir, filepath.Base(abs))
-	anchor, err = allowed.check(path, target)
+	target := filepath.Join(dir, filepath.Base(abs))
+	anchor, err := allowed.check(path, target)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
-	return anchor, target, nil
+	f, err := open(anchor, target)
+	if err != nil {
+		return nil, fmt.Errorf("could not write %s: %w", target, err)
+	}
+	s.wrote(target) // a resource of the session from now (observe.go)
+	return f, nil
 }
 
 // TempFile writes data to a new file in the sandbox's private directory
@@ -81,54 +90,75 @@ func (s *Sandbox) target(path, ext string) (anchor, target string, err error) {
 // without separators. The file is kept for the agent to read: nothing
 // removes it.
 func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
+	f, err := s.CreateTemp(name)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
+	}
+	return f.Name(), nil
+}
+
+// CreateTemp makes a new file in the sandbox's private directory, named as
+// [Sandbox.TempFile] names it, and returns it open for writing, for output
+// too large to hold in memory. Its Name is its path.
+func (s *Sandbox) CreateTemp(name string) (*File, error) {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name || strings.IndexByte(name, 0) >= 0 {
-		return "", fmt.Errorf("temp file name %q is not a plain file name", name)
+		return nil, fmt.Errorf("temp file name %q is not a plain file name", name)
 	}
 	allowed := s.allowed()
 	if allowed.private == "" {
-		return "", fmt.Errorf("could not write %s: %w", name, allowed.privateErr)
+		return nil, fmt.Errorf("could not write %s: %w", name, allowed.privateErr)
 	}
 	if _, err := allowed.check(name, allowed.private); err != nil {
-		return "", err // the private directory lies in a protected one
+		return nil, err // the private directory lies in a protected one
 	}
 	r, err := os.OpenRoot(allowed.private)
 	if err != nil {
-		return "", fmt.Errorf("could not write %s: %w", name, err)
+		return nil, fmt.Errorf("could not write %s: %w", name, err)
 	}
 	defer r.Close()
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for range 10 {
 		unique := stem + "-" + randomHex(6) + ext
-		err := create(r, unique, data)
+		f, err := create(r, unique)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		target := filepath.Join(allowed.private, unique)
 		if err != nil {
-			return "", fmt.Errorf("could not write %s: %w", target, err)
+			return nil, fmt.Errorf("could not write %s: %w", target, err)
 		}
 		s.wrote(target)
-		return target, nil
+		return renamed(f, target), nil
 	}
-	return "", fmt.Errorf("could not write %s: no free file name in %s", name, allowed.private)
+	return nil, fmt.Errorf("could not write %s: no free file name in %s", name, allowed.private)
 }
 
-// create writes data to a new file name in r, failing with fs.ErrExist if
+// create makes a new file name in r, failing with fs.ErrExist if
 // anything, a symlink included, already has that name.
-func create(r *os.Root, name string, data []byte) (err error) {
-	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = f.Write(data)
-	return err
+func create(r *os.Root, name string) (*os.File, error) {
+	return r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
+
+// File is a file of the sandbox open for writing. Its Name is its full,
+// canonical path (the *os.File, opened through an os.Root, knows only a
+// relative one).
+type File struct {
+	*os.File
+	path string
+}
+
+// Name returns the file's canonical path.
+func (f *File) Name() string { return f.path }
+
+func renamed(f *os.File, path string) *File { return &File{File: f, path: path} }
 
 // randomHex returns n random bytes in hex.
 func randomHex(n int) string {
@@ -140,8 +170,8 @@ func randomHex(n int) string {
 // errSymlink is the cause when the final path component is a symlink.
 var errSymlink = errors.New("the file is a symbolic link, which is never followed")
 
-// write creates or truncates target, which lies inside the directory anchor,
-// and writes data to it.
+// open creates or truncates target, which lies inside the directory
+// anchor, for writing.
 //
 // The open goes through an os.Root at anchor: every component is opened
 // without following symlinks out of anchor, so a directory swapped for a
@@ -150,23 +180,7 @@ var errSymlink = errors.New("the file is a symbolic link, which is never followe
 // component is checked with Lstat first (O_NOFOLLOW semantics). Between
 // that check and the open a concurrent process could plant such a symlink;
 // the write would then still land inside anchor.
-func write(anchor, target string, data []byte) (err error) {
-	f, err := openForWrite(anchor, target)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	_, err = f.Write(data)
-	return err
-}
-
-// openForWrite creates or truncates target, which lies inside the
-// directory anchor, and returns it open for writing (see write).
-func openForWrite(anchor, target string) (*os.File, error) {
+func open(anchor, target string) (*File, error) {
 	rel, err := filepath.Rel(anchor, target)
 	if err != nil {
 		return nil, err
@@ -188,7 +202,11 @@ func openForWrite(anchor, target string) (*os.File, error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	return r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return renamed(f, target), nil
 }
 
 // withExt forces the extension ext onto the final component of the clean

@@ -1,0 +1,1810 @@
+package trace
+
+import (
+	"math"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Insight states, as DevTools names them. A passing insight is not listed.
+const (
+	statePass        = "pass"
+	stateFail        = "fail"
+	stateInformative = "informative"
+)
+
+// InsightNames are the insights tabhive computes, by DevTools' names.
+var InsightNames = []string{
+	"LCPBreakdown", "LCPDiscovery", "RenderBlocking", "DocumentLatency", "CLSCulprits",
+	"NetworkDependencyTree", "Cache", "DOMSize", "ThirdParties", "ForcedReflow",
+	"DuplicatedJavaScript", "INPBreakdown", "ImageDelivery", "FontDisplay", "Viewport", "ModernHTTP",
+}
+
+type saving struct {
+	Metric string // FCP, LCP, INP or CLS
+	Value  float64
+}
+
+// insight is one of DevTools' performance insights for one insight set.
+type insight struct {
+	Name        string
+	State       string
+	Savings     []saving
+	WastedBytes float64
+	// overlays are the windows the insight points at; their union is its
+	// relevant bounds (the set's bounds when there are none).
+	overlays []window
+	// detail writes the insight's detailed analysis.
+	detail func(f *formatter) string
+
+	// What other parts of the report read.
+	lcp      *LCP
+	clusters []*cluster
+	shifts   map[*shift]*rootCauses
+	longest  *interaction
+	requests []*request // the requests the insight is about
+	sites    []string   // the third parties found, by name
+	// duplicated are the sources found in several scripts, worst first.
+	duplicated []string
+}
+
+func (in *insight) saving(metric string) float64 {
+	for _, s := range in.Savings {
+		if s.Metric == metric {
+			return s.Value
+		}
+	}
+	return 0
+}
+
+func reqWindow(r *request) window { return window{Min: r.TS, Max: r.TS + r.Dur} }
+
+// insights computes the set's insights. One that cannot be computed (its
+// frame has no metrics at all) is left out, as DevTools leaves out an
+// insight whose computation throws.
+func (c *context) insights() []*insight {
+	gens := []func() *insight{
+		c.lcpBreakdown, c.lcpDiscovery, c.renderBlocking, c.documentLatency, c.clsCulprits,
+		c.networkDependencyTree, c.cache, c.domSize, c.thirdParties, c.forcedReflow,
+		c.duplicatedJavaScript, c.inpBreakdown, c.imageDelivery, c.fontDisplay, c.viewport, c.modernHTTP,
+	}
+	var out []*insight
+	for _, g := range gens {
+		if in := g(); in != nil {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// navMetrics returns the navigation's metrics, or ok=false when DevTools
+// would throw (no metrics for the frame or the navigation).
+func (c *context) navMetrics() (map[string]*metricScore, bool) {
+	byNav, ok := c.a.load.scores[c.frame]
+	if !ok {
+		return nil, false
+	}
+	ms, ok := byNav[c.nav]
+	return ms, ok
+}
+
+func (c *context) lcpBreakdown() *insight {
+	in := &insight{Name: "LCPBreakdown", State: statePass}
+	if c.nav == nil {
+		return in
+	}
+	ms, ok := c.navMetrics()
+	if !ok {
+		return nil
+	}
+	score := ms[metricLCP]
+	if score == nil {
+		return in
+	}
+	ev := score.Event
+	lcp := &LCP{Metric: Metric{Value: score.Timing, EventKey: rawKey(ev.Index), TS: ev.TS}, NodeID: ev.NodeID, NodeName: ev.NodeName}
+	req := c.a.load.lcpRequest[c.nav.ID]
+	if req != nil {
+		lcp.Image, lcp.URL = true, req.URL
+	}
+	in.lcp = lcp
+	if score.Timing <= 2_500_000 {
+		in.State = stateInformative
+	} else {
+		in.State = stateFail
+	}
+	doc := c.a.net.byID[c.nav.ID]
+	if doc == nil {
+		return in
+	}
+	firstByte, ok := docFirstByte(doc)
+	if !ok {
+		return in
+	}
+	ttfb := Subpart{Name: "TTFB", Label: "Time to first byte", Bounds: [2]float64{c.nav.TS, firstByte}}
+	if req == nil {
+		lcp.Parts = []Subpart{ttfb, {Name: "Render delay", Label: "Element render delay", Bounds: [2]float64{firstByte, ev.TS}}}
+	} else {
+		lcp.Parts = []Subpart{
+			ttfb,
+			{Name: "Load delay", Label: "Resource load delay", Bounds: [2]float64{firstByte, req.TS}},
+			{Name: "Load duration", Label: "Resource load duration", Bounds: [2]float64{req.TS, req.FinishTime}},
+			{Name: "Render delay", Label: "Element render delay", Bounds: [2]float64{req.FinishTime, ev.TS}},
+		}
+	}
+	for _, p := range lcp.Parts {
+		in.overlays = append(in.overlays, window{Min: p.Bounds[0], Max: p.Bounds[1]})
+	}
+	if req != nil {
+		in.overlays = append(in.overlays, reqWindow(req))
+		in.requests = []*request{req}
+	}
+	in.detail = func(f *formatter) string { return f.lcpBreakdown(c, lcp) }
+	return in
+}
+
+func (c *context) lcpDiscovery() *insight {
+	in := &insight{Name: "LCPDiscovery", State: statePass}
+	if c.nav == nil {
+		return in
+	}
+	ms, ok := c.navMetrics()
+	if !ok {
+		return nil
+	}
+	score := ms[metricLCP]
+	if score == nil {
+		return in
+	}
+	doc := c.a.net.byID[c.nav.ID]
+	req := c.a.load.lcpRequest[c.nav.ID]
+	if doc == nil || req == nil {
+		return in
+	}
+	initiatedByDoc := req.Initiator != nil && req.Initiator.Type == "parser" && doc.URL == req.Initiator.URL
+	checks := discoveryChecks{
+		priorityHinted: req.FetchPriorityHint == "high",
+		discoverable:   req.IsLinkPreload || initiatedByDoc,
+		eager:          score.Event.LoadingAttr != "lazy" || req.IsLinkPreload,
+		preload:        req.IsLinkPreload,
+	}
+	if !checks.priorityHinted || !checks.discoverable || !checks.eager {
+		in.State = stateFail
+	}
+	in.requests = []*request{req}
+	earliest, ok := docFirstByte(doc)
+	if ok && req.TS-earliest != 0 {
+		in.overlays = []window{reqWindow(req), {Min: earliest, Max: req.TS}}
+	}
+	in.detail = func(f *formatter) string {
+		if !ok {
+			return ""
+		}
+		return f.lcpDiscovery(c, checks)
+	}
+	return in
+}
+
+type discoveryChecks struct {
+	priorityHinted, discoverable, eager, preload bool
+}
+
+func (c *context) renderBlocking() *insight {
+	in := &insight{Name: "RenderBlocking", State: statePass}
+	in.detail = func(f *formatter) string { return f.renderBlocking(in.requests) }
+	if c.nav == nil {
+		return in
+	}
+	ms, _ := c.navMetrics()
+	fp := ms[metricFP]
+	if fp == nil {
+		return in
+	}
+	for _, r := range c.a.net.byTime {
+		if r.Frame != c.frame || !r.renderBlocking() || r.FinishTime > fp.Event.TS {
+			continue
+		}
+		if r.RenderBlocking == "in_body_parser_blocking" {
+			blockingScript := r.ResourceType == "Script" && r.Priority == "High"
+			if r.Priority != "VeryHigh" && !blockingScript {
+				continue
+			}
+		}
+		if c.a.meta.navigationFor(r.TS, c.frame) == c.nav {
+			in.requests = append(in.requests, r)
+		}
+	}
+	if c.lantern {
+		fcp := 0.0
+		doc := c.a.net.byID[c.nav.ID]
+		for _, r := range in.requests {
+			if r == doc || r.FinishTime-r.SendStartTime < 50_000 {
+				continue
+			}
+			fcp = math.Max(fcp, (r.FinishTime-doc.FinishTime)/1000)
+		}
+		fcp = roundTo(fcp, 10)
+		lcp := fcp
+		if c.a.load.lcpRequest[c.nav.ID] != nil {
+			lcp = 0
+		}
+		in.Savings = []saving{{"FCP", fcp}, {"LCP", lcp}}
+	}
+	sortStable(in.requests, func(a, b *request) bool { return a.Dur > b.Dur })
+	for _, r := range in.requests {
+		in.overlays = append(in.overlays, reqWindow(r))
+	}
+	if len(in.requests) > 0 {
+		in.State = stateFail
+	}
+	return in
+}
+
+func roundTo(v, step float64) float64 { return math.Round(v/step) * step }
+
+// compressionSavings estimates what compressing an uncompressed response
+// would save, as DevTools guesses it from the type; 0 under 1400 bytes.
+func compressionSavings(r *request) float64 {
+	if isCompressed(r) {
+		return 0
+	}
+	size := r.DecodedBodyLength
+	var est float64
+	switch r.MimeType {
+	case "text/css":
+		est = jsRound(size * 0.8)
+	case "text/html", "text/javascript":
+		est = jsRound(size * 0.67)
+	case "text/plain", "text/xml", "text/x-component", "application/javascript", "application/json",
+		"application/manifest+json", "application/vnd.api+json", "application/xml", "application/xhtml+xml",
+		"application/rss+xml", "application/atom+xml", "application/vnd.ms-fontobject", "application/x-font-ttf",
+		"application/x-font-opentype", "application/x-font-truetype", "image/svg+xml", "image/x-icon",
+		"image/vnd.microsoft.icon", "font/ttf", "font/eot", "font/otf", "font/opentype":
+		est = jsRound(size * 0.5)
+	}
+	if est < 1400 {
+		return 0
+	}
+	return est
+}
+
+var encodingHeader = regexp.MustCompile(`(?i)^(content-encoding|x-content-encoding-over-network|x-original-content-encoding)$`)
+
+func isCompressed(r *request) bool {
+	for _, h := range r.Headers {
+		if encodingHeader.MatchString(h.Name) {
+			switch h.Value {
+			case "gzip", "br", "deflate", "zstd":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type latencyChecks struct {
+	noRedirects, fastServer, compressed bool
+	serverResponse                      float64 // ms
+	redirectDuration                    float64 // ms
+	uncompressedBytes                   float64
+}
+
+func (c *context) documentLatency() *insight {
+	in := &insight{Name: "DocumentLatency", State: statePass}
+	if c.nav == nil {
+		return in
+	}
+	doc := c.a.net.byID[c.nav.ID]
+	if doc == nil {
+		return in
+	}
+	if doc.Timing == nil {
+		return nil // DevTools throws: the document has no timings
+	}
+	server := jsRound(doc.ServerResponseTime / 1000)
+	savings := 0.0
+	if server > 600 {
+		savings = math.Max(server-100, 0)
+	}
+	redirect := jsRound(doc.RedirectionDuration / 1000)
+	savings += redirect
+	ch := latencyChecks{noRedirects: redirect == 0, fastServer: server <= 600, serverResponse: server,
+		redirectDuration: redirect, uncompressedBytes: compressionSavings(doc)}
+	ch.compressed = ch.uncompressedBytes == 0
+	if !ch.noRedirects || !ch.fastServer || !ch.compressed {
+		in.State = stateFail
+	}
+	in.Savings = []saving{{"FCP", savings}, {"LCP", savings}}
+	in.WastedBytes = ch.uncompressedBytes
+	in.requests = []*request{doc}
+	// The windows DevTools outlines. The server-response one is measured from
+	// the request's sendEnd offset, not from its start, as DevTools does.
+	if redirect != 0 {
+		in.overlays = append(in.overlays, window{Min: doc.TS, Max: doc.TS + redirect*1000})
+	}
+	if !ch.fastServer {
+		sendEnd := doc.Timing.SendEnd * 1000
+		in.overlays = append(in.overlays, window{Min: sendEnd, Max: sendEnd + server*1000})
+	}
+	if ch.uncompressedBytes != 0 {
+		download := 0.0
+		if doc.Timing != nil {
+			download = doc.FinishTime - doc.DownloadStart
+		}
+		in.overlays = append(in.overlays, window{Min: doc.DownloadStart, Max: doc.DownloadStart + download})
+	}
+	in.overlays = append(in.overlays, reqWindow(doc))
+	in.detail = func(f *formatter) string { return f.documentLatency(c, doc, ch) }
+	return in
+}
+
+// rootCauses are what may have caused a layout shift.
+type rootCauses struct {
+	iframes       []iframeCause
+	fonts         []*request
+	animations    []*animation
+	unsizedImages []*paintImage
+}
+
+type iframeCause struct{ frame, url string }
+
+func (c *context) clsCulprits() *insight {
+	in := &insight{Name: "CLSCulprits", State: statePass}
+	sh := c.a.shifts
+	within := func(t timed) bool { return inBounds(t.TS, t.Dur, c.bounds) }
+	key := ""
+	if c.nav != nil {
+		key = c.nav.ID
+	}
+	clusters := sh.byNav[key]
+	var worst *cluster
+	for _, cl := range clusters {
+		if worst == nil || cl.Score > worst.Score {
+			worst = cl
+		}
+	}
+	var shifts []*shift
+	for _, cl := range clusters {
+		shifts = append(shifts, cl.Shifts...)
+	}
+	var prePaints []timed
+	for _, p := range sh.prePaints {
+		if within(p) {
+			prePaints = append(prePaints, p)
+		}
+	}
+	causes := map[*shift]*rootCauses{}
+	for _, s := range shifts {
+		causes[s] = &rootCauses{}
+	}
+	// The shifts each pre-paint produced.
+	byPrePaint := map[int][]*shift{}
+	for pi, p := range prePaints {
+		first := nearestFromBeginning(len(shifts), func(i int) bool { return shifts[i].TS >= p.TS })
+		if first < 0 {
+			continue
+		}
+		for _, s := range shifts[first:] {
+			if s.TS >= p.TS && s.TS <= p.TS+p.Dur {
+				byPrePaint[pi] = append(byPrePaint[pi], s)
+			}
+			if s.TS > p.TS+p.Dur {
+				break
+			}
+		}
+	}
+	nextPrePaint := func(ts, dur float64) int {
+		return nearestFromBeginning(len(prePaints), func(i int) bool { return prePaints[i].TS > ts+dur })
+	}
+	inRootWindow := func(end float64, target timed) bool {
+		return end < target.TS && end >= target.TS-rootCauseWindow
+	}
+	// Injected iframes.
+	for _, f := range sh.childFrames {
+		if !within(f) {
+			continue
+		}
+		pi := nextPrePaint(f.TS, f.Dur)
+		if pi < 0 {
+			continue
+		}
+		for _, s := range byPrePaint[pi] {
+			for _, d := range sh.domLoading {
+				if !within(d.timed) {
+					continue
+				}
+				if d.TS >= f.TS && d.TS <= f.TS+f.Dur {
+					if d.Frame != "" {
+						u := ""
+						if fp := c.a.meta.rendererByFrame[d.Frame]; fp != nil && len(fp.order) > 0 {
+							if ws := fp.byPID[fp.order[0]]; len(ws) > 0 {
+								u = ws[0].frame.URL
+							}
+						}
+						causes[s].iframes = append(causes[s].iframes, iframeCause{frame: d.Frame, url: u})
+					}
+					break
+				}
+			}
+		}
+	}
+	// Web fonts.
+	for _, r := range c.a.net.byTime {
+		if !inBounds(r.TS, r.Dur, c.bounds) || r.ResourceType != "Font" || !strings.HasPrefix(r.MimeType, "font") {
+			continue
+		}
+		pi := nextPrePaint(r.TS, r.Dur)
+		if pi < 0 || !inRootWindow(r.TS+r.Dur, prePaints[pi]) {
+			continue
+		}
+		for _, s := range byPrePaint[pi] {
+			causes[s].fonts = append(causes[s].fonts, r)
+		}
+	}
+	// Unsized images.
+	var paints []*paintImage
+	for _, p := range sh.paintImages {
+		if within(p.timed) {
+			paints = append(paints, p)
+		}
+	}
+	for pi := range prePaints {
+		ss, ok := byPrePaint[pi]
+		if !ok {
+			continue
+		}
+		p := prePaints[pi]
+		ni := nearestFromBeginning(len(paints), func(i int) bool { return paints[i].TS > p.TS+p.Dur })
+		if ni < 0 {
+			continue
+		}
+		img := paints[ni]
+		matched := false
+		for _, u := range sh.unsized {
+			if within(u.timed) && u.NodeID == img.NodeID {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			continue
+		}
+		for _, s := range ss {
+			causes[s].unsizedImages = append(causes[s].unsizedImages, img)
+		}
+	}
+	// Animations that could not run on the compositor.
+	for _, an := range sh.anims {
+		if !within(an.timed) {
+			continue
+		}
+		failed := false
+		for _, f := range an.Failures {
+			if f.Mask != 0 {
+				failed = true
+			}
+		}
+		if !failed {
+			continue
+		}
+		pi := nextPrePaint(an.TS, an.Dur)
+		if pi < 0 || !inRootWindow(an.TS+an.Dur, prePaints[pi]) {
+			continue
+		}
+		for _, s := range byPrePaint[pi] {
+			causes[s].animations = append(causes[s].animations, an)
+		}
+	}
+	in.clusters, in.shifts = clusters, causes
+	if worst != nil {
+		if worst.Score < 0.1 {
+			in.State = stateInformative
+		} else {
+			in.State = stateFail
+		}
+		if len(worst.Shifts) > 0 {
+			first := worst.Shifts[0].TS
+			in.overlays = []window{{Min: worst.TS, Max: worst.TS + worst.Dur}, {Min: first, Max: first}}
+		}
+	}
+	in.detail = func(f *formatter) string { return f.clsCulprits(c, worst, causes) }
+	return in
+}
+
+// chainNode is a node of the critical request tree.
+type chainNode struct {
+	req      *request
+	time     float64 // from the first request of the chain to this one's end
+	children []*chainNode
+	longest  bool
+	copy     bool // a redirect hop: DevTools' copy of the request, with no event key
+}
+
+func (c *context) networkDependencyTree() *insight {
+	in := &insight{Name: "NetworkDependencyTree", State: statePass}
+	var roots []*chainNode
+	maxTime := 0.0
+	if c.nav != nil && c.lantern {
+		roots, maxTime = c.criticalChains(in)
+	}
+	in.detail = func(f *formatter) string { return f.networkDependencyTree(c, roots, maxTime, in.State == stateFail) }
+	var walk func([]*chainNode)
+	walk = func(ns []*chainNode) {
+		for _, n := range ns {
+			in.overlays = append(in.overlays, reqWindow(n.req))
+			walk(n.children)
+		}
+	}
+	walk(roots)
+	return in
+}
+
+// criticalChains builds the tree of critical request chains: requests
+// DevTools deems critical (the document; render-blocking or high-priority
+// scripts, styles and fonts), each under the request that initiated it.
+// DevTools builds it from its page dependency graph; this follows the
+// initiators, which that graph is made from.
+func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
+	doc := c.a.net.byID[c.nav.ID]
+	end := c.a.meta.boundsMax
+	if c.bounds.Max < end {
+		end = c.bounds.Max
+	}
+	critical := func(r *request) bool {
+		if r.ID == c.nav.ID {
+			return true
+		}
+		if r.IsLinkPreload {
+			return false
+		}
+		switch r.ResourceType {
+		case "Image", "XHR", "Fetch", "EventSource":
+			return false
+		}
+		if (r.ResourceType == "Document" && r.Frame != c.frame) || strings.HasPrefix(r.MimeType, "image/") {
+			return false
+		}
+		if initiatorURL(r) == "" {
+			return false
+		}
+		return r.highPriority() || r.renderBlocking()
+	}
+	var roots []*chainNode
+	maxTime := 0.0
+	var longest []*chainNode
+	for _, r := range c.a.net.byTime {
+		if r.TS < c.nav.TS || r.TS >= end || !critical(r) {
+			continue
+		}
+		// The path from the document down to r, each request repeated once
+		// per redirect it went through (DevTools' graph has a node per hop).
+		var chain []*request
+		ok := true
+		seen := map[*request]bool{}
+		for cur := r; cur != nil; cur = c.a.net.initiatorOf[cur] {
+			if seen[cur] || !critical(cur) {
+				ok = false
+				break
+			}
+			seen[cur] = true
+			chain = append(chain, cur)
+			if cur == doc {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		if chain[len(chain)-1] != doc {
+			chain = append(chain, doc)
+		}
+		// DevTools' graph has a node per redirect hop, each carrying a copy
+		// of the request; a hop has no event of its own.
+		type hop struct {
+			req  *request
+			copy bool
+		}
+		var path []hop
+		for i := len(chain) - 1; i >= 0; i-- {
+			for range chain[i].Redirects {
+				path = append(path, hop{chain[i], true})
+			}
+			path = append(path, hop{chain[i], false})
+		}
+		// Its traversal reaches each hop of r in turn, and adds the chain
+		// to each.
+		for end := len(path) - len(r.Redirects); end <= len(path); end++ {
+			sub := path[:end]
+			if len(sub) >= 2 {
+				in.State = stateFail
+			}
+			first, last := sub[0].req, sub[len(sub)-1].req
+			total := last.TS + last.Dur - first.TS
+			nodes := &roots
+			var pathNodes []*chainNode
+			for depth, h := range sub {
+				var found *chainNode
+				for _, n := range *nodes {
+					if n.req == h.req && n.copy == h.copy && (depth == 0 || pathNodes[depth-1] != n) {
+						found = n
+						break
+					}
+				}
+				if found == nil {
+					found = &chainNode{req: h.req, copy: h.copy, time: h.req.TS + h.req.Dur - first.TS}
+					*nodes = append(*nodes, found)
+				}
+				pathNodes = append(pathNodes, found)
+				nodes = &found.children
+			}
+			if total > maxTime {
+				maxTime, longest = total, pathNodes
+			}
+		}
+	}
+	for _, n := range longest {
+		n.longest = true
+	}
+	var maxLeaf func(n *chainNode) float64
+	maxLeaf = func(n *chainNode) float64 {
+		if len(n.children) == 0 {
+			return n.time
+		}
+		best := maxLeaf(n.children[0])
+		for _, ch := range n.children {
+			if t := maxLeaf(ch); t > best {
+				best = t
+			}
+		}
+		return best
+	}
+	var sortRec func([]*chainNode)
+	sortRec = func(ns []*chainNode) {
+		for _, n := range ns {
+			sortStable(n.children, func(a, b *chainNode) bool { return maxLeaf(a) > maxLeaf(b) })
+			sortRec(n.children)
+		}
+	}
+	sortRec(roots)
+	return roots, maxTime
+}
+
+func initiatorURL(r *request) string {
+	if r.Initiator != nil && r.Initiator.URL != "" {
+		return r.Initiator.URL
+	}
+	if r.StackTop != nil {
+		return r.StackTop.URL
+	}
+	return ""
+}
+
+// cacheable reports whether a request could have been cached: a static
+// resource with a status a cache keeps, fetched over the network.
+func cacheable(r *request) bool {
+	switch r.Protocol {
+	case "blob", "data", "intent", "file", "filesystem", "chrome-extension":
+		return false
+	}
+	switch r.StatusCode {
+	case 200, 203, 206:
+	default:
+		return false
+	}
+	switch r.ResourceType {
+	case "Font", "Image", "Media", "Script", "Stylesheet":
+		return true
+	}
+	return false
+}
+
+type cacheEntry struct {
+	req    *request
+	ttl    float64
+	wasted float64
+}
+
+func (c *context) cache() *insight {
+	in := &insight{Name: "Cache", State: statePass}
+	var entries []cacheEntry
+	for _, r := range c.a.net.byTime {
+		if !inBounds(r.TS, r.Dur, c.bounds) || r.Headers == nil || !cacheable(r) {
+			continue
+		}
+		combined := map[string]string{}
+		for _, h := range r.Headers {
+			n := strings.ToLower(h.Name)
+			if v, ok := combined[n]; ok && v != "" {
+				combined[n] = v + ", " + h.Value
+			} else {
+				combined[n] = h.Value
+			}
+		}
+		cc, hasCC := combined["cache-control"]
+		directives := parseCacheControl(cc, hasCC && cc != "")
+		if (cc == "" && strings.Contains(combined["pragma"], "no-cache")) ||
+			(directives != nil && (directives["must-revalidate"] || directives["no-cache"] || directives["no-store"] || directives["private"])) {
+			continue
+		}
+		ttl, known := cacheLifetime(r.Headers, directives, combined)
+		if known && (math.IsInf(ttl, 0) || math.IsNaN(ttl) || ttl <= 0) {
+			continue
+		}
+		if !known {
+			ttl = 0
+		}
+		if ttl/86400 >= 30 {
+			continue
+		}
+		p := cacheHitProbability(ttl)
+		if p > 0.925 {
+			continue
+		}
+		wasted := (1 - p) * r.EncodedDataLength
+		entries = append(entries, cacheEntry{req: r, ttl: ttl, wasted: wasted})
+		in.WastedBytes += wasted
+	}
+	sortStable(entries, func(a, b cacheEntry) bool {
+		if a.req.DecodedBodyLength != b.req.DecodedBodyLength {
+			return a.req.DecodedBodyLength > b.req.DecodedBodyLength
+		}
+		return a.ttl < b.ttl
+	})
+	for _, e := range entries {
+		in.requests = append(in.requests, e.req)
+		in.overlays = append(in.overlays, reqWindow(e.req))
+	}
+	if len(entries) > 0 {
+		in.State = stateFail
+	}
+	in.Savings = c.wastedBytesSavings(in.WastedBytes)
+	in.detail = func(f *formatter) string { return f.cache(entries) }
+	return in
+}
+
+// parseCacheControl reads the directives DevTools looks at; nil without a
+// header.
+func parseCacheControl(h string, present bool) map[string]bool {
+	if !present {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, d := range strings.Split(h, ",") {
+		k, _, _ := strings.Cut(strings.TrimSpace(d), "=")
+		switch k = strings.TrimSpace(k); k {
+		case "no-cache", "no-store", "must-revalidate", "private":
+			out[k] = true
+		}
+	}
+	return out
+}
+
+var maxAgeExp = regexp.MustCompile(`^\s*max-age\s*=\s*(.*)$`)
+
+// cacheLifetime returns a response's cache lifetime in seconds from its
+// max-age or expires header; known is false when it has neither.
+func cacheLifetime(headers []header, directives map[string]bool, combined map[string]string) (float64, bool) {
+	if directives != nil {
+		for _, d := range strings.Split(combined["cache-control"], ",") {
+			d = strings.TrimSpace(d)
+			k, v, _ := strings.Cut(d, "=")
+			if strings.TrimSpace(k) != "max-age" {
+				continue
+			}
+			if n, ok := parseIntPrefix(strings.TrimSpace(v)); ok {
+				return n, true
+			}
+		}
+	}
+	for _, h := range headers {
+		if h.Name != "expires" {
+			continue
+		}
+		if h.Value == "" {
+			break
+		}
+		t, err := time.Parse(time.RFC1123, h.Value)
+		if err != nil {
+			return 0, true
+		}
+		return math.Ceil(float64(time.Until(t).Milliseconds()) / 1000), true
+	}
+	return 0, false
+}
+
+// parseIntPrefix parses a leading integer as JavaScript's parseInt does.
+func parseIntPrefix(s string) (float64, bool) {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(s[:j], 64)
+	return n, err == nil
+}
+
+func cacheHitProbability(maxAge float64) float64 {
+	deciles := []float64{0, 0.2, 1, 3, 8, 12, 24, 48, 72, 168, 8760, math.Inf(1)}
+	hours := maxAge / 3600
+	upper := -1
+	for i, d := range deciles {
+		if d >= hours {
+			upper = i
+			break
+		}
+	}
+	if upper == len(deciles)-1 {
+		return 1
+	}
+	if upper == 0 {
+		return 0
+	}
+	x0, x1 := deciles[upper-1], deciles[upper]
+	y0, y1 := float64(upper-1)/10, float64(upper)/10
+	return y0 + (hours-x0)*(y1-y0)/(x1-x0)
+}
+
+// wastedBytesSavings estimates what fetching fewer bytes would save. DevTools
+// simulates the page load with the bytes removed; tabhive divides them by
+// the throughput the trace's own downloads reached, rounded as DevTools
+// rounds (to 50 ms). Without a page load to measure, none.
+func (c *context) wastedBytesSavings(wasted float64) []saving {
+	if c.nav == nil || !c.lantern {
+		return nil
+	}
+	if wasted == 0 {
+		return []saving{{"FCP", 0}, {"LCP", 0}}
+	}
+	// The throughput is the bytes downloaded over the time during which
+	// at least one download was under way, as DevTools' network analysis
+	// estimates it.
+	type span struct{ start, end float64 }
+	var spans []span
+	bytes := 0.0
+	for _, r := range c.a.net.byTime {
+		if r.Timing == nil || r.EncodedDataLength <= 0 || !inBounds(r.TS, r.Dur, c.bounds) {
+			continue
+		}
+		if r.FinishTime > r.DownloadStart {
+			bytes += r.EncodedDataLength
+			spans = append(spans, span{r.DownloadStart, r.FinishTime})
+		}
+	}
+	sortStable(spans, func(a, b span) bool { return a.start < b.start })
+	micros, end := 0.0, math.Inf(-1)
+	for _, sp := range spans {
+		if sp.start > end {
+			micros += sp.end - sp.start
+			end = sp.end
+		} else if sp.end > end {
+			micros += sp.end - end
+			end = sp.end
+		}
+	}
+	if bytes == 0 || micros == 0 {
+		return []saving{{"FCP", 0}, {"LCP", 0}}
+	}
+	ms := roundTo(wasted/(bytes/micros)/1000, 50)
+	return []saving{{"FCP", ms}, {"LCP", ms}}
+}
+
+func (c *context) domSize() *insight {
+	in := &insight{Name: "DOMSize", State: statePass}
+	var layouts, styles []*layoutEvent
+	mainTID := int64(-1)
+	if c.nav != nil {
+		mainTID = c.nav.TID
+	}
+	for _, l := range c.a.rend.largeLayouts {
+		if c.nav != nil && l.TID != mainTID {
+			continue
+		}
+		if c.nav == nil && !c.isMainFrameMainThread(l.PID, l.TID) {
+			continue
+		}
+		if !inBounds(l.TS, l.Dur, c.bounds) {
+			continue
+		}
+		if l.Name == "Layout" && l.DirtyObjects > layoutObjects {
+			layouts = append(layouts, l)
+		}
+		if l.Name == "UpdateLayoutTree" && l.ElementCount > styleElements {
+			styles = append(styles, l)
+		}
+	}
+	var maxStats *domStats
+	for _, d := range c.a.rend.domStats[c.frame] {
+		if !inBounds(d.TS, d.Dur, c.bounds) {
+			continue
+		}
+		if c.nav != nil && c.nav.PID != 0 && d.PID != c.nav.PID {
+			continue
+		}
+		if maxStats == nil || d.TotalElements > maxStats.TotalElements {
+			maxStats = d
+		}
+	}
+	if len(layouts)+len(styles) > 0 {
+		in.State = stateInformative
+	}
+	for _, l := range append(append([]*layoutEvent{}, styles...), layouts...) {
+		in.overlays = append(in.overlays, window{Min: l.TS, Max: l.TS + l.Dur})
+	}
+	in.detail = func(f *formatter) string { return f.domSize(in.State, maxStats, layouts, styles) }
+	return in
+}
+
+func (c *context) isMainFrameMainThread(pid, tid int64) bool {
+	if c.a.meta.threadNames[pid][tid] != "CrRendererMain" {
+		return false
+	}
+	return c.a.meta.hasRenderer(c.a.meta.mainFrameID, pid)
+}
+
+// entitySummary is one site's share of the page load.
+type entitySummary struct {
+	entity   *entity
+	transfer float64 // bytes
+	mainTime float64 // ms
+	events   []window
+}
+
+func (c *context) thirdParties() *insight {
+	in := &insight{Name: "ThirdParties", State: statePass}
+	firstURL := c.a.meta.mainFrameURL
+	if c.nav != nil && c.nav.DocumentLoaderURL != "" {
+		firstURL = c.nav.DocumentLoaderURL
+	}
+	first := c.a.entities.forURL(firstURL)
+	summaries := c.summarizeByEntity()
+	for _, s := range summaries {
+		if s.entity != first {
+			in.State = stateInformative
+			in.overlays = append(in.overlays, s.events...)
+			in.sites = append(in.sites, s.entity.Name)
+		}
+	}
+	in.detail = func(f *formatter) string { return f.thirdParties(summaries, first) }
+	return in
+}
+
+// mainFrameThread returns the events of the main frame's renderer main
+// thread, as DevTools picks it for third-party attribution, and its
+// network events.
+func (c *context) mainFrameThread() ([]threadEvent, []recvEvent) {
+	m := c.a.meta
+	fp := m.rendererByFrame[m.mainFrameID]
+	if fp == nil {
+		return nil, nil
+	}
+	for _, pid := range c.a.rend.pidOrder {
+		ws, ok := fp.byPID[pid]
+		if !ok {
+			continue
+		}
+		u := ""
+		for _, w := range ws {
+			if (u == "" || u == "about:blank") && strings.Contains(w.frame.URL, ":") {
+				u = w.frame.URL
+			}
+		}
+		if strings.HasPrefix(u, "about:") || strings.HasPrefix(u, "chrome:") {
+			continue
+		}
+		for tid, name := range m.threadNames[pid] {
+			if name == "CrRendererMain" {
+				return c.a.rend.threads[pid][tid], c.a.rend.recv[pid][tid]
+			}
+		}
+		return nil, nil
+	}
+	return nil, nil
+}
+
+// summarizeByEntity attributes the main thread's time and the bytes of its
+// network events to sites, as DevTools' bottom-up tree grouped by entity
+// does (without CPU samples: a script's time is its events' own).
+func (c *context) summarizeByEntity() []*entitySummary {
+	events, recv := c.mainFrameThread() // in time order (renderer.finalize)
+	recv = append([]recvEvent(nil), recv...)
+	es := c.a.entities
+	rend := c.a.rend
+	siteEntity := map[uint32]*entity{}
+	entityOfSite := func(site uint32) *entity {
+		if site == 0 {
+			return nil
+		}
+		if e, ok := siteEntity[site]; ok {
+			return e
+		}
+		key := rend.siteKeys[site]
+		u := key[2:]
+		if strings.HasPrefix(key, "r:") {
+			u = ""
+			if r := c.a.net.byID[key[2:]]; r != nil {
+				u = r.URL
+			}
+		}
+		var e *entity
+		if u != "" {
+			e = es.forURL(u)
+		}
+		siteEntity[site] = e
+		return e
+	}
+	entityOfRequest := func(id string) *entity {
+		if r := c.a.net.byID[id]; r != nil {
+			return es.forURL(r.URL)
+		}
+		return nil
+	}
+	startMs, endMs := c.bounds.Min/1000, c.bounds.Max/1000
+	start, end := startMs*1000, endMs*1000
+	type nodeKey struct {
+		id string
+		e  *entity
+	}
+	self := map[nodeKey]float64{}
+	transfer := map[nodeKey]float64{}
+	var order []nodeKey
+	note := func(k nodeKey) {
+		if _, ok := self[k]; !ok {
+			if _, ok := transfer[k]; !ok {
+				order = append(order, k)
+			}
+		}
+	}
+	type frame struct {
+		k    nodeKey
+		self float64
+		end  float64
+	}
+	var stack []frame
+	pop := func() {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		note(f.k)
+		self[f.k] += f.self
+	}
+	windows := map[*entity][]window{}
+	for _, te := range events {
+		evEnd := te.TS + te.Dur
+		if evEnd < start {
+			continue
+		}
+		if te.TS > end {
+			break
+		}
+		for len(stack) > 0 && stack[len(stack)-1].end <= te.TS {
+			pop()
+		}
+		e := entityOfSite(te.site)
+		if e != nil && te.Dur >= 1000 {
+			windows[e] = append(windows[e], window{Min: te.TS, Max: evEnd})
+		}
+		d := math.Min(evEnd/1000, endMs) - math.Max(te.TS/1000, startMs)
+		if len(stack) > 0 {
+			stack[len(stack)-1].self -= d
+		}
+		stack = append(stack, frame{k: nodeKey{rend.names[te.name], e}, self: d, end: evEnd})
+	}
+	for len(stack) > 0 {
+		pop()
+	}
+	// Bytes: each request's network events, in time order, as DevTools
+	// tallies them (received data adds up; the finish or the response, when
+	// it carries a size, replaces the tally; a cache hit counts nothing).
+	sortStable(recv, func(a, b recvEvent) bool { return a.TS < b.TS })
+	cacheHit := map[string]bool{}
+	for _, re := range recv {
+		if re.kind == 3 {
+			cacheHit[re.reqID] = re.cacheHit
+		}
+	}
+	for _, re := range recv {
+		if re.TS < start || re.TS > end {
+			continue
+		}
+		k := nodeKey{"req:" + re.reqID, entityOfRequest(re.reqID)}
+		note(k)
+		switch {
+		case re.kind == 1:
+			if cacheHit[re.reqID] {
+				transfer[k] = 0
+			} else {
+				transfer[k] += re.encoded
+			}
+		case re.kind == 2 && re.encoded == 0 && cacheHit[re.reqID]:
+			transfer[k] = 0
+		case re.encoded > 0:
+			transfer[k] = re.encoded
+		}
+	}
+	var out []*entitySummary
+	byEntity := map[*entity]*entitySummary{}
+	for _, k := range order {
+		if self[k] <= 0 && transfer[k] <= 0 {
+			continue
+		}
+		if k.e == nil {
+			continue
+		}
+		s := byEntity[k.e]
+		if s == nil {
+			s = &entitySummary{entity: k.e}
+			byEntity[k.e] = s
+			out = append(out, s)
+		}
+		s.mainTime += self[k]
+		s.transfer += transfer[k]
+	}
+	// Network requests count toward their site's outlined events too.
+	for _, r := range c.a.net.byTime {
+		if r.Dur < 1000 {
+			continue
+		}
+		if e := es.forURL(r.URL); e != nil {
+			windows[e] = append(windows[e], reqWindow(r))
+		}
+	}
+	for _, s := range out {
+		s.events = windows[s.entity]
+	}
+	return out
+}
+
+// reflowData is the forced reflows of one bottom call frame.
+type reflowData struct {
+	frame *callFrame // nil when no script is known
+	total float64
+}
+
+func (c *context) forcedReflow() *insight {
+	in := &insight{Name: "ForcedReflow", State: statePass}
+	var events []*layoutEvent
+	for _, l := range c.a.rend.forcedReflows {
+		if l.Frame == c.frame && inBounds(l.TS, l.Dur, c.bounds) {
+			events = append(events, l)
+		}
+	}
+	var aggregated []*reflowData
+	byID := map[string]*reflowData{}
+	for _, l := range events {
+		id := "UNATTRIBUTED"
+		if l.StackTop != nil {
+			id = callFrameID(l.StackTop)
+		}
+		d := byID[id]
+		if d == nil {
+			d = &reflowData{frame: l.StackTop}
+			byID[id] = d
+			aggregated = append(aggregated, d)
+		}
+		d.total += l.Dur
+	}
+	// The top-level function that spent the most time forcing reflows.
+	type topData struct {
+		frame  *callFrame
+		total  float64
+		events []window
+	}
+	calls := c.a.rend.topLevelCalls
+	var top *topData
+	tops := map[string]*topData{}
+	var topOrder []*topData
+	for _, l := range events {
+		if l.topLevel == nil {
+			continue
+		}
+		id := callFrameID(l.topLevel)
+		t := tops[id]
+		if t == nil {
+			t = &topData{frame: l.topLevel}
+			tops[id] = t
+			topOrder = append(topOrder, t)
+		}
+		t.total += l.Dur
+		if w, ok := calls[l.topLevelEvent]; ok {
+			t.events = append(t.events, w)
+		}
+	}
+	for _, t := range topOrder {
+		if top == nil || t.total > top.total {
+			top = t
+		}
+	}
+	if len(aggregated) > 0 {
+		in.State = stateFail
+	}
+	if top != nil {
+		in.overlays = append(in.overlays, top.events...)
+		for _, l := range events {
+			in.overlays = append(in.overlays, window{Min: l.TS, Max: l.TS + l.Dur})
+		}
+	}
+	in.detail = func(f *formatter) string {
+		var topFrame *callFrame
+		topTotal := 0.0
+		if top != nil {
+			topFrame, topTotal = top.frame, top.total
+		}
+		return f.forcedReflow(top != nil, topFrame, topTotal, aggregated)
+	}
+	return in
+}
+
+func callFrameID(f *callFrame) string {
+	return jsAny(f.ScriptID) + ":" + jsNumber(f.LineNumber) + ":" + jsNumber(f.ColumnNumber)
+}
+
+type duplicate struct {
+	script *script
+	size   float64
+}
+
+type duplication struct {
+	source     string
+	duplicates []duplicate
+	bytes      float64
+}
+
+func (c *context) duplicatedJavaScript() *insight {
+	in := &insight{Name: "DuplicatedJavaScript", State: statePass}
+	var scripts []*script
+	for _, s := range c.a.scripts.order {
+		if s.Frame != c.frame || strings.HasPrefix(s.URL, "chrome-extension://") {
+			continue
+		}
+		if s.TS >= c.bounds.Min && s.TS <= c.bounds.Max {
+			scripts = append(scripts, s)
+		}
+	}
+	type sourceData struct {
+		source string
+		size   int
+	}
+	bySource := map[string]*duplication{}
+	var order []*duplication
+	for _, s := range scripts {
+		if s.content == nil || s.content.Len() == 0 || s.sourceMap == nil {
+			continue
+		}
+		files, ok := s.generatedSizes()
+		if !ok {
+			continue
+		}
+		ratio := compressionRatio(s)
+		for _, src := range s.sourceMap.sources {
+			if strings.Contains(src, "webpack/bootstrap") || strings.Contains(src, "(webpack)/buildin") || strings.Contains(src, "external ") {
+				continue
+			}
+			n := normalizeSource(src)
+			d := bySource[n]
+			if d == nil {
+				d = &duplication{source: n}
+				bySource[n] = d
+				order = append(order, d)
+			}
+			d.duplicates = append(d.duplicates, duplicate{script: s, size: jsRound(float64(files[src]) * ratio)})
+		}
+	}
+	grouped := groupByNodeModules(order)
+	dup := normalizeDuplication(order)
+	groupedDup := normalizeDuplication(grouped)
+	wasted := map[*request]float64{}
+	var wastedOrder []*request
+	seenScript := map[*script]bool{}
+	for _, d := range dup {
+		for i, x := range d.duplicates {
+			if !seenScript[x.script] && x.script.request != nil {
+				seenScript[x.script] = true
+				in.requests = append(in.requests, x.script.request)
+				in.overlays = append(in.overlays, reqWindow(x.script.request))
+			}
+			if i == 0 || x.script.request == nil {
+				continue
+			}
+			if _, ok := wasted[x.script.request]; !ok {
+				wastedOrder = append(wastedOrder, x.script.request)
+			}
+			wasted[x.script.request] += x.size
+		}
+	}
+	for _, r := range wastedOrder {
+		in.WastedBytes += wasted[r]
+	}
+	if len(dup) > 0 {
+		in.State = stateFail
+	}
+	for _, d := range dup {
+		in.duplicated = append(in.duplicated, d.source)
+	}
+	in.Savings = c.wastedBytesSavings(in.WastedBytes)
+	in.detail = func(f *formatter) string { return f.duplicatedJavaScript(in.WastedBytes, groupedDup) }
+	return in
+}
+
+func normalizeSource(s string) string {
+	s = strings.TrimSuffix(s, "?")
+	if i := strings.LastIndex(s, "node_modules"); i >= 0 {
+		s = s[i:]
+	}
+	return s
+}
+
+func nodeModuleName(s string) string {
+	parts := strings.Split(s, "node_modules/")
+	s = parts[len(parts)-1]
+	slash := strings.IndexByte(s, '/')
+	if slash < 0 {
+		slash = len(s)
+	}
+	if strings.HasPrefix(s, "@") {
+		next := strings.IndexByte(s[slash+1:], '/')
+		if next < 0 {
+			return s
+		}
+		return s[:slash+1+next]
+	}
+	return s[:slash]
+}
+
+func groupByNodeModules(dups []*duplication) []*duplication {
+	var out []*duplication
+	byKey := map[string]*duplication{}
+	for _, d := range dups {
+		if !strings.Contains(d.source, "node_modules") {
+			cp := &duplication{source: d.source, duplicates: append([]duplicate(nil), d.duplicates...)}
+			out = append(out, cp)
+			byKey[d.source] = cp
+			continue
+		}
+		key := "node_modules/" + nodeModuleName(d.source)
+		g := byKey[key]
+		if g == nil {
+			g = &duplication{source: key}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		for _, x := range d.duplicates {
+			found := false
+			for i := range g.duplicates {
+				if g.duplicates[i].script == x.script {
+					g.duplicates[i].size += x.size
+					found = true
+					break
+				}
+			}
+			if !found {
+				g.duplicates = append(g.duplicates, duplicate{script: x.script, size: x.size})
+			}
+		}
+	}
+	return out
+}
+
+// normalizeDuplication keeps the sources found in more than one script,
+// ignoring copies under 10% of the largest or under 512 bytes, sorted by
+// the bytes the copies waste.
+func normalizeDuplication(dups []*duplication) []*duplication {
+	var out []*duplication
+	for _, d := range dups {
+		list := append([]duplicate(nil), d.duplicates...)
+		sortStable(list, func(a, b duplicate) bool { return a.size > b.size })
+		if len(list) > 1 {
+			largest := list[0].size
+			kept := list[:0]
+			for _, x := range list {
+				if x.size/largest >= 0.1 {
+					kept = append(kept, x)
+				}
+			}
+			list = kept
+		}
+		kept := list[:0]
+		for _, x := range list {
+			if x.size >= 512 {
+				kept = append(kept, x)
+			}
+		}
+		list = kept
+		if len(list) <= 1 {
+			continue
+		}
+		n := &duplication{source: d.source, duplicates: list}
+		for _, x := range list[1:] {
+			n.bytes += x.size
+		}
+		out = append(out, n)
+	}
+	sortStable(out, func(a, b *duplication) bool { return a.bytes > b.bytes })
+	return out
+}
+
+// compressionRatio estimates how much a script shrank on the wire.
+func compressionRatio(s *script) float64 {
+	r := s.request
+	if r == nil {
+		return 1
+	}
+	length := r.DecodedBodyLength
+	if length == 0 && s.content != nil {
+		length = float64(utf16Len(s.content.String()))
+	}
+	compressed := estimateCompressedSize(r, length, "Script")
+	if length == 0 || compressed == 0 {
+		return 1
+	}
+	return compressed / length
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// servedFromCache reports whether a response came from the browser's
+// cache, as DevTools guesses it.
+func servedFromCache(r *request) bool {
+	if r.Headers == nil || r.Failed {
+		return false
+	}
+	if r.StatusCode == 304 {
+		return true
+	}
+	ratio := 0.0
+	if r.DecodedBodyLength != 0 {
+		ratio = r.EncodedDataLength / r.DecodedBodyLength
+	}
+	return ratio < 0.01
+}
+
+func estimateCompressedSize(r *request, total float64, resourceType string) float64 {
+	if r == nil || servedFromCache(r) {
+		switch resourceType {
+		case "Stylesheet":
+			return jsRound(total * 0.2)
+		case "Script", "Document":
+			return jsRound(total * 0.33)
+		}
+		return jsRound(total * 0.5)
+	}
+	size := r.EncodedDataLength
+	if !isCompressed(r) {
+		size = r.DecodedBodyLength
+	}
+	if r.ResourceType == resourceType {
+		return size
+	}
+	ratio := 1.0
+	if r.DecodedBodyLength > 0 {
+		ratio = size / r.DecodedBodyLength
+	}
+	return jsRound(total * ratio)
+}
+
+func (c *context) inpBreakdown() *insight {
+	in := &insight{Name: "INPBreakdown", State: statePass}
+	var events []*interaction
+	for _, it := range c.a.inter.noNesting {
+		if inBounds(it.TS, it.Dur, c.bounds) {
+			events = append(events, it)
+		}
+	}
+	if len(events) > 0 {
+		longest := map[int64]*interaction{}
+		var order []int64
+		for _, it := range events {
+			cur, ok := longest[it.InterID]
+			if !ok {
+				order = append(order, it.InterID)
+			}
+			if !ok || it.Dur > cur.Dur {
+				longest[it.InterID] = it
+			}
+		}
+		var norm []*interaction
+		for _, id := range order {
+			norm = append(norm, longest[id])
+		}
+		sortStable(norm, func(a, b *interaction) bool { return a.Dur > b.Dur })
+		in.longest = norm[0]
+		if norm[0].Dur <= longInteraction {
+			in.State = stateInformative
+		} else {
+			in.State = stateFail
+		}
+		it := norm[0]
+		p1 := window{Min: it.TS, Max: it.TS + it.InputDelay}
+		p2 := window{Min: p1.Max, Max: p1.Max + it.Processing}
+		p3 := window{Min: p2.Max, Max: p2.Max + it.Presentation}
+		in.overlays = []window{p1, p2, p3, {Min: it.TS, Max: it.TS + it.Dur}}
+	}
+	in.detail = func(f *formatter) string { return f.inpBreakdown(in.longest) }
+	return in
+}
+
+// imageOptimization is one way an image could be smaller.
+type imageOptimization struct {
+	kind             string // ADJUST_COMPRESSION, MODERN_FORMAT_OR_COMPRESSION, VIDEO_FORMAT, RESPONSIVE_SIZE
+	savings          float64
+	fileW, fileH     float64
+	displayW, displa float64
+}
+
+type optimizableImage struct {
+	req           *request
+	optimizations []imageOptimization
+	savings       float64
+}
+
+func (c *context) imageDelivery() *insight {
+	in := &insight{Name: "ImageDelivery", State: statePass}
+	const avifBytesPerPixel = 2.0 * 1 / 12
+	paintsByURL := map[string][]*paintImage{}
+	for _, p := range c.a.shifts.paintImages {
+		if p.URL != "" {
+			paintsByURL[p.URL] = append(paintsByURL[p.URL], p)
+		}
+	}
+	// The paint events by URL are kept in file order by DevTools.
+	for u := range paintsByURL {
+		sortStable(paintsByURL[u], func(a, b *paintImage) bool { return a.Index < b.Index })
+	}
+	display := func(p *paintImage) (float64, float64) {
+		if p.corrected {
+			return p.CorrectedW, p.CorrectedH
+		}
+		return p.Width, p.Height
+	}
+	var images []*optimizableImage
+	for _, r := range c.a.net.byTime {
+		if !inBounds(r.TS, r.Dur, c.bounds) || r.ResourceType != "Image" || r.MimeType == "image/svg+xml" {
+			continue
+		}
+		u := r.URL
+		if len(r.Redirects) > 0 {
+			u = r.Redirects[0].URL
+		}
+		var paints []*paintImage
+		for _, p := range paintsByURL[u] {
+			if inBounds(p.TS, p.Dur, c.bounds) {
+				paints = append(paints, p)
+			}
+		}
+		if len(paints) == 0 {
+			continue
+		}
+		largest := paints[0]
+		for _, p := range paints[1:] {
+			lw, lh := display(largest)
+			pw, ph := display(p)
+			if !(lw*lh > pw*ph) {
+				largest = p
+			}
+		}
+		filePixels := largest.SrcWidth * largest.SrcHeight
+		dw, dh := display(largest)
+		imageBytes := math.Min(r.DecodedBodyLength, r.EncodedDataLength)
+		bpp := imageBytes / filePixels
+		var opts []imageOptimization
+		if r.MimeType == "image/gif" {
+			if imageBytes > 100*1024 {
+				pct := jsRound(29.1*math.Log10(r.DecodedBodyLength)-100.7) / 100
+				opts = append(opts, imageOptimization{kind: "VIDEO_FORMAT", savings: jsRound(imageBytes * pct)})
+			}
+		} else if bpp > avifBytesPerPixel {
+			ideal := jsRound(avifBytesPerPixel * filePixels)
+			kind := "MODERN_FORMAT_OR_COMPRESSION"
+			if r.MimeType == "image/webp" || r.MimeType == "image/avif" {
+				kind = "ADJUST_COMPRESSION"
+			}
+			opts = append(opts, imageOptimization{kind: kind, savings: imageBytes - ideal})
+		}
+		fromFormat := 0.0
+		for _, o := range opts {
+			fromFormat = math.Max(fromFormat, o.savings)
+		}
+		total := fromFormat
+		wastedRatio := 1 - dw*dh/filePixels
+		if wastedRatio > 0 && !largest.IsCSS {
+			saving := jsRound(wastedRatio * imageBytes)
+			breakpoints := largest.IsPicture || largest.SrcsetAttribute != ""
+			if !breakpoints || saving > 12288 {
+				total += jsRound(wastedRatio * (imageBytes - fromFormat))
+				opts = append(opts, imageOptimization{kind: "RESPONSIVE_SIZE", savings: saving,
+					fileW: jsRound(largest.SrcWidth), fileH: jsRound(largest.SrcHeight),
+					displayW: jsRound(dw), displa: jsRound(dh)})
+			}
+		}
+		kept := opts[:0]
+		for _, o := range opts {
+			if o.savings > 4096 {
+				kept = append(kept, o)
+			}
+		}
+		if len(kept) > 0 {
+			images = append(images, &optimizableImage{req: r, optimizations: kept, savings: total})
+		}
+	}
+	sortStable(images, func(a, b *optimizableImage) bool {
+		if a.savings != b.savings {
+			return a.savings > b.savings
+		}
+		return a.req.DecodedBodyLength > b.req.DecodedBodyLength
+	})
+	for _, img := range images {
+		in.WastedBytes += img.savings
+		in.requests = append(in.requests, img.req)
+		in.overlays = append(in.overlays, reqWindow(img.req))
+	}
+	if len(images) > 0 {
+		in.State = stateFail
+	}
+	in.Savings = c.wastedBytesSavings(in.WastedBytes)
+	in.detail = func(f *formatter) string { return f.imageDelivery(in.WastedBytes, images) }
+	return in
+}
+
+type fontIssue struct {
+	name, display string
+	req           *request
+	wasted        float64 // ms
+}
+
+func (c *context) fontDisplay() *insight {
+	in := &insight{Name: "FontDisplay", State: statePass}
+	var fonts []fontIssue
+	display := regexp.MustCompile(`^(block|fallback|auto)$`)
+	for _, f := range c.a.shifts.fonts {
+		if !inBounds(f.Begin.TS, f.Begin.Dur, c.bounds) {
+			continue
+		}
+		r := c.a.net.byID[f.RequestID]
+		if r == nil || !display.MatchString(f.Display) {
+			continue
+		}
+		wasted := math.Floor((r.FinishTime-r.SendStartTime)/1000*5) / 5
+		if wasted == 0 {
+			continue
+		}
+		wasted = math.Min(wasted, 3000)
+		fonts = append(fonts, fontIssue{name: f.Name, display: f.Display, req: r, wasted: wasted})
+	}
+	sortStable(fonts, func(a, b fontIssue) bool { return a.wasted > b.wasted })
+	savings := 0.0
+	for _, f := range fonts {
+		savings = math.Max(savings, f.wasted)
+		in.requests = append(in.requests, f.req)
+		in.overlays = append(in.overlays, reqWindow(f.req))
+	}
+	if len(fonts) > 0 {
+		in.State = stateFail
+		in.Savings = []saving{{"FCP", savings}}
+	}
+	in.detail = func(f *formatter) string { return f.fontDisplay(fonts) }
+	return in
+}
+
+func (c *context) viewport() *insight {
+	in := &insight{Name: "Viewport", State: statePass}
+	var vp *metaViewport
+	for i := range c.a.inter.viewports {
+		v := &c.a.inter.viewports[i]
+		if v.Frame == c.frame && inBounds(v.TS, 0, c.bounds) {
+			vp = v
+			break
+		}
+	}
+	var frames []compositorFrame
+	for _, f := range c.a.inter.frames {
+		if f.Frame != c.frame || (vp != nil && f.TS < vp.TS) || !inBounds(f.TS, 0, c.bounds) {
+			continue
+		}
+		frames = append(frames, f)
+	}
+	optimized := (*bool)(nil)
+	if len(frames) > 0 {
+		t := true
+		optimized = &t
+		for _, f := range frames {
+			if !f.MobileOptimized {
+				no := false
+				optimized = &no
+				var delays []float64
+				for _, it := range c.a.inter.overThreshold() {
+					if it.category() == "POINTER" && it.InputDelay >= 50_000 {
+						delays = append(delays, it.InputDelay)
+						d := math.Min(it.InputDelay, 300_000)
+						in.overlays = append(in.overlays, window{Min: it.TS, Max: it.TS + d}, window{Min: it.TS, Max: it.TS + it.Dur})
+					}
+				}
+				maxDelay := 0.0
+				for _, d := range delays {
+					maxDelay = math.Max(maxDelay, d)
+				}
+				in.Savings = []saving{{"INP", math.Min(math.Max(maxDelay/1000, 0), 300)}}
+				in.State = stateFail
+				break
+			}
+		}
+	}
+	in.detail = func(f *formatter) string { return f.viewport(optimized, vp) }
+	return in
+}
+
+func (c *context) modernHTTP() *insight {
+	in := &insight{Name: "ModernHTTP", State: statePass}
+	var reqs []*request
+	for _, r := range c.a.net.byTime {
+		if inBounds(r.TS, r.Dur, c.bounds) {
+			reqs = append(reqs, r)
+		}
+	}
+	byOrigin := map[string]int{}
+	for _, r := range reqs {
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			continue
+		}
+		switch r.ResourceType {
+		case "Font", "Image", "Media", "Script", "Stylesheet":
+		default:
+			continue
+		}
+		// A tiny resource of a known third party would not count, but every
+		// entity tabhive knows is one it made up from a domain, which
+		// DevTools treats as unrecognized: it counts.
+		if r.isLocalhost() {
+			continue
+		}
+		byOrigin[origin(u.String())]++
+	}
+	seen := map[string]bool{}
+	old := regexp.MustCompile(`(?i)HTTP/[01][.\d]?`)
+	for _, r := range reqs {
+		if seen[r.URL] || r.FromServiceWorker || !old.MatchString(r.Protocol) {
+			continue
+		}
+		if byOrigin[origin(r.URL)] < 6 {
+			continue
+		}
+		seen[r.URL] = true
+		in.requests = append(in.requests, r)
+		in.overlays = append(in.overlays, reqWindow(r))
+	}
+	if len(in.requests) > 0 {
+		in.State = stateFail
+	}
+	in.detail = func(f *formatter) string { return f.modernHTTP(in.requests) }
+	return in
+}
+
+// relevantBounds is the union of an insight's windows, or the set's bounds.
+func (in *insight) relevantBounds(set window) window {
+	if len(in.overlays) == 0 {
+		return set
+	}
+	w := in.overlays[0]
+	for _, o := range in.overlays[1:] {
+		w.Min = math.Min(w.Min, o.Min)
+		w.Max = math.Max(w.Max, o.Max)
+	}
+	return w
+}

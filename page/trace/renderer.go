@@ -1,0 +1,573 @@
+package trace
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
+
+// Thresholds DevTools applies to main-thread work.
+const (
+	forcedReflowThreshold = 30_000 // µs of layout forced by script in one task
+	longTaskThreshold     = 50_000 // µs
+	domSizeDuration       = 40_000 // µs: a layout or style pass this long counts as large
+	layoutObjects         = 100    // dirty objects that make a layout large
+	styleElements         = 300    // elements that make a style recalculation large
+)
+
+// layoutEvent is a Layout or UpdateLayoutTree event.
+type layoutEvent struct {
+	timed
+	Name          string
+	Frame         string
+	DirtyObjects  float64
+	TotalObjects  float64
+	ElementCount  float64
+	StackTop      *callFrame // the top of its stack, zero-based
+	forced        bool
+	topLevel      *callFrame // the FunctionCall that ran it, if any
+	topLevelEvent int
+}
+
+// domStats is a DOMStats event: the DOM's size in a frame.
+type domStats struct {
+	timed
+	Frame         string
+	TotalElements float64
+	MaxDepth      *struct {
+		Depth    float64 `json:"depth"`
+		NodeName string  `json:"nodeName"`
+		NodeID   int64   `json:"nodeId"`
+	}
+	MaxChildren *struct {
+		NumChildren float64 `json:"numChildren"`
+		NodeName    string  `json:"nodeName"`
+		NodeID      int64   `json:"nodeId"`
+	}
+}
+
+// threadEvent is a main-thread event kept for attributing time to the
+// sites (entities) that caused it: a compact record, as a long trace has
+// millions.
+type threadEvent struct {
+	TS, Dur float64
+	name    uint16 // index into renderer.names
+	site    uint32 // index into renderer.siteKeys; 0 for none
+}
+
+// recvEvent is a network event of a main thread that carries a transfer
+// size (ResourceReceivedData, ResourceFinish, ResourceReceiveResponse).
+type siteScope struct {
+	end    float64
+	inSite bool
+}
+
+type recvEvent struct {
+	TS       float64
+	reqID    string
+	encoded  float64
+	kind     byte // 1 ResourceReceivedData, 2 ResourceFinish, 3 ResourceReceiveResponse
+	cacheHit bool
+}
+
+// renderer follows the renderers' main threads: forced reflows and long
+// tasks (DevTools' warnings handler), large layouts and style passes, DOM
+// statistics, and the events that third-party time is counted from.
+type renderer struct {
+	// The warnings state machine runs over every event in file order, as
+	// DevTools' does.
+	allStack      []timed
+	jsStack       []timed
+	taskReflows   []*layoutEvent
+	forcedReflows []*layoutEvent
+	longTasks     []timed
+
+	// funcStack tracks FunctionCall events per thread, to find the call that
+	// forced a reflow.
+	funcStack map[int64][]funcCall
+	// topLevelCalls are the windows of the FunctionCall events that forced
+	// layouts ran in, by event index.
+	topLevelCalls map[int]window
+	// scriptStack tracks the script running on each thread (EvaluateScript
+	// and FunctionCall events with a URL), and scriptOf is, per request id,
+	// the URL of the script that was running when the request was sent:
+	// DevTools finds a request's initiator from the JavaScript stack at
+	// that moment when the request itself names none.
+	scriptStack map[int64][]scriptRun
+	scriptOf    map[string]string
+
+	largeLayouts []*layoutEvent // Layout/UpdateLayoutTree events over domSizeDuration
+	domStats     map[string][]*domStats
+
+	workerThreads map[int64]bool
+
+	// threads holds the main-thread events of renderer main threads, by pid
+	// then tid, and recv their network events; pidOrder is the order in
+	// which processes were first seen.
+	threads  map[int64]map[int64][]threadEvent
+	recv     map[int64]map[int64][]recvEvent
+	pidOrder []int64
+	seenPID  map[int64]bool
+	// open holds B events waiting for their E, per thread.
+	open map[int64][]threadEvent
+	// scopes holds, per thread, the kept events still open and whether a
+	// site is in scope (theirs or an ancestor's): an event outside every
+	// site's scope takes no site's time, and is not kept.
+	scopes map[int64][]siteScope
+	// names and siteKeys intern threadEvent's strings: a site is "u:" and
+	// a URL, or "r:" and a request id whose URL is known at the end.
+	names    []string
+	nameIDs  map[string]uint16
+	siteKeys []string
+	siteIDs  map[string]uint32
+}
+
+type scriptRun struct {
+	end float64
+	url string
+}
+
+type funcCall struct {
+	timed
+	frame callFrame
+	has   bool
+}
+
+func newRenderer() *renderer {
+	return &renderer{
+		funcStack:     map[int64][]funcCall{},
+		topLevelCalls: map[int]window{},
+		scriptStack:   map[int64][]scriptRun{},
+		scriptOf:      map[string]string{},
+		domStats:      map[string][]*domStats{},
+		workerThreads: map[int64]bool{},
+		threads:       map[int64]map[int64][]threadEvent{},
+		recv:          map[int64]map[int64][]recvEvent{},
+		nameIDs:       map[string]uint16{},
+		siteKeys:      []string{""},
+		siteIDs:       map[string]uint32{},
+		seenPID:       map[int64]bool{},
+		open:          map[int64][]threadEvent{},
+		scopes:        map[int64][]siteScope{},
+	}
+}
+
+func isJSInvocation(name string) bool {
+	switch name {
+	case "RunMicrotasks", "FunctionCall", "EvaluateScript", "v8.evaluateModule", "EventDispatch", "V8.Execute", "V8Console::runTask":
+		return true
+	}
+	return strings.HasPrefix(name, "v8") || strings.HasPrefix(name, "V8")
+}
+
+// accommodate pops the events of stack that ended before ev, then pushes ev.
+func accommodate(stack []timed, t timed, push bool) []timed {
+	for n := len(stack); n > 0 && t.TS > stack[n-1].TS+stack[n-1].Dur; n = len(stack) {
+		stack = stack[:n-1]
+	}
+	if push {
+		stack = append(stack, t)
+	}
+	return stack
+}
+
+func (r *renderer) handle(ev *event, m *meta) {
+	t := timed{Index: ev.Index, TS: ev.TS, Dur: ev.Dur, PID: ev.PID, TID: ev.TID}
+	if !r.seenPID[ev.PID] && (ev.Ph == "B" || ev.Ph == "E" || ev.Ph == "X" || ev.Ph == "I" || ev.Ph == "i") {
+		r.seenPID[ev.PID] = true
+		r.pidOrder = append(r.pidOrder, ev.PID)
+	}
+
+	var layout *layoutEvent
+	if (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") && ev.Ph == "X" {
+		layout = r.layoutEvent(ev, t)
+	}
+
+	// Forced reflows: layout or style work inside script, per top-level
+	// task, as DevTools' warnings handler finds them.
+	r.allStack = accommodate(r.allStack, t, true)
+	r.jsStack = accommodate(r.jsStack, t, isJSInvocation(ev.Name))
+	handled := false
+	if len(r.jsStack) > 0 && (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") {
+		if layout == nil {
+			layout = r.layoutEvent(ev, t) // a B or E half: DevTools counts it too
+		}
+		r.taskReflows = append(r.taskReflows, layout)
+		handled = true
+	}
+	if !handled && len(r.allStack) == 1 {
+		total := 0.0
+		for _, l := range r.taskReflows {
+			total += l.Dur
+		}
+		if total >= forcedReflowThreshold {
+			for _, l := range r.taskReflows {
+				l.forced = true
+				r.forcedReflows = append(r.forcedReflows, l)
+			}
+		}
+		r.taskReflows = r.taskReflows[:0]
+	}
+	if ev.Name == "RunTask" && ev.Dur > longTaskThreshold {
+		r.longTasks = append(r.longTasks, t)
+	}
+
+	switch ev.Name {
+	case "ResourceSendRequest":
+		if st := r.scripts(ev.TID, ev.TS); len(st) > 0 {
+			var a struct {
+				Data struct {
+					RequestID string `json:"requestId"`
+				} `json:"data"`
+			}
+			if ev.unmarshalArgs(&a) {
+				if _, ok := r.scriptOf[a.Data.RequestID]; !ok {
+					u := ""
+					for i := len(st) - 1; i >= 0 && u == ""; i-- {
+						u = st[i].url
+					}
+					// "" still says script was running: its document's,
+					// then (see displayInitiators).
+					r.scriptOf[a.Data.RequestID] = u
+				}
+			}
+		}
+	default:
+		if ev.Ph == "X" && (isJSInvocation(ev.Name) || ev.Name == "TimerFire") {
+			u := ""
+			if ev.Name == "EvaluateScript" || ev.Name == "FunctionCall" {
+				u, _ = eventURL(ev)
+			}
+			st := r.scripts(ev.TID, ev.TS)
+			r.scriptStack[ev.TID] = append(st, scriptRun{end: ev.TS + ev.Dur, url: u})
+		}
+	}
+	switch ev.Name {
+	case "TracingSessionIdForWorker":
+		var a struct {
+			Data *struct {
+				WorkerThreadID int64 `json:"workerThreadId"`
+			} `json:"data"`
+		}
+		if ev.unmarshalArgs(&a) && a.Data != nil {
+			r.workerThreads[a.Data.WorkerThreadID] = true
+		}
+	case "DOMStats":
+		var a struct {
+			Data struct {
+				Frame         string  `json:"frame"`
+				TotalElements float64 `json:"totalElements"`
+				MaxDepth      *struct {
+					Depth    float64 `json:"depth"`
+					NodeName string  `json:"nodeName"`
+					NodeID   int64   `json:"nodeId"`
+				} `json:"maxDepth"`
+				MaxChildren *struct {
+					NumChildren float64 `json:"numChildren"`
+					NodeName    string  `json:"nodeName"`
+					NodeID      int64   `json:"nodeId"`
+				} `json:"maxChildren"`
+			} `json:"data"`
+		}
+		if ev.unmarshalArgs(&a) {
+			d := a.Data
+			r.domStats[d.Frame] = append(r.domStats[d.Frame], &domStats{timed: t, Frame: d.Frame,
+				TotalElements: d.TotalElements, MaxDepth: d.MaxDepth, MaxChildren: d.MaxChildren})
+		}
+	case "FunctionCall":
+		if ev.Ph == "X" {
+			fc := funcCall{timed: t}
+			var a struct {
+				Data *callFrame `json:"data"`
+			}
+			if ev.unmarshalArgs(&a) && a.Data != nil {
+				fc.frame, fc.has = *a.Data, true
+				if !ev.urlDone && a.Data.URL != "" && !containsAny(ev.Args, `"stackTrace"`) {
+					ev.url, ev.urlDone = a.Data.URL, true
+				}
+			}
+			st := r.funcStack[ev.TID]
+			for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
+				st = st[:n-1]
+			}
+			r.funcStack[ev.TID] = append(st, fc)
+		}
+	}
+	if layout != nil && ev.Ph == "X" {
+		// The innermost FunctionCall around the layout, if any.
+		st := r.funcStack[ev.TID]
+		for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
+			st = st[:n-1]
+		}
+		r.funcStack[ev.TID] = st
+		if n := len(st); n > 0 && st[n-1].has {
+			f := st[n-1].frame
+			layout.topLevel, layout.topLevelEvent = &f, st[n-1].Index
+			r.topLevelCalls[st[n-1].Index] = window{Min: st[n-1].TS, Max: st[n-1].TS + st[n-1].Dur}
+		}
+		if layout.Dur >= domSizeDuration {
+			r.largeLayouts = append(r.largeLayouts, layout)
+		}
+	}
+	r.keepThreadEvent(ev, m)
+}
+
+// scripts returns the scripts still running on thread tid at ts.
+func (r *renderer) scripts(tid int64, ts float64) []scriptRun {
+	st := r.scriptStack[tid]
+	for n := len(st); n > 0 && ts >= st[n-1].end; n = len(st) {
+		st = st[:n-1]
+	}
+	r.scriptStack[tid] = st
+	return st
+}
+
+func (r *renderer) layoutEvent(ev *event, t timed) *layoutEvent {
+	var a struct {
+		BeginData *struct {
+			Frame        string      `json:"frame"`
+			DirtyObjects float64     `json:"dirtyObjects"`
+			TotalObjects float64     `json:"totalObjects"`
+			StackTrace   []callFrame `json:"stackTrace"`
+		} `json:"beginData"`
+		ElementCount float64 `json:"elementCount"`
+		Data         *struct {
+			Frame      string      `json:"frame"`
+			StackTrace []callFrame `json:"stackTrace"`
+		} `json:"data"`
+		StackTrace []callFrame `json:"stackTrace"`
+	}
+	ev.unmarshalArgs(&a)
+	l := &layoutEvent{timed: t, Name: ev.Name, ElementCount: a.ElementCount}
+	var stack []callFrame
+	switch {
+	case a.Data != nil && a.Data.StackTrace != nil:
+		stack = a.Data.StackTrace
+	case a.StackTrace != nil:
+		stack = a.StackTrace
+	case a.BeginData != nil:
+		stack = a.BeginData.StackTrace
+	}
+	if a.BeginData != nil {
+		l.Frame, l.DirtyObjects, l.TotalObjects = a.BeginData.Frame, a.BeginData.DirtyObjects, a.BeginData.TotalObjects
+	}
+	if l.Frame == "" && a.Data != nil {
+		l.Frame = a.Data.Frame
+	}
+	if len(stack) > 0 {
+		top := stack[0]
+		// Layout and style events carry one-based positions.
+		if top.LineNumber != 0 {
+			top.LineNumber--
+		}
+		if top.ColumnNumber != 0 {
+			top.ColumnNumber--
+		}
+		l.StackTop = &top
+	}
+	return l
+}
+
+// visibleEvents are the events DevTools shows in its timeline, the only
+// ones its bottom-up tree counts time for.
+var visibleEvents = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Split("AbortPostTaskCallback,Animation,AsyncTask,v8.deserializeOnBackground,v8.produceModuleCache,v8.produceCache,CancelAnimationFrame,CancelIdleCallback,Commit,V8.CompileCode,V8.CompileModule,v8.compile,CompositeLayers,ComputeIntersections,ConsoleTime,CppGC.IncrementalSweep,DoDecryptReply,DoDecrypt,DoDigestReply,DoDigest,DoEncryptReply,DoEncrypt,DoSignReply,DoSign,DoVerifyReply,DoVerify,Decode Image,EmbedderCallback,v8.evaluateModule,EvaluateScript,EventDispatch,EventTiming,V8.FinalizeDeserialization,FireAnimationFrame,FireIdleCallback,FunctionCall,BlinkGC.AtomicPhase,GCEvent,GPUTask,HandlePostMessage,HitTest,JSSample,Layerize,Layout,MajorGC,MinorGC,V8.OptimizeCode,PaintSetup,Paint,ParseAuthorStyleSheet,ParseHTML,PrePaint,ProfileCall,Program,RasterTask,RequestAnimationFrame,RequestIdleCallback,ResourceFinish,ResourceReceivedData,ResourceReceiveResponse,ResourceSendRequest,ResourceWillSendRequest,RunMicrotasks,RunPostTaskCallback,RunTask,SchedulePostMessage,SchedulePostTaskCallback,ScheduleStyleRecalculation,ScrollLayer,CpuProfiler::StartProfiling,v8.parseOnBackgroundParsing,v8.parseOnBackgroundWaiting,v8.parseOnBackground,SyntheticLayoutShiftCluster,SyntheticLayoutShift,TimeStamp,TimerFire,TimerInstall,TimerRemove,UpdateLayerTree,UpdateLayoutTree,UserTiming,V8Console::runTask,v8.wasm.cachedModule,v8.wasm.compiledModule,v8.wasm.moduleCacheHit,v8.wasm.moduleCacheInvalid,v8.wasm.streamFromResponseCallback,WebSocketCreate,WebSocketDestroy,WebSocketReceiveHandshakeResponse,WebSocketReceive,WebSocketSendHandshakeRequest,WebSocketSend,XHRLoad,XHRReadyStateChange", ",") {
+		visibleEvents[n] = true
+	}
+}
+
+func visibleType(ev *event) string {
+	switch {
+	case strings.Contains(ev.Cat, "blink.console"):
+		return "ConsoleTime"
+	case strings.Contains(ev.Cat, "blink.user_timing"):
+		return "UserTiming"
+	}
+	return ev.Name
+}
+
+// keepThreadEvent keeps what third-party attribution needs of an event of
+// a renderer main thread: its time, and the URL it concerns.
+func (r *renderer) keepThreadEvent(ev *event, m *meta) {
+	if m.threadNames[ev.PID][ev.TID] != "CrRendererMain" {
+		return
+	}
+	switch ev.Ph {
+	case "X", "I", "i", "n", "B", "E":
+	default:
+		return
+	}
+	if ev.Ph == "E" {
+		st := r.open[ev.TID]
+		if len(st) == 0 {
+			return
+		}
+		te := st[len(st)-1]
+		r.open[ev.TID] = st[:len(st)-1]
+		te.Dur = ev.TS - te.TS
+		if te.name != 0 && te.Dur > 0 {
+			r.addThreadEvent(ev.PID, ev.TID, te)
+		}
+		return
+	}
+	if !visibleEvents[visibleType(ev)] {
+		if ev.Ph == "B" {
+			// Still paired with its E so that the pairing stays right.
+			r.open[ev.TID] = append(r.open[ev.TID], threadEvent{TS: ev.TS})
+		}
+		return
+	}
+	if ev.Name == "ResourceReceivedData" || ev.Name == "ResourceFinish" || ev.Name == "ResourceReceiveResponse" {
+		var a struct {
+			Data struct {
+				RequestID         string  `json:"requestId"`
+				EncodedDataLength float64 `json:"encodedDataLength"`
+				FromCache         bool    `json:"fromCache"`
+			} `json:"data"`
+		}
+		ev.unmarshalArgs(&a)
+		re := recvEvent{TS: ev.TS, reqID: a.Data.RequestID, encoded: a.Data.EncodedDataLength, cacheHit: a.Data.FromCache,
+			kind: map[string]byte{"ResourceReceivedData": 1, "ResourceFinish": 2, "ResourceReceiveResponse": 3}[ev.Name]}
+		byTID := r.recv[ev.PID]
+		if byTID == nil {
+			byTID = map[int64][]recvEvent{}
+			r.recv[ev.PID] = byTID
+		}
+		byTID[ev.TID] = append(byTID[ev.TID], re)
+		if ev.Ph != "X" && ev.Ph != "B" {
+			return
+		}
+	}
+	if ev.Ph != "X" && ev.Ph != "B" {
+		return // an instant event takes no time
+	}
+	te := threadEvent{TS: ev.TS, Dur: ev.Dur, name: r.nameID(ev.Name)}
+	if ev.Args != nil {
+		if u, req := eventURL(ev); u != "" {
+			te.site = r.siteID("u:" + u)
+		} else if req != "" {
+			te.site = r.siteID("r:" + req)
+		}
+	}
+	if ev.Ph == "B" {
+		r.open[ev.TID] = append(r.open[ev.TID], te)
+		return
+	}
+	if te.Dur <= 0 {
+		return
+	}
+	sc := r.scopes[ev.TID]
+	for n := len(sc); n > 0 && sc[n-1].end <= te.TS; n = len(sc) {
+		sc = sc[:n-1]
+	}
+	inSite := te.site != 0 || (len(sc) > 0 && sc[len(sc)-1].inSite)
+	r.scopes[ev.TID] = append(sc, siteScope{end: te.TS + te.Dur, inSite: inSite})
+	if inSite {
+		r.addThreadEvent(ev.PID, ev.TID, te)
+	}
+}
+
+func (r *renderer) nameID(n string) uint16 {
+	if id, ok := r.nameIDs[n]; ok {
+		return id
+	}
+	if len(r.names) == 0 {
+		r.names = append(r.names, "") // 0: none
+	}
+	id := uint16(len(r.names))
+	r.names = append(r.names, n)
+	r.nameIDs[n] = id
+	return id
+}
+
+func (r *renderer) siteID(key string) uint32 {
+	if id, ok := r.siteIDs[key]; ok {
+		return id
+	}
+	id := uint32(len(r.siteKeys))
+	r.siteKeys = append(r.siteKeys, key)
+	r.siteIDs[key] = id
+	return id
+}
+
+func (r *renderer) addThreadEvent(pid, tid int64, te threadEvent) {
+	byTID := r.threads[pid]
+	if byTID == nil {
+		byTID = map[int64][]threadEvent{}
+		r.threads[pid] = byTID
+	}
+	byTID[tid] = append(byTID[tid], te)
+}
+
+// eventURL returns the URL an event concerns, as DevTools' getNonResolvedURL
+// finds it, or the id of the request it concerns.
+func eventURL(ev *event) (url, reqID string) {
+	if !ev.urlDone {
+		ev.url, ev.reqID = findEventURL(ev)
+		ev.urlDone = true
+	}
+	return ev.url, ev.reqID
+}
+
+func findEventURL(ev *event) (url, reqID string) {
+	if !containsAny(ev.Args, `"url"`, `"stylesheetUrl"`, `"stackTrace"`, `"requestId"`) {
+		return "", ""
+	}
+	var a struct {
+		Data *struct {
+			StylesheetURL string      `json:"stylesheetUrl"`
+			StackTrace    []callFrame `json:"stackTrace"`
+			URL           string      `json:"url"`
+			RequestID     string      `json:"requestId"`
+		} `json:"data"`
+		BeginData *struct {
+			URL string `json:"url"`
+		} `json:"beginData"`
+	}
+	ev.unmarshalArgs(&a)
+	if ev.Name == "ParseAuthorStyleSheet" && a.Data != nil {
+		return a.Data.StylesheetURL, ""
+	}
+	if a.Data != nil && len(a.Data.StackTrace) > 0 {
+		return a.Data.StackTrace[0].URL, ""
+	}
+	if ev.Name == "ParseHTML" && a.BeginData != nil {
+		return a.BeginData.URL, ""
+	}
+	if a.Data != nil && a.Data.URL != "" {
+		return a.Data.URL, ""
+	}
+	if a.Data != nil {
+		return "", a.Data.RequestID
+	}
+	return "", ""
+}
+
+func containsAny(b []byte, subs ...string) bool {
+	for _, sub := range subs {
+		if bytes.Contains(b, []byte(sub)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *renderer) finalize() {
+	// The main threads' events in time order, once for every insight set.
+	for _, byTID := range r.threads {
+		for tid, evs := range byTID {
+			sortStable(evs, func(a, b threadEvent) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
+			byTID[tid] = slices.Clip(evs)
+		}
+	}
+	r.scopes, r.open = nil, nil
+	kept := r.longTasks[:0]
+	for _, t := range r.longTasks {
+		if !r.workerThreads[t.TID] {
+			kept = append(kept, t)
+		}
+	}
+	r.longTasks = kept
+}

@@ -1,0 +1,516 @@
+package page
+
+// Performance traces: the page actor records them (Tracing on its own
+// session), streams them to the writer its caller gives, and analyses them
+// on the way (package page/trace). Tracing is the page's business, like
+// any other tool: a page that records holds no lock that other pages wait
+// on, and its own calls keep running in order.
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/dom"
+	cdpio "github.com/mafredri/cdp/protocol/io"
+	"github.com/mafredri/cdp/protocol/network"
+	"github.com/mafredri/cdp/protocol/tracing"
+
+	ptrace "github.com/tabhive/tabhive/page/trace"
+)
+
+// ErrTraceRunning is returned by [Actor.StartTrace] when the page is
+// already recording a trace.
+var ErrTraceRunning = errors.New("a performance trace is already running on this page")
+
+// ErrTracingElsewhere is returned by [Actor.StartTrace] when Chrome is
+// already recording a trace that tabhive did not start (DevTools, or
+// another client of the same browser): Chrome records one at a time.
+var ErrTracingElsewhere = errors.New("Chrome is already recording a trace started elsewhere")
+
+// ErrNoTrace is returned by [Actor.StopTrace] when the page is not
+// recording a trace.
+var ErrNoTrace = errors.New("no performance trace is running on this page")
+
+// traceCategories are what DevTools' Performance panel records by default,
+// with JavaScript sampling (which it turns on by default too) and without
+// screenshots, which make a trace several times larger.
+var traceCategories = []string{
+	"blink.console",
+	"blink.user_timing",
+	"loading",
+	"devtools.timeline",
+	"disabled-by-default-devtools.target-rundown",
+	"disabled-by-default-devtools.timeline.frame",
+	"disabled-by-default-devtools.timeline.stack",
+	"disabled-by-default-devtools.timeline",
+	"disabled-by-default-devtools.v8-source-rundown-sources",
+	"disabled-by-default-devtools.v8-source-rundown",
+	"disabled-by-default-layout_shift.debug",
+	"disabled-by-default-v8.inspector",
+	"disabled-by-default-v8.cpu_profiler.hires",
+	"disabled-by-default-lighthouse",
+	"v8.execute",
+	"v8",
+	"cppgc",
+	"navigation,rail",
+	"disabled-by-default-v8.cpu_profiler",
+}
+
+// traceChunk is how much of a trace one IO.read asks for. All pages share
+// one channel to Chromium, and a reply holds it while it passes (escaped
+// JSON, larger than the chunk): small enough that other pages' messages
+// pass between chunks without waiting long on a loaded machine, large
+// enough that a 100 MB trace takes a few hundred round trips, not
+// thousands.
+const traceChunk = 512 << 10
+
+// traceState is the page's recording, owned by the run goroutine.
+type traceState struct {
+	// running is set from Tracing.start until Tracing.end.
+	running bool
+	// lease is the browser's trace slot while running (TraceOptions.Lease),
+	// released when the recording ends.
+	lease interface{ Release() }
+	// complete, when non-nil, receives the stream of the trace Chrome
+	// finished (Tracing.tracingComplete); set while StopTrace waits for it.
+	complete chan cdpio.StreamHandle
+}
+
+// TraceDiscardedError reports a recording that ended before it could be
+// saved: the reload that StartTrace made for it failed (the page closed,
+// the deadline passed), and the partial trace was dropped.
+type TraceDiscardedError struct{ Err error }
+
+func (e *TraceDiscardedError) Error() string {
+	return "the trace was discarded: " + e.Err.Error()
+}
+
+func (e *TraceDiscardedError) Unwrap() error { return e.Err }
+
+// TraceOptions say how [Actor.StartTrace] records.
+type TraceOptions struct {
+	// Reload loads the page again once recording has started, so that the
+	// trace covers a whole page load: first about:blank, then the page's
+	// URL, waiting for it to load and settle.
+	Reload bool
+	// IgnoreCache bypasses the HTTP cache for that load (a cold load).
+	IgnoreCache bool
+	// Lease, if set, is the browser's trace slot (Chrome records one trace
+	// at a time), which the caller took for this recording. StartTrace
+	// takes charge of it: it is released when the recording ends, stopped
+	// or discarded, and when StartTrace fails. (A page that goes away while
+	// recording frees the slot by going.)
+	Lease interface{ Release() }
+}
+
+// StartTrace starts recording a performance trace of the page. With
+// Reload it returns once the page has loaded again and settled. It fails
+// with [ErrTraceRunning] if the page is already recording; a dialog open
+// on the page fails it with a [*DialogError].
+func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error) {
+	return ask(ctx, a, func(ctx context.Context) (st State, err error) {
+		if a.trace.running {
+			return State{}, ErrTraceRunning
+		}
+		defer func() {
+			if err != nil && opts.Lease != nil {
+				opts.Lease.Release()
+			}
+		}()
+		if err := a.needRenderer(); err != nil {
+			return State{}, err
+		}
+		target := a.url
+		if opts.Reload {
+			// Leave the page first, so that the trace starts on a clean
+			// slate and its first navigation is the page's load.
+			if _, err := a.navigate(ctx, Navigation{Kind: NavigateURL, URL: "about:blank"}); err != nil {
+				return State{}, err
+			}
+		}
+		cfg := tracing.TraceConfig{IncludedCategories: traceCategories, ExcludedCategories: []string{"*"}}
+		err = a.call(ctx, func(ctx context.Context) error {
+			return a.c.Tracing.Start(ctx, tracing.NewStartArgs().
+				SetTraceConfig(cfg).
+				SetTransferMode("ReturnAsStream").
+				SetStreamFormat(tracing.StreamFormatJSON).
+				SetStreamCompression(tracing.StreamCompressionNone))
+		})
+		if err != nil {
+			if strings.Contains(err.Error(), "already been started") {
+				return State{}, ErrTracingElsewhere
+			}
+			return State{}, fmt.Errorf("start tracing: %w", err)
+		}
+		a.trace.running, a.trace.lease = true, opts.Lease
+		if opts.Reload {
+			if err := a.traceReload(ctx, target, opts.IgnoreCache); err != nil {
+				a.discardTrace(ctx)
+				return State{}, &TraceDiscardedError{Err: err}
+			}
+		}
+		return a.state(), nil
+	})
+}
+
+// traceReload loads target, with the cache off if ignoreCache.
+func (a *Actor) traceReload(ctx context.Context, target string, ignoreCache bool) error {
+	if ignoreCache {
+		if err := a.call(ctx, func(ctx context.Context) error {
+			return a.c.Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(true))
+		}); err != nil {
+			return fmt.Errorf("disable the cache: %w", err)
+		}
+		defer func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			a.act.Await(rctx, func(ctx context.Context) error {
+				return a.c.Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(false))
+			}, nil)
+		}()
+	}
+	res, err := a.navigate(ctx, Navigation{Kind: NavigateURL, URL: target})
+	if err != nil {
+		return err
+	}
+	a.navigated(ctx, res)
+	return nil
+}
+
+// TraceStop says where [Actor.StopTrace] writes the trace.
+type TraceStop struct {
+	// Out receives the trace file as Chrome streams it: the JSON
+	// trace-event format, with Chrome's metadata, as DevTools and Perfetto
+	// load it. A write error stops the copy.
+	Out io.Writer
+	// Options describe the recording, for the report. Zero fields are
+	// filled from what the page emulates (its CPU slowdown and network
+	// conditions), as chrome-devtools-mcp reports them.
+	Options ptrace.Options
+}
+
+// TraceResult is a finished trace.
+type TraceResult struct {
+	// Report is the trace's analysis. It is nil when the trace could not
+	// be analysed (AnalyzeErr says why); the file is complete all the same.
+	Report     *ptrace.Report
+	AnalyzeErr error
+	// Bytes is the size of the trace written to Out.
+	Bytes int64
+	State
+}
+
+// StopTrace stops the page's recording, copies the trace to stop.Out and
+// analyses it as it goes, never holding the whole trace in memory. The
+// report is kept as the page's last ([Actor.LastTrace]). It fails with
+// [ErrNoTrace] if the page is not recording. When it fails after the copy
+// began (the page closed, the deadline passed, Out failed), what was
+// written is a partial trace.
+func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, error) {
+	// The copy runs on an Await goroutine, and ask returns when ctx ends
+	// even if the actor is still at work: whichever way StopTrace returns,
+	// the copy writes to stop.Out through a gate closed first, and hands
+	// its result over a channel, so that nothing it does reaches the
+	// caller afterwards.
+	out := &gate{w: stop.Out}
+	defer out.close()
+	return ask(ctx, a, func(ctx context.Context) (TraceResult, error) {
+		var res TraceResult
+		if !a.trace.running {
+			return res, ErrNoTrace
+		}
+		start := time.Now()
+		handle, err := a.endTrace(ctx)
+		if err != nil {
+			return res, err
+		}
+		a.log.Debug().Dur("took", time.Since(start)).Msg("trace ended")
+		defer a.closeStream(ctx, handle)
+		done := make(chan readResult, 1)
+		opts := stop.Options
+		if emu := a.emu.inForce(); opts.CPUThrottling == 0 && opts.NetworkThrottling == "" {
+			opts.CPUThrottling, opts.NetworkThrottling = emu.CPU, emu.Network
+		}
+		err = a.act.Await(ctx, func(ctx context.Context) error {
+			r := readTrace(ctx, a, handle, out, opts)
+			done <- r
+			return r.err
+		}, nil)
+		out.close()
+		if err != nil {
+			return res, err
+		}
+		r := <-done
+		res.Report, res.AnalyzeErr, res.Bytes = r.report, r.analyzeErr, r.bytes
+		a.log.Debug().Int64("bytes", r.bytes).Dur("took", time.Since(start)).Msg("trace saved and analysed")
+		if res.Report != nil {
+			a.describeNodes(ctx, res.Report)
+			a.lastTrace.Store(res.Report)
+		}
+		res.State = a.state()
+		return res, nil
+	})
+}
+
+// gate passes writes on to w until it is closed; close waits for a write
+// in progress.
+type gate struct {
+	mu     sync.Mutex // guards closed, and serialises writes with close
+	w      io.Writer
+	closed bool
+}
+
+var errGateClosed = errors.New("the trace's output was closed")
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return 0, errGateClosed
+	}
+	return g.w.Write(p)
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// AbortTrace stops the page's recording, if any, and discards the trace. It
+// is for a caller that gave up between StartTrace and StopTrace: it leaves
+// nothing running.
+func (a *Actor) AbortTrace(ctx context.Context) error {
+	_, err := ask(ctx, a, func(ctx context.Context) (struct{}, error) {
+		a.discardTrace(ctx)
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// LastTrace returns the report of the page's last trace, or nil. It does
+// not wait for the page: the report is published when StopTrace finishes.
+func (a *Actor) LastTrace() *ptrace.Report { return a.lastTrace.Load() }
+
+// discardTrace ends a recording and drops its data, under a bound of its
+// own: it runs when the caller has given up, too.
+func (a *Actor) discardTrace(ctx context.Context) {
+	if !a.trace.running {
+		return
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	handle, err := a.endTrace(dctx)
+	if err != nil {
+		a.log.Debug().Err(err).Msg("end a discarded trace")
+		return
+	}
+	a.closeStream(dctx, handle)
+}
+
+// endTrace ends the recording and waits for Chrome to say where the trace
+// is. The recording is over whatever happens.
+func (a *Actor) endTrace(ctx context.Context) (cdpio.StreamHandle, error) {
+	a.trace.running = false
+	if l := a.trace.lease; l != nil {
+		// Chrome's recording is over once Tracing.end returns; the copy
+		// that follows does not need the slot.
+		defer l.Release()
+		a.trace.lease = nil
+	}
+	done := make(chan cdpio.StreamHandle, 1)
+	a.trace.complete = done
+	defer func() { a.trace.complete = nil }()
+	if err := a.call(ctx, func(ctx context.Context) error { return a.c.Tracing.End(ctx) }); err != nil {
+		return "", fmt.Errorf("end tracing: %w", err)
+	}
+	var handle cdpio.StreamHandle
+	err := a.act.Await(ctx, func(ctx context.Context) error {
+		select {
+		case handle = <-done:
+			return nil
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}, nil)
+	if err != nil {
+		return "", fmt.Errorf("wait for the trace: %w", err)
+	}
+	if handle == "" {
+		return "", errors.New("Chrome finished the trace without a stream")
+	}
+	return handle, nil
+}
+
+// traceComplete applies Tracing.tracingComplete.
+func (a *Actor) traceComplete(params json.RawMessage) error {
+	var e struct {
+		Stream cdpio.StreamHandle `json:"stream"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	if a.trace.complete != nil {
+		select {
+		case a.trace.complete <- e.Stream:
+		default:
+		}
+		return nil
+	}
+	if e.Stream != "" {
+		// Nobody waits for it any more (the caller gave up while Chrome
+		// was finishing): release it, or Chrome keeps the whole trace for
+		// as long as the page lives.
+		a.log.Debug().Msg("close the stream of an abandoned trace")
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			a.c.IO.Close(ctx, cdpio.NewCloseArgs(e.Stream))
+		}()
+	}
+	return nil
+}
+
+// closeStream releases the trace's stream in Chrome, under a bound of its
+// own (the caller may have given up).
+func (a *Actor) closeStream(ctx context.Context, handle cdpio.StreamHandle) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	a.act.Await(cctx, func(ctx context.Context) error {
+		return a.c.IO.Close(ctx, cdpio.NewCloseArgs(handle))
+	}, nil)
+}
+
+// readResult is what readTrace found.
+type readResult struct {
+	report     *ptrace.Report
+	analyzeErr error
+	bytes      int64
+	err        error
+}
+
+// readTrace copies the stream to out and to the analysis, which runs on a
+// goroutine of its own that readTrace waits for. It runs on an Await
+// goroutine and touches no actor state but the session.
+func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, opts ptrace.Options) readResult {
+	var r readResult
+	pr, pw := io.Pipe()
+	analysed := make(chan struct{})
+	go func() {
+		defer close(analysed)
+		r.report, r.analyzeErr = ptrace.Analyze(pr, opts)
+		// Whatever the analysis left unread is not wanted: later writes
+		// fail at once instead of blocking.
+		pr.CloseWithError(errAnalysisDone)
+	}()
+	r.err = copyStream(ctx, a, handle, out, pw, &r.bytes)
+	pw.CloseWithError(r.err) // nil: the analysis sees the end of the trace
+	<-analysed
+	if r.err != nil {
+		r.report, r.analyzeErr = nil, nil
+	}
+	return r
+}
+
+var errAnalysisDone = errors.New("the analysis has finished")
+
+func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, analysis io.Writer, n *int64) error {
+	analysing := true
+	for {
+		r, err := a.c.IO.Read(ctx, cdpio.NewReadArgs(handle).SetSize(traceChunk))
+		if err != nil {
+			return fmt.Errorf("read the trace: %w", err)
+		}
+		data := []byte(r.Data)
+		if r.Base64Encoded != nil && *r.Base64Encoded {
+			if data, err = base64.StdEncoding.DecodeString(r.Data); err != nil {
+				return fmt.Errorf("read the trace: %w", err)
+			}
+		}
+		if len(data) > 0 {
+			if _, err := out.Write(data); err != nil {
+				return fmt.Errorf("write the trace: %w", err)
+			}
+			*n += int64(len(data))
+			if analysing {
+				if _, err := analysis.Write(data); err != nil {
+					analysing = false // the analysis ended early; the file goes on
+				}
+			}
+		}
+		if r.EOF {
+			return nil
+		}
+	}
+}
+
+// describeNodes describes the report's LCP elements as an agent finds them
+// in a snapshot (role and accessible name), while the page still has them.
+// Nodes of an earlier document are gone; they keep their tag name alone.
+func (a *Actor) describeNodes(ctx context.Context, r *ptrace.Report) {
+	ids := r.LCPNodes()
+	if len(ids) == 0 || a.dialog != nil {
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	out := map[int64]string{}
+	a.call(dctx, func(ctx context.Context) error {
+		for _, id := range ids {
+			if d := describeNode(ctx, a, dom.BackendNodeID(id)); d != "" {
+				out[id] = d
+			}
+		}
+		return nil
+	})
+	r.Describe(out)
+}
+
+func describeNode(ctx context.Context, a *Actor, id dom.BackendNodeID) string {
+	var role, name string
+	if ax, err := a.c.Accessibility.GetPartialAXTree(ctx, accessibility.NewGetPartialAXTreeArgs().SetBackendNodeID(id).SetFetchRelatives(false)); err == nil {
+		for _, n := range ax.Nodes {
+			if n.BackendDOMNodeID == nil || *n.BackendDOMNodeID != id {
+				continue
+			}
+			if n.Role != nil {
+				json.Unmarshal(n.Role.Value, &role)
+			}
+			if n.Name != nil {
+				json.Unmarshal(n.Name.Value, &name)
+			}
+		}
+	}
+	var tag string
+	if d, err := a.c.DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetBackendNodeID(id)); err == nil {
+		tag = strings.ToLower(d.Node.NodeName)
+		for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
+			switch k, v := d.Node.Attributes[i], d.Node.Attributes[i+1]; k {
+			case "id", "class", "src", "alt":
+				if len(v) > 80 {
+					v = v[:80] + "…"
+				}
+				tag += fmt.Sprintf(" %s=%q", k, v)
+			}
+		}
+		tag = "<" + tag + ">"
+	}
+	switch {
+	case role != "" && role != "none" && role != "generic" && name != "":
+		if len(name) > 100 {
+			name = name[:100] + "…"
+		}
+		return strings.TrimSpace(fmt.Sprintf("%s \"%s\" %s", role, name, tag))
+	case tag != "":
+		return tag
+	}
+	return ""
+}

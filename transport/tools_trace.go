@@ -1,0 +1,260 @@
+package transport
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/page"
+	ptrace "github.com/tabhive/tabhive/page/trace"
+	"github.com/tabhive/tabhive/transport/sandbox"
+)
+
+const (
+	// startTraceBudget bounds performance_start_trace: leaving the page,
+	// loading it again and letting it settle (a navigation's budget,
+	// stretched by emulation as every page tool's is), the quiet period,
+	// then stopping as performance_stop_trace does.
+	startTraceBudget = traceWait + 30*time.Second + traceQuiet + stopTraceBudget
+	// traceWait bounds how long a recording waits for another page's to
+	// end: Chrome records one trace at a time per browser.
+	traceWait = 60 * time.Second
+	// stopTraceBudget bounds performance_stop_trace: Chrome flushing its
+	// trace buffers, then streaming the trace and analysing it on the way.
+	// A 100 MB trace takes seconds on a quiet machine, and minutes on one
+	// loaded ten times over.
+	stopTraceBudget = 5 * time.Minute
+	// traceHeadroom is what stopping leaves of its budget for the reply,
+	// so that a trace cut short says so instead of the generic timeout.
+	traceHeadroom = 2 * time.Second
+	// analyzeBudget bounds performance_analyze_insight, which reads a
+	// report already made.
+	analyzeBudget = 10 * time.Second
+	// traceQuiet is how long autoStop keeps recording after the page has
+	// loaded (or, without reload, after the trace started), as
+	// chrome-devtools-mcp does: late work such as a banner inserted a
+	// second after load, and its layout shifts, is in the trace.
+	traceQuiet = 5 * time.Second
+)
+
+// traceTools record and analyse performance traces.
+func (s *Server) traceTools() []*tool {
+	start := tool{name: "performance_start_trace", page: true, action: true,
+		description: "Start a performance trace on the target webpage. Use to find frontend performance issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed."}
+	stop := tool{name: "performance_stop_trace", page: true,
+		description: "Stop the active performance trace recording on the target webpage."}
+	analyze := tool{name: "performance_analyze_insight", page: true, readOnly: true,
+		description: "Provides more detailed information on a specific Performance Insight of an insight set that was highlighted in the results of a trace recording."}
+	return []*tool{
+		define(start, fixed[startTraceArgs](startTraceBudget), s.runStartTrace),
+		define(stop, fixed[stopTraceArgs](stopTraceBudget), s.runStopTrace),
+		define(analyze, fixed[analyzeInsightArgs](analyzeBudget), s.runAnalyzeInsight),
+	}
+}
+
+type startTraceArgs struct {
+	Reload      *bool  `json:"reload" desc:"Determines if, once tracing has started, the target page should be automatically reloaded. Navigate the page to the right URL using the navigate_page tool BEFORE starting the trace if reload or autoStop is set to true. Defaults to true."`
+	AutoStop    *bool  `json:"autoStop" desc:"Determines if the trace recording should be automatically stopped. Defaults to true."`
+	IgnoreCache bool   `json:"ignoreCache" desc:"Whether to bypass the HTTP cache when reloading the page, to measure a cold page load. Only applies if reload is true."`
+	FilePath    string `json:"filePath" desc:"The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed). If omitted, the trace is saved, compressed, in the session's private directory."`
+}
+
+type stopTraceArgs struct {
+	FilePath string `json:"filePath" desc:"The absolute file path, or a file path relative to the current working directory, to save the raw trace data. For example, trace.json.gz (compressed) or trace.json (uncompressed). If omitted, the trace is saved, compressed, in the session's private directory."`
+}
+
+type analyzeInsightArgs struct {
+	InsightSetID string `json:"insightSetId" required:"true" desc:"The id for the specific insight set. Only use the ids given in the \"Available insight sets\" list."`
+	InsightName  string `json:"insightName" required:"true" desc:"The name of the Insight you want more information on. For example: \"DocumentLatency\" or \"LCPBreakdown\""`
+}
+
+func (s *Server) runStartTrace(ctx context.Context, c *call, a *startTraceArgs) error {
+	reload := a.Reload == nil || *a.Reload
+	autoStop := a.AutoStop == nil || *a.AutoStop
+	// A path the sandbox refuses fails before anything is recorded.
+	if autoStop && a.FilePath != "" {
+		if _, err := c.sandbox(ctx).Resolve(a.FilePath); err != nil {
+			return err
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, traceWait)
+	waitStart := time.Now()
+	lease, waited, err := s.sup.Traces().Acquire(wctx, c.pageID, c.page.Done())
+	cancel()
+	if err != nil {
+		return c.traceError(err, false)
+	}
+	st, err := c.page.StartTrace(ctx, page.TraceOptions{Reload: reload, IgnoreCache: a.IgnoreCache, Lease: lease})
+	if err != nil {
+		lease.Release()
+		return c.traceError(err, false)
+	}
+	c.r.state(st)
+	if waited {
+		c.r.line("Waited %s for another page's trace to finish first: Chrome records one trace at a time.", time.Since(waitStart).Round(100*time.Millisecond))
+	}
+	if !autoStop {
+		c.r.line("The performance trace is being recorded. Use performance_stop_trace to stop it.")
+		return nil
+	}
+	t := time.NewTimer(traceQuiet)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.page.Done():
+		return c.traceError(c.page.Err(), true)
+	case <-ctx.Done():
+		// Leave nothing recording: the caller gave up.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		defer cancel()
+		c.page.AbortTrace(actx)
+		return context.Cause(ctx)
+	}
+	return s.stopTrace(ctx, c, a.FilePath)
+}
+
+func (s *Server) runStopTrace(ctx context.Context, c *call, a *stopTraceArgs) error {
+	if a.FilePath != "" {
+		if _, err := c.sandbox(ctx).Resolve(a.FilePath); err != nil {
+			return err
+		}
+	}
+	return s.stopTrace(ctx, c, a.FilePath)
+}
+
+// stopTrace stops the page's recording, saves the trace to filePath (a
+// file in the session's private directory if empty), and replies with its
+// summary. A trace cut short is removed, and the reply says so.
+func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error {
+	f, err := createTraceFile(c.sandbox(ctx), filePath)
+	if err != nil {
+		return err
+	}
+	out := &traceFile{f: f}
+	if strings.HasSuffix(f.Name(), ".gz") {
+		out.zw = gzip.NewWriter(f)
+	}
+	sctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadline(ctx, dl.Add(-traceHeadroom))
+		defer cancel()
+	}
+	res, err := c.page.StopTrace(sctx, page.TraceStop{Out: out, Options: ptrace.Options{}})
+	if err == nil {
+		err = out.Close()
+	} else {
+		out.Close()
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return c.traceError(err, true)
+	}
+	c.r.state(res.State)
+	c.r.line("The raw trace data was saved to %s.", f.Name())
+	c.r.line("The performance trace has been stopped.")
+	if res.Report == nil {
+		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", rootCause(res.AnalyzeErr))
+	}
+	c.r.line("%s", res.Report.Summary())
+	return nil
+}
+
+// createTraceFile makes the trace's file: filePath, with .json unless it
+// ends in .gz, or a new compressed file in the session's private directory.
+func createTraceFile(sb *sandbox.Sandbox, filePath string) (*sandbox.File, error) {
+	if filePath == "" {
+		return sb.CreateTemp("trace.json.gz")
+	}
+	ext := ".json"
+	if strings.HasSuffix(filePath, ".gz") {
+		ext = ".gz"
+	}
+	return sb.Create(filePath, ext)
+}
+
+// traceFile is the trace being written: gzip-compressed when its name ends
+// in .gz.
+type traceFile struct {
+	f  *sandbox.File
+	zw *gzip.Writer
+}
+
+func (t *traceFile) Write(p []byte) (int, error) {
+	if t.zw != nil {
+		return t.zw.Write(p)
+	}
+	return t.f.Write(p)
+}
+
+// Close finishes and closes the file, reporting the first error.
+func (t *traceFile) Close() error {
+	var err error
+	if t.zw != nil {
+		err = t.zw.Close()
+	}
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("could not write %s: %w", t.f.Name(), err)
+	}
+	return nil
+}
+
+var _ io.WriteCloser = (*traceFile)(nil)
+
+// traceError turns a tracing error into its sentence. stopping tells
+// whether a trace was being saved (its partial data is discarded).
+func (c *call) traceError(err error, stopping bool) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, page.ErrTracingElsewhere):
+		return &argError{"Chrome is already recording a trace that this server did not start (DevTools, or another client of this browser); Chrome records one at a time. Stop that recording, then start again."}
+	case errors.Is(err, browser.ErrTraceHeld), errors.Is(err, page.ErrTraceRunning):
+		return &argError{fmt.Sprintf("A performance trace is already running on page %d. Use performance_stop_trace to stop it: one trace at a time can run on a page.", c.pageID)}
+	case errors.Is(err, page.ErrNoTrace):
+		return &argError{fmt.Sprintf("No performance trace is running on page %d. Start one with performance_start_trace.", c.pageID)}
+	case errors.Is(err, page.ErrClosed), errors.Is(err, page.ErrDisconnected), errors.Is(err, page.ErrStopped):
+		if _, ok := errorsAs[*page.TraceDiscardedError](err); ok || stopping {
+			return &argError{fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded. Call list_pages to see open pages.", c.pageID)}
+		}
+	}
+	if be, ok := errorsAs[*browser.TraceBusyError](err); ok {
+		return &argError{fmt.Sprintf("Page %d is recording a performance trace, and Chrome records one at a time: stop it with performance_stop_trace (pageId %d), or start this one again once it has finished.", be.Page, be.Page)}
+	}
+	if _, ok := errorsAs[*page.TraceDiscardedError](err); ok && isBudget(err) {
+		stopping = true
+	}
+	if stopping && (isBudget(err) || errors.Is(err, context.DeadlineExceeded)) {
+		return &argError{fmt.Sprintf("The performance trace of page %d could not be saved within the %v budget; the partial trace was discarded.", c.pageID, c.budget)}
+	}
+	return err
+}
+
+func (s *Server) runAnalyzeInsight(ctx context.Context, c *call, a *analyzeInsightArgs) error {
+	rep := c.page.LastTrace()
+	if rep == nil {
+		return &argError{fmt.Sprintf("No performance trace has been recorded on page %d. Record one with performance_start_trace, then analyze its insights (pass pageId to use another page's trace).", c.pageID)}
+	}
+	text, setFound, ok := rep.Insight(a.InsightSetID, a.InsightName)
+	if !setFound {
+		var ids []string
+		for _, set := range rep.Sets {
+			ids = append(ids, set.ID)
+		}
+		return &argError{fmt.Sprintf("No insight set %q in the last trace of page %d. Only use ids from its \"Available insight sets\" list: %s.", a.InsightSetID, c.pageID, strings.Join(ids, ", "))}
+	}
+	if !ok {
+		return &argError{fmt.Sprintf("No insight named %q in insight set %s. Use a name from its list of available insights, or one of %s.", a.InsightName, a.InsightSetID, strings.Join(ptrace.InsightNames, ", "))}
+	}
+	c.r.line("%s", text)
+	return nil
+}
