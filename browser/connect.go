@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -48,6 +49,9 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 	}
 	err := s.start(ctx)
 	s.retry.record(err)
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrShutdown) {
+		return &ConnectError{Err: err}
+	}
 	return err
 }
 

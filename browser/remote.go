@@ -50,8 +50,25 @@ func (r *retryState) wait() error {
 	if r.err == nil || left <= 0 {
 		return nil
 	}
-	return fmt.Errorf("%w; tabhive connects again in %v", r.err, left.Round(100*time.Millisecond)+100*time.Millisecond)
+	return &ConnectError{Err: r.err, Retry: left.Round(100*time.Millisecond) + 100*time.Millisecond}
 }
+
+// ConnectError is a failure to reach a browser tabhive connects to (not
+// one it launched): its text says why, and when tabhive tries again, for
+// the agent to read as it is.
+type ConnectError struct {
+	Err   error         // why the attempt failed
+	Retry time.Duration // when the next attempt is due; 0: at the next call
+}
+
+func (e *ConnectError) Error() string {
+	if e.Retry > 0 {
+		return fmt.Sprintf("%v; tabhive connects again in %v", e.Err, e.Retry)
+	}
+	return e.Err.Error()
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
 
 // record notes an attempt's outcome.
 func (r *retryState) record(err error) {
