@@ -172,6 +172,13 @@ type Actor struct {
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
 
+	// heap is the heap snapshot being written, non-nil while
+	// TakeHeapSnapshot runs (heapsnapshot.go). heapBusy is set while
+	// Chrome has not answered a HeapProfiler.takeHeapSnapshot, even one
+	// whose call gave up.
+	heap     *heapCapture
+	heapBusy bool
+
 	// trace is the page's performance recording (tracing.go).
 	trace traceState
 

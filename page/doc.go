@@ -30,7 +30,10 @@
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
 // oopif.go (out-of-process iframes: their sessions, and placing their
 // elements in the page); collect.go (feeding the collectors), console.go,
-// network.go and issues.go; tracing.go (performance traces: recording,
+// network.go and issues.go; heapsnapshot.go (take_heapsnapshot: the
+// chunks Chrome sends are written out as the run goroutine applies them, so
+// a snapshot never sits in the server's memory); tracing.go (performance
+// traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // page/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
@@ -111,6 +114,12 @@
 //     returns. Await cancels its context when it returns early (a dialog, a
 //     crash, the deadline), and the run goroutine waits for all of them
 //     before it exits.
+//   - The heap snapshot call (heapsnapshot.go), an Await goroutine whose
+//     HeapProfiler.takeHeapSnapshot runs under the actor's lifetime context
+//     and an hour, not under its caller's budget: when the budget runs out
+//     the renderer goes on writing the snapshot, and the page refuses a new
+//     one until Chrome answers. It ends with Chrome's answer, posting that
+//     the page is free again, or when the actor stops.
 //   - Adopt goroutines (oopif.go). The run goroutine starts one for each
 //     out-of-process iframe Chrome attaches: it enables the child
 //     session's domains, asks for its own iframes, reads its frame tree and

@@ -41,7 +41,7 @@ var events = map[string]bool{
 }
 
 // keepEvent says which events the page's sessions queue.
-func keepEvent(method string) bool { return events[method] || collected[method] }
+func keepEvent(method string) bool { return events[method] || collected[method] || heapEvents[method] }
 
 // addFrames records a frame tree, as Page.getFrameTree on session s returns
 // it. A parent's tree also lists the frames of its out-of-process iframes;
@@ -304,6 +304,8 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		}
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
+	case "HeapProfiler.addHeapSnapshotChunk", "HeapProfiler.reportHeapSnapshotProgress":
+		return a.applyHeap(ev)
 	case "Tracing.tracingComplete":
 		if s == a.top {
 			return a.traceComplete(ev.Params)

@@ -24,3 +24,7 @@ func IsNoPage(err error) bool {
 	var np *noPageError
 	return errors.As(err, &np)
 }
+
+// HeapsLoaded returns the bytes the server's loaded heap snapshots hold,
+// and how many there are (loading ones included).
+func HeapsLoaded(s *Server) (int64, int) { return s.heaps.loaded() }

@@ -292,6 +292,9 @@ func known(err error) (msg string, ok bool) {
 	if de, ok := errorsAs[*sandbox.DeniedError](err); ok {
 		return de.Error(), true
 	}
+	if he, ok := errorsAs[*heapSnapshotError](err); ok {
+		return he.msg, true // upstream's words, verbatim
+	}
 	if se, ok := errorsAs[*page.ScreenshotError](err); ok {
 		return se.Error(), true
 	}

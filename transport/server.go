@@ -104,6 +104,19 @@ type Config struct {
 	// (--instance-id; see routing.go). Check it with [CheckInstanceID]. If
 	// empty, session ids are random only.
 	InstanceID string
+	// MemoryDebugging adds the heap-snapshot analysis tools
+	// (--memory-debugging, --experimental-memory), as chrome-devtools-mcp's
+	// --memoryDebugging does; take_heapsnapshot is there without it.
+	MemoryDebugging bool
+	// HeapSnapshotMemory bounds the memory the loaded heap snapshots of all
+	// sessions take together, in bytes (--heap-snapshot-memory-bytes): the
+	// least recently used are dropped to load another, and one that does
+	// not fit alone is refused. If zero, [DefaultHeapSnapshotMemory].
+	HeapSnapshotMemory int64
+	// HeapSnapshotBudget, if not nil, returns how long take_heapsnapshot
+	// may take on a page whose JavaScript heap uses heapBytes. If nil,
+	// [page.HeapSnapshotBudget], at most 30 minutes.
+	HeapSnapshotBudget func(heapBytes int64) time.Duration
 	// SnapshotMaxBytes bounds a snapshot's text in a reply
 	// (--snapshot-max-bytes): a longer one is saved to a file in the
 	// session's private directory and the reply gives its outline instead.
@@ -134,6 +147,7 @@ type Server struct {
 	tools []*tool
 
 	metrics  *Metrics
+	heaps    *heapCache         // the sessions' loaded heap snapshots
 	seen     *seenLedger        // what all sessions keep for diffs
 	sessions sync.Map           // *mcp.ServerSession → *session
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
@@ -160,7 +174,8 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if cfg.LaunchTimeout == 0 {
 		cfg.LaunchTimeout = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics, seen: newSeenLedger(maxServerSeenBytes)}
+	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics, seen: newSeenLedger(maxServerSeenBytes),
+		heaps: newHeapCache(cfg.HeapSnapshotMemory)}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
@@ -211,6 +226,7 @@ func (s *Server) Close() {
 		ss.Close()
 	}
 	s.watchers.Wait()
+	s.heaps.close()
 	s.done.Wait()
 }
 
@@ -236,6 +252,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 			defer s.watchers.Done()
 			ss.Wait()
 			s.sessions.Delete(ss)
+			s.heaps.dropSession(sess)
 			s.seen.dropSession(sess) // what it kept for diffs goes with it
 			if sess.remote.Load() {
 				// Its client could reach the files only through the
@@ -309,8 +326,11 @@ type tool struct {
 	page bool
 	// action marks a tool that changes the page: when it runs out of
 	// budget, the reply says the action may still take effect.
-	action  bool
-	argType reflect.Type
+	action bool
+	// noBrowser marks a tool that never needs the browser (it reads
+	// files): calling it does not start one.
+	noBrowser bool
+	argType   reflect.Type
 	// budget returns the call's deadline from its decoded arguments.
 	budget func(args any) time.Duration
 	run    func(ctx context.Context, c *call, args any) error
@@ -330,6 +350,9 @@ type call struct {
 	pageID int
 	page   *page.Actor
 	files  callFiles // written through c.sandbox, linked in the reply
+	// progressToken is the client's token for progress notifications, nil
+	// if it asked for none.
+	progressToken any
 }
 
 // define makes a tool from a typed handler.
@@ -368,7 +391,7 @@ func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) 
 	start := time.Now()
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
-	c := &call{s: s, sess: s.session(req.Session), r: &reply{}}
+	c := &call{s: s, sess: s.session(req.Session), r: &reply{}, progressToken: req.Params.GetProgressToken()}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
 	s.capReply(t, res, req.Params.Arguments)
 	s.linkFiles(c, res)
@@ -398,15 +421,17 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 
 	// Starting the browser has its own bound; the call's budget starts once
 	// the browser is up.
-	lctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
-	err := s.sup.Ensure(lctx)
-	cancel()
-	if err != nil {
-		s.logInternal(t.name, 0, err)
-		return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
-	}
-	if c.sess.browserChanged(s.sup.Generation()) {
-		c.r.notice = reconnectNotice
+	if !t.noBrowser {
+		lctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
+		err := s.sup.Ensure(lctx)
+		cancel()
+		if err != nil {
+			s.logInternal(t.name, 0, err)
+			return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
+		}
+		if c.sess.browserChanged(s.sup.Generation()) {
+			c.r.notice = reconnectNotice
+		}
 	}
 
 	budget := t.budget(args)
@@ -424,10 +449,10 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		budget += c.page.Timeouts().Navigation - page.DefaultNavigationTimeout
 	}
 	c.budget = budget
-	ctx, cancel = context.WithTimeoutCause(ctx, budget, &budgetError{tool: t.name, budget: budget, action: t.action})
+	ctx, cancel := context.WithTimeoutCause(ctx, budget, &budgetError{tool: t.name, budget: budget, action: t.action})
 	defer cancel()
 
-	err = t.run(ctx, c, args)
+	err := t.run(ctx, c, args)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -436,6 +461,9 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		// An inner wait, whose deadline is the call's minus headroom, ran
 		// out first: the call ran out of its budget.
 		err = &budgetError{tool: t.name, budget: budget, action: t.action}
+	}
+	if t.noBrowser {
+		return c.finish(ctx, t, err), outcome(err)
 	}
 	c.closeExcessPopups(ctx)
 	if err == nil && c.sess.browserChanged(s.sup.Generation()) {

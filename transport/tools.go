@@ -58,7 +58,7 @@ func (s *Server) toolList() []*tool {
 	for _, family := range [][]*tool{
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
-		s.traceTools(),
+		s.traceTools(), s.memoryTools(),
 	} {
 		for _, t := range family {
 			if t.name == "evaluate_script" && s.cfg.Policy.Evaluation(t.name) != nil {

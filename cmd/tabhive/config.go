@@ -217,6 +217,9 @@ func (c *Config) check(shotQuality int) error {
 	// A profile given on the command line is as private as the one a
 	// launch makes: no tool may read or write it.
 	c.Server.ProfileDir = b.UserDataDir
+	if c.Server.HeapSnapshotMemory <= 0 {
+		return fmt.Errorf("--heap-snapshot-memory-bytes %d: give a number of bytes, such as 2147483648 for 2 GiB", c.Server.HeapSnapshotMemory)
+	}
 	if n := c.Server.MaxReplyBytes; n < transport.MinReplyBytes {
 		return fmt.Errorf("--max-reply-bytes %d: give at least %d, room for a reply's first lines and the sentence saying it was cut (a reply is never unbounded)", n, transport.MinReplyBytes)
 	}
@@ -310,6 +313,12 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	integer(&s.MaxReplyBytes, "max-reply-bytes", "maxReplyBytes", transport.DefaultMaxReplyBytes, "cut a tool reply's text beyond this many bytes, saying how to get the rest (a file, a narrower call)")
 	integer(&s.SnapshotMaxBytes, "snapshot-max-bytes", "snapshotMaxBytes", transport.DefaultSnapshotMaxBytes, "save a snapshot over this many bytes to a file and reply with its outline (landmarks, headings, uids) instead (0: no bound)")
 	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
+	for _, n := range []string{"memory-debugging", "memoryDebugging", "experimental-memory", "experimentalMemory"} {
+		fs.BoolVar(&s.MemoryDebugging, n, false, "add the heap-snapshot analysis tools (get_heapsnapshot_summary and the rest; take_heapsnapshot is there without it)")
+	}
+	both("heap-snapshot-memory-bytes", "heapSnapshotMemoryBytes", func(n string) {
+		fs.Int64Var(&s.HeapSnapshotMemory, n, transport.DefaultHeapSnapshotMemory, "memory for the heap snapshots the analysis tools hold loaded, all sessions together: the least recently used are dropped to make room, and one that alone needs more is refused")
+	})
 	boolean(&s.RedactNetworkHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
 	str(&s.Screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")
 	shotQuality := new(int)

@@ -92,6 +92,8 @@ func flagCases() []struct {
 		func(c *Config) any { return c.Server.Workspaces }, []string{ws, "/"}})
 	each([]string{"user-data-dir"}, "/tmp/prof", func(c *Config) any { return c.Server.ProfileDir }, "/tmp/prof")
 	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.ExperimentalVision }, true)
+	each([]string{"memory-debugging", "memoryDebugging", "experimental-memory", "experimentalMemory"}, "", func(c *Config) any { return c.Server.MemoryDebugging }, true)
+	each([]string{"heap-snapshot-memory-bytes", "heapSnapshotMemoryBytes"}, "1048576", func(c *Config) any { return c.Server.HeapSnapshotMemory }, int64(1<<20))
 	each([]string{"redact-network-headers", "redactNetworkHeaders"}, "", func(c *Config) any { return c.Server.RedactNetworkHeaders }, true)
 	each([]string{"screenshot-format", "screenshotFormat"}, "webp", func(c *Config) any { return c.Server.Screenshot.Format }, "webp")
 	each([]string{"screenshot-quality", "screenshotQuality"}, "0", func(c *Config) any { return c.Server.Screenshot.Quality }, q(0))
@@ -144,6 +146,8 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.Server.TrustClientRoots }, false},
 		{func(c *Config) any { return c.Server.Screenshot.Quality }, (*int)(nil)},
 		{func(c *Config) any { return c.Server.Version }, version},
+		{func(c *Config) any { return c.Server.MemoryDebugging }, false},
+		{func(c *Config) any { return c.Server.HeapSnapshotMemory }, int64(transport.DefaultHeapSnapshotMemory)},
 		{func(c *Config) any { return c.Browser.Args }, []string(nil)},
 		{files, true}, // over stdio
 		{func(c *Config) any { return c.Server.MaxReplyBytes }, transport.DefaultMaxReplyBytes},
@@ -267,6 +271,7 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--max-reply-bytes", "0"}, "a reply is never unbounded"},
 		{[]string{"--max-reply-bytes", "100"}, "--max-reply-bytes 100: give at least 1024"},
 		{[]string{"--snapshot-max-bytes", "-1"}, "--snapshot-max-bytes -1: give a number of bytes, or 0"},
+		{[]string{"--heap-snapshot-memory-bytes", "0"}, "--heap-snapshot-memory-bytes 0: give a number of bytes"},
 		{[]string{"--workspace", "/no/such/dir"}, "--workspace: workspace /no/such/dir does not exist"},
 		{[]string{"--filesystem-root", "/etc/hostname"}, "--workspace: workspace /etc/hostname"},
 		{[]string{"--ws-headers", `{"a":"b"}`}, "--ws-headers is sent when connecting to a browser: give --ws-endpoint"},

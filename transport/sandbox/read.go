@@ -123,3 +123,9 @@ func (s *Sandbox) open(path string) (*os.File, string, error) {
 	}
 	return f, canonical, nil
 }
+
+// Open opens the regular file path for reading, if the sandbox allows it
+// (see [Sandbox.Readable]), and returns it with its canonical path: for a
+// file read as a stream, too large to read whole (a heap snapshot). The
+// caller closes it.
+func (s *Sandbox) Open(path string) (*os.File, string, error) { return s.open(path) }
