@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -14,7 +15,6 @@ import (
 	cdpbrowser "github.com/mafredri/cdp/protocol/browser"
 	"github.com/mafredri/cdp/protocol/target"
 
-	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
@@ -29,8 +29,9 @@ var targetEvents = map[string]bool{
 	"Target.targetCrashed":     true,
 }
 
-// ensure launches or connects if there is no live connection. Run goroutine
-// only.
+// ensure launches or connects if there is no live connection. A browser
+// connected to (not launched) is tried again only after a backoff once an
+// attempt failed (see remote.go). Run goroutine only.
 func (s *Supervisor) ensure(ctx context.Context) error {
 	if s.conn != nil {
 		select {
@@ -40,6 +41,22 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 			return nil
 		}
 	}
+	if !s.remote() {
+		return s.start(ctx)
+	}
+	if err := s.retry.wait(); err != nil {
+		return err
+	}
+	err := s.start(ctx)
+	s.retry.record(err)
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrShutdown) {
+		return &ConnectError{Err: err}
+	}
+	return err
+}
+
+// start launches or connects. Run goroutine only.
+func (s *Supervisor) start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
 	defer cancel()
 	var (
@@ -47,14 +64,14 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 		wsURL string
 	)
 	err := s.act.Await(ctx, func(ctx context.Context) (err error) {
-		proc, wsURL, err = s.start(ctx)
+		proc, wsURL, err = s.endpoint(ctx)
 		return err
 	}, nil)
 	if err != nil {
 		return err
 	}
 	s.proc, s.launched = proc, proc != nil
-	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready, MaxMessageBytes: s.cfg.MaxMessageBytes}
+	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready, MaxMessageBytes: s.cfg.MaxMessageBytes, Header: s.cfg.Headers}
 	var conn *cdpconn.Conn
 	if proc != nil {
 		s.pid.Store(int64(proc.PID()))
@@ -121,34 +138,10 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 	return nil
 }
 
-// watch waits for a browser connection to go away, or for the browser we
-// launched to exit, and then has the supervisor forget it at once, so that
-// its pages drop out of the page list and the next call relaunches or
-// reconnects. It ends with the connection, which Close closes.
-func (s *Supervisor) watch(conn *cdpconn.Conn, proc *launch.Process) {
-	defer s.watchers.Done()
-	var exited <-chan struct{}
-	if proc != nil {
-		exited = proc.Exited()
-	}
-	select {
-	case <-conn.Done():
-	case <-exited:
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
-		if s.conn == conn { // not already replaced
-			s.lost()
-		}
-		return struct{}{}, nil
-	})
-}
-
-// start launches Chromium, or resolves the endpoint of the browser to
+// endpoint launches Chromium, or resolves the endpoint of the browser to
 // connect to: it returns the launched process (driven over its pipe) or the
 // browser WebSocket URL.
-func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error) {
+func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, error) {
 	switch {
 	case s.cfg.AutoConnect:
 		ws, err := autoConnectEndpoint(s.cfg.UserDataDir, s.cfg.Channel)
@@ -156,7 +149,7 @@ func (s *Supervisor) start(ctx context.Context) (*launch.Process, string, error)
 	case s.cfg.WSEndpoint != "":
 		return nil, s.cfg.WSEndpoint, nil
 	case s.cfg.BrowserURL != "":
-		ws, err := resolveBrowserURL(ctx, s.cfg.BrowserURL)
+		ws, err := resolveBrowserURL(ctx, s.cfg.BrowserURL, s.cfg.Headers)
 		if err != nil {
 			return nil, "", fmt.Errorf("could not connect to Chrome at %s; check that it is running with --remote-debugging-port: %w", s.cfg.BrowserURL, err)
 		}
@@ -364,7 +357,7 @@ func closeTarget(ctx context.Context, conn *cdpconn.Conn, targetID string) error
 }
 
 // resolveBrowserURL asks a DevTools HTTP endpoint for its browser WebSocket.
-func resolveBrowserURL(ctx context.Context, raw string) (string, error) {
+func resolveBrowserURL(ctx context.Context, raw string, header http.Header) (string, error) {
 	u, err := url.Parse(strings.TrimRight(raw, "/") + "/json/version")
 	if err != nil {
 		return "", err
@@ -373,11 +366,17 @@ func resolveBrowserURL(ctx context.Context, raw string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s answered %s", u, resp.Status)
+	}
 	var v struct {
 		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
 	}

@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -95,6 +96,9 @@ type Config struct {
 	// WSEndpoint connects to a running Chrome's browser WebSocket, such as
 	// ws://127.0.0.1:9222/devtools/browser/<id>, instead of launching.
 	WSEndpoint string
+	// Headers are sent when connecting to BrowserURL or WSEndpoint: a
+	// browser service's token, for one (--ws-headers).
+	Headers http.Header
 	// LaunchTimeout bounds starting or connecting to the browser. If zero,
 	// 30s.
 	LaunchTimeout time.Duration
@@ -177,6 +181,8 @@ type Supervisor struct {
 	profile    atomic.Pointer[string] // of the launched browser, nil if none
 	view       atomic.Pointer[registry]
 	ready      chan struct{} // event signal shared by successive connections
+	closing    chan struct{} // closed when Close starts: ends reconnecting
+	closeOnce  sync.Once
 	stops      sync.WaitGroup
 	watchers   sync.WaitGroup // one per browser connection: see watch
 	traces     TraceSlot      // the browser's one performance recording
@@ -207,6 +213,8 @@ type Supervisor struct {
 	workers    map[string]*workerEntry
 	workerSeq  int
 	workerView atomic.Pointer[[]WorkerInfo]
+	// retry is the backoff of attempts to connect to a browser (remote.go).
+	retry retryState
 }
 
 // entry is the supervisor's record of one page target.
@@ -236,11 +244,12 @@ func New(cfg Config) *Supervisor {
 		cfg.LaunchTimeout = 30 * time.Second
 	}
 	s := &Supervisor{
-		cfg:   cfg,
-		log:   cfg.Logger.With().Str("actor", "browser").Logger(),
-		ready: make(chan struct{}, 1),
-		pages: map[string]*entry{},
-		gone:  map[string]bool{},
+		cfg:     cfg,
+		log:     cfg.Logger.With().Str("actor", "browser").Logger(),
+		ready:   make(chan struct{}, 1),
+		closing: make(chan struct{}),
+		pages:   map[string]*entry{},
+		gone:    map[string]bool{},
 	}
 	s.resetContexts()
 	s.view.Store(&registry{byID: map[int]entry{}})
@@ -605,6 +614,7 @@ func (s *Supervisor) connection(ctx context.Context) (*cdpconn.Conn, error) {
 // that was launched or disconnects from one that was connected to
 // (ARCHITECTURE.md §2, law 9). It returns within a few seconds whatever the browser does.
 func (s *Supervisor) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	s.act.Stop(ErrShutdown)
 	// The run goroutine has exited: its state is ours now.
 	s.stopWorkers(ErrShutdown)

@@ -133,10 +133,6 @@ func TestEvaluateLargeResultsHeap(t *testing.T) {
 						// the bound twice over.
 						args["function"] = fileResult
 						args["filePath"] = filepath.Join(dir, fmt.Sprintf("r%d.json", i))
-						// Four saves at once take seconds, and more than
-						// the default 30 s under the race detector on a
-						// loaded machine.
-						args["timeout"] = 120000
 					}
 					cctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 					defer cancel()

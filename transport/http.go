@@ -120,6 +120,11 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q is not allowed. Start tabhive with --allowed-origins %s to accept it.", o, o), http.StatusForbidden)
 			return
 		}
+		if r.URL.Path == HealthzPath || r.URL.Path == ReadyzPath {
+			// Probes carry no token.
+			s.health(w, r, slots)
+			return
+		}
 		if cfg.Token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(cfg.Token)) != 1 {
@@ -134,7 +139,32 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && s.refuseBatch(w, r) {
 			return
 		}
+		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == HTTPPath {
+			if !s.knownSession(id) {
+				s.sessionGone(w, r, id)
+				return
+			}
+			if r.Method == http.MethodPost {
+				// Counted for the drain; once draining, a request (not a
+				// notification, nor an answer to the server) is refused.
+				refusable := false
+				if s.gate.isDraining() {
+					m, err := peekMessage(r)
+					refusable = err != nil || (m.Method != "" && len(m.ID) > 0)
+				}
+				if !s.gate.enter(refusable) {
+					s.drainingReply(w, r)
+					return
+				}
+				defer s.gate.exit()
+			}
+		}
 		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && r.Header.Get(sessionIDHeader) == "" {
+			if s.gate.isDraining() {
+				w.Header().Set("Retry-After", "1")
+				http.Error(w, "Service Unavailable: this tabhive instance is shutting down and takes no new sessions; try again, and the balancer gives the session to another instance.", http.StatusServiceUnavailable)
+				return
+			}
 			// A POST without a session id is how a session is made: it
 			// takes a slot before the SDK sees it, so that parallel
 			// initializes cannot all pass a count made before any of them
@@ -210,6 +240,13 @@ func (l *sessionSlots) reserve() bool {
 	return true
 }
 
+// count returns the slots taken and the most allowed (0: no limit).
+func (l *sessionSlots) count() (n, max int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n, l.max
+}
+
 // release frees a slot.
 func (l *sessionSlots) release() {
 	l.mu.Lock()
@@ -236,11 +273,13 @@ func (s *Server) holdSlot(id string, release func()) {
 		release()
 		return
 	}
-	s.session(ss) // counted in tabhive_sessions from now, not from its first call
+	s.session(ss).remote.Store(true) // counted in tabhive_sessions from now, not from its first call
+	s.known.Store(id, struct{}{})
 	s.watchers.Add(1)
 	go func() { // ends with the session; Close ends every session
 		defer s.watchers.Done()
 		ss.Wait()
+		s.known.Delete(id)
 		release()
 	}()
 }

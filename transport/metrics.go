@@ -87,13 +87,23 @@ func (m *Metrics) observe(tool, outcome string, d time.Duration) {
 	m.latency.WithLabelValues(tool).Observe(d.Seconds())
 }
 
-// gauges registers the live page and session counts.
-func (m *Metrics) gauges(pages, sessions func() int) {
+// gauges registers the live page, session and call counts (what an
+// autoscaler scales on), and whether the browser is connected.
+func (m *Metrics) gauges(pages, sessions, calls func() int, connected func() bool) {
 	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_browser_connected", Help: "1 while the browser connection is up, else 0."},
+			func() float64 {
+				if connected() {
+					return 1
+				}
+				return 0
+			}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_pages", Help: "Open pages."},
 			func() float64 { return float64(pages()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_sessions", Help: "Connected MCP sessions."},
 			func() float64 { return float64(sessions()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tabhive_calls_in_flight", Help: "Tool calls being answered."},
+			func() float64 { return float64(calls()) }),
 	)
 }
 

@@ -226,6 +226,9 @@ func words(err error) (sentence string, isInternal bool) {
 // known is the sentence of an error of a type or value it knows, or of an
 // argument error; ok is false for any other error.
 func known(err error) (msg string, ok bool) {
+	if ce, ok := errorsAs[*browser.ConnectError](err); ok {
+		return ownSentence(ce), true // why, and when tabhive tries again
+	}
 	if be, ok := errorsAs[*budgetError](err); ok {
 		s := fmt.Sprintf("%s did not finish within its %v budget: the page did not answer in time.", be.tool, be.budget)
 		if be.action {

@@ -98,6 +98,12 @@ type Config struct {
 	// Zero or negative means the default, so that a reply is never
 	// unbounded; values under [MinReplyBytes] are raised to it.
 	MaxReplyBytes int
+	// InstanceID starts the id of every HTTP session this server makes,
+	// followed by a dot, so that a router in front of several instances can
+	// tell from the Mcp-Session-Id header alone which one holds a session
+	// (--instance-id; see routing.go). Check it with [CheckInstanceID]. If
+	// empty, session ids are random only.
+	InstanceID string
 	// MemoryDebugging adds the heap-snapshot analysis tools
 	// (--memory-debugging, --experimental-memory), as chrome-devtools-mcp's
 	// --memoryDebugging does; take_heapsnapshot is there without it.
@@ -152,8 +158,17 @@ type Server struct {
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
 	watchers sync.WaitGroup     // one per session, ends with it; and roots requests
 	closing  atomic.Bool        // set when Close starts
-	stop     context.CancelFunc // ends the metrics summary
+	life     context.Context    // ends when Close starts
+	stop     context.CancelFunc // ends life: the metrics summary, a browser start from /readyz
 	done     sync.WaitGroup     // the metrics summary goroutine
+
+	known    sync.Map     // ids of the HTTP sessions open here (routing.go)
+	gate     drainGate    // HTTP requests in flight, and the drain (health.go)
+	inflight atomic.Int64 // tool calls in flight, for /metrics
+
+	warmMu  sync.Mutex // guards warming and warmErr (health.go)
+	warming bool       // a browser start from /readyz is under way
+	warmErr string     // why the last one failed, "" if it did not
 }
 
 // New returns a server whose tools drive the pages of sup.
@@ -169,13 +184,14 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
-	s.metrics.gauges(sup.Count, s.sessionCount)
+	s.metrics.gauges(sup.Count, s.sessionCount, func() int { return int(s.inflight.Load()) }, sup.Connected)
 	ctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
+	s.life, s.stop = ctx, stop
 	s.done.Add(1)
 	go func() { defer s.done.Done(); s.metrics.logEvery(ctx, s.log, time.Minute) }()
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tabhive", Title: "tabhive: parallel Chrome for AI agents", Version: cfg.Version},
 		&mcp.ServerOptions{
+			GetSessionID: sessionIDs(cfg.InstanceID),
 			Instructions: "tabhive drives Chrome for AI agents, many tabs in parallel. It speaks chrome-devtools-mcp's tools. " +
 				"Pass pageId to any page tool to act on that page regardless of the selected one: the safe way for parallel agents.",
 			RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {
@@ -200,6 +216,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	for _, t := range s.toolList() {
 		s.add(t)
 	}
+	s.serveFiles()
 	return s
 }
 
@@ -242,6 +259,13 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 			s.sessions.Delete(ss)
 			s.heaps.dropSession(sess)
 			s.seen.dropSession(sess) // what it kept for diffs goes with it
+			if sess.remote.Load() {
+				// Its client could reach the files only through the
+				// session, as resources; they go with it.
+				if err := sess.sandbox.RemovePrivate(); err != nil {
+					s.log.Warn().Err(err).Msg("removing an ended session's files")
+				}
+			}
 			if sess.isolated != "" {
 				// The session's pages go with it.
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -262,7 +286,10 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 }
 
 func (s *Server) newSession(ss *mcp.ServerSession) *session {
-	sess := &session{ss: ss, sandbox: sandbox.New(s.sandboxConfig()), background: &s.watchers, ledger: s.seen}
+	sess := &session{ss: ss, background: &s.watchers, ledger: s.seen}
+	cfg := s.sandboxConfig()
+	cfg.Written = func(path string) { sess.written.add(path) }
+	sess.sandbox = sandbox.New(cfg)
 	if s.cfg.IsolateSessions {
 		sess.isolated = fmt.Sprintf("session-%d", s.nextCtx.Add(1))
 	}
@@ -287,8 +314,11 @@ func (s *Server) newSession(ss *mcp.ServerSession) *session {
 	return sess
 }
 
-// sandbox returns the file sandbox of the call's session.
-func (c *call) sandbox(ctx context.Context) *sandbox.Sandbox { return c.sess.files(ctx) }
+// sandbox returns the file sandbox of the call's session, as a view that
+// records the files the call writes: its reply links them (resources.go).
+func (c *call) sandbox(ctx context.Context) *sandbox.Sandbox {
+	return c.sess.files(ctx).Observe(c.files.add)
+}
 
 // tool is one MCP tool: its schema, its budget and its handler.
 type tool struct {
@@ -324,6 +354,7 @@ type call struct {
 	budget time.Duration // the call's deadline, from its start
 	pageID int
 	page   *page.Actor
+	files  callFiles // written through c.sandbox, linked in the reply
 	// progressToken is the client's token for progress notifications, nil
 	// if it asked for none.
 	progressToken any
@@ -367,9 +398,12 @@ func (s *Server) add(t *tool) {
 // handle runs one tool call from arguments to reply.
 func (s *Server) handle(ctx context.Context, t *tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
+	s.inflight.Add(1)
+	defer s.inflight.Add(-1)
 	c := &call{s: s, sess: s.session(req.Session), r: &reply{}, progressToken: req.Params.GetProgressToken()}
 	res, outcome := s.run(ctx, t, c, req.Params.Arguments)
 	s.capReply(t, res, req.Params.Arguments)
+	s.linkFiles(c, res)
 	if s.cfg.Surface.StructuredContent {
 		res.StructuredContent = c.r.structured(c.err, res)
 	}

@@ -38,6 +38,11 @@ type session struct {
 	// background counts the session's short-lived goroutines (roots
 	// requests); the server waits for it on Close.
 	background *sync.WaitGroup
+	// written are the files the session's tools wrote, its resources.
+	written sessionFiles
+	// remote is set for a session over HTTP, whose client is on another
+	// machine: its private directory goes when it ends.
+	remote atomic.Bool
 
 	mu       sync.Mutex // guards the fields below
 	selected int        // page id; 0 until a page is selected

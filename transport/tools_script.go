@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
@@ -118,6 +118,11 @@ const maxResultFile = 256 << 20
 // in memory. The file is created (through the session's sandbox) on the
 // first write, so that a script that fails leaves no file; one left
 // partial by a failure part way is removed.
+//
+// The page's goroutine writes while the call's waits, and the call may
+// give up first (its deadline): finish then closes the file under mu, and
+// a write that comes later is refused rather than making a file no reply
+// names.
 type resultFile struct {
 	sb   *sandbox.Sandbox
 	path string // as the agent gave it
@@ -125,61 +130,52 @@ type resultFile struct {
 	// secret makes an existing file's mode 0600 too (a new one always
 	// is): for files that hold credentials.
 	secret bool
-	saved  string   // the canonical path written, once created
-	f      *os.File // nil until the first write
+
+	mu     sync.Mutex
+	saved  string        // the canonical path written, once created
+	f      *sandbox.File // nil until the first write
+	closed bool          // set by finish
 }
 
 func (w *resultFile) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return 0, errResultClosed
+	}
 	if w.f == nil {
-		if err := w.create(); err != nil {
+		// The sandbox checks the path, refuses a symlink, and creates
+		// the file 0600 through an os.Root at the allowed directory,
+		// returning what it opened.
+		ext := w.ext
+		if ext == "" {
+			ext = ".json"
+		}
+		f, err := w.sb.Create(w.path, ext)
+		if err != nil {
 			return 0, err
 		}
+		if w.secret {
+			if err := f.Chmod(0o600); err != nil {
+				f.Close()
+				return 0, fmt.Errorf("could not write %s: %w", f.Name(), err)
+			}
+		}
+		w.saved, w.f = f.Name(), f
 	}
 	return w.f.Write(p)
 }
 
-// create makes the file through the sandbox, which checks the path,
-// refuses a symlink and creates the file 0600, then opens what it made for
-// appending. The sandbox writes whole files only, so the file is opened
-// again by its canonical path, and checked afterwards: the path must still
-// be free of symlinks and name the regular file that was opened. A local
-// process that swaps a directory for a symlink and back between the open
-// and the check is not caught; a sandbox method that returns the file it
-// opened (through its os.Root) would close that gap.
-func (w *resultFile) create() error {
-	ext := w.ext
-	if ext == "" {
-		ext = ".json"
-	}
-	saved, err := w.sb.WriteFile(w.path, nil, ext)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(saved, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return fmt.Errorf("could not write %s: %w", saved, err)
-	}
-	fi, ferr := f.Stat()
-	li, lerr := os.Lstat(saved)
-	real, rerr := filepath.EvalSymlinks(saved)
-	if ferr != nil || lerr != nil || rerr != nil || real != saved || !li.Mode().IsRegular() || !os.SameFile(fi, li) {
-		f.Close()
-		return fmt.Errorf("could not write %s: the path changed while the file was opened", saved)
-	}
-	if w.secret {
-		if err := f.Chmod(0o600); err != nil {
-			f.Close()
-			return fmt.Errorf("could not write %s: %w", saved, err)
-		}
-	}
-	w.saved, w.f = saved, f
-	return nil
-}
+// errResultClosed refuses a write that comes after the call gave up.
+var errResultClosed = errors.New("the call has ended")
 
 // finish closes the file after the evaluation that wrote it ended with err,
 // and removes it if the evaluation failed. It returns the evaluation's
 // error, else the close's.
 func (w *resultFile) finish(err error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
 	if w.f == nil {
 		return err
 	}

@@ -66,10 +66,13 @@ export async function connect(server, sessions = 1) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
     const url = new URL(server.url);
-    await listening(url.hostname, Number(url.port), 60000, () => child.exitCode !== null);
+    await listening(url.hostname, Number(url.port), server.startTimeoutMs ?? 60000, () => child.exitCode !== null);
+    // server.urls, if given, are the endpoints the sessions go to in turn
+    // (several servers reached directly); server.url answers first.
+    const urls = (server.urls ?? [server.url]).map((u) => new URL(u));
     const clients = [];
     for (let i = 0; i < sessions; i++) {
-      const t = new StreamableHTTPClientTransport(url);
+      const t = new StreamableHTTPClientTransport(urls[i % urls.length]);
       const c = new Client({ ...info, name: `${info.name}-${i}` });
       await c.connect(t);
       closers.push(async () => {

@@ -87,7 +87,8 @@ export function freePort() {
 // A server is {name, kind, transport, argv, url?}: kind is the tool set the
 // scenarios speak ("cdm": chrome-devtools-mcp's names, which tabhive
 // speaks too; "pwm": @playwright/mcp's), argv the command line, url the
-// MCP endpoint of an HTTP server.
+// MCP endpoint of an HTTP server (urls?, several endpoints the sessions
+// go to in turn; startTimeoutMs?, how long it may take to listen, 60 s).
 
 const helps = new Map();
 // supports reports whether the tabhive binary bin has flag (an older build

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -43,6 +45,12 @@ type Config struct {
 	LogFile string
 	// ShowVersion prints the version and exits (--version).
 	ShowVersion bool
+	// DrainTimeout bounds the wait for calls in flight after SIGTERM, over
+	// HTTP (--drain-timeout); 0 closes at once.
+	DrainTimeout time.Duration
+	// wsHeaders is --ws-headers as given, a JSON object; check puts it in
+	// Browser.Headers.
+	wsHeaders string
 	// URLPolicy is what the URL-policy flags say; check compiles it into
 	// the Policy both the browser and the server get.
 	URLPolicy urlpolicy.Config
@@ -74,6 +82,48 @@ const defaultMaxConnections = 256
 // its own with --isolate-sessions) and what it keeps for diffs, so that
 // sessions without end cannot take the machine. 0 lifts it.
 const defaultHTTPMaxSessions = 32
+
+// defaultDrainTimeout is --drain-timeout's default: as long as a tool
+// call's usual budget (30 s for a snapshot or a script), so that a call in
+// flight at SIGTERM finishes; Kubernetes' default grace period is 30 s,
+// and the manifests in deploy/ give 45.
+const defaultDrainTimeout = 30 * time.Second
+
+// parseHeaders reads --ws-headers: a JSON object of header names to
+// values.
+func parseHeaders(raw string) (http.Header, error) {
+	var m map[string]string
+	if err := json.Unmarshal([]byte(raw), &m); err != nil || m == nil {
+		return nil, fmt.Errorf(`--ws-headers %q: give a JSON object of header names to values, such as '{"Authorization":"Bearer TOKEN"}'`, raw)
+	}
+	h := http.Header{}
+	for k, v := range m {
+		if !validHeader(k, v) {
+			return nil, fmt.Errorf("--ws-headers: %q: %q is not a valid HTTP header; give names of letters, digits and dashes, and values without line breaks", k, v)
+		}
+		h.Set(k, v)
+	}
+	return h, nil
+}
+
+// validHeader reports whether name is an HTTP token and value holds no
+// control character but tab.
+func validHeader(name, value string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	for _, r := range value {
+		if r < ' ' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 // configure turns the command line into the configuration tabhive runs
 // with. Flags are spelled with dashes; the camelCase spellings
@@ -128,6 +178,25 @@ func (c *Config) check(shotQuality int) error {
 	}
 	if (b.BrowserURL != "" || b.WSEndpoint != "") && (b.ExecutablePath != "" || b.UserDataDir != "" || b.Isolated) {
 		return errors.New("--executable-path, --user-data-dir and --isolated are for launching; drop them when connecting with --browser-url or --ws-endpoint")
+	}
+	if c.wsHeaders != "" {
+		h, err := parseHeaders(c.wsHeaders)
+		if err != nil {
+			return err
+		}
+		if b.BrowserURL == "" && b.WSEndpoint == "" {
+			return errors.New("--ws-headers is sent when connecting to a browser: give --ws-endpoint (or --browser-url) too")
+		}
+		b.Headers = h
+	}
+	if c.Server.InstanceID == "" {
+		c.Server.InstanceID = transport.DefaultInstanceID()
+	}
+	if err := transport.CheckInstanceID(c.Server.InstanceID); err != nil {
+		return err
+	}
+	if c.DrainTimeout < 0 {
+		return fmt.Errorf("--drain-timeout %v: give a duration such as 30s, or 0 to close at once", c.DrainTimeout)
 	}
 	switch c.Server.Screenshot.Format {
 	case "", "png", "jpeg", "webp":
@@ -248,6 +317,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	fs.StringVar(&b.WSEndpoint, "w", "", "short for --ws-endpoint")
 	str(&b.Viewport, "viewport", "viewport", "", "window size of a launched headless Chromium, WIDTHxHEIGHT (default 1280x720)")
 	both("chrome-arg", "chromeArg", func(n string) { fs.Var(listFlag{v: &b.Args}, n, "extra Chromium switch (repeatable)") })
+	str(&c.wsHeaders, "ws-headers", "wsHeaders", "", `headers to send when connecting to the browser, as JSON, e.g. '{"Authorization":"Bearer TOKEN"}'`)
 
 	h := &c.HTTP
 	str(&c.HTTPAddr, "http", "http", "", "serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio; bound to 127.0.0.1 when HOST is omitted")
@@ -259,6 +329,10 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	})
 	integer(&h.MaxSessions, "max-sessions", "maxSessions", 0, "refuse new HTTP sessions while this many are open, counted from their initialize (default 32 over HTTP; 0: no limit)")
 	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "at most this many HTTP connections that passed the token and host checks, and as many more waiting to (closed after 5 s, the oldest first); one more authenticated request gets 503 (0: no limit)")
+	str(&c.Server.InstanceID, "instance-id", "instanceId", "", "this instance's name, the prefix of every HTTP session id, for routers in front of several instances (default: from the host name)")
+	both("drain-timeout", "drainTimeout", func(n string) {
+		fs.DurationVar(&c.DrainTimeout, n, defaultDrainTimeout, "on SIGTERM over HTTP, take no new sessions or calls and wait this long for the calls in flight before closing (0: close at once)")
+	})
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")

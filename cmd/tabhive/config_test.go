@@ -4,6 +4,7 @@ import (
 	"flag"
 	"github.com/tabhive/tabhive/transport"
 	"io"
+	"net/http"
 	"os"
 	"reflect"
 	"regexp"
@@ -51,6 +52,13 @@ func flagCases() []struct {
 	each([]string{"viewport"}, "800x600", func(c *Config) any { return c.Browser.Viewport }, "800x600")
 	each([]string{"browser-url", "browserUrl", "u"}, "http://127.0.0.1:9222", func(c *Config) any { return c.Browser.BrowserURL }, "http://127.0.0.1:9222")
 	each([]string{"ws-endpoint", "wsEndpoint", "w"}, "ws://127.0.0.1:9222/devtools/browser/x", func(c *Config) any { return c.Browser.WSEndpoint }, "ws://127.0.0.1:9222/devtools/browser/x")
+	for _, n := range []string{"--ws-headers", "--wsHeaders"} {
+		rows = append(rows, row{[]string{"-w", "ws://127.0.0.1:9222/devtools/browser/x", n, `{"Authorization":"Bearer t0k","x-tenant":"a"}`},
+			func(c *Config) any { return c.Browser.Headers }, http.Header{"Authorization": {"Bearer t0k"}, "X-Tenant": {"a"}}})
+	}
+	each([]string{"instance-id", "instanceId"}, "web-2", func(c *Config) any { return c.Server.InstanceID }, "web-2")
+	each([]string{"drain-timeout", "drainTimeout"}, "5s", func(c *Config) any { return c.DrainTimeout }, 5*time.Second)
+	each([]string{"drain-timeout"}, "0s", func(c *Config) any { return c.DrainTimeout }, time.Duration(0))
 	rows = append(rows, row{[]string{"--chrome-arg=--disable-features=A,B", "--chromeArg", "--mute-audio"},
 		func(c *Config) any { return c.Browser.Args }, []string{"--disable-features=A,B", "--mute-audio"}})
 
@@ -138,6 +146,9 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.HTTP.SessionTimeout }, 30 * time.Minute},
 		{func(c *Config) any { return c.HTTP.MaxConnections }, defaultMaxConnections},
 		{func(c *Config) any { return c.HTTP.MaxSessions }, 0},
+		{func(c *Config) any { return c.DrainTimeout }, defaultDrainTimeout},
+		{func(c *Config) any { return c.Server.InstanceID }, transport.DefaultInstanceID()},
+		{func(c *Config) any { return c.Browser.Headers }, http.Header(nil)},
 		{func(c *Config) any { return c.HTTP.Token }, ""},
 		{func(c *Config) any { return c.Server.MaxPagesPerSession }, 0},
 		{func(c *Config) any { return c.Server.IsolateSessions }, false},
@@ -274,6 +285,15 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--storage-state", "/no/such/state.json"}, "--storage-state: open /no/such/state.json"},
 		{[]string{"--storage-state", "main.go"}, "--storage-state: main.go is not a storage state file: it is not a JSON object"},
 		{[]string{"--storage-state", "testdata/notstate.json"}, `is not a storage state file: it has neither "cookies" nor "origins"`},
+		{[]string{"--ws-headers", `{"a":"b"}`}, "--ws-headers is sent when connecting to a browser: give --ws-endpoint"},
+		{[]string{"-w", "ws://y", "--ws-headers", `Authorization: x`}, `--ws-headers "Authorization: x": give a JSON object`},
+		{[]string{"-w", "ws://y", "--wsHeaders", `{"a":1}`}, `give a JSON object`},
+		{[]string{"-w", "ws://y", "--ws-headers", `null`}, `give a JSON object`},
+		{[]string{"-w", "ws://y", "--ws-headers", `{"bad name":"v"}`}, `is not a valid HTTP header`},
+		{[]string{"-w", "ws://y", "--ws-headers", `{"X":"a\r\nB: c"}`}, `is not a valid HTTP header`},
+		{[]string{"--instance-id", "web.1"}, `--instance-id "web.1": use 1 to 63 letters, digits`},
+		{[]string{"--instance-id", "-x"}, `--instance-id "-x"`},
+		{[]string{"--drain-timeout", "-1s"}, "--drain-timeout -1s: give a duration such as 30s, or 0"},
 	}
 	for _, tt := range tests {
 		c, err := configure(tt.args, io.Discard)

@@ -113,10 +113,12 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	return serveHTTP(ctx, cfg, srv, stopBrowser, log, stdout)
 }
 
-// serveHTTP serves until ctx ends. Then drain runs at once, so that calls
-// in flight are answered (their pages stop), while the HTTP server stops
-// taking requests and flushes those replies.
-func serveHTTP(ctx context.Context, cfg *Config, srv *transport.Server, drain func(), log zerolog.Logger, stdout io.Writer) error {
+// serveHTTP serves until ctx ends. Then the server drains: it takes no
+// new sessions or calls (/readyz answers 503 at once) and waits up to
+// --drain-timeout for the calls in flight to be answered. Then stop runs,
+// so that calls still in flight are answered (their pages stop), while
+// the HTTP server stops taking requests and flushes those replies.
+func serveHTTP(ctx context.Context, cfg *Config, srv *transport.Server, stop func(), log zerolog.Logger, stdout io.Writer) error {
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
@@ -133,8 +135,13 @@ func serveHTTP(ctx context.Context, cfg *Config, srv *transport.Server, drain fu
 		return err
 	case <-ctx.Done():
 	}
+	dctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
+	if err := srv.Drain(dctx); err != nil {
+		log.Warn().Dur("drain_timeout", cfg.DrainTimeout).Msg("calls still in flight after --drain-timeout are cut short")
+	}
+	cancel()
 	drained := make(chan struct{})
-	go func() { defer close(drained); drain() }() // bounded: see browser.Supervisor.Close
+	go func() { defer close(drained); stop() }() // bounded: see browser.Supervisor.Close
 	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {

@@ -111,7 +111,23 @@ type instance struct {
 // an error unless it exits, cleanly, within exitWait.
 func startHTTP(t *testing.T, extra ...string) *instance {
 	t.Helper()
-	cmd := command(t, append([]string{"--http", "127.0.0.1:0"}, extra...)...)
+	return serve(t, command(t, append([]string{"--http", "127.0.0.1:0"}, extra...)...), extra)
+}
+
+// startHTTPConnected is startHTTP without the flags that launch a
+// browser, for a tabhive that connects to one.
+func startHTTPConnected(t *testing.T, extra ...string) *instance {
+	t.Helper()
+	transporttest.Executable(t) // skips under -short
+	cmd := exec.Command(os.Args[0], append([]string{"--log-level", "warn", "--http", "127.0.0.1:0"}, extra...)...)
+	cmd.Env = append(os.Environ(), "TABHIVE_TEST_MAIN=1")
+	cmd.Stderr = os.Stderr
+	return serve(t, cmd, extra)
+}
+
+// serve starts cmd, a tabhive serving HTTP, as startHTTP says.
+func serve(t *testing.T, cmd *exec.Cmd, extra []string) *instance {
+	t.Helper()
 	first := &firstLine{line: make(chan string, 1)}
 	cmd.Stdout = first
 	if err := cmd.Start(); err != nil {
@@ -202,7 +218,9 @@ func (f *firstLine) Write(p []byte) (int, error) {
 
 func TestHTTPAndSignalShutdown(t *testing.T) {
 	t.Parallel()
-	in := startHTTP(t)
+	// No drain: a call in flight at the signal is cut short, and says so
+	// (TestDrainThroughBinary waits for it).
+	in := startHTTP(t, "--drain-timeout", "0")
 	cmd, url := in.cmd, in.url
 	if !strings.HasSuffix(url, "/mcp") || !strings.HasPrefix(url, "http://127.0.0.1:") {
 		t.Fatalf("URL = %q, want http://127.0.0.1:PORT/mcp", url)

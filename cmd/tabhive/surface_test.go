@@ -45,9 +45,7 @@ var ownTools = map[string]string{
 
 // pendingFlags are chrome-devtools-mcp 1.11's flags that other work adds,
 // by the name of that work.
-var pendingFlags = map[string]string{
-	"wsHeaders": "WebSocket headers",
-}
+var pendingFlags = map[string]string{}
 
 // upstreamFlags are the flags of chrome-devtools-mcp 1.11's --help, as it
 // spells them (aliases included); help is the standard -h/--help.

@@ -54,6 +54,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
@@ -92,6 +93,9 @@ type Options struct {
 	// connection that opens it ([DialPipe], [Dial]); sessions attached
 	// later share it. If zero, [DefaultMaxMessageBytes].
 	MaxMessageBytes int
+	// Header is sent with the WebSocket handshake of [Dial]: a browser
+	// service's token, for one.
+	Header http.Header
 }
 
 // Conn is one CDP session on a browser channel, whose events are queued

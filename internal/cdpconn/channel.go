@@ -88,8 +88,13 @@ func DialPipe(ctx context.Context, r io.ReadCloser, w io.WriteCloser, opts Optio
 // WebSocket, ws://HOST:PORT/devtools/browser/ID.
 func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 	d := websocket.Dialer{WriteBufferSize: writeBufferSize, WriteBufferPool: &writeBuffers}
-	ws, _, err := d.DialContext(ctx, url, nil)
+	ws, resp, err := d.DialContext(ctx, url, opts.Header)
 	if err != nil {
+		if resp != nil {
+			// The handshake's answer says more than "bad handshake": a
+			// browser service refusing a token answers 401 or 403.
+			return nil, fmt.Errorf("connect to %s: %w (the endpoint answered %s)", url, err, resp.Status)
+		}
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
 	}
 	return open(ctx, &wsIO{conn: ws}, opts)

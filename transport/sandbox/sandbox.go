@@ -79,7 +79,19 @@
 // opens such a file to be written in pieces (a performance trace saved
 // without a filePath). They are kept when
 // the server exits, since the reply that named them may be read later;
-// [Cleanup] removes only what is empty.
+// [Cleanup] removes only what is empty; [Sandbox.RemovePrivate] removes one
+// sandbox's private directory with what it holds, when its session ends.
+//
+// # Files written are reported
+//
+// Every file written through a sandbox, by [Sandbox.WriteFile],
+// [Sandbox.TempFile] or [Sandbox.Create] (for a file written as it comes,
+// a chunk at a time), is reported to [Config.Written], and to the observer
+// of the view it was written through ([Sandbox.Observe]). This is the one
+// place files are written, so the transport learns here of every file a
+// tool writes, and offers it to a remote client as an MCP resource with a
+// link in the tool's reply: a tool gets that by writing through its
+// session's sandbox, and must not write files any other way.
 //
 // # Concurrency
 //
@@ -129,6 +141,12 @@ type Config struct {
 	// WorkDir is the directory relative paths resolve against when it is
 	// allowed. If empty, the process working directory at the time of use.
 	WorkDir string
+	// Written, if non-nil, is called with the canonical path of every file
+	// written through the sandbox or any of its views ([Sandbox.WriteFile],
+	// [Sandbox.TempFile], [Sandbox.Create]), once the file exists. The
+	// transport offers each as an MCP resource of the session. It must be
+	// safe for concurrent use and must not block.
+	Written func(path string)
 }
 
 // DeniedError is returned when a path lies outside every allowed location,
@@ -161,8 +179,18 @@ func (e *DeniedError) Error() string {
 }
 
 // Sandbox checks and performs file reads and writes for one MCP session.
-// Create it with [New]; it is safe for concurrent use.
+// Create it with [New]; it is safe for concurrent use. [Sandbox.Observe]
+// makes views of it that share its roots and private directory and also
+// report the files they write.
 type Sandbox struct {
+	*state
+	// observe, when set, is told of each file written through this view
+	// (see [Sandbox.Observe]); [Config.Written] is told of them all.
+	observe func(path string)
+}
+
+// state is what the views of one sandbox share.
+type state struct {
 	cfg Config // fixed at creation
 
 	mu sync.Mutex // guards the fields below
@@ -181,7 +209,7 @@ type Sandbox struct {
 // New returns a Sandbox with no roots declared. It touches no file: the
 // private directory is made on first use.
 func New(cfg Config) *Sandbox {
-	return &Sandbox{cfg: cfg}
+	return &Sandbox{state: &state{cfg: cfg}}
 }
 
 // SetRoots replaces the client's roots with uris, each a file:// URI

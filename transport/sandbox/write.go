@@ -78,6 +78,7 @@ func (s *Sandbox) Create(path, ext string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not write %s: %w", target, err)
 	}
+	s.wrote(target) // a resource of the session from now (observe.go)
 	return f, nil
 }
 
@@ -134,6 +135,7 @@ func (s *Sandbox) CreateTemp(name string) (*File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("could not write %s: %w", target, err)
 		}
+		s.wrote(target)
 		return renamed(f, target), nil
 	}
 	return nil, fmt.Errorf("could not write %s: no free file name in %s", name, allowed.private)
