@@ -200,6 +200,29 @@ func (e *budgetError) Error() string {
 
 func (e *budgetError) Unwrap() error { return context.DeadlineExceeded }
 
+// stepTimeoutError is a call that failed because a step inside it with a
+// bound of its own ran out, well before the call's budget.
+type stepTimeoutError struct {
+	tool   string
+	after  time.Duration
+	budget time.Duration
+	action bool
+}
+
+func (e *stepTimeoutError) Error() string {
+	return fmt.Sprintf("%s: a step ran out of its own time after %v", e.tool, e.after)
+}
+
+func (e *stepTimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// nearDeadline reports whether ctx's deadline is at most the tools'
+// headroom away: an inner wait bounded by the call's budget less that
+// headroom has run out, not a step with a bound of its own.
+func nearDeadline(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) <= overhead+2*time.Second
+}
+
 // sentence turns an error into the one sentence the agent reads, in
 // chrome-devtools-mcp's wording where it has one. It never includes a Go
 // stack trace, nor an error chain (see internal).
@@ -235,6 +258,13 @@ func known(err error) (msg string, ok bool) {
 			s += " The action may still take effect when the page recovers."
 		}
 		return s, true
+	}
+	if se, ok := errorsAs[*stepTimeoutError](err); ok {
+		s := fmt.Sprintf("%s stopped after %v, well within its %v budget: the browser or the page did not answer one of its steps in time (a busy machine does this).", se.tool, se.after, se.budget)
+		if se.action {
+			s += " The action may still take effect; take a snapshot to see."
+		}
+		return s + " Retry the call.", true
 	}
 	if de, ok := errorsAs[*page.DialogError](err); ok {
 		open := fmt.Sprintf("A dialog is open (%s: %s)", de.Dialog.Type, de.Dialog.Message)

@@ -479,15 +479,21 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 	ctx, cancel := context.WithTimeoutCause(ctx, budget, &budgetError{tool: t.name, budget: budget, action: t.action})
 	defer cancel()
 
+	started := time.Now()
 	err := t.run(ctx, c, args)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		err = context.Cause(ctx)
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded) && nearDeadline(ctx):
 		// An inner wait, whose deadline is the call's minus headroom, ran
 		// out first: the call ran out of its budget.
 		err = &budgetError{tool: t.name, budget: budget, action: t.action}
+	case errors.Is(err, context.DeadlineExceeded):
+		// A step with a bound of its own (a page's setup, a browser's
+		// start) ran out long before the call's budget: saying the budget
+		// ran out would be untrue.
+		err = &stepTimeoutError{tool: t.name, after: time.Since(started).Round(time.Second), budget: budget, action: t.action}
 	}
 	if t.noBrowser {
 		return c.finish(ctx, t, err), outcome(err)
