@@ -53,6 +53,7 @@ type shot struct {
 	text   string
 	isErr  bool
 	images []*mcp.ImageContent
+	links  []*mcp.ResourceLink
 }
 
 func shotCall(t *testing.T, cs *mcp.ClientSession, args map[string]any) shot {
@@ -69,6 +70,8 @@ func shotCall(t *testing.T, cs *mcp.ClientSession, args map[string]any) shot {
 			r.text += c.Text
 		case *mcp.ImageContent:
 			r.images = append(r.images, c)
+		case *mcp.ResourceLink:
+			r.links = append(r.links, c) // a file the call saved
 		default:
 			t.Errorf("take_screenshot(%v): unexpected content %T", args, c)
 		}
@@ -208,6 +211,9 @@ func TestScreenshotFiles(t *testing.T) {
 	r := shotCall(t, cs, map[string]any{"pageId": id, "format": "jpeg", "filePath": filepath.Join(dir, "shots", "page.png")})
 	if r.isErr || r.text != viewportLine+"\nSaved screenshot to "+want+"." || len(r.images) != 0 {
 		t.Errorf("take_screenshot(filePath) = %v, %q, %d image(s); want it saved to %s", r.isErr, r.text, len(r.images), want)
+	}
+	if len(r.links) != 1 || !strings.HasSuffix(r.links[0].URI, "/page.jpeg") {
+		t.Errorf("take_screenshot(filePath) links %s, want one to the saved file", linkURIs(r.links))
 	}
 	if b, err := os.ReadFile(want); err != nil || !bytes.HasPrefix(b, []byte("\xff\xd8\xff")) {
 		t.Errorf("screenshot file: %d bytes, %v; want a JPEG", len(b), err)
@@ -357,4 +363,12 @@ func TestScreenshotDialog(t *testing.T) {
 	}
 	must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})
 	shotImage(t, cs, map[string]any{"pageId": id}, viewportLine, "image/png")
+}
+
+func linkURIs(links []*mcp.ResourceLink) []string {
+	var out []string
+	for _, l := range links {
+		out = append(out, l.URI)
+	}
+	return out
 }
