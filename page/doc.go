@@ -200,7 +200,7 @@
 //     read from the AX tree, and for inViewport's boxes; closed shadow
 //     roots and opaque AX subtrees of a walk; uid lookups of a combobox's
 //     options (16 at a time); waiting for out-of-process iframes to paint
-//     before a drag or a screenshot (painted, half a second at most); and
+//     before a drag or a screenshot (painted, two seconds at most); and
 //     the goroutine waitGroup starts to wait on a WaitGroup with a bound,
 //     which ends with the group.
 //

@@ -385,8 +385,10 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) {
 }
 
 // paintWait bounds [painted]: a frame that does not draw (hidden, or
-// throttled out of view) is not waited for longer.
-const paintWait = 500 * time.Millisecond
+// throttled out of view) is not waited for longer. A renderer on a busy
+// machine draws late: half a second let a screenshot capture an iframe
+// before it drew, at load 12 on 2 cores.
+const paintWait = 2 * time.Second
 
 // paintedJS resolves after the document has drawn two animation frames: a
 // frame it had not drawn when asked has been drawn since.

@@ -485,6 +485,18 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 	case err == nil:
 	case ctx.Err() != nil:
 		err = context.Cause(ctx)
+	case errors.Is(err, context.Canceled) && c.page != nil:
+		// The caller did not cancel (ctx is live): the page's actor is
+		// stopping under the call, and its handler saw its own context
+		// end. Say why the page went, not "cancelled".
+		select {
+		case <-c.page.Done():
+			if perr := c.page.Err(); perr != nil {
+				err = perr
+			}
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+		}
 	case errors.Is(err, context.DeadlineExceeded) && nearDeadline(ctx):
 		// An inner wait, whose deadline is the call's minus headroom, ran
 		// out first: the call ran out of its budget.
