@@ -116,15 +116,10 @@ type TraceOptions struct {
 // with [ErrTraceRunning] if the page is already recording; a dialog open
 // on the page fails it with a [*DialogError].
 func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error) {
-	return ask(ctx, a, func(ctx context.Context) (st State, err error) {
+	st, err := ask(ctx, a, func(ctx context.Context) (State, error) {
 		if a.trace.running {
 			return State{}, ErrTraceRunning
 		}
-		defer func() {
-			if err != nil && opts.Lease != nil {
-				opts.Lease.Release()
-			}
-		}()
 		if err := a.needRenderer(); err != nil {
 			return State{}, err
 		}
@@ -137,7 +132,7 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 			}
 		}
 		cfg := tracing.TraceConfig{IncludedCategories: traceCategories, ExcludedCategories: []string{"*"}}
-		err = a.call(ctx, func(ctx context.Context) error {
+		err := a.call(ctx, func(ctx context.Context) error {
 			return a.c.Tracing.Start(ctx, tracing.NewStartArgs().
 				SetTraceConfig(cfg).
 				SetTransferMode("ReturnAsStream").
@@ -159,6 +154,14 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 		}
 		return a.state(), nil
 	})
+	if err != nil && opts.Lease != nil {
+		// Whatever failed — the page, its deadline, or the call that never
+		// ran because the page had crashed or the caller gave up while it
+		// was queued — the slot goes back. (Released twice is harmless: a
+		// recording that ended keeps no lease.)
+		opts.Lease.Release()
+	}
+	return st, err
 }
 
 // traceReload loads target, with the cache off if ignoreCache.

@@ -31,10 +31,13 @@ var traceSlot browser.TraceSlot
 // page id 1.
 var traceHolders atomic.Int64
 
-// startTrace takes the slot and starts recording on a.
+// startTrace takes the slot and starts recording on a. It waits for the
+// slot as long as the test may run: the tests that trace run in parallel,
+// and on a loaded machine a holder's reload, paint and stop can together
+// take longer than any one step's budget.
 func startTrace(t *testing.T, a *page.Actor, opts page.TraceOptions) error {
 	t.Helper()
-	lease, _, err := traceSlot.Acquire(traceCtx(t), int(traceHolders.Add(1)), a.Done())
+	lease, _, err := traceSlot.Acquire(t.Context(), int(traceHolders.Add(1)), a.Done())
 	if err != nil {
 		return err
 	}
@@ -346,4 +349,26 @@ func navigationOf(r *ptrace.Report, url string) *ptrace.InsightSet {
 		}
 	}
 	return nil
+}
+
+// A StartTrace that never ran — its caller gave up while it was queued —
+// gives the slot back all the same: another page can record at once.
+func TestTraceStartNotRunReleasesTheSlot(t *testing.T) {
+	t.Parallel()
+	a := open(t, "")
+	var slot browser.TraceSlot
+	lease, _, err := slot.Acquire(traceCtx(t), 1, a.Done())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.StartTrace(gone, page.TraceOptions{Lease: lease}); err == nil {
+		t.Fatal("StartTrace with a context already done succeeded")
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if _, _, err := slot.Acquire(ctx, 2, nil); err != nil {
+		t.Fatalf("the slot is still held after a StartTrace that did not run: %v", err)
+	}
 }
