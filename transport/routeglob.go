@@ -10,13 +10,16 @@ import (
 // matches the whole URL, "*" any characters but "/", "**" between slashes
 // (or at either end) any number of path segments, "{a,b}" either
 // alternative, "?" itself, and "\" quotes the next character. route_requests
-// takes a pattern as a glob when it starts with "**" or holds "{"; any
-// other is a URLPattern, as before.
+// takes a pattern as a glob when it starts with "**" or holds a "{a,b}"
+// alternation (a URLPattern's "{…}" group has no comma); any other is a
+// URLPattern, as before.
 
 // isGlob reports whether a route pattern is a Playwright glob.
 func isGlob(p string) bool {
-	return strings.HasPrefix(p, "**") || strings.Contains(p, "{")
+	return strings.HasPrefix(p, "**") || alternation.MatchString(p)
 }
+
+var alternation = regexp.MustCompile(`\{[^{}]*,[^{}]*\}`)
 
 // compileGlob turns a Playwright glob into a regular expression over the
 // whole URL. It fails on an unclosed or nested "{".

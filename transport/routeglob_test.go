@@ -32,6 +32,12 @@ func TestCompileGlob(t *testing.T) {
 			}
 		}
 	}
+	for p, want := range map[string]bool{"**/api/*": true, "https://e.test/*.{png,jpg}": true,
+		"https://e.test/:id{/details}?": false, "/api/*": false, "https://e.test/*": false} {
+		if isGlob(p) != want {
+			t.Errorf("isGlob(%q) = %v", p, !want)
+		}
+	}
 	for _, bad := range []string{"**/{a,{b}}", "**/{a,b"} {
 		if _, err := compileGlob(bad); err == nil {
 			t.Errorf("compileGlob(%q) succeeded", bad)
