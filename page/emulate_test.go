@@ -232,10 +232,16 @@ func TestEmulateAppliesEachSetting(t *testing.T) {
 	// test suites on the machine, load average 15, 2.1).
 	// The rate of 4 reached the page too: the state above names it, and
 	// BenchmarkCPUThrottling measures its effect.
+	// At load 30 one round can still see the plain page starved (a ratio
+	// of 0.5 was seen): a throttle that works shows in one of five rounds,
+	// one that does not in none.
 	emulate(t, a, page.Emulation{CPU: 20})
-	throttled, unthrottled := cpuLoops(p, plain, 3)
-	ratio := throttled / unthrottled
-	t.Logf("CPU rate 20: fastest loop %.0f ms throttled, %.0f ms not (ratio %.1f)", throttled, unthrottled, ratio)
+	var throttled, unthrottled, ratio float64
+	for round := 0; round < 5 && ratio < 1.5; round++ {
+		throttled, unthrottled = cpuLoops(p, plain, 3)
+		ratio = throttled / unthrottled
+		t.Logf("CPU rate 20: fastest loop %.0f ms throttled, %.0f ms not (ratio %.1f)", throttled, unthrottled, ratio)
+	}
 	if ratio < 1.5 {
 		t.Errorf("CPU rate 20: fastest loop %.0f ms throttled, %.0f ms not (ratio %.1f), want a ratio of 1.5 or more", throttled, unthrottled, ratio)
 	}

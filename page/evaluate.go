@@ -54,6 +54,11 @@ type ScriptTimeoutError struct {
 }
 
 func (e *ScriptTimeoutError) Error() string {
+	if e.Budget <= 0 {
+		// Stopped by a deadline other than the script's own (the
+		// caller's): no budget of its own to name.
+		return "script did not finish in time"
+	}
 	return fmt.Sprintf("script did not finish within %v", e.Budget.Round(time.Millisecond))
 }
 

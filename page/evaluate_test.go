@@ -89,9 +89,8 @@ func TestEvaluateOutput(t *testing.T) {
 	} {
 		var buf bytes.Buffer
 		// Reading 3 MB back a chunk at a time takes seconds under -race,
-		// over 20 s on a loaded machine (the call then ran out of ctx's
-		// 20 s): each call gets a minute.
-		c, cancel := context.WithTimeout(context.Background(), time.Minute)
+		// over a minute at load 30 on 2 cores: each call gets three.
+		c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		res, err := a.Evaluate(c, page.Script{Source: tt.fn, Output: &buf, SkipStableDOM: true})
 		cancel()
 		if err != nil {
