@@ -125,15 +125,17 @@ func (s *Scope) keeps(ev *event) bool {
 		// TracingStartedInBrowser lists the traced page's frames alone.
 		return true
 	}
-	var a struct {
-		Frame string `json:"frame"`
-		Data  struct {
+	if bytes.Contains(ev.Args, []byte(`"frame"`)) { // most have none: spare the decoding
+		var a struct {
 			Frame string `json:"frame"`
-		} `json:"data"`
-	}
-	json.Unmarshal(ev.Args, &a) // best effort: an event that says no frame is judged by its URLs
-	if f := a.Frame + a.Data.Frame; f != "" {
-		return s.frames[a.Frame] || s.frames[a.Data.Frame]
+			Data  struct {
+				Frame string `json:"frame"`
+			} `json:"data"`
+		}
+		json.Unmarshal(ev.Args, &a) // best effort: an event that says no frame is judged by its URLs
+		if f := a.Frame + a.Data.Frame; f != "" {
+			return s.frames[a.Frame] || s.frames[a.Data.Frame]
+		}
 	}
 	return !bytes.Contains(ev.Args, []byte("://"))
 }
