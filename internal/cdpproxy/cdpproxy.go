@@ -35,6 +35,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"strconv"
@@ -126,7 +128,9 @@ func Open(ctx context.Context, cfg Config) (*Endpoint, error) {
 		cfg: cfg, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, secret: hex.EncodeToString(raw[:]),
 		ctx: ectx, cancel: cancel, done: make(chan struct{}), connected: make(chan struct{}),
 	}
-	e.srv = &http.Server{Handler: http.HandlerFunc(e.serveHTTP), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	e.srv = &http.Server{Handler: http.HandlerFunc(e.serveHTTP), ReadHeaderTimeout: 10 * time.Second,
+		// Refused handshakes are the point, not news for stderr.
+		ErrorLog: log.New(io.Discard, "", 0)}
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.srv.Serve(ln) }() // ends on Close
 	go func() {                                        // ends the endpoint with its context
