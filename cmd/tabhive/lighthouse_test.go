@@ -37,8 +37,8 @@ const lighthouseFixture = `<!doctype html>
 // TestLighthouseThroughBinary audits a fixture page through the binary
 // with the real Lighthouse CLI: the reply lists the category scores and the
 // known failures with their elements, both reports land in the sandbox,
-// another tab's page appears nowhere in them, and the page's own emulation
-// is back afterwards.
+// another tab's page, audited at the same time, appears nowhere in them,
+// and the page's own emulation is back afterwards.
 func TestLighthouseThroughBinary(t *testing.T) {
 	if _, err := exec.LookPath("lighthouse"); err != nil {
 		t.Skip("lighthouse_audit needs the Lighthouse CLI on PATH (npm install -g lighthouse@12.8.2); it is not there")
@@ -82,8 +82,33 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		}
 	}
 
+	// The other tab is audited at the same time, on a phone, into the
+	// session's private directory: both audits run, and neither sees the
+	// other's page.
+	var other string
+	var otherErr bool
+	var otherFail error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		other, otherErr, otherFail = traceCall(cs, "lighthouse_audit", map[string]any{"pageId": 2, "device": "mobile"})
+	}()
 	out := filepath.Join(work, "reports")
 	got := mustTrace(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "device": "desktop", "outputDirPath": out})
+	<-done
+	if otherFail != nil || otherErr || !strings.Contains(other, "Device: mobile\nURL: "+site+"/other-agents-secret.html\n") {
+		t.Errorf("the other tab's audit, at the same time: %v %v\n%s", otherFail, otherErr, other)
+	}
+	if m := regexp.MustCompile(`### Reports\n- (\S+\.json)\n- (\S+\.html)`).FindStringSubmatch(other); m == nil {
+		t.Errorf("the other tab's audit names no reports:\n%s", other)
+	} else {
+		for _, p := range m[1:] {
+			b, err := os.ReadFile(p)
+			if err != nil || strings.Contains(string(b), "/audit.html") {
+				t.Errorf("the other tab's report %s: %v, or it names the first tab's page", p, err)
+			}
+		}
+	}
 	for _, want := range []string{
 		"## Lighthouse audit results\nMode: navigation\nDevice: desktop\nURL: " + url + "\n### Category scores\n",
 		"(seo)\n", "(best-practices)\n",
