@@ -76,6 +76,14 @@ func (s *Server) runLighthouse(ctx context.Context, c *call, a *lighthouseArgs) 
 		if errors.As(err, &be) {
 			return &lighthouseError{fmt.Sprintf("The Lighthouse audit did not finish within its %v budget and was stopped, so no report was saved; audit a lighter page, or retry when the machine is less busy.", be.Budget)}
 		}
+		var ce *lighthouse.CLIError
+		if errors.As(err, &ce) {
+			reason := strings.TrimSuffix(collapseSpace(ce.Reason), ".")
+			if reason == "" {
+				reason = ce.Error()
+			}
+			return &lighthouseError{fmt.Sprintf("Lighthouse could not audit the page (%s); check that the page loads, then call lighthouse_audit again.", reason)}
+		}
 		return err
 	}
 	c.r.state(res.State)

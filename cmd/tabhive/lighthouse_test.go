@@ -56,6 +56,9 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	mux.HandleFunc("/other-agents-secret.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<!doctype html><title>other agent's page</title><p>private`))
 	})
+	mux.HandleFunc("/dialog.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<!doctype html><title>dialog</title><button onclick="alert('hello')">Alert</button>`))
+	})
 	site := browsertest.Serve(t, mux).URL
 	work := t.TempDir()
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--workspace", work)})
@@ -171,6 +174,19 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	// The other tab still shows its own page.
 	if pages := text(t, cs, "list_pages", nil); !strings.Contains(pages, "other-agents-secret.html") {
 		t.Errorf("list_pages after the audit:\n%s", pages)
+	}
+
+	// A page with a dialog open is not audited: the usual sentence.
+	text(t, cs, "navigate_page", map[string]any{"pageId": 2, "url": site + "/dialog.html", "timeout": pageLoadTimeout})
+	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(text(t, cs, "take_snapshot", map[string]any{"pageId": 2}))
+	if button == nil {
+		t.Fatal("no button in the snapshot")
+	}
+	if got := text(t, cs, "click", map[string]any{"pageId": 2, "uid": button[1]}); !strings.Contains(got, "# Open dialog") {
+		t.Fatalf("click on the alert button: %q", got)
+	}
+	if got, isErr := try(t, cs, "lighthouse_audit", map[string]any{"pageId": 2}); !isErr || !strings.Contains(got, "dialog") || strings.Count(got, "\n") > 3 {
+		t.Errorf("lighthouse_audit with a dialog open = %v %q", isErr, got)
 	}
 }
 

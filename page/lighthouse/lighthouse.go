@@ -143,7 +143,7 @@ func Run(ctx context.Context, o Options) (*Output, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("lighthouse failed: %w: %s", err, lastLine(stderr.String()))
+		return nil, &CLIError{Reason: lastLine(stderr.String()), Err: err}
 	}
 	out := &Output{
 		JSONPath: filepath.Join(o.Dir, "lighthouse.report.json"),
@@ -157,11 +157,26 @@ func Run(ctx context.Context, o Options) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out.Report.RuntimeError != nil && out.Report.RuntimeError.Code != "" {
-		return out, fmt.Errorf("lighthouse could not audit the page: %s", out.Report.RuntimeError.Message)
+	if e := out.Report.RuntimeError; e != nil && e.Code != "" {
+		return out, &CLIError{Reason: e.Message}
 	}
 	return out, nil
 }
+
+// CLIError is a run the CLI itself failed: Reason is what it said.
+type CLIError struct {
+	Reason string
+	Err    error // the exit status, if it failed
+}
+
+func (e *CLIError) Error() string {
+	if e.Reason == "" {
+		return fmt.Sprintf("lighthouse failed: %v", e.Err)
+	}
+	return "lighthouse failed: " + e.Reason
+}
+
+func (e *CLIError) Unwrap() error { return e.Err }
 
 // limited keeps the first n bytes written to it.
 type limited struct {
