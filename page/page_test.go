@@ -245,6 +245,40 @@ func TestWaitForTextInIframe(t *testing.T) {
 	}
 }
 
+// A page that replaces what a text search uses — String and Array methods,
+// MutationObserver, timers — can neither make wait_for see a text that is
+// not there nor keep it from seeing one that arrives.
+func TestWaitForTextOnAHostilePage(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Hostile", `<p>Here now</p><script>
+			const later = setTimeout;
+			later(() => document.body.append('Arrived late'), 400);
+			String.prototype.includes = () => true;
+			String.prototype.replace = function () { return 'Never there'; };
+			String.prototype.trim = function () { return 'Never there'; };
+			Array.prototype.indexOf = () => 0;
+			Array.prototype.map = function () { return ['Never there']; };
+			window.MutationObserver = function () { this.observe = () => {}; this.disconnect = () => {}; };
+			window.setInterval = () => 0;
+			window.setTimeout = () => 0;
+			window.clearTimeout = () => {};
+			window.clearInterval = () => {};
+			window.Promise = function () {};
+		</script>`),
+	})
+	a := open(t, base+"/")
+	_, err := a.WaitForText(ctx(t), []string{"Never there"}, time.Second)
+	var te *page.TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("WaitForText(a text that is not there) = %v, want TimeoutError", err)
+	}
+	res, err := a.WaitForText(ctx(t), []string{"Arrived late"}, 10*time.Second)
+	if err != nil || res.Found != "Arrived late" {
+		t.Fatalf("WaitForText(a text that arrives) = %q, %v", res.Found, err)
+	}
+}
+
 func TestFillAndPressKey(t *testing.T) {
 	t.Parallel()
 	base := serve(t, map[string]http.Handler{

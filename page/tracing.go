@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -402,9 +403,37 @@ type readResult struct {
 
 // readTrace copies the stream to out and to the analysis, which runs on a
 // goroutine of its own that readTrace waits for. It runs on an Await
-// goroutine and touches no actor state but the session.
+// goroutine.
+//
+// Chrome's trace is of the whole browser: every tab's renderer, with its
+// URLs and script sources, whichever page recorded it. So the stream goes
+// first to a file of the server's own, which says which frames and
+// processes are the page's ([ptrace.PageScope]); only those events reach
+// out and the analysis ([ptrace.Filter]). No agent sees another's pages in
+// its trace. A trace that does not say which page it is of gives nothing.
 func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, opts ptrace.Options) readResult {
 	var r readResult
+	whole, err := os.CreateTemp("", "tabhive-trace-*.json")
+	if err != nil {
+		r.err = fmt.Errorf("keep the trace: %w", err)
+		return r
+	}
+	defer func() {
+		whole.Close()
+		os.Remove(whole.Name())
+	}()
+	if r.err = copyStream(ctx, a, handle, whole); r.err != nil {
+		return r
+	}
+	rewind := func() io.Reader {
+		whole.Seek(0, io.SeekStart)
+		return ctxReader{ctx, whole}
+	}
+	scope, err := ptrace.PageScope(rewind())
+	if err != nil {
+		r.err = fmt.Errorf("read the trace: %w", err)
+		return r
+	}
 	pr, pw := io.Pipe()
 	analysed := make(chan struct{})
 	go func() {
@@ -414,7 +443,9 @@ func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.
 		// fail at once instead of blocking.
 		pr.CloseWithError(errAnalysisDone)
 	}()
-	r.err = copyStream(ctx, a, handle, out, pw, &r.bytes)
+	t := &tee{out: out, analysis: pw, analysing: true}
+	r.err = ptrace.Filter(rewind(), t, scope)
+	r.bytes = t.n
 	pw.CloseWithError(r.err) // nil: the analysis sees the end of the trace
 	<-analysed
 	if r.err != nil {
@@ -425,8 +456,45 @@ func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.
 
 var errAnalysisDone = errors.New("the analysis has finished")
 
-func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, analysis io.Writer, n *int64) error {
-	analysing := true
+// tee writes the page's trace to the caller's output, counting it, and to
+// the analysis while the analysis reads: one that ended early leaves the
+// file to go on.
+type tee struct {
+	out, analysis io.Writer
+	analysing     bool
+	n             int64
+}
+
+func (t *tee) Write(p []byte) (int, error) {
+	n, err := t.out.Write(p)
+	t.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write the trace: %w", err)
+	}
+	if t.analysing {
+		if _, err := t.analysis.Write(p); err != nil {
+			t.analysing = false
+		}
+	}
+	return n, nil
+}
+
+// ctxReader reads r until ctx ends: filtering a large trace stops when the
+// caller gives up.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, context.Cause(c.ctx)
+	}
+	return c.r.Read(p)
+}
+
+// copyStream copies the trace Chrome streams to out.
+func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer) error {
 	for {
 		r, err := a.c.IO.Read(ctx, cdpio.NewReadArgs(handle).SetSize(traceChunk))
 		if err != nil {
@@ -440,13 +508,7 @@ func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io
 		}
 		if len(data) > 0 {
 			if _, err := out.Write(data); err != nil {
-				return fmt.Errorf("write the trace: %w", err)
-			}
-			*n += int64(len(data))
-			if analysing {
-				if _, err := analysis.Write(data); err != nil {
-					analysing = false // the analysis ended early; the file goes on
-				}
+				return fmt.Errorf("keep the trace: %w", err)
 			}
 		}
 		if r.EOF {

@@ -372,3 +372,51 @@ func TestTraceStartNotRunReleasesTheSlot(t *testing.T) {
 		t.Fatalf("the slot is still held after a StartTrace that did not run: %v", err)
 	}
 }
+
+// Chrome traces the whole browser; a page's trace holds that page alone.
+// Another tab — another agent's, on another site — that loads, fetches and
+// navigates during the recording leaves nothing in the file or the report:
+// not its URLs, not its scripts.
+func TestTraceHoldsOnlyItsPage(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/mine": browsertest.HTML("Mine", "<p>Mine</p>"),
+		"/other-secret": browsertest.HTML("Other", `<p>Other</p><script>
+			// other-secret-script
+			setInterval(() => fetch('/other-secret-poll?token=other-secret-token'), 50);
+		</script>`),
+		"/other-secret-poll": browsertest.HTML("poll", "x"),
+	})
+	otherSite := strings.Replace(base, "127.0.0.1", "localhost", 1)
+	other := openTraced(t, otherSite+"/other-secret")
+	a := openTraced(t, base+"/mine")
+	if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
+		t.Fatalf("StartTrace = %v", err)
+	}
+	if _, err := other.Navigate(traceCtx(t), page.Navigation{Kind: page.NavigateURL, URL: otherSite + "/other-secret?again"}); err != nil {
+		t.Fatalf("the other tab's navigation = %v", err)
+	}
+	var out bytes.Buffer
+	res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &out})
+	if err != nil {
+		t.Fatalf("StopTrace = %v", err)
+	}
+	if bytes.Contains(out.Bytes(), []byte("other-secret")) {
+		i := bytes.Index(out.Bytes(), []byte("other-secret"))
+		t.Errorf("the trace file holds the other tab: …%s…", out.Bytes()[max(0, i-300):min(out.Len(), i+100)])
+	}
+	if !bytes.Contains(out.Bytes(), []byte(base+"/mine")) {
+		t.Error("the trace file does not hold the page's own navigation")
+	}
+	if set := navigationOf(res.Report, base+"/mine"); set == nil {
+		t.Errorf("the report has no navigation of the page:\n%s", res.Report.Summary())
+	}
+	for _, s := range res.Report.Sets {
+		if strings.Contains(s.URL, "other-secret") {
+			t.Errorf("the report has an insight set of the other tab: %s %s", s.ID, s.URL)
+		}
+	}
+	if strings.Contains(res.Report.Summary(), "other-secret") {
+		t.Error("the report's summary names the other tab")
+	}
+}

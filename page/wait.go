@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/waiter"
@@ -521,10 +522,10 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 			if err := a.needRenderer(); err != nil {
 				return res, err
 			}
-			var contexts []scriptContext
+			var frames []textFrame
 			for _, f := range a.frames {
 				if f.context != 0 {
-					contexts = append(contexts, scriptContext{c: a.sessionOf(f.id).c, id: f.context})
+					frames = append(frames, textFrame{c: a.sessionOf(f.id).c, id: f.id})
 				}
 			}
 			// Wait in slices, so that frames created meanwhile join in.
@@ -534,7 +535,7 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 			}
 			var found atomic.Pointer[string]
 			err := a.call(wctx, func(ctx context.Context) error {
-				return findText(ctx, contexts, texts, slice, &found)
+				return findText(ctx, frames, texts, slice, &found)
 			})
 			if p := found.Load(); p != nil && err == nil {
 				res.Found = *p
@@ -561,9 +562,19 @@ type scriptContext struct {
 	id runtime.ExecutionContextID
 }
 
-// findText runs findTextJS in each execution context at once and stores the
-// first text found. Contexts that disappear (a navigation) are skipped.
-func findText(ctx context.Context, contexts []scriptContext, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
+// textFrame is a frame wait_for looks in, and the client of the session
+// that reaches it (out-of-process iframes have their own).
+type textFrame struct {
+	c  *cdp.Client
+	id string
+}
+
+// findText runs findTextJS in each frame at once and stores the first text
+// found. It runs in the frames' isolated world, where the page's scripts
+// cannot replace what it uses (MutationObserver, timers, String methods)
+// to make it miss a text, see one that is not there, or never return; it
+// sees the same DOM. Frames that disappear (a navigation) are skipped.
+func findText(ctx context.Context, frames []textFrame, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	textsArg, err := jsonArg(texts)
@@ -571,12 +582,17 @@ func findText(ctx context.Context, contexts []scriptContext, texts []string, wai
 		return err
 	}
 	msArg, _ := jsonArg(wait.Milliseconds())
-	done := make(chan struct{}, len(contexts))
-	for _, sc := range contexts {
-		go func() { // each ends when its call returns; cancel bounds them
+	done := make(chan struct{}, len(frames))
+	for _, f := range frames {
+		go func() { // each ends when its calls return; cancel bounds them
 			defer func() { done <- struct{}{} }()
-			r, err := sc.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
-				SetExecutionContextID(sc.id).SetArguments([]runtime.CallArgument{textsArg, msArg}).
+			w, err := f.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(f.id)).
+				SetWorldName(snapshotWorld))
+			if err != nil {
+				return
+			}
+			r, err := f.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
+				SetExecutionContextID(w.ExecutionContextID).SetArguments([]runtime.CallArgument{textsArg, msArg}).
 				SetAwaitPromise(true).SetReturnByValue(true))
 			if err != nil || r.ExceptionDetails != nil {
 				return
@@ -589,10 +605,10 @@ func findText(ctx context.Context, contexts []scriptContext, texts []string, wai
 			}
 		}()
 	}
-	for range contexts {
+	for range frames {
 		<-done
 	}
-	if len(contexts) == 0 {
+	if len(frames) == 0 {
 		select {
 		case <-ctx.Done():
 		case <-time.After(min(wait, 100*time.Millisecond)):

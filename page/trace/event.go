@@ -26,6 +26,10 @@ type event struct {
 	ID   string
 	Args []byte // raw JSON object, or nil
 
+	// raw is the whole event as the file has it; valid only while the
+	// event is being handled.
+	raw []byte
+
 	// url and reqID memoise eventURL: several handlers ask.
 	urlDone    bool
 	url, reqID string

@@ -324,6 +324,7 @@ func scanEvents(rd *reader, ev *event, fn func(ev *event) error) error {
 		if err := ev.parse(buf, index, in); err != nil {
 			return fmt.Errorf("%w: event %d: %v", ErrNotTrace, index, err)
 		}
+		ev.raw = buf
 		if err := fn(ev); err != nil {
 			return err
 		}
