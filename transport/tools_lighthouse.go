@@ -95,7 +95,9 @@ func (s *Server) runLighthouse(ctx context.Context, c *call, a *lighthouseArgs) 
 		}
 		paths = append(paths, p)
 	}
-	renderLighthouse(c.r, mode, device, lighthouse.Summarize(res.Output.Report), paths)
+	sum := lighthouse.Summarize(res.Output.Report)
+	renderLighthouse(c.r, mode, device, sum, paths)
+	c.r.data = map[string]any{"lighthouseResult": lighthouseResult(mode, device, sum, paths)}
 
 	return nil
 }
@@ -188,6 +190,45 @@ func renderLighthouse(r *reply, mode, device string, s lighthouse.Summary, repor
 	r.line("### Reports")
 	for _, p := range reports {
 		r.line("- %s", p)
+	}
+}
+
+// lighthouseResult is the reply's structuredContent, in upstream's shape.
+func lighthouseResult(mode, device string, s lighthouse.Summary, reports []string) map[string]any {
+	scores := []map[string]any{}
+	for _, c := range s.Scores {
+		scores = append(scores, map[string]any{"id": c.ID, "title": c.Title, "score": c.Score})
+	}
+	failed := []map[string]any{}
+	for _, f := range s.Failed {
+		nodes := []map[string]any{}
+		for _, n := range f.Nodes {
+			node := map[string]any{}
+			for k, v := range map[string]string{"selector": n.Selector, "snippet": n.Snippet, "nodeLabel": n.NodeLabel, "explanation": n.Explanation} {
+				if v != "" {
+					node[k] = v
+				}
+			}
+			nodes = append(nodes, node)
+		}
+		a := map[string]any{"id": f.ID, "title": f.Title, "score": f.Score, "categories": append([]string{}, f.Categories...),
+			"nodes": nodes, "totalNodes": f.TotalNodes}
+		if f.Description != "" {
+			a["description"] = f.Description
+		}
+		if f.DisplayValue != "" {
+			a["displayValue"] = f.DisplayValue
+		}
+		failed = append(failed, a)
+	}
+	return map[string]any{
+		"summary": map[string]any{
+			"mode": mode, "device": device, "url": s.URL, "scores": scores,
+			"audits": map[string]any{"failed": len(s.Failed), "passed": s.Passed},
+			"timing": map[string]any{"total": s.TotalTimingMS},
+		},
+		"failedAudits": failed,
+		"reports":      reports,
 	}
 }
 

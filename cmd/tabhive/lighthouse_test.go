@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"image"
 	"image/png"
@@ -61,7 +62,7 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	})
 	site := browsertest.Serve(t, mux).URL
 	work := t.TempDir()
-	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--workspace", work)})
+	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--workspace", work, "--experimental-structured-content")})
 
 	url := site + "/audit.html"
 	text(t, cs, "navigate_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
@@ -97,8 +98,39 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		other, otherErr, otherFail = traceCall(cs, "lighthouse_audit", map[string]any{"pageId": 2, "device": "mobile"})
 	}()
 	out := filepath.Join(work, "reports")
-	got := mustTrace(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "device": "desktop", "outputDirPath": out})
+	actx, cancel := context.WithTimeout(context.Background(), traceCallTimeout)
+	defer cancel()
+	res, err := cs.CallTool(actx, &mcp.CallToolParams{Name: "lighthouse_audit", Arguments: map[string]any{"pageId": 1, "device": "desktop", "outputDirPath": out}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := transporttest.Text(res)
+	if res.IsError {
+		t.Fatalf("lighthouse_audit failed:\n%s", got)
+	}
 	<-done
+	// With --experimental-structured-content, the result as upstream's
+	// lighthouseResult too.
+	var sc struct {
+		LighthouseResult struct {
+			Summary struct {
+				Mode, Device, URL string
+				Scores            []struct{ ID string }
+				Audits            struct{ Failed, Passed int }
+			}
+			FailedAudits []struct {
+				ID         string
+				TotalNodes int
+			}
+			Reports []string
+		}
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &sc)
+	if lr := sc.LighthouseResult; lr.Summary.Mode != "navigation" || lr.Summary.URL != url || len(lr.Summary.Scores) != 3 ||
+		lr.Summary.Audits.Failed != len(lr.FailedAudits) || lr.Summary.Audits.Passed == 0 || len(lr.Reports) != 2 {
+		t.Errorf("structuredContent.lighthouseResult = %s", raw)
+	}
 	if otherFail != nil || otherErr || !strings.Contains(other, "Device: mobile\nURL: "+site+"/other-agents-secret.html\n") {
 		t.Errorf("the other tab's audit, at the same time: %v %v\n%s", otherFail, otherErr, other)
 	}
@@ -137,7 +169,7 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		t.Errorf("the reply names another tab's page:\n%s", got)
 	}
 
-	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+	raw, err = os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
