@@ -71,16 +71,15 @@ func (r *Relay) Owns(sessionID string) bool {
 	return r.sessions[sessionID] != nil
 }
 
-// adopt registers a session as relayed.
+// adopt registers a session as relayed. Lock order: r.mu, then ch.mu;
+// the channel never takes r.mu while it holds ch.mu.
 func (r *Relay) adopt(id string) error {
 	s := &session{id: id, ch: r.ch, relay: r, wake: make(chan struct{}, 1)}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
 		return errRelayClosed
 	}
-	r.sessions[id] = s
-	r.mu.Unlock()
 	r.ch.mu.Lock()
 	defer r.ch.mu.Unlock()
 	if r.ch.err != nil {
@@ -90,6 +89,7 @@ func (r *Relay) adopt(id string) error {
 		return fmt.Errorf("session %s already has an owner", id)
 	}
 	r.ch.sessions[id] = s
+	r.sessions[id] = s
 	return nil
 }
 

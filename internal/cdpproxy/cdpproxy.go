@@ -229,9 +229,10 @@ func (e *Endpoint) upgrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.conn = conn
+	// Added while shutdown cannot have run: Close's Wait then counts it.
+	e.wg.Add(1)
 	e.mu.Unlock()
 	close(e.connected)
-	e.wg.Add(1)
 	go func() { // ends when the connection closes
 		defer e.wg.Done()
 		defer close(e.done)
