@@ -139,12 +139,16 @@ func (a *Actor) runLighthouse(ctx context.Context, opts LighthouseOptions, info 
 	if url == "" {
 		url = info.URL
 	}
-	var out *lighthouse.Output
+	// The result comes back through a channel: Await returns when ctx
+	// ends without waiting for fn, which may still be reaping the CLI.
+	res := make(chan *lighthouse.Output, 1)
+	ran := make(chan struct{})
 	err = a.act.Await(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = lighthouse.Run(ctx, lighthouse.Options{
+		defer close(ran)
+		out, err := lighthouse.Run(ctx, lighthouse.Options{
 			Bin: opts.Bin, Port: ep.Port(), URL: url, Device: opts.Device, Dir: opts.Dir, Env: opts.Env,
 		})
+		res <- out
 		return err
 	}, func() error {
 		if a.crashed {
@@ -152,8 +156,21 @@ func (a *Actor) runLighthouse(ctx context.Context, opts LighthouseOptions, info 
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		// The CLI was killed with ctx; give its reaping a moment, so that
+		// nothing of it is left when the call returns and its directory
+		// is removed. Bounded: the kill is SIGKILL to its process group.
+		select {
+		case <-ran:
+		case <-time.After(reapWait):
+		}
+		return nil, err
+	}
+	return <-res, nil
 }
+
+// reapWait bounds the wait for a killed CLI to be reaped.
+const reapWait = 10 * time.Second
 
 // relayOf makes a [cdpconn.Relay] the endpoint's relay.
 type relayOf struct{ *cdpconn.Relay }
