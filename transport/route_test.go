@@ -74,7 +74,8 @@ func TestRouteRequests(t *testing.T) {
 		}
 
 		// The newest matching route decides; an abort fails the image.
-		must(t, cs, "route_requests", args("urlPattern", "*://*:*/*.png", "action", "abort", "reason", "AccessDenied"))
+		// Playwright's globs are patterns too.
+		must(t, cs, "route_requests", args("urlPattern", "**/*.{png,gif}", "action", "abort", "reason", "AccessDenied"))
 		must(t, cs, "route_requests", args("urlPattern", base+"/echo", "action", "continue", "method", "PUT", "headers", `{"X-Test": "routed"}`))
 		must(t, cs, "navigate_page", args("type", "reload"))
 		list := until(t, cs, "list_network_requests", args(), func(s string) bool { return strings.Contains(s, "/pic.png") && !strings.Contains(s, "[pending]") })
@@ -90,7 +91,7 @@ func TestRouteRequests(t *testing.T) {
 		for _, want := range []string{
 			"## Routes",
 			`1: fulfill /api/* with status 200, 16 bytes, headers {"Content-Type":"application/json"} (1 request)`,
-			"2: abort *://*:*/*.png with AccessDenied (1 request)",
+			"2: abort **/*.{png,gif} with AccessDenied (1 request)",
 			"3: continue " + base + `/echo as PUT, headers {"X-Test":"routed"} (1 request)`,
 		} {
 			if !strings.Contains(routes, want) {
@@ -221,7 +222,8 @@ func TestRouteRefusals(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"urlPattern": "**/api/*", "action": "fulfill"}, `Invalid urlPattern "**/api/*": it has no scheme; write a full pattern such as "https://example.com/*" or "*://example.com/*". Write a URLPattern such as https://example.com/api/*, or a path such as /api/*.`},
+		{map[string]any{"urlPattern": "api/*", "action": "fulfill"}, `Invalid urlPattern "api/*": it has no scheme; write a full pattern such as "https://example.com/*" or "*://example.com/*". Write a URLPattern such as https://example.com/api/*, a path such as /api/*, or a glob such as **/api/*.`},
+		{map[string]any{"urlPattern": "**/{a,b", "action": "fulfill"}, `Invalid urlPattern "**/{a,b": as a glob, it has a { without its }. Write a glob such as **/api/*, a URLPattern such as https://example.com/api/*, or a path such as /api/*.`},
 		{map[string]any{"urlPattern": "https://a.test/(x", "action": "abort"}, `Invalid urlPattern "https://a.test/(x":`},
 		{map[string]any{"urlPattern": "/api/*", "action": "abort", "body": "x"}, "status, body and bodyPath go with action fulfill; action abort does not take them."},
 		{map[string]any{"urlPattern": "/api/*", "action": "fulfill", "reason": "Failed"}, "reason goes with action abort; action fulfill does not take it."},

@@ -35,7 +35,7 @@ func (s *Server) routeTools() []*tool {
 }
 
 type routeArgs struct {
-	URLPattern string  `json:"urlPattern" required:"true" desc:"The URLPattern of the requests to route, such as https://api.example.com/* or *://*:*/api/*; a path alone, such as /api/*, matches that path on any host."`
+	URLPattern string  `json:"urlPattern" required:"true" desc:"The URLPattern of the requests to route, such as https://api.example.com/* or *://*:*/api/*; a path alone, such as /api/*, matches that path on any host; a Playwright glob, starting with ** or holding {a,b}, such as **/api/* or **/*.{png,jpg}, matches the whole URL."`
 	Action     string  `json:"action" required:"true" enum:"fulfill,abort,continue" desc:"fulfill: answer with status, headers and body (or bodyPath) without reaching the network; abort: fail with reason; continue: send on, with headers or method changed."`
 	Status     *int    `json:"status" min:"100" max:"599" desc:"fulfill: the response's status code. Default 200."`
 	Headers    *string `json:"headers" desc:"fulfill: the response's headers; continue: request headers to set (an empty value removes one). A JSON object, such as {\"Content-Type\": \"application/json\"}."`
@@ -45,26 +45,34 @@ type routeArgs struct {
 	Method     string  `json:"method" desc:"continue: the method to send the request with instead, such as POST."`
 }
 
-// compileRoute compiles a route's URL pattern with the URL policy's
-// URLPattern compiler; a path alone matches on any host.
-func compileRoute(pattern string) (*urlpolicy.Pattern, error) {
+// compileRoute compiles a route's URL pattern into its matcher: a
+// Playwright glob (routeglob.go), or a URLPattern through the URL policy's
+// compiler, where a path alone matches on any host.
+func compileRoute(pattern string) (func(string) bool, error) {
 	p := strings.TrimSpace(pattern)
+	if isGlob(p) {
+		re, err := compileGlob(p)
+		if err != nil {
+			return nil, badArgs("Invalid urlPattern %q: as a glob, it has %s. Write a glob such as **/api/*, a URLPattern such as https://example.com/api/*, or a path such as /api/*.", pattern, strings.TrimSuffix(rootCause(err), "."))
+		}
+		return re.MatchString, nil
+	}
 	if strings.HasPrefix(p, "/") {
 		p = "*://*:*" + p
 	}
 	compiled, err := urlpolicy.Compile(p)
 	if err != nil {
-		return nil, badArgs("Invalid urlPattern %q: %s. Write a URLPattern such as https://example.com/api/*, or a path such as /api/*.", pattern, strings.TrimSuffix(rootCause(err), "."))
+		return nil, badArgs("Invalid urlPattern %q: %s. Write a URLPattern such as https://example.com/api/*, a path such as /api/*, or a glob such as **/api/*.", pattern, strings.TrimSuffix(rootCause(err), "."))
 	}
-	return compiled, nil
+	return compiled.Match, nil
 }
 
 func runRoute(ctx context.Context, c *call, a *routeArgs) error {
-	compiled, err := compileRoute(a.URLPattern)
+	match, err := compileRoute(a.URLPattern)
 	if err != nil {
 		return err
 	}
-	r := page.Route{Pattern: strings.TrimSpace(a.URLPattern), Match: compiled.Match, Action: a.Action, Reason: a.Reason, Method: a.Method}
+	r := page.Route{Pattern: strings.TrimSpace(a.URLPattern), Match: match, Action: a.Action, Reason: a.Reason, Method: a.Method}
 	fulfil := a.Status != nil || a.Body != nil || a.BodyPath != ""
 	switch {
 	case a.Action != page.RouteFulfill && fulfil:
