@@ -657,6 +657,7 @@ func (s *Supervisor) spawn(e *entry) *page.Actor {
 		Hooks:     s.cfg.PageHooks,
 		Grant:     s.grant,
 		Blocked:   s.blocked,
+		Relay:     conn.NewRelay,
 		OnNavigated: func(ctx context.Context, url, title string) {
 			s.navigated(ctx, targetID, url, title)
 		},

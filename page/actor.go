@@ -68,6 +68,10 @@ type Config struct {
 	// returns nil: routes never fulfil or continue a request it refuses
 	// (route.go).
 	Blocked func(url string) error
+	// Relay, if non-nil, opens a relay on the browser's channel for an
+	// outside DevTools client (lighthouse.go); without one the page cannot
+	// be audited.
+	Relay func(deliver func(msg []byte)) *cdpconn.Relay
 }
 
 // SnapshotCounter hands out snapshot ids, the first part of every uid. Its
@@ -107,6 +111,7 @@ type Actor struct {
 	hooks    Hooks
 	grant    func(ctx context.Context, browserContextID, permission string) error
 	blocked  func(url string) error
+	relay    func(deliver func(msg []byte)) *cdpconn.Relay
 	// onNavigated is Config.OnNavigated.
 	onNavigated func(ctx context.Context, url, title string)
 	// lastTrace is the report of the page's last performance trace
@@ -257,6 +262,7 @@ func Start(cfg Config) *Actor {
 		hooks:       cfg.Hooks,
 		grant:       cfg.Grant,
 		blocked:     cfg.Blocked,
+		relay:       cfg.Relay,
 		onNavigated: cfg.OnNavigated,
 		frames:      map[string]*frame{},
 		children:    map[string]*session{},

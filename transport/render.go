@@ -51,6 +51,9 @@ type reply struct {
 	// unfollowed says why the action's work could not be followed in the
 	// page, if it could not.
 	unfollowed string
+	// data are a tool's own structuredContent fields, by name (such as
+	// lighthouse_audit's "lighthouseResult").
+	data map[string]any
 }
 
 func (r *reply) line(format string, a ...any) { r.lines = append(r.lines, fmt.Sprintf(format, a...)) }

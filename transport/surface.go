@@ -191,6 +191,9 @@ func (r *reply) structured(err error, res *mcp.CallToolResult) map[string]any {
 	if d := r.dialog; d != nil {
 		out["dialog"] = map[string]any{"type": d.Type, "message": d.Message, "defaultValue": d.DefaultPrompt}
 	}
+	for k, v := range r.data {
+		out[k] = v
+	}
 	switch {
 	case err != nil:
 		out["error"] = sentence(err)

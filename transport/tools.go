@@ -59,7 +59,7 @@ func (s *Server) toolList() []*tool {
 		s.pageTools(), s.inputTools(), s.snapshotTools(),
 		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
 		s.stateTools(), s.routeTools(), s.pdfTools(), s.cssTools(), s.screencastTools(),
-		s.slimTools(), s.extensionTools(), s.pwaTools(), s.webmcpTools(), s.traceTools(), s.memoryTools(),
+		s.slimTools(), s.extensionTools(), s.pwaTools(), s.webmcpTools(), s.traceTools(), s.memoryTools(), s.lighthouseTools(),
 	} {
 		for _, t := range family {
 			if (t.name == "evaluate_script" || t.name == "evaluate") && s.cfg.Policy.Evaluation(t.name) != nil {

@@ -98,6 +98,12 @@ func (b *Browser) Grant(ctx context.Context, browserContextID, permission string
 	return b.conn.Client.Browser.SetPermission(ctx, args)
 }
 
+// NewRelay opens a relay on the browser's connection, as the supervisor
+// does for its pages: it is a page.Config.Relay.
+func (b *Browser) NewRelay(deliver func(msg []byte)) *cdpconn.Relay {
+	return b.conn.NewRelay(deliver)
+}
+
 // Target is a tab opened for one test.
 type Target struct {
 	ID      string

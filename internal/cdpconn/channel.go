@@ -53,12 +53,19 @@ type call struct {
 	s  *session
 	id uint64  // the session's own id for it
 	st *stream // for a streamed call ([Conn.CallStream]): where its reply goes
+	// relayed, for a call a [Relay]'s client made: its reply goes back to
+	// that client, numbered id.
+	relayed bool
 }
 
 // deliver hands a reply to the caller waiting for it.
 func (c call) deliver(r rpcc.Response) {
 	if c.st != nil {
 		c.st.deliver(r)
+		return
+	}
+	if c.relayed {
+		c.s.relay.reply(c.s.id, c.id, r)
 		return
 	}
 	r.ID = c.id
@@ -338,6 +345,10 @@ func (ch *channel) route(m *message) {
 	if s == nil {
 		return // a session already closed, or one we never attached
 	}
+	if s.relay != nil {
+		s.relay.event(m)
+		return
+	}
 	if s.keep == nil || s.keep(m.Method) {
 		s.events.Push(Event{Method: m.Method, Params: m.Params}) // never full, never closed
 	}
@@ -408,6 +419,7 @@ func (e *closedError) Closed() bool  { return true }
 type session struct {
 	id     string
 	ch     *channel
+	relay  *Relay // non-nil for a session whose messages go to a relay's client (relay.go)
 	keep   func(string) bool
 	events *queue.Queue[Event] // unbounded: the reader never waits on an owner
 
