@@ -21,31 +21,10 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // answer the right call without reading the message whole), and the page's
 // session goes on.
 func TestChromiumReplyOverLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Generous: launching and a 4 MiB reply take long on a loaded machine.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proc.Close()
-	r, w := proc.Pipe()
-	root, err := cdpconn.DialPipe(ctx, r, w, cdpconn.Options{MaxMessageBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	tr, err := root.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tr := chromiumTab(t, ctx, cdpconn.Options{MaxMessageBytes: 1 << 20})
 	pg, err := root.Attach(ctx, string(tr.TargetID), cdpconn.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,4 +39,34 @@ func TestChromiumReplyOverLimit(t *testing.T) {
 	if err != nil || string(rep.Result.Value) != "42" {
 		t.Fatalf("evaluate after a too-large reply: %v, %v", rep, err)
 	}
+}
+
+// chromiumTab launches a headless Chromium of the test's own, connects to
+// it over its pipe with opts and opens a blank tab, for ctx's lifetime; it
+// skips with -short. Everything is closed when the test ends.
+func chromiumTab(t *testing.T, ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, *target.CreateTargetReply) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proc.Close() })
+	r, w := proc.Pipe()
+	root, err := cdpconn.DialPipe(ctx, r, w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	tr, err := root.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, tr
 }

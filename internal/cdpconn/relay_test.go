@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/protocol/runtime"
-	"github.com/mafredri/cdp/protocol/target"
 
-	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
-	"github.com/tabhive/tabhive/internal/launch"
 )
 
 // relayed collects what a relay delivers.
@@ -63,30 +60,9 @@ func reply(id float64, session string) func(map[string]any) bool {
 // sessions Chrome attaches under it (a worker), and detaches them all on
 // Close, while the page's own session goes on.
 func TestChromiumRelay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proc.Close()
-	r, w := proc.Pipe()
-	root, err := cdpconn.DialPipe(ctx, r, w, cdpconn.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	tr, err := root.Client.Target.CreateTarget(ctx, target.NewCreateTargetArgs("about:blank"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, tr := chromiumTab(t, ctx, cdpconn.Options{})
 	own, err := root.Attach(ctx, string(tr.TargetID), cdpconn.Options{})
 	if err != nil {
 		t.Fatal(err)
