@@ -318,8 +318,16 @@ func TestEmulateResetsOmittedSettings(t *testing.T) {
 			t.Errorf("matchMedia(%s) still matches", q)
 		}
 	}
-	if got := p.str(sizeJS); got != defaultSize {
-		t.Errorf("viewport = %s, want the default %s", got, defaultSize)
+	// The renderer takes the cleared size with its next frame, which a
+	// background tab may get late: waited for, not assumed.
+	var size string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if size = p.str(sizeJS); size == defaultSize {
+			break
+		}
+	}
+	if size != defaultSize {
+		t.Errorf("viewport = %s, want the default %s", size, defaultSize)
 	}
 	if got := p.str(geoJS); got == "51.5,-0.12" {
 		t.Errorf("geolocation still emulated: %s", got)

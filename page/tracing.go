@@ -132,6 +132,10 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 				return State{}, err
 			}
 		}
+		// A tab that is not in front draws nothing in headless Chromium:
+		// its trace would hold no frame, no paint, no LCP. Best effort:
+		// the trace goes on without it.
+		a.call(ctx, func(ctx context.Context) error { return a.c.Page.BringToFront(ctx) })
 		cfg := tracing.TraceConfig{IncludedCategories: traceCategories, ExcludedCategories: []string{"*"}}
 		err := a.call(ctx, func(ctx context.Context) error {
 			return a.c.Tracing.Start(ctx, tracing.NewStartArgs().
