@@ -1,6 +1,7 @@
 package page
 
 import (
+	"context"
 	"image"
 	"net/http"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
@@ -43,6 +45,13 @@ func oopifShotPage(t *testing.T) *Actor {
 func TestOOPIFScreenshotElement(t *testing.T) {
 	t.Parallel()
 	a := oopifShotPage(t)
+	// In front: a tab behind another test's gets its iframes drawn late in
+	// headless Chromium, and the screenshot shows what they last drew.
+	fctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.BringToFront(fctx); err != nil {
+		t.Fatal(err)
+	}
 	uids := shotUIDs(t, a, "Mid box", "Deep box")
 	for i, name := range []string{"Mid box", "Deep box"} {
 		img := shotDecode(t, shoot(t, a, ScreenshotOptions{UID: uids[i]}).Data)
