@@ -391,59 +391,45 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) {
 const paintWait = 2 * time.Second
 
 // paintedJS resolves after the document has drawn two animation frames: a
-// frame it had not drawn when asked has been drawn since. It runs in the
-// frame's isolated world, where the frame's own scripts cannot replace
-// Promise or requestAnimationFrame to make it return before the frame has
-// drawn, or never.
+// frame it had not drawn when asked has been drawn since.
 const paintedJS = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
 
-// drawnFrame is an out-of-process iframe's root frame and the client of
-// the session that renders it.
-type drawnFrame struct {
-	c  *cdp.Client
-	id string
-}
-
-// painted waits, paintWait at most, until the document of each frame (the
-// roots of out-of-process iframes' sessions) has drawn a frame since it
-// was called. Chrome hit-tests the mouse events the page's session sends,
-// and paints its screenshots, with what each iframe last drew; an iframe
-// that just loaded, moved into view or changed may not have drawn it yet.
-// Errors are ignored: the action goes ahead as it would have. It runs on a
-// call goroutine.
-func painted(ctx context.Context, frames ...drawnFrame) {
+// painted waits, paintWait at most, until the document of each of clients
+// (out-of-process iframes' sessions) has drawn a frame since it was
+// called. Chrome
+// hit-tests the mouse events the page's session sends, and paints its
+// screenshots, with what each iframe last drew; an iframe that just
+// loaded, moved into view or changed may not have drawn it yet. Errors
+// are ignored: the action goes ahead as it would have. It runs on a call
+// goroutine.
+func painted(ctx context.Context, clients ...*cdp.Client) {
 	ctx, cancel := context.WithTimeout(ctx, paintWait)
 	defer cancel()
 	var g errgroup.Group
-	seen := map[drawnFrame]bool{}
-	for _, f := range frames {
-		if f.c == nil || seen[f] {
+	seen := map[*cdp.Client]bool{}
+	for _, c := range clients {
+		if c == nil || seen[c] {
 			continue
 		}
-		seen[f] = true
+		seen[c] = true
 		g.Go(func() error {
-			w, err := f.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(f.id)).SetWorldName(snapshotWorld))
-			if err != nil {
-				return nil
-			}
-			f.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetContextID(w.ExecutionContextID).
-				SetAwaitPromise(true).SetReturnByValue(true))
+			c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetAwaitPromise(true).SetReturnByValue(true))
 			return nil
 		})
 	}
 	g.Wait()
 }
 
-// oopifFrames returns the out-of-process iframes an element of frame c,
-// hops away from the page, is drawn in: its own and those around it, each
-// with the session that renders it.
-func oopifFrames(c *cdp.Client, hops []hop) []drawnFrame {
+// oopifClients returns the sessions of the out-of-process iframes an
+// element of frame c, hops away from the page, is drawn in: its own and
+// those of the iframes around it.
+func oopifClients(c *cdp.Client, hops []hop) []*cdp.Client {
 	if len(hops) == 0 {
 		return nil
 	}
-	out := []drawnFrame{{c: c, id: hops[0].frameID}}
-	for i, h := range hops[:len(hops)-1] {
-		out = append(out, drawnFrame{c: h.parent, id: hops[i+1].frameID})
+	out := []*cdp.Client{c}
+	for _, h := range hops[:len(hops)-1] {
+		out = append(out, h.parent)
 	}
 	return out
 }
