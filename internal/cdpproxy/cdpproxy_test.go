@@ -167,6 +167,14 @@ func TestOneConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	// The client has its 101 before the endpoint has taken the
+	// connection on: wait for that, or Close can come first (and then
+	// there is no session, nor relay, to close).
+	select {
+	case <-e.Connected():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the endpoint did not take the connection on")
+	}
 	if _, _, err := websocket.DefaultDialer.Dial(url, nil); err == nil {
 		t.Error("a second WebSocket connection was accepted")
 	}
