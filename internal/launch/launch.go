@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -137,6 +138,8 @@ type Process struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// closing is set when Close begins: an exit after it was asked for.
+	closing atomic.Bool
 }
 
 // Start launches Chromium and waits until it answers on its DevTools pipe
@@ -248,8 +251,19 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		io.Copy(p.stderr, r)
 	}()
 	go func() { // ends when the browser process exits
-		p.cmd.Wait()
+		err := p.cmd.Wait()
 		close(p.exited)
+		if !p.closing.Load() {
+			select { // its last lines, unless a helper keeps the pipe open
+			case <-p.stderrDone:
+			case <-time.After(200 * time.Millisecond):
+			}
+			// Nobody asked it to exit: a crash, a kill from outside, or
+			// the OOM killer. Say how, with Chromium's last words, so
+			// that an operator (or a CI log) can tell which.
+			p.log.Warn().Int("pid", p.PID()).Str("status", exitStatus(err, p.cmd.ProcessState)).
+				Str("stderr", p.stderr.String()).Msg("chromium exited on its own")
+		}
 	}()
 
 	timeout := opts.StartTimeout
@@ -426,6 +440,7 @@ const killWait = time.Minute
 // loaded one (see killWait). Safe to call more than once.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
+		p.closing.Store(true)
 		select {
 		case <-p.exited:
 		default:
@@ -498,6 +513,17 @@ func (p *Process) removeDirs() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// exitStatus says how a process ended: its exit code or the signal.
+func exitStatus(err error, st *os.ProcessState) string {
+	if st != nil {
+		return st.String()
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "exited"
 }
 
 // tail keeps the last n lines written to it.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/launch"
@@ -26,7 +30,8 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
+	var logs syncBuffer
+	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, Logger: zerolog.New(&logs)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +45,14 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	}
 	p.Kill()
 	<-proc.Exited()
+	// An exit nobody asked for is logged with how it ended.
+	for !strings.Contains(logs.String(), `"status":"signal: killed"`) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no log of the browser's own exit with its status:\n%s", logs.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 	if err := proc.Close(); err != nil {
 		t.Fatalf("Close after kill = %v", err)
 	}
@@ -95,7 +108,8 @@ func TestProfileIsPrivate(t *testing.T) {
 	}
 	for _, dir := range []string{"", given} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, UserDataDir: dir})
+		var logs syncBuffer
+		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, UserDataDir: dir, Logger: zerolog.New(&logs)})
 		cancel()
 		if err != nil {
 			t.Fatal(err)
@@ -105,8 +119,31 @@ func TestProfileIsPrivate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// An exit Close asked for is no news.
+		if strings.Contains(logs.String(), "exited on its own") {
+			t.Errorf("Close logged the exit it asked for as the browser's own:\n%s", logs.String())
+		}
 		if fi.Mode().Perm() != 0o700 {
 			t.Errorf("profile %q: mode %v, want 0700", dir, fi.Mode().Perm())
 		}
 	}
+}
+
+// syncBuffer is a log sink the test reads while the process's goroutines
+// write to it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
