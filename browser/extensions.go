@@ -112,8 +112,9 @@ func (s *Supervisor) UninstallExtension(ctx context.Context, id string) error {
 }
 
 // TriggerExtensionAction runs extension id's default action (a click on
-// its toolbar button) on page pageID's tab, or fails with
-// [ErrNoExtension] or [ErrNoPage].
+// its toolbar button) in the window of page pageID's tab, or fails with
+// [ErrNoExtension] or [ErrNoPage]. Chrome runs it on that window's active
+// tab: the caller brings the page to front first.
 func (s *Supervisor) TriggerExtensionAction(ctx context.Context, id string, pageID int) error {
 	if _, err := s.Extension(ctx, id); err != nil {
 		return err

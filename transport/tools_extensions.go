@@ -166,9 +166,9 @@ func runReloadExtension(ctx context.Context, c *call, a *reloadExtensionArgs) er
 }
 
 func runTriggerExtensionAction(ctx context.Context, c *call, a *triggerExtensionArgs) error {
-	// A toolbar button is clicked on the tab in front. Triggered on a tab
-	// that was not, the action ran without its activeTab grant about one
-	// time in eight on a loaded machine.
+	// Chrome runs the action on the active tab of the page's window, not
+	// on the tab it is given: the page must be the one in front. (Another
+	// agent bringing its tab forward in between still wins; DIFFERENCES.)
 	if c.page != nil {
 		if err := c.page.BringToFront(ctx); err != nil {
 			return err

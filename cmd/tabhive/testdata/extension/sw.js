@@ -2,7 +2,7 @@
 // action marks the page it is clicked on (title and data-action).
 console.log('fixture worker started');
 chrome.action.onClicked.addListener((tab) => {
-  console.log('action clicked');
+  console.log('action clicked on tab ' + tab.id + ' ' + tab.url + (tab.active ? ' (active)' : ''));
   chrome.scripting.executeScript({
     target: {tabId: tab.id},
     func: () => { document.body.dataset.action = 'clicked'; document.title = 'Action clicked'; },
