@@ -179,6 +179,14 @@ func (a *Actor) Err() error {
 	}
 }
 
+// Panicked reports whether the actor is stopping, or stopped, because a
+// handler panicked. It is true before the panicking call's caller is
+// answered.
+func (a *Actor) Panicked() bool {
+	var pe *PanicError
+	return errors.As(context.Cause(a.ctx), &pe)
+}
+
 // Context returns the actor's lifetime context, cancelled with the stop
 // cause when the actor begins to stop.
 func (a *Actor) Context() context.Context { return a.ctx }
@@ -370,6 +378,10 @@ func (a *Actor) handle(m *message) (exit error) {
 		cancel(nil)
 		if v := recover(); v != nil {
 			pe := asPanicError(a.name, v)
+			// Stopping begins before the caller hears of the panic, so
+			// that its next call can tell this actor is done for
+			// ([Actor.Panicked]) rather than queue behind it.
+			a.cancel(pe)
 			m.reply <- result{err: pe}
 			a.log.Error().Str("actor", a.name).Interface("panic", pe.Value).
 				Bytes("stack", pe.Stack).Msg("handler panicked; stopping the actor")

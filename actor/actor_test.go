@@ -279,3 +279,32 @@ func Example() {
 	// 3
 	// counter: actor stopped
 }
+
+// TestPanickedBeforeTheCallerHears: the caller told of a handler's panic
+// finds the actor already stopping, so that its next call is not queued
+// on it (the supervisor starts a fresh one instead).
+func TestPanickedBeforeTheCallerHears(t *testing.T) {
+	for i := range 200 {
+		a := actor.Spawn(actor.Config{Name: "page"})
+		if a.Panicked() {
+			t.Fatal("a new actor says it panicked")
+		}
+		_, err := actor.Ask(context.Background(), a, func(context.Context) (int, error) { panic("boom") })
+		var pe *actor.PanicError
+		if !errors.As(err, &pe) {
+			t.Fatalf("Ask = %v, want *PanicError", err)
+		}
+		if !a.Panicked() {
+			t.Fatalf("round %d: the caller heard of the panic before the actor began to stop", i)
+		}
+		<-a.Done()
+		if !a.Panicked() {
+			t.Fatal("a stopped actor no longer says it panicked")
+		}
+	}
+	stopped := actor.Spawn(actor.Config{Name: "page"})
+	stopped.Stop(nil)
+	if stopped.Panicked() {
+		t.Error("an actor stopped without a panic says it panicked")
+	}
+}

@@ -319,8 +319,18 @@ func (s *Supervisor) Page(ctx context.Context, id int) (*page.Actor, error) {
 	if !ok {
 		return nil, ErrNoPage
 	}
-	if e.actor != nil && e.actor.Err() == nil {
-		return e.actor, nil
+	if a := e.actor; a != nil && a.Err() == nil {
+		if !a.Panicked() {
+			return a, nil
+		}
+		// Its handler panicked and it is on its way out: a call queued
+		// on it would fail with that panic too. The next actor starts
+		// once this one has let go of the tab.
+		select {
+		case <-a.Done():
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
 	}
 	return actor.Ask(ctx, s.act, func(context.Context) (*page.Actor, error) {
 		e := s.pages[e.TargetID]

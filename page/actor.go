@@ -94,6 +94,9 @@ type Hooks struct {
 	// StaleDropped is called for a call dropped unrun because its caller's
 	// deadline passed while it waited in the page's mailbox.
 	StaleDropped func()
+	// Exiting is called when the actor has stopped taking calls and
+	// begins to let go of its tab (a loaded machine's slow exit, in tests).
+	Exiting func()
 }
 
 // Actor drives one page target. Its exported methods may be called from any
@@ -284,6 +287,9 @@ func Start(cfg Config) *Actor {
 		Init:    a.init,
 		OnStale: cfg.Hooks.StaleDropped,
 		OnExit: func(error) {
+			if cfg.Hooks.Exiting != nil {
+				cfg.Hooks.Exiting()
+			}
 			a.endScreencast()
 			a.closeChildren()
 			if a.conn != nil {
@@ -307,6 +313,10 @@ func (a *Actor) Done() <-chan struct{} { return a.act.Done() }
 
 // Err returns why the actor stopped, or nil while it runs.
 func (a *Actor) Err() error { return a.act.Err() }
+
+// Panicked reports whether the actor is stopping, or stopped, because one
+// of its handlers panicked: a caller told of the panic sees it at once.
+func (a *Actor) Panicked() bool { return a.act.Panicked() }
 
 // Stop stops the actor with cause and waits for it. Calls in progress and
 // queued fail with an error wrapping cause.

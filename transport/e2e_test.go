@@ -120,7 +120,10 @@ func overHTTP(t *testing.T) *mcp.ClientSession {
 // openPage opens url in a new page and returns its id.
 func openPage(t *testing.T, cs *mcp.ClientSession, url string) int {
 	t.Helper()
-	text := must(t, cs, "new_page", map[string]any{"url": url})
+	// A load budget a loaded machine meets (45 s and the tool's overhead,
+	// within the helper's minute): at load 20, with another test's page of
+	// 100,000 widgets in the shared browser, the default 10 s ran out.
+	text := must(t, cs, "new_page", map[string]any{"url": url, "timeout": 45000})
 	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
 	if m == nil {
 		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)

@@ -45,11 +45,18 @@ func (b *syncBuffer) String() string {
 // uid of the old one asks for a new snapshot, and a new one works.
 func TestHandlerPanicIsOneSentence(t *testing.T) {
 	t.Parallel()
-	var armed atomic.Bool
+	var armed, slowExit atomic.Bool
 	sup := transporttest.Browser(t, browser.Config{PageHooks: page.Hooks{
 		EvaluateDone: func(time.Duration, bool) {
 			if armed.CompareAndSwap(true, false) {
 				panic("deliberate test panic: index out of range")
+			}
+		},
+		// The panicked actor lets go of its tab slowly, as on a loaded
+		// machine: the next call must wait for it, not queue on it.
+		Exiting: func() {
+			if slowExit.CompareAndSwap(true, false) {
+				time.Sleep(time.Second)
 			}
 		},
 	}})
@@ -61,6 +68,7 @@ func TestHandlerPanicIsOneSentence(t *testing.T) {
 	uid := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Press")
 
 	armed.Store(true)
+	slowExit.Store(true)
 	text, isErr := call(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => 1"})
 	want := fmt.Sprintf("Error: Internal error on page %d (tabhive's log has the details): ", id)
 	if !isErr || !strings.HasPrefix(text, want) || !strings.HasSuffix(text, "its actor was restarted without its snapshot, so take a new snapshot, then retry.") {
