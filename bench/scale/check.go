@@ -282,9 +282,13 @@ func checkBalancer(ctx context.Context, kind, bin, deployDir string, sessionsPer
 	if res.Misrouted != 0 {
 		fail("%d of %d calls misrouted or incoherent; first: %s", res.Misrouted, res.Calls, res.FirstProblem)
 	}
+	// The balancer spreads new sessions; the check needs each instance to
+	// hold some (the kill and the drain below take their sessions). An
+	// exact share is not the balancer's promise: nginx's round robin gave
+	// 3, 4 and 5 of 12 in one run, as concurrent initializes met it.
 	for _, in := range instances {
-		if res.Sessions[in.id] != sessionsPer {
-			fail("sessions per instance %v, want %d each", res.Sessions, sessionsPer)
+		if res.Sessions[in.id] == 0 {
+			fail("sessions per instance %v, want some on each", res.Sessions)
 			break
 		}
 	}

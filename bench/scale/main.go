@@ -94,7 +94,7 @@ func runCheck(args []string) error {
 	failed := false
 	for _, kind := range strings.Split(*balancers, ",") {
 		ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-		fmt.Fprintf(os.Stderr, "scale check: %s, 3 instances, %d sessions each, %d calls each\n", kind, *sessions, *calls)
+		fmt.Fprintf(os.Stderr, "scale check: %s, 3 instances, %d sessions, %d calls each\n", kind, 3**sessions, *calls)
 		res, err := checkBalancer(ctx, kind, exe, *deploy, *sessions, *calls)
 		cancel()
 		if err != nil {
