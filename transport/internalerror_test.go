@@ -1,10 +1,8 @@
 package transport_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,25 +15,6 @@ import (
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
-
-// syncBuffer is a log destination the server's goroutines can write to
-// while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestHandlerPanicIsOneSentence: a page's handler that panics (here a hook
 // that runs on the page's goroutine after evaluate_script) reaches the
@@ -60,7 +39,7 @@ func TestHandlerPanicIsOneSentence(t *testing.T) {
 			}
 		},
 	}})
-	var logs syncBuffer
+	var logs browsertest.LogBuffer
 	srv := transporttest.Start(t, transporttest.Options{Browser: sup, Config: transport.Config{Logger: zerolog.New(&logs)}})
 	cs := srv.Connect(t)
 	base := browsertest.Serve(t, browsertest.HTML("Panic", `<button onclick="this.textContent = 'Clicked'">Press</button>`)).URL

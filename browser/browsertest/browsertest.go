@@ -331,3 +331,23 @@ func descendant(pid string, ancestor int) bool {
 	}
 	return false
 }
+
+// LogBuffer is a log or stderr destination that other goroutines (a
+// server's, a process's) write to while the test reads it.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written so far.
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

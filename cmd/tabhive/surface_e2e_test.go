@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -457,24 +455,6 @@ func TestAutoConnect(t *testing.T) {
 	mustFail(t, cs, "list_pages", nil, "Could not connect to Chrome in "+none+": no DevToolsActivePort there; check that Chrome is running and remote debugging is enabled by going to chrome://inspect/#remote-debugging")
 }
 
-// lockedBuffer is a command's stderr, read while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestUpstreamConfigStarts: a chrome-devtools-mcp user's command line, and
 // the same options in a --config file, start tabhive without an error:
 // Chrome stable is looked for and, where it is not installed, a warning
@@ -494,7 +474,7 @@ func TestUpstreamConfigStarts(t *testing.T) {
 	for name, args := range map[string][]string{"command line": upstream, "--config": {"--config", file}} {
 		t.Run(name, func(t *testing.T) {
 			cmd := bareCommand(t, env, args...)
-			stderr := &lockedBuffer{}
+			stderr := &browsertest.LogBuffer{}
 			cmd.Stderr = stderr
 			cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second})
 			res, err := cs.ListTools(ctx(t), nil)
@@ -540,7 +520,7 @@ func TestWarnings(t *testing.T) {
 		"--experimentalPageIdRouting", "--browser-url", "http://127.0.0.1:9", "--proxy-server", "http://127.0.0.1:3128",
 		"--ignore-default-chrome-arg=--disable-sync", "--category-experimental-webmcp",
 		"--no-usage-statistics=false") // a --no- form given false: usage statistics asked for once more
-	stderr := &lockedBuffer{}
+	stderr := &browsertest.LogBuffer{}
 	cmd.Stderr = stderr
 	cmd.Stdin = strings.NewReader("") // stdio ends at once: the server starts, then exits
 	if err := cmd.Run(); err != nil {

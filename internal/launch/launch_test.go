@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var logs syncBuffer
+	var logs browsertest.LogBuffer
 	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, Logger: zerolog.New(&logs)})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +107,7 @@ func TestProfileIsPrivate(t *testing.T) {
 	}
 	for _, dir := range []string{"", given} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		var logs syncBuffer
+		var logs browsertest.LogBuffer
 		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, UserDataDir: dir, Logger: zerolog.New(&logs)})
 		cancel()
 		if err != nil {
@@ -127,23 +126,4 @@ func TestProfileIsPrivate(t *testing.T) {
 			t.Errorf("profile %q: mode %v, want 0700", dir, fi.Mode().Perm())
 		}
 	}
-}
-
-// syncBuffer is a log sink the test reads while the process's goroutines
-// write to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
