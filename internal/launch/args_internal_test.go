@@ -26,3 +26,19 @@ func TestCheckArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeJSFlags: a user's --js-flags keeps tabhive's V8 flags, in one
+// switch (Chromium keeps only the last of two), with the user's last so
+// that theirs win over ours.
+func TestMergeJSFlags(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"--a", jsFlags, "--b"}, []string{"--a", jsFlags, "--b"}},
+		{[]string{jsFlags, "--js-flags=--stack-size=900"}, []string{"--js-flags=--no-enable-lazy-source-positions --stack-size=900"}},
+		{[]string{jsFlags, "-JS-Flags=--x", "--lang=en", "--js-flags=--y"}, []string{"-JS-Flags=--x", "--lang=en", "--js-flags=--no-enable-lazy-source-positions --y"}},
+		{[]string{"--js-flags=--y"}, []string{"--js-flags=--y"}}, // ours left out by IgnoreDefaultArgs
+	} {
+		if got := mergeJSFlags(tc.in); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("mergeJSFlags(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

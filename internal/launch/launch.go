@@ -60,7 +60,8 @@ func FindExecutable(path string) (string, error) {
 // tabs: every tab may be some agent's foreground. The WebUI omnibox popups
 // are off because every window preloads them into a renderer of their own
 // (measured on Chromium 156: about 1.4 s of CPU per window, and a renderer
-// busy for the first seconds of every run).
+// busy for the first seconds of every run). V8 records where each function
+// sits in its script when it compiles it, not later on demand (jsFlags).
 var Flags = []string{
 	"--disable-background-timer-throttling",
 	"--disable-renderer-backgrounding",
@@ -77,7 +78,19 @@ var Flags = []string{
 	"--hide-crash-restore-bubble",
 	"--password-store=basic",
 	"--use-mock-keychain",
+	jsFlags,
 }
+
+// jsFlags turns off V8's lazy source positions. DevTools' Runtime domain,
+// which every page actor enables, makes V8 capture a stack trace at each
+// exception a script throws, and with lazy source positions each capture
+// re-parses the functions on the stack to find their lines: Swagger UI's
+// 1.7 MB bundle ran 620-700 ms instead of 100-130 ms in a new tab, and its
+// page loaded in 1.1 s instead of 0.5 s (docs/BENCHMARKS.md, "Where
+// Swagger UI's new_page time goes"). DevTools itself does not pay this,
+// as its Debugger domain has V8 record positions at compile time; a flag
+// does the same without the Debugger's pauses and script events.
+const jsFlags = "--js-flags=--no-enable-lazy-source-positions"
 
 // Options says how to start Chromium. The zero value of each field means its
 // documented default.
@@ -196,7 +209,7 @@ func Start(ctx context.Context, opts Options) (*Process, error) {
 		// Chromium refuses to start as root with its sandbox on.
 		args = append(args, "--no-sandbox")
 	}
-	args = append(args, opts.Args...)
+	args = mergeJSFlags(append(args, opts.Args...))
 	args = append(args, "about:blank")
 
 	p.cmd = exec.Command(exe, args...)
@@ -298,6 +311,31 @@ func withoutDefaults(defaults, ignore []string) []string {
 		}
 	}
 	return out
+}
+
+// mergeJSFlags folds tabhive's V8 flags into a --js-flags of the user's:
+// Chromium keeps only the last value of a switch given twice, so one of
+// them would be lost. The user's flags come after tabhive's, and V8 lets
+// the later of two contrary flags win.
+func mergeJSFlags(args []string) []string {
+	def := slices.Index(args, jsFlags)
+	if def < 0 {
+		return args
+	}
+	last := -1
+	for i, a := range args {
+		if i != def && switchName(a) == "js-flags" {
+			last = i
+		}
+	}
+	if last < 0 {
+		return args
+	}
+	_, user, _ := strings.Cut(args[last], "=")
+	_, ours, _ := strings.Cut(jsFlags, "=")
+	out := slices.Clone(args)
+	out[last] = "--js-flags=" + strings.TrimSpace(ours+" "+user)
+	return slices.Delete(out, def, def+1)
 }
 
 // checkArgs refuses extra switches that would open the browser's control

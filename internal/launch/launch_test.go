@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,49 @@ func TestProfileIsPrivate(t *testing.T) {
 		}
 		if fi.Mode().Perm() != 0o700 {
 			t.Errorf("profile %q: mode %v, want 0700", dir, fi.Mode().Perm())
+		}
+	}
+}
+
+// Chromium runs with tabhive's V8 flags, merged into a --js-flags of the
+// user's rather than lost to it (Chromium keeps the last of two), and
+// without them when IgnoreDefaultArgs names the switch.
+func TestJSFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium; skipped with -short")
+	}
+	exe, err := browsertest.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		opts launch.Options
+		want string
+	}{
+		{launch.Options{}, "--js-flags=--no-enable-lazy-source-positions"},
+		{launch.Options{Args: []string{"--js-flags=--stack-size=900"}}, "--js-flags=--no-enable-lazy-source-positions --stack-size=900"},
+		{launch.Options{Args: []string{"--js-flags=--stack-size=900"}, IgnoreDefaultArgs: []string{"--js-flags"}}, "--js-flags=--stack-size=900"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		tc.opts.ExecutablePath, tc.opts.Headless = exe, true
+		proc, err := launch.Start(ctx, tc.opts)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(proc.PID()), "cmdline"))
+		proc.Close()
+		if err != nil {
+			t.Skipf("no /proc here: %v", err)
+		}
+		var got []string
+		for _, a := range strings.Split(string(raw), "\x00") {
+			if strings.HasPrefix(a, "--js-flags") {
+				got = append(got, a)
+			}
+		}
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("Args %q, IgnoreDefaultArgs %q: Chromium ran with %q, want [%q]", tc.opts.Args, tc.opts.IgnoreDefaultArgs, got, tc.want)
 		}
 	}
 }
