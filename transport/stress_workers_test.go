@@ -161,13 +161,22 @@ func (w *stressWorker) loaded(label string) {
 	w.lastCheck = time.Now()
 }
 
+// stressLoadTimeout is the navigation timeout, in ms, of the suite's
+// new_page and navigate_page calls (their budget is 10 s more). The suite
+// checks what the replies say, not how fast they come: right after the
+// browser is killed, every session opens its pages at once in a new
+// Chromium, 16 renderers starting together, about 7 s of Chromium's CPU on
+// a quiet machine; at load 20 on 2 cores (.ci/loadcheck) the 20 s budget of
+// a 10 s timeout ran out for all 16.
+const stressLoadTimeout = 30000
+
 // reopen opens a new page on a fresh record document and makes it the
 // worker's.
 func (w *stressWorker) reopen() bool {
 	for range 5 {
 		label := w.nextLabel()
 		url := w.url(label)
-		rep := w.call("new_page", map[string]any{"url": url, "timeout": 10000})
+		rep := w.call("new_page", map[string]any{"url": url, "timeout": stressLoadTimeout})
 		if rep.kind != "ok" {
 			// The browser died while the page opened: try again, in the
 			// new one.
@@ -305,7 +314,7 @@ func (w *stressWorker) lost(tool string, rep stressReply) {
 // current one.
 func (w *stressWorker) navigate() {
 	if w.label != "" && w.rng.IntN(4) == 0 {
-		rep := w.call("navigate_page", map[string]any{"pageId": w.id, "type": "reload", "timeout": 10000})
+		rep := w.call("navigate_page", map[string]any{"pageId": w.id, "type": "reload", "timeout": stressLoadTimeout})
 		if !w.settle("navigate_page", rep) {
 			w.label = "" // did it reload? Only a fresh document tells.
 			return
@@ -318,7 +327,7 @@ func (w *stressWorker) navigate() {
 	}
 	label := w.nextLabel()
 	url := w.url(label)
-	rep := w.call("navigate_page", map[string]any{"pageId": w.id, "url": url, "timeout": 10000})
+	rep := w.call("navigate_page", map[string]any{"pageId": w.id, "url": url, "timeout": stressLoadTimeout})
 	if !w.settle("navigate_page", rep) {
 		w.label = ""
 		return
