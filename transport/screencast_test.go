@@ -18,16 +18,21 @@ import (
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
-// tickerPage counts up every 100 ms and changes colour as it does, so that
-// a recording of it has frames that differ.
+// tickerPage, once start() is called, counts up every 100 ms and changes
+// colour as it does, so that a recording of it has frames that differ. It
+// starts when told rather than at load, so that a test knows the ticks it
+// waits for all came after the recording began.
 const tickerPage = `<button onclick="document.title='clicked'">Press</button><p id=t>Tick 0</p><script>
 let n = 0;
-setInterval(() => {
-  n++;
-  document.getElementById('t').textContent = 'Tick ' + n;
-  document.body.style.background = n % 2 ? 'rgb(200,40,40)' : 'rgb(40,40,200)';
-  if (n === 8) document.body.append(Object.assign(document.createElement('p'), {textContent: 'Eight ticks'}));
-}, 100);
+function start() {
+  setInterval(() => {
+    n++;
+    document.getElementById('t').textContent = 'Tick ' + n;
+    document.body.style.background = n % 2 ? 'rgb(200,40,40)' : 'rgb(40,40,200)';
+    if (n === 8) document.body.append(Object.assign(document.createElement('p'), {textContent: 'Eight ticks'}));
+  }, 100);
+  return 'ticking';
+}
 </script>`
 
 // TestScreencast records a page while other tools use it, and decodes the
@@ -49,6 +54,11 @@ func TestScreencast(t *testing.T) {
 	video := filepath.Join(dir, "rec.webm")
 	if want := fmt.Sprintf("Screencast recording started. The recording will be saved to %s. Use screencast_stop to stop recording.", video); !strings.Contains(got, want) {
 		t.Fatalf("screencast_start =\n%s\nwant it to contain %q", got, want)
+	}
+	// The ticks begin now, after the recording did (at load, a page that
+	// opened quickly had ticked twice before it: a 600 ms video).
+	if got := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => start()"}); !strings.Contains(got, `"ticking"`) {
+		t.Fatalf("start the ticks = %q", got)
 	}
 	// A second recording of the same page is refused, and makes no file.
 	other := filepath.Join(dir, "other.mp4")
