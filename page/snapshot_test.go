@@ -34,24 +34,43 @@ func testActor(t testing.TB, url string) *Actor {
 
 // bothSnapshots takes a default snapshot of the page both ways, from the AX
 // tree and with the walker, and returns their texts without uids.
+//
+// The walk is taken between two AX snapshots, and taken again while those
+// two differ: a page still changing on its own (media controls laying
+// themselves out after a source failed to load) is not a difference
+// between the two.
 func bothSnapshots(t testing.TB, a *Actor) (ax, walk string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	type pair struct{ ax, walk *snapshot.Node }
-	p, err := ask(ctx, a, func(ctx context.Context) (pair, error) {
-		frames := a.snapshotFrames()
-		ax, err := a.snapshotAX(ctx, frames, false)
+	type triple struct{ ax, walk, after *snapshot.Node }
+	for try := 1; ; try++ {
+		p, err := ask(ctx, a, func(ctx context.Context) (triple, error) {
+			frames := a.snapshotFrames()
+			ax, err := a.snapshotAX(ctx, frames, false)
+			if err != nil {
+				return triple{}, err
+			}
+			walk, err := a.snapshotWalk(ctx, frames)
+			if err != nil {
+				return triple{}, err
+			}
+			after, err := a.snapshotAX(ctx, frames, false)
+			return triple{ax, walk, after}, err
+		})
 		if err != nil {
-			return pair{}, err
+			t.Fatalf("snapshots: %v", err)
 		}
-		walk, err := a.snapshotWalk(ctx, frames)
-		return pair{ax, walk}, err
-	})
-	if err != nil {
-		t.Fatalf("snapshots: %v", err)
+		ax, walk = textWithoutUIDs(p.ax), textWithoutUIDs(p.walk)
+		if ax == textWithoutUIDs(p.after) || try == 10 {
+			return ax, walk
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the page kept changing between snapshots for 30 s:\n%s", lineDiff(ax, textWithoutUIDs(p.after)))
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
-	return textWithoutUIDs(p.ax), textWithoutUIDs(p.walk)
 }
 
 var uidRE = regexp.MustCompile(`uid=\S* ?`)
