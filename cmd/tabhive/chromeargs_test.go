@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +59,55 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestJSFlagsThroughBinary: a --chrome-arg=--js-flags=… of the operator's
+// reaches V8 (a page sees the gc function --expose-gc gives it) and
+// Chromium runs with tabhive's own V8 flag in the same switch, not
+// replaced by it.
+func TestJSFlagsThroughBinary(t *testing.T) {
+	t.Parallel()
+	cmd := command(t, "--chrome-arg=--js-flags=--expose-gc")
+	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second})
+	text(t, cs, "new_page", map[string]any{"url": "about:blank", "timeout": 60000})
+	if got := text(t, cs, "evaluate_script", map[string]any{"function": "() => typeof gc"}); !strings.Contains(got, `"function"`) {
+		t.Errorf("typeof gc in a page = %q, want \"function\": the operator's --js-flags did not reach V8", got)
+	}
+	var flags []string
+	for _, pid := range childChromium(t, cmd.Process.Pid) {
+		raw, err := os.ReadFile(filepath.Join("/proc", pid, "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, a := range strings.Split(string(raw), "\x00") {
+			if strings.HasPrefix(a, "--js-flags") {
+				flags = append(flags, a)
+			}
+		}
+	}
+	if want := "--js-flags=--no-enable-lazy-source-positions --expose-gc"; len(flags) != 1 || flags[0] != want {
+		t.Errorf("Chromium's --js-flags = %q, want [%q]", flags, want)
+	}
+}
+
+// childChromium returns the pids of the processes whose parent is pid.
+func childChromium(t *testing.T, pid int) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	var out []string
+	for _, e := range entries {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// The fields after the command's closing parenthesis: state, ppid.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }
