@@ -96,13 +96,19 @@ func main() {
 	label := flag.String("label", "cdp-direct", "label copied into the output")
 	newWindow := flag.Bool("new-window", false, "open each page in a window of its own instead of a tab")
 	focus := flag.Bool("focus", true, "turn focus emulation on in each page, as tabhive's page actors do")
+	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker, or tabhive for all three (see features.go)")
+	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	flag.Parse()
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus); err != nil {
+	f, err := parseFeatures(*feats, *jsDir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, f); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow, focus bool) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus bool, f features) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -128,7 +134,7 @@ func run(agents, iterations int, chromium, label string, newWindow, focus bool) 
 	if err != nil {
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
-	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, steps: map[string][]time.Duration{}}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, features: f, steps: map[string][]time.Duration{}}
 
 	// Warm-up: every agent runs one iteration at once, as they will in the
 	// measured phase; then its step times are forgotten.
@@ -187,6 +193,7 @@ type bench struct {
 
 	newWindow bool // open pages as windows rather than tabs
 	focus     bool // focus emulation in each page
+	features  features
 
 	mu    sync.Mutex
 	steps map[string][]time.Duration
@@ -277,6 +284,7 @@ type tab struct {
 	b    *bench
 	id   target.ID
 	conn *cdpconn.Conn
+	doc  string // the walker's state in the document (-features walker)
 }
 
 // open creates a page (a tab, or a window with -new-window), connects to it
@@ -292,6 +300,9 @@ func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
 	}})
 	if err == nil {
 		err = p.conn.Client.Page.Enable(ctx)
+	}
+	if err == nil {
+		err = b.features.enable(ctx, p)
 	}
 	if err == nil && b.focus {
 		// As tabhive's page actors do: a background tab then renders as a
@@ -362,6 +373,9 @@ func (p *tab) waitLoad(ctx context.Context, path string) error {
 }
 
 func (p *tab) snapshot(ctx context.Context) ([]accessibility.AXNode, error) {
+	if p.b.features.walker {
+		return p.b.features.walk(ctx, p)
+	}
 	r, err := p.conn.Client.Accessibility.GetFullAXTree(ctx, accessibility.NewGetFullAXTreeArgs())
 	if err != nil {
 		return nil, err
@@ -375,6 +389,12 @@ func (p *tab) click(ctx context.Context, nodes []accessibility.AXNode, role, nam
 	node, ok := find(nodes, role, name)
 	if !ok {
 		return fmt.Errorf("check failed: %s %q not in snapshot", role, name)
+	}
+	if p.b.features.walker {
+		var err error
+		if node, err = p.b.features.resolve(ctx, p, node); err != nil {
+			return err
+		}
 	}
 	c := p.conn.Client
 	if err := c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node)); err != nil {

@@ -1,0 +1,191 @@
+package main
+
+// -features: the loop with what tabhive turns on in the browser, so that the
+// distance between tabhive and the loop splits into what those features
+// cost Chromium (the loop with them against the loop without) and what
+// tabhive's own driving costs (tabhive against the loop with them).
+//
+//	domains  Runtime, Network, Inspector and Audits enabled on each page,
+//	         and asynchronous stacks 32 deep, as tabhive's page actors do
+//	tracker  tabhive's causal tracker (page/js/causal.js) added to run at
+//	         the start of every document, dormant, as tabhive installs it
+//	walker   snapshots taken by tabhive's in-page walker (page/js/snapshot.js)
+//	         in an isolated world, installed once per document, instead of
+//	         Accessibility.getFullAXTree; a click resolves the walker's id to
+//	         a DOM node as tabhive resolves a uid
+//
+// The scripts are read from -js (the repository's page/js).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mafredri/cdp/protocol/accessibility"
+	"github.com/mafredri/cdp/protocol/dom"
+	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/page/snapshot"
+)
+
+type features struct {
+	domains, tracker, walker bool
+	trackerJS, walkerInstall string
+}
+
+const walkerWorld = "__tabhive_snapshot"
+
+// walkerCall is tabhive's call of an installed walker (page/walker.go).
+const walkerCall = `function (op, a, b) {
+  const w = globalThis.__tabhiveWalker;
+  return w ? w.call(this, op, a, b) : '\u0000install';
+}`
+
+func parseFeatures(list, jsDir string) (features, error) {
+	var f features
+	for _, name := range strings.Split(list, ",") {
+		switch strings.TrimSpace(name) {
+		case "":
+		case "domains":
+			f.domains = true
+		case "tracker":
+			f.tracker = true
+		case "walker":
+			f.walker = true
+		case "tabhive":
+			f.domains, f.tracker, f.walker = true, true, true
+		default:
+			return f, fmt.Errorf("-features: no feature %q (domains, tracker, walker, tabhive)", name)
+		}
+	}
+	read := func(name string) (string, error) {
+		b, err := os.ReadFile(filepath.Join(jsDir, name))
+		if err != nil {
+			return "", fmt.Errorf("-features needs tabhive's scripts: %w (set -js to the repository's page/js)", err)
+		}
+		return string(b), nil
+	}
+	if f.tracker {
+		src, err := read("causal.js")
+		if err != nil {
+			return f, err
+		}
+		// As page/tracker.go calls it: a key of its own, a 5 min lifetime.
+		src = strings.ReplaceAll(src, "__TABHIVE_KEY__", "tcdpceiling")
+		f.trackerJS = "(" + strings.TrimSpace(src) + ")(300000)\n//# sourceURL=tabhive://tracker.js\n"
+	}
+	if f.walker {
+		src, err := read("snapshot.js")
+		if err != nil {
+			return f, err
+		}
+		f.walkerInstall = "function (op, a, b) {\nconst w = globalThis.__tabhiveWalker ??= (" + src + ");\nreturn w.call(this, op, a, b);\n}"
+	}
+	return f, nil
+}
+
+// enable turns on the features' state in a new page, before its first
+// navigation.
+func (f features) enable(ctx context.Context, p *tab) error {
+	c := p.conn.Client
+	if f.domains {
+		for _, err := range []error{
+			c.Runtime.Enable(ctx),
+			c.Network.Enable(ctx, nil),
+			c.Inspector.Enable(ctx),
+			c.Audits.Enable(ctx),
+			rpcc.Invoke(ctx, "Runtime.setAsyncCallStackDepth", map[string]any{"maxDepth": 32}, nil, p.conn.RPC()),
+		} {
+			if err != nil {
+				return fmt.Errorf("enable domains: %w", err)
+			}
+		}
+	}
+	if f.tracker {
+		if _, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(f.trackerJS)); err != nil {
+			return fmt.Errorf("add tracker: %w", err)
+		}
+	}
+	return nil
+}
+
+// callWalker calls the walker in the main frame's isolated world, installing
+// it on the first call in a document, as tabhive does.
+func (f features) callWalker(ctx context.Context, p *tab, byValue bool, args ...any) (*runtime.CallFunctionOnReply, error) {
+	w, err := p.conn.Client.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(p.id)).SetWorldName(walkerWorld))
+	if err != nil {
+		return nil, fmt.Errorf("create isolated world: %w", err)
+	}
+	call := make([]runtime.CallArgument, len(args))
+	for i, a := range args {
+		call[i].Value, _ = json.Marshal(a)
+	}
+	run := func(fn string) (*runtime.CallFunctionOnReply, error) {
+		return p.conn.Client.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fn).
+			SetExecutionContextID(w.ExecutionContextID).SetArguments(call).SetReturnByValue(byValue).SetSilent(true))
+	}
+	r, err := run(walkerCall)
+	if err == nil && r.ExceptionDetails == nil && string(r.Result.Value) == `"\u0000install"` {
+		r, err = run(f.walkerInstall)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.ExceptionDetails != nil {
+		return nil, fmt.Errorf("walker: %s", r.ExceptionDetails.Text)
+	}
+	return r, nil
+}
+
+// walk takes a snapshot with the walker. The nodes it returns carry the
+// walker's id where a DOM node's would be; resolve turns one into the DOM
+// node.
+func (f features) walk(ctx context.Context, p *tab) ([]accessibility.AXNode, error) {
+	r, err := f.callWalker(ctx, p, true, "walk")
+	if err != nil {
+		return nil, err
+	}
+	var text string
+	if err := json.Unmarshal(r.Result.Value, &text); err != nil {
+		return nil, fmt.Errorf("walker result: %w", err)
+	}
+	w, err := snapshot.DecodeWalk(text)
+	if err != nil {
+		return nil, err
+	}
+	p.doc = w.Doc
+	nodes := make([]accessibility.AXNode, len(w.Nodes))
+	for i, n := range w.Nodes {
+		role, _ := json.Marshal(n.Role)
+		name, _ := json.Marshal(n.Name)
+		id := dom.BackendNodeID(n.ID)
+		nodes[i] = accessibility.AXNode{
+			Role:             &accessibility.AXValue{Value: role},
+			Name:             &accessibility.AXValue{Value: name},
+			BackendDOMNodeID: &id,
+		}
+	}
+	return nodes, nil
+}
+
+// resolve returns the DOM node of the walker's id, as tabhive resolves a uid.
+func (f features) resolve(ctx context.Context, p *tab, id dom.BackendNodeID) (dom.BackendNodeID, error) {
+	r, err := f.callWalker(ctx, p, false, "node", p.doc, int(id))
+	if err != nil {
+		return 0, err
+	}
+	if r.Result.ObjectID == nil {
+		return 0, fmt.Errorf("walker id %d: no node", id)
+	}
+	defer p.conn.Client.Runtime.ReleaseObject(ctx, runtime.NewReleaseObjectArgs(*r.Result.ObjectID))
+	d, err := p.conn.Client.DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetObjectID(*r.Result.ObjectID))
+	if err != nil {
+		return 0, err
+	}
+	return d.Node.BackendNodeID, nil
+}
