@@ -7,6 +7,7 @@ import (
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/input"
+	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
 )
@@ -22,6 +23,12 @@ const dragSettle = 50 * time.Millisecond
 // which tells the page's session; on a loaded machine that takes longer
 // than dragSettle (measured: the drop was missed in 1 of 4 runs).
 const oopifDragSettle = 500 * time.Millisecond
+
+// dragReportCap bounds the wait for Chrome's report of an HTML5 drag the
+// page is known to have begun (its dragstart fired and was not cancelled):
+// the report comes within milliseconds on a quiet machine and seconds at a
+// load of 30 on 2 cores; past this, the drag is released as a mouse drag.
+const dragReportCap = 10 * time.Second
 
 // Drag drags the element fromUID onto toUID and waits for the
 // consequences. HTML5 drag and drop (draggable elements with dragstart and
@@ -86,6 +93,7 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	// Events the page's session routes into an out-of-process iframe are
 	// hit-tested against what the iframe last drew: let it draw first.
 	painted(ctx, append(oopifClients(from.c, from.hops), oopifClients(to.c, to.hops)...)...)
+	started := watchDragStart(ctx, from)
 	if err := mouse("mouseMoved", fx, fy, 0); err != nil {
 		return err
 	}
@@ -103,6 +111,11 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	}
 	if err := mouse("mouseMoved", tx, ty, 1); err != nil {
 		return err
+	}
+	if started(ctx) {
+		// The page began an HTML5 drag: Chrome reports it intercepted,
+		// however long that takes on a busy machine.
+		settle = dragReportCap
 	}
 	select {
 	case ev := <-watch:
@@ -146,5 +159,56 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// dragStartJS listens, in the walker's isolated world (where the page's
+// scripts cannot replace what it calls), for the next dragstart in the
+// element's window, first of the page's own listeners but for those a
+// capture listener on the window registered earlier; dragStartedJS reports
+// whether it fired and was not cancelled, and stops listening.
+const (
+	dragStartJS = `function () {
+  const w = this.ownerDocument.defaultView;
+  const st = {ev: null, w, on: null};
+  st.on = (e) => { st.ev = e; };
+  w.addEventListener('dragstart', st.on, {capture: true, once: true});
+  return st;
+}`
+	dragStartedJS = `function () {
+  this.w.removeEventListener('dragstart', this.on, {capture: true});
+  return this.ev !== null && !this.ev.defaultPrevented;
+}`
+)
+
+// watchDragStart starts listening for the dragstart a press and move on
+// from may fire, and returns the function that says whether it fired. It
+// says false whenever it cannot tell (a snapshot the walker did not take, a
+// document gone, a page listener that stopped the event first): the caller
+// then waits as before, for a fixed time.
+func watchDragStart(ctx context.Context, from elementRef) func(context.Context) bool {
+	no := func(context.Context) bool { return false }
+	if from.node == nil || from.node.Ref.IsZero() {
+		return no
+	}
+	el, err := refObject(ctx, from.c, from.node.Ref)
+	if err != nil {
+		return no
+	}
+	defer releaseObject(from.c, el)
+	r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(dragStartJS).SetObjectID(el).SetSilent(true))
+	if err != nil || r.ExceptionDetails != nil || r.Result.ObjectID == nil {
+		return no
+	}
+	st := *r.Result.ObjectID
+	return func(ctx context.Context) bool {
+		defer releaseObject(from.c, st)
+		r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(dragStartedJS).SetObjectID(st).
+			SetReturnByValue(true).SetSilent(true))
+		if err != nil || r.ExceptionDetails != nil {
+			return false
+		}
+		var fired bool
+		return json.Unmarshal(r.Result.Value, &fired) == nil && fired
 	}
 }

@@ -24,7 +24,9 @@ func testActor(t testing.TB, url string) *Actor {
 	tab := b.NewTab(t)
 	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	t.Cleanup(func() { a.Stop(nil) })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// Generous: TestSnapshotFidelity opens its thirty pages at once, and at
+	// a load of 30 on 2 cores one took over 20 s to load.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: url}); err != nil {
 		t.Fatalf("Navigate(%s) = %v", url, err)

@@ -217,7 +217,13 @@ func TestSettleZoo(t *testing.T) {
 			// In front: a tab behind another test's gets animation frames
 			// late in headless Chromium, and these cases count frames.
 			must(t, cs, "select_page", map[string]any{"pageId": id, "bringToFront": true})
+			before := time.Now()
 			uid := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", tc.button)
+			// What the machine costs a call now, beside the bounds the
+			// settle keeps: tens of milliseconds when quiet, seconds at a
+			// load of 30 on 2 cores, where a click on a 180 ms timer took
+			// 3.18 s.
+			slack := 2 * time.Since(before)
 			start := time.Now()
 			reply := must(t, cs, "click", map[string]any{"pageId": id, "uid": uid})
 			took := time.Since(start)
@@ -225,8 +231,8 @@ func TestSettleZoo(t *testing.T) {
 			if !strings.Contains(snap, tc.want) {
 				t.Errorf("snapshot after the click (took %v) lacks %s:\n%s", took, tc.want, snap)
 			}
-			if took > tc.within {
-				t.Errorf("click took %v, want at most %v", took, tc.within)
+			if took > tc.within+slack {
+				t.Errorf("click took %v, want at most %v (%v and %v for the machine's load, twice what the snapshot before it took)", took, tc.within+slack, tc.within, slack)
 			}
 			if tc.pending == "" && strings.Contains(reply, "Still pending") || tc.pending != "" && !strings.Contains(reply, "Still pending, not waited for: "+tc.pending+" (") {
 				t.Errorf("click reply (want pending %q):\n%s", tc.pending, reply)

@@ -325,7 +325,9 @@ func (ch *channel) route(m *message) {
 			}
 			ch.mu.Unlock()
 			if s != nil {
-				s.closeWith(errDetached)
+				// Closed once the event is on the parent's queue, so that
+				// whoever wakes at the session's end finds it there.
+				defer s.closeWith(errDetached)
 			}
 		}
 	}
