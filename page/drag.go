@@ -94,6 +94,11 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	// hit-tested against what the iframe last drew: let it draw first.
 	painted(ctx, append(oopifClients(from.c, from.hops), oopifClients(to.c, to.hops)...)...)
 	started := watchDragStart(ctx, from)
+	defer func() { // stops listening if the drag failed before asking
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		started(cctx)
+	}()
 	if err := mouse("mouseMoved", fx, fy, 0); err != nil {
 		return err
 	}
@@ -182,7 +187,8 @@ const (
 )
 
 // watchDragStart starts listening for the dragstart a press and move on
-// from may fire, and returns the function that says whether it fired. It
+// from may fire, and returns the function that says whether it fired (the
+// first time it is called; later calls do nothing and say false). It
 // says false whenever it cannot tell (a snapshot the walker did not take, a
 // document gone, a page listener that stopped the event first): the caller
 // then waits as before, for a fixed time.
@@ -200,8 +206,12 @@ func watchDragStart(ctx context.Context, from elementRef) func(context.Context) 
 	if err != nil || r.ExceptionDetails != nil || r.Result.ObjectID == nil {
 		return no
 	}
-	st := *r.Result.ObjectID
+	st, asked := *r.Result.ObjectID, false
 	return func(ctx context.Context) bool {
+		if asked {
+			return false
+		}
+		asked = true
 		defer releaseObject(from.c, st)
 		r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(dragStartedJS).SetObjectID(st).
 			SetReturnByValue(true).SetSilent(true))
