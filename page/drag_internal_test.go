@@ -29,12 +29,7 @@ func TestDragStartProbe(t *testing.T) {
 	}{{"Source", true}, {"Cancelled", false}, {"Plain", false}} {
 		t.Run(tc.source, func(t *testing.T) {
 			t.Parallel()
-			tab := browsertest.Chromium(t).NewTab(t)
-			a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-			t.Cleanup(func() { a.Stop(nil) })
-			if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: top.URL + "/"}); err != nil {
-				t.Fatalf("Navigate = %v", err)
-			}
+			a := testActor(t, top.URL+"/")
 			s, err := a.Snapshot(shotCtx(t), false)
 			if err != nil {
 				t.Fatal(err)
