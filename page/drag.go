@@ -92,7 +92,7 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	}
 	// Events the page's session routes into an out-of-process iframe are
 	// hit-tested against what the iframe last drew: let it draw first.
-	painted(ctx, append(oopifClients(from.c, from.hops), oopifClients(to.c, to.hops)...)...)
+	painted(ctx, append(oopifFrames(from.c, from.hops), oopifFrames(to.c, to.hops)...)...)
 	started := watchDragStart(ctx, from)
 	defer func() { // stops listening if the drag failed before asking
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
@@ -109,7 +109,7 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	if err != nil {
 		return err
 	}
-	painted(ctx, oopifClients(to.c, to.hops)...)
+	painted(ctx, oopifFrames(to.c, to.hops)...)
 	settle := dragSettle
 	if len(from.hops) > 0 || len(to.hops) > 0 {
 		settle = oopifDragSettle

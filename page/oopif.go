@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -384,52 +385,79 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) {
 	}
 }
 
-// paintWait bounds [painted]: a frame that does not draw (hidden, or
-// throttled out of view) is not waited for longer. A renderer on a busy
-// machine draws late: half a second let a screenshot capture an iframe
-// before it drew, at load 12 on 2 cores.
-const paintWait = 2 * time.Second
+// paintWait bounds [painted] for a frame that is shown: a renderer on a
+// busy machine draws late (at load 17 on 2 cores an iframe scrolled into
+// view had not drawn after 2 s, and a screenshot showed the page behind
+// it). A frame that is not shown draws nothing and is not waited for.
+const paintWait = 10 * time.Second
 
-// paintedJS resolves after the document has drawn two animation frames: a
-// frame it had not drawn when asked has been drawn since.
-const paintedJS = `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
+// paintedJS resolves true after the document has drawn two animation
+// frames (a frame it had not drawn when asked has been drawn since), and
+// at once false for a document that is not shown: it runs no animation
+// frames, so there is nothing to wait for. It runs in the walker's
+// isolated world, so the page's own requestAnimationFrame or Promise,
+// whatever it has made of them, are not the ones called.
+const paintedJS = `document.visibilityState === 'hidden' ? false :
+new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
 
-// painted waits, paintWait at most, until the document of each of clients
-// (out-of-process iframes' sessions) has drawn a frame since it was
-// called. Chrome
-// hit-tests the mouse events the page's session sends, and paints its
-// screenshots, with what each iframe last drew; an iframe that just
-// loaded, moved into view or changed may not have drawn it yet. Errors
-// are ignored: the action goes ahead as it would have. It runs on a call
-// goroutine.
-func painted(ctx context.Context, clients ...*cdp.Client) {
-	ctx, cancel := context.WithTimeout(ctx, paintWait)
+// frameClient is an out-of-process iframe's session and the id of the
+// frame at its root.
+type frameClient struct {
+	c       *cdp.Client
+	frameID string
+}
+
+// painted waits until the document of each of frames (out-of-process
+// iframes) has drawn a frame since it was called: paintWait at most, and
+// never past half the time ctx has left. Chrome hit-tests the mouse
+// events the page's session sends, and paints its screenshots, with what
+// each iframe last drew; an iframe that just loaded, moved into view or
+// changed may not have drawn it yet. Errors are ignored: the action goes
+// ahead as it would have. It returns how many of the frames said they drew
+// (a test's view of it). It runs on a call goroutine.
+func painted(ctx context.Context, frames ...frameClient) int {
+	wait := paintWait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)/2)
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var g errgroup.Group
+	var drew atomic.Int32
 	seen := map[*cdp.Client]bool{}
-	for _, c := range clients {
-		if c == nil || seen[c] {
+	for _, f := range frames {
+		if f.c == nil || seen[f.c] {
 			continue
 		}
-		seen[c] = true
+		seen[f.c] = true
 		g.Go(func() error {
-			c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetAwaitPromise(true).SetReturnByValue(true))
+			w, err := f.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(f.frameID)).
+				SetWorldName(snapshotWorld))
+			if err != nil {
+				return nil
+			}
+			r, err := f.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetContextID(w.ExecutionContextID).
+				SetAwaitPromise(true).SetReturnByValue(true).SetSilent(true))
+			if err == nil && r.ExceptionDetails == nil && string(r.Result.Value) == "true" {
+				drew.Add(1)
+			}
 			return nil
 		})
 	}
 	g.Wait()
+	return int(drew.Load())
 }
 
-// oopifClients returns the sessions of the out-of-process iframes an
-// element of frame c, hops away from the page, is drawn in: its own and
-// those of the iframes around it.
-func oopifClients(c *cdp.Client, hops []hop) []*cdp.Client {
-	if len(hops) == 0 {
-		return nil
-	}
-	out := []*cdp.Client{c}
-	for _, h := range hops[:len(hops)-1] {
-		out = append(out, h.parent)
+// oopifFrames returns the out-of-process iframes an element of frame c,
+// hops away from the page, is drawn in: its own and those around it, each
+// with the frame at the root of its session.
+func oopifFrames(c *cdp.Client, hops []hop) []frameClient {
+	out := make([]frameClient, 0, len(hops))
+	for i, h := range hops {
+		if i > 0 {
+			c = hops[i-1].parent
+		}
+		out = append(out, frameClient{c: c, frameID: h.frameID})
 	}
 	return out
 }

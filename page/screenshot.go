@@ -329,7 +329,7 @@ func elementBox(ctx context.Context, c *cdp.Client, el element) (box rect, inVie
 		}
 		// An iframe scrolled into view paints on its next frame; the
 		// capture shows what it last painted.
-		painted(ctx, oopifClients(el.c, el.hops)...)
+		painted(ctx, oopifFrames(el.c, el.hops)...)
 	}
 	// The quads are in the viewport's coordinates: one per line box of an
 	// inline element, four transformed corners of a rotated one. The
