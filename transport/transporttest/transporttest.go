@@ -208,11 +208,37 @@ func Context(t testing.TB) context.Context {
 	return c
 }
 
+// LoadTimeout is the navigation timeout, in ms, [Call] gives new_page and
+// navigate_page when the test names none (a test of the default budget
+// names 0, which means the default). The default 10 s (a 20 s budget) is
+// what an agent gets, and enough on a quiet machine; at load 17 on 2
+// cores a page of a few hundred kilobytes took longer to load. A budget
+// of 50 s stays within [CallTimeout].
+const LoadTimeout = 40000
+
+// withLoadTimeout returns args with "timeout": [LoadTimeout] added for a
+// navigation that names no timeout; args itself is left as it was.
+func withLoadTimeout(name string, args map[string]any) map[string]any {
+	if name != "new_page" && name != "navigate_page" {
+		return args
+	}
+	if _, ok := args["timeout"]; ok {
+		return args
+	}
+	out := make(map[string]any, len(args)+1)
+	for k, v := range args {
+		out[k] = v
+	}
+	out["timeout"] = LoadTimeout
+	return out
+}
+
 // Call calls a tool and returns the text of its reply and whether the
-// reply is an error. A protocol error fails the test.
+// reply is an error. A protocol error fails the test. A navigation that
+// names no timeout is given [LoadTimeout].
 func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	res, err := cs.CallTool(Context(t), &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := cs.CallTool(Context(t), &mcp.CallToolParams{Name: name, Arguments: withLoadTimeout(name, args)})
 	if err != nil {
 		t.Fatalf("%s(%v): protocol error %v", name, args, err)
 	}
