@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
@@ -61,7 +62,12 @@ func server(t *testing.T) *transport.Server {
 			return
 		}
 		metrics := transport.NewMetrics()
-		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, PageHooks: metrics.PageHooks()})
+		// Its warnings go to stderr, which go test shows only when the
+		// package fails: a shared browser that dies (Chromium exiting on
+		// its own, with its last stderr lines) fails many tests at once,
+		// and this says why.
+		logger := zerolog.New(os.Stderr).Level(zerolog.WarnLevel).With().Timestamp().Str("browser", "shared").Logger()
+		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, PageHooks: metrics.PageHooks(), Logger: logger})
 		// Tests keep their files in t.TempDir(), a workspace here; the
 		// default sandbox (a private directory only) is tested in
 		// files_test.go with servers of its own.
