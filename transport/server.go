@@ -367,7 +367,13 @@ type call struct {
 // define makes a tool from a typed handler.
 func define[A any](t tool, budget func(*A) time.Duration, run func(ctx context.Context, c *call, a *A) error) *tool {
 	t.argType = reflect.TypeFor[A]()
-	t.budget = func(a any) time.Duration { return budget(a.(*A)) }
+	t.budget = func(a any) time.Duration {
+		d := budget(a.(*A))
+		if sn, ok := a.(snapshotter); ok && sn.withSnapshot() {
+			d += snapshotBudget
+		}
+		return d
+	}
 	t.run = func(ctx context.Context, c *call, a any) error { return run(ctx, c, a.(*A)) }
 	return &t
 }

@@ -285,3 +285,20 @@ func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
 	c.acted(ctx, res, a.IncludeDiff, fmt.Sprintf("File uploaded from %s.", strings.Join(a.FilePaths, ", ")))
 	return nil
 }
+
+// snapshotter is the arguments of a tool that may end with a snapshot of
+// the page (includeSnapshot) or a diff against the last one (includeDiff):
+// that snapshot is a take_snapshot's work on top of the action's, and the
+// call's budget grows by take_snapshot's (at load 15 on 2 cores, a click
+// with includeDiff on a page of 26,000 nodes ran out of the action's 20 s).
+type snapshotter interface{ withSnapshot() bool }
+
+func (a *clickArgs) withSnapshot() bool    { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *clickAtArgs) withSnapshot() bool  { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *dragArgs) withSnapshot() bool     { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *fillArgs) withSnapshot() bool     { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *fillFormArgs) withSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *hoverArgs) withSnapshot() bool    { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *pressKeyArgs) withSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *typeTextArgs) withSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *uploadArgs) withSnapshot() bool   { return a.IncludeSnapshot || a.IncludeDiff }
