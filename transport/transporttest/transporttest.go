@@ -17,6 +17,7 @@ package transporttest
 
 import (
 	"context"
+	"maps"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -225,9 +226,9 @@ func withLoadTimeout(name string, args map[string]any) map[string]any {
 	if _, ok := args["timeout"]; ok {
 		return args
 	}
-	out := make(map[string]any, len(args)+1)
-	for k, v := range args {
-		out[k] = v
+	out := maps.Clone(args)
+	if out == nil {
+		out = map[string]any{}
 	}
 	out["timeout"] = LoadTimeout
 	return out
