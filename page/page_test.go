@@ -239,9 +239,13 @@ func TestWaitForTextInIframe(t *testing.T) {
 		t.Fatalf("WaitForText(missing) = %v, want TimeoutError", err)
 	}
 	// Far below the 20 s the call could run to if the budget were ignored,
-	// and generous for a loaded machine.
-	if took := time.Since(start); took > 5*time.Second {
+	// and generous for a loaded machine; and no shorter than the wait the
+	// error reports.
+	if took := time.Since(start); took > 5*time.Second || took < 500*time.Millisecond {
 		t.Errorf("WaitForText with a 500ms budget took %v", took)
+	}
+	if te.Budget != "500ms" {
+		t.Errorf("TimeoutError.Budget = %q, want 500ms", te.Budget)
 	}
 }
 

@@ -514,9 +514,11 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 	}
 	return ask(ctx, a, func(ctx context.Context) (WaitForResult, error) {
 		var res WaitForResult
-		wctx, cancel := context.WithTimeout(ctx, timeout)
+		// The headroom comes off the call's deadline, not off timeout:
+		// the reply says the wait lasted timeout, so it must.
+		wctx, cancel := within(ctx)
 		defer cancel()
-		wctx, cancel2 := within(wctx)
+		wctx, cancel2 := context.WithTimeout(wctx, timeout)
 		defer cancel2()
 		for {
 			if err := a.needRenderer(); err != nil {
