@@ -372,6 +372,11 @@ func (r *stressRun) since() string {
 	return fmt.Sprintf("+%.3fs", time.Since(r.start).Seconds())
 }
 
+// sinceAt says when, from the start of the run, t was.
+func (r *stressRun) sinceAt(t time.Time) string {
+	return fmt.Sprintf("+%.3fs", t.Sub(r.start).Seconds())
+}
+
 // noteFault records a fault injected on page id and its outcome.
 func (r *stressRun) noteFault(id int, what string, rep stressReply) {
 	r.mu.Lock()
@@ -461,7 +466,11 @@ func (r *stressRun) call(s *stressSession, who, tool string, args map[string]any
 	}
 	rep.kind = stressKind(rep)
 	if rep.kind == "unexpected" {
-		r.failf("%s: %s(%v) failed after %v, at %s, with an unexpected error:\n%s", who, tool, args, rep.took, r.when(start), rep.text)
+		faults := "none"
+		if id, ok := args["pageId"].(int); ok {
+			faults = r.faultsOn(id)
+		}
+		r.failf("%s: %s(%v) failed after %v, at %s (%s), with an unexpected error:\n%s\nfaults on the page: %s", who, tool, args, rep.took, r.when(start), r.sinceAt(start), rep.text, faults)
 	}
 	// An error about a page must be about the page the call named.
 	if id, ok := args["pageId"].(int); ok && tool != "close_page" {

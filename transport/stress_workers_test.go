@@ -79,7 +79,7 @@ func (w *stressWorker) did(what string, rep stressReply) {
 }
 
 func (w *stressWorker) failf(format string, args ...any) {
-	w.r.failf(w.name+": "+format, args...)
+	w.r.failf(w.name+": "+format+"\n(at %s; faults on page %d: %s)", append(args, w.r.since(), w.id, w.r.faultsOn(w.id))...)
 }
 
 // work runs the worker until end, then reads its page back a last time and
