@@ -444,7 +444,10 @@ func (w *stressWorker) waitFor() {
 	if n := len(w.want.entries); n > 0 && w.want.entries[n-1].certain && w.rng.IntN(2) == 0 {
 		text = w.want.entries[n-1].text
 	}
-	rep := w.call("wait_for", map[string]any{"pageId": w.id, "text": []string{text}, "timeout": 3000})
+	// The text is on the page already: the timeout only bounds a page
+	// that cannot answer. 10 s, as a loaded machine may keep a renderer
+	// busy for seconds (3 s ran out once at load 15).
+	rep := w.call("wait_for", map[string]any{"pageId": w.id, "text": []string{text}, "timeout": 10000})
 	if !w.settle("wait_for", rep) {
 		return
 	}
