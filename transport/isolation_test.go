@@ -213,10 +213,11 @@ func TestQueuedCallPastDeadlineNeverRuns(t *testing.T) {
 // as it must hold on a loaded one, and a stall would cost seconds.
 //
 // A call stalled by the dialog would wait for its budget, 20 s at the
-// least (click; take_snapshot has 30 s), and fail. So the slowest call may
-// take up to half that, 10 s: a bound a loaded machine cannot reach (5.2 s
-// was seen under heavy load, against 3 s allowed before) and a stall
-// cannot stay under. Page A's own refusal has a second, as the refusal in
+// least (click; take_snapshot has 30 s), and fail: the dialog stays open
+// until the loops end. So the slowest call may take up to three quarters
+// of that, 15 s: a stall cannot stay under it, and a loaded machine stays
+// under it (5.2 s was seen at load 10, 12 s once at load 12-20, against
+// 10 s allowed before). Page A's own refusal has a second, as the refusal in
 // TestDialogNotice: it waits for nothing, where a stall would wait 30 s.
 func TestDialogStallsOnlyItsPage(t *testing.T) {
 	t.Parallel()
@@ -232,8 +233,8 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 		buttons[id] = uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Count")
 	}
 	// loops runs the 4 pages' loops in parallel and returns the median and
-	// the slowest call latency.
-	loops := func() (median, slowest time.Duration) {
+	// the slowest call latency, with the slowest call's tool.
+	loops := func() (median, slowest time.Duration, slowTool string) {
 		var mu sync.Mutex
 		var lat []time.Duration
 		var wg sync.WaitGroup
@@ -256,6 +257,9 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 						}
 						mu.Lock()
 						lat = append(lat, d)
+						if d > slowest {
+							slowest, slowTool = d, c.tool
+						}
 						mu.Unlock()
 					}
 				}
@@ -263,22 +267,26 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 		}
 		wg.Wait()
 		slices.Sort(lat)
-		return lat[len(lat)/2], lat[len(lat)-1]
+		return lat[len(lat)/2], slowest, slowTool
 	}
 	loops() // warm up
 	alert := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": a}), "button", "Alert")
 	var without, with []time.Duration
-	var slowest time.Duration
+	var slowest, slowestWithout time.Duration
+	var slowTool string
 	for round := 0; round < 3; round++ {
-		m, _ := loops()
+		m, worst, _ := loops()
 		without = append(without, m)
+		slowestWithout = max(slowestWithout, worst)
 		text := must(t, cs, "click", map[string]any{"pageId": a, "uid": alert})
 		if !strings.Contains(text, "alert: stuck.") {
 			t.Fatalf("alert not reported: %q", text)
 		}
-		m, worst := loops()
+		m, worst, tool := loops()
 		with = append(with, m)
-		slowest = max(slowest, worst)
+		if worst > slowest {
+			slowest, slowTool = worst, tool
+		}
 		if round < 2 {
 			must(t, cs, "handle_dialog", map[string]any{"pageId": a, "action": "accept"})
 		}
@@ -286,13 +294,13 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 	slices.Sort(without)
 	slices.Sort(with)
 	ratio := float64(with[1]) / float64(without[1])
-	t.Logf("median latency of 4 pages' loops over 3 rounds: %v without the alert, %v with it (ratio %.2f); slowest call with it %v",
-		without[1], with[1], ratio, slowest)
+	t.Logf("median latency of 4 pages' loops over 3 rounds: %v without the alert, %v with it (ratio %.2f); slowest call %v without it, %v (%s) with it",
+		without[1], with[1], ratio, slowestWithout, slowest, slowTool)
 	if float64(with[1]) > 1.5*float64(without[1])+float64(30*time.Millisecond) {
 		t.Errorf("median latency with an alert open elsewhere: %v, without: %v", with[1], without[1])
 	}
-	if slowest > 10*time.Second {
-		t.Errorf("a call on another page took %v with an alert open on page %d", slowest, a)
+	if slowest > 15*time.Second {
+		t.Errorf("a call on another page (%s) took %v with an alert open on page %d", slowTool, slowest, a)
 	}
 	var lists []time.Duration
 	for range 5 {
