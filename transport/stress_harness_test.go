@@ -368,9 +368,7 @@ func (r *stressRun) killedDuring(rep stressReply) bool {
 }
 
 // since says when, from the start of the run, something happens.
-func (r *stressRun) since() string {
-	return fmt.Sprintf("+%.3fs", time.Since(r.start).Seconds())
-}
+func (r *stressRun) since() string { return r.sinceAt(time.Now()) }
 
 // sinceAt says when, from the start of the run, t was.
 func (r *stressRun) sinceAt(t time.Time) string {
