@@ -6,4 +6,4 @@
 #   sh deploy/build.sh OUT        # VERSION=1.2.3 sh deploy/build.sh OUT
 set -eu
 out=${1:?usage: deploy/build.sh OUTPUT}
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION:-dev}" -o "$out" ./cmd/tabhive
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.releaseVersion=${VERSION:-}" -o "$out" ./cmd/tabhive
