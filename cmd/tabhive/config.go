@@ -39,6 +39,9 @@ type Config struct {
 	// HTTPAddr is where to serve streamable HTTP (--http), as host:port with
 	// the host defaulted to 127.0.0.1; "" serves stdio.
 	HTTPAddr string
+	// allowUnauthenticated is --allow-unauthenticated: serve HTTP on an
+	// address other machines reach without a token (exposure.go).
+	allowUnauthenticated bool
 	// LogLevel is the zerolog level: debug, info, warn or error.
 	LogLevel string
 	// LogFile, if set, receives the logs instead of stderr.
@@ -333,6 +336,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	both("drain-timeout", "drainTimeout", func(n string) {
 		fs.DurationVar(&c.DrainTimeout, n, defaultDrainTimeout, "on SIGTERM over HTTP, take no new sessions or calls and wait this long for the calls in flight before closing (0: close at once)")
 	})
+	exposureFlags(fs, c)
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")

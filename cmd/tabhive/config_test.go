@@ -64,6 +64,7 @@ func flagCases() []struct {
 
 	each([]string{"http"}, "0.0.0.0:8931", func(c *Config) any { return c.HTTPAddr }, "0.0.0.0:8931")
 	each([]string{"http"}, ":8931", func(c *Config) any { return c.HTTPAddr }, "127.0.0.1:8931")
+	each([]string{"allow-unauthenticated", "allowUnauthenticated"}, "", func(c *Config) any { return c.allowUnauthenticated }, true)
 	each([]string{"allowed-hosts", "allowedHosts"}, "a.example, b.example:80", func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example:80"})
 	rows = append(rows, row{[]string{"--allowed-hosts", "a.example", "--allowedHosts", "b.example"},
 		func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example"}})

@@ -50,6 +50,13 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		fmt.Fprintln(stdout, "tabhive", version)
 		return nil
 	}
+	warning, err := checkExposure(cfg)
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		cfg.Warnings = append(cfg.Warnings, warning)
+	}
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "tabhive: warning:", w)
 	}
