@@ -28,6 +28,18 @@ var ErrScreencastActive = errors.New("a screencast is already recording on this 
 // recording.
 var ErrNoScreencast = errors.New("no screencast is recording on this page")
 
+// ScreencastCutError is returned by [Actor.StartScreencast] when the
+// page's recording ended on its own (a bound of [ScreencastOptions]) and
+// has not been collected with [Actor.StopScreencast] yet.
+type ScreencastCutError struct {
+	Path string
+	Cut  screencast.Cut
+}
+
+func (e *ScreencastCutError) Error() string {
+	return fmt.Sprintf("the screencast %s ended on its own (%d)", e.Path, e.Cut)
+}
+
 // ScreencastError is returned by [Actor.StopScreencast] when the recording
 // stopped but its file could not be finished.
 type ScreencastError struct {
@@ -53,6 +65,13 @@ type ScreencastOptions struct {
 	// its path. It is called once the page is known not to be recording
 	// and ffmpeg to be there, so that a refused call creates no file.
 	Open func() (*os.File, string, error)
+	// MaxDuration, MaxBytes, BytesCut and Room bound the recording, as
+	// [screencast.Options] says: it ends on its own at a bound, the file
+	// finished, and [Recording.Cut] says why.
+	MaxDuration time.Duration
+	MaxBytes    int64
+	BytesCut    screencast.Cut
+	Room        func() int64
 }
 
 // Recording is what a stopped screencast produced.
@@ -62,6 +81,8 @@ type Recording struct {
 	// Duration is the video's length and Frames its frame count.
 	Duration time.Duration
 	Frames   int
+	// Cut says why the recording ended before it was stopped, if it did.
+	Cut screencast.Cut
 }
 
 // maxScreencastSide bounds the video's size, in device pixels.
@@ -74,6 +95,9 @@ const maxScreencastSide = 3840
 func (a *Actor) StartScreencast(ctx context.Context, opts ScreencastOptions) (string, error) {
 	return ask(ctx, a, func(ctx context.Context) (string, error) {
 		if a.rec != nil {
+			if cut := a.rec.Cut(); cut != screencast.NotCut {
+				return "", &ScreencastCutError{Path: a.recPath, Cut: cut}
+			}
 			return "", ErrScreencastActive
 		}
 		if err := a.needRenderer(); err != nil {
@@ -109,7 +133,8 @@ func (a *Actor) StartScreencast(ctx context.Context, opts ScreencastOptions) (st
 			}
 			defer out.Close() // ffmpeg has its own descriptor
 			path = p
-			rec, err = screencast.Start(screencast.Options{FFmpeg: bin, Out: out, Format: opts.Format, FPS: opts.FPS, Width: w, Height: h})
+			rec, err = screencast.Start(screencast.Options{FFmpeg: bin, Out: out, Format: opts.Format, FPS: opts.FPS, Width: w, Height: h,
+				MaxDuration: opts.MaxDuration, MaxBytes: opts.MaxBytes, BytesCut: opts.BytesCut, Room: opts.Room})
 			return err
 		}, nil); err != nil {
 			return "", err
@@ -164,6 +189,7 @@ func (a *Actor) StopScreencast(ctx context.Context) (Recording, error) {
 		err := a.act.Await(ctx, func(ctx context.Context) (err error) {
 			rc.Duration, err = rec.Stop(ctx)
 			rc.Frames = rec.Frames()
+			rc.Cut = rec.Cut()
 			return err
 		}, nil)
 		if ctx.Err() != nil {
@@ -193,6 +219,11 @@ func (a *Actor) screencastFrame(s *session, params json.RawMessage) error {
 		return err
 	}
 	if a.rec != nil && s == a.top {
+		if a.rec.Cut() != screencast.NotCut {
+			// The recording reached a bound and ended: Chrome need not
+			// go on capturing. (A frame or two more may be on their way.)
+			return s.conn.Send("Page.stopScreencast", map[string]any{})
+		}
 		a.rec.Add(screencast.Frame{Data: e.Data, Time: e.Metadata.Timestamp})
 	}
 	return nil

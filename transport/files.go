@@ -17,6 +17,7 @@ func (s *Server) sandboxConfig() sandbox.Config {
 		Unrestricted: s.cfg.Unrestricted,
 		Workspaces:   s.cfg.Workspaces,
 		Protected:    s.profileDirs,
+		MaxBytes:     s.cfg.MaxSessionDisk,
 	}
 }
 

@@ -337,6 +337,12 @@ func known(err error) (msg string, ok bool) {
 	if de, ok := errorsAs[*sandbox.DeniedError](err); ok {
 		return de.Error(), true
 	}
+	if fe, ok := errorsAs[*sandbox.DiskFullError](err); ok {
+		return fe.Error(), true
+	}
+	if ne, ok := errorsAs[*sandbox.NotRegularError](err); ok {
+		return ne.Error(), true
+	}
 	if he, ok := errorsAs[*heapSnapshotError](err); ok {
 		return he.msg, true // upstream's words, verbatim
 	}

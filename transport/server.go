@@ -122,6 +122,10 @@ type Config struct {
 	// session's private directory and the reply gives its outline instead.
 	// If zero, [DefaultSnapshotMaxBytes]; negative means no bound.
 	SnapshotMaxBytes int
+	// MaxSessionDisk bounds what the files one session writes hold on
+	// disk together, in bytes (--max-session-disk; sandbox.Config.MaxBytes,
+	// files.go). If zero, no bound.
+	MaxSessionDisk int64
 	// Screencast sets how screencast_start records (tools_screencast.go).
 	Screencast ScreencastConfig
 	// Surface says which tools are listed and how (--slim, --category-*,

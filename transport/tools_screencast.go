@@ -26,6 +26,14 @@ type ScreencastConfig struct {
 	// as chrome-devtools-mcp's --experimentalScreencast does; without it
 	// the file is always MP4. tabhive records with ffmpeg either way.
 	Experimental bool
+	// MaxDuration ends a recording on its own once its video is this long
+	// (--screencast-max-duration). If zero, no bound.
+	MaxDuration time.Duration
+	// MaxBytes ends a recording on its own before its file passes this
+	// many bytes (--screencast-max-bytes); a recording is also bounded by
+	// what remains of its session's --max-session-disk. If zero, only by
+	// that. Else at least [screencast.MinBytes].
+	MaxBytes int64
 }
 
 // screencastStartBudget covers reading the viewport, starting ffmpeg and
@@ -56,7 +64,7 @@ func (s *Server) screencastTools() []*tool {
 	return []*tool{
 		start,
 		define(tool{name: "screencast_stop", page: true, description: `Stops the active screencast recording on the target page.`},
-			fixed[screencastStopArgs](screencastStopBudget), runScreencastStop),
+			fixed[screencastStopArgs](screencastStopBudget), s.runScreencastStop),
 	}
 }
 
@@ -105,10 +113,25 @@ func (s *Server) runScreencastStart(ctx context.Context, c *call, a *screencastS
 	if ext == ".webm" {
 		format = screencast.FormatWebM
 	}
+	// The file may take what the session's disk bound leaves, at most
+	// --screencast-max-bytes; it ends on its own at either, and at
+	// --screencast-max-duration.
+	maxBytes, bytesCut := s.cfg.Screencast.MaxBytes, screencast.CutSize
+	if room := box.Room(); room >= 0 && (maxBytes == 0 || room < maxBytes) {
+		maxBytes, bytesCut = room, screencast.CutDisk
+		if room < screencast.MinBytes {
+			return badArgs("Not started: the files this session wrote leave %s of its bound of %s (--max-session-disk), and a recording needs at least %s. Delete files the session wrote and no longer needs, or ask the operator for a larger --max-session-disk.",
+				sandbox.FormatBytes(room), sandbox.FormatBytes(s.cfg.MaxSessionDisk), sandbox.FormatBytes(screencast.MinBytes))
+		}
+	}
 	path, err := c.page.StartScreencast(ctx, page.ScreencastOptions{
-		FFmpeg: s.cfg.Screencast.FFmpeg,
-		FPS:    s.cfg.Screencast.FPS,
-		Format: format,
+		FFmpeg:      s.cfg.Screencast.FFmpeg,
+		FPS:         s.cfg.Screencast.FPS,
+		Format:      format,
+		MaxDuration: s.cfg.Screencast.MaxDuration,
+		MaxBytes:    maxBytes,
+		BytesCut:    bytesCut,
+		Room:        box.Room,
 		Open: func() (*os.File, string, error) {
 			var (
 				f   *sandbox.File
@@ -122,10 +145,16 @@ func (s *Server) runScreencastStart(ctx context.Context, c *call, a *screencastS
 			if err != nil {
 				return nil, "", err
 			}
-			return f.File, f.Name(), nil
+			// ffmpeg writes the video: the session's bound counts the
+			// file as the file system sizes it. The recorder and ffmpeg
+			// hold descriptors of their own.
+			return f.ForProcess(), f.Name(), nil
 		},
 	})
+	var ce *page.ScreencastCutError
 	switch {
+	case errors.As(err, &ce):
+		return badArgs("The screencast recording on this page has ended on its own: %s. Its video is saved to %s. Call screencast_stop to close it, then screencast_start to record again.", s.cutReason(ce.Cut), ce.Path)
 	case errors.Is(err, page.ErrScreencastActive):
 		// chrome-devtools-mcp's sentence, uncapitalised as it is.
 		return badArgs("Error: a screencast recording is already in progress. Use screencast_stop to stop it before starting a new one.")
@@ -142,7 +171,21 @@ func (s *Server) runScreencastStart(ctx context.Context, c *call, a *screencastS
 	return nil
 }
 
-func runScreencastStop(ctx context.Context, c *call, _ *screencastStopArgs) error {
+// cutReason says why a recording ended on its own, naming the flag that
+// bounds it.
+func (s *Server) cutReason(cut screencast.Cut) string {
+	switch cut {
+	case screencast.CutDuration:
+		return fmt.Sprintf("it reached %v, the longest a recording may last (--screencast-max-duration)", s.cfg.Screencast.MaxDuration)
+	case screencast.CutSize:
+		return fmt.Sprintf("its file neared %s, the largest a recording may be (--screencast-max-bytes)", sandbox.FormatBytes(s.cfg.Screencast.MaxBytes))
+	case screencast.CutDisk:
+		return fmt.Sprintf("the files this session wrote neared their bound of %s (--max-session-disk); delete files the session no longer needs to record more", sandbox.FormatBytes(s.cfg.MaxSessionDisk))
+	}
+	return "it was stopped"
+}
+
+func (s *Server) runScreencastStop(ctx context.Context, c *call, _ *screencastStopArgs) error {
 	rec, err := c.page.StopScreencast(ctx)
 	var se *page.ScreencastError
 	switch {
@@ -155,6 +198,9 @@ func runScreencastStop(ctx context.Context, c *call, _ *screencastStopArgs) erro
 		return err
 	}
 	c.r.line("The screencast recording has been stopped and saved to %s.", rec.Path)
+	if rec.Cut != screencast.NotCut {
+		c.r.line("It had ended on its own, %v long: %s.", rec.Duration.Round(time.Millisecond), s.cutReason(rec.Cut))
+	}
 	return nil
 }
 

@@ -347,6 +347,10 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	for _, n := range []string{"filesystem-root", "filesystemRoot", "workspace"} {
 		fs.Var(listFlag{v: &s.Workspaces}, n, "a directory every session's file tools may read and write, beside its MCP roots and its private directory (repeatable)")
 	}
+	s.MaxSessionDisk = defaultMaxSessionDisk
+	both("max-session-disk", "maxSessionDisk", func(n string) {
+		fs.Var(byteSize{v: &s.MaxSessionDisk}, n, "the most the files one session writes may hold on disk together, in bytes or with KB, MB or GB (powers of 1024): a write past it is refused and a screencast ends (0: no bound)")
+	})
 	integer(&s.MaxReplyBytes, "max-reply-bytes", "maxReplyBytes", transport.DefaultMaxReplyBytes, "cut a tool reply's text beyond this many bytes, saying how to get the rest (a file, a narrower call)")
 	integer(&s.SnapshotMaxBytes, "snapshot-max-bytes", "snapshotMaxBytes", transport.DefaultSnapshotMaxBytes, "save a snapshot over this many bytes to a file and reply with its outline (landmarks, headings, uids) instead (0: no bound)")
 	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")

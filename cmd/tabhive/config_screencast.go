@@ -4,9 +4,15 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"time"
 
+	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/transport"
 )
+
+// defaultScreencastMaxDuration is --screencast-max-duration's default: a
+// recording an agent forgot to stop ends on its own, its video whole.
+const defaultScreencastMaxDuration = 10 * time.Minute
 
 // screencastFlags defines the flags of screencast_start, with
 // chrome-devtools-mcp's spellings: tabhive always records with ffmpeg,
@@ -22,6 +28,32 @@ func screencastFlags(fs *flag.FlagSet, s *transport.ScreencastConfig) {
 	for _, n := range []string{"experimental-ffmpeg-path", "experimentalFfmpegPath"} {
 		fs.StringVar(&s.FFmpeg, n, "", "ffmpeg binary screencast_start records with (default: ffmpeg on PATH)")
 	}
+	s.MaxDuration = defaultScreencastMaxDuration
+	for _, n := range []string{"screencast-max-duration", "screencastMaxDuration"} {
+		fs.Var(nonNegativeDuration{&s.MaxDuration}, n, "a screencast ends on its own, its video finished, once this long (0: no bound)")
+	}
+	for _, n := range []string{"screencast-max-bytes", "screencastMaxBytes"} {
+		fs.Var(byteSize{v: &s.MaxBytes, min: screencast.MinBytes}, n, "a screencast ends on its own, its video finished, before its file is this large, in bytes or with KB, MB or GB, at least 8MB (0, the default: bounded only by what --max-session-disk leaves)")
+	}
+}
+
+// nonNegativeDuration is a duration flag that refuses negative values.
+type nonNegativeDuration struct{ v *time.Duration }
+
+func (d nonNegativeDuration) String() string {
+	if d.v == nil {
+		return ""
+	}
+	return d.v.String()
+}
+
+func (d nonNegativeDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("give a duration such as 10m or 90s, or 0 for no bound")
+	}
+	*d.v = v
+	return nil
 }
 
 // positiveInt is an integer flag that must be above zero.

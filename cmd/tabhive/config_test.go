@@ -104,6 +104,11 @@ func flagCases() []struct {
 	each([]string{"screencast-fps", "screencastFps", "experimental-screencast-fps", "experimentalScreencastFps"}, "12", func(c *Config) any { return c.Server.Screencast.FPS }, 12)
 	each([]string{"experimental-screencast", "experimentalScreencast"}, "", func(c *Config) any { return c.Server.Screencast.Experimental }, true)
 	each([]string{"experimental-ffmpeg-path", "experimentalFfmpegPath"}, "/opt/ffmpeg", func(c *Config) any { return c.Server.Screencast.FFmpeg }, "/opt/ffmpeg")
+	each([]string{"screencast-max-duration", "screencastMaxDuration"}, "90s", func(c *Config) any { return c.Server.Screencast.MaxDuration }, 90*time.Second)
+	each([]string{"screencast-max-bytes", "screencastMaxBytes"}, "64MB", func(c *Config) any { return c.Server.Screencast.MaxBytes }, int64(64<<20))
+	each([]string{"max-session-disk", "maxSessionDisk"}, "10mb", func(c *Config) any { return c.Server.MaxSessionDisk }, int64(10<<20))
+	each([]string{"max-session-disk"}, "0", func(c *Config) any { return c.Server.MaxSessionDisk }, int64(0))
+	each([]string{"max-session-disk"}, "1500", func(c *Config) any { return c.Server.MaxSessionDisk }, int64(1500))
 
 	pat := "https://*.example.com/*"
 	each([]string{"allowed-url-pattern", "allowedUrlPattern"}, pat, func(c *Config) any { return c.URLPolicy.Allowed }, []string{pat})
@@ -269,6 +274,10 @@ func TestConfigureRefusals(t *testing.T) {
 		{[]string{"--http", "8931"}, `--http wants HOST:PORT or :PORT, got "8931"`},
 		{[]string{"--screencast-fps", "0"}, `invalid value "0" for flag -screencast-fps: give a whole number above 0, such as 10`},
 		{[]string{"--screencastFps", "fast"}, `invalid value "fast" for flag -screencastFps: give a whole number above 0`},
+		{[]string{"--max-session-disk", "-1"}, `give a number of bytes, such as 1073741824, or one with a unit: 512MB, 1GB, 10KiB`},
+		{[]string{"--maxSessionDisk", "1TB"}, `give a number of bytes`},
+		{[]string{"--screencast-max-bytes", "1MB"}, `give at least 8 MiB, or 0 for no bound`},
+		{[]string{"--screencast-max-duration", "-1s"}, `give a duration such as 10m or 90s, or 0 for no bound`},
 		{[]string{"stray"}, `unexpected argument "stray": flags start with --, see --help`},
 		{[]string{"--headless", "stray"}, `unexpected argument "stray"`},
 		{[]string{"--nope"}, "flag provided but not defined: -nope"},

@@ -8,6 +8,16 @@
 // video lasts as long as the recording did and plays at its real speed.
 // The frames (JPEG) go to ffmpeg's standard input; ffmpeg encodes H.264 in
 // MP4, or VP9 in WebM, into a file the caller opened.
+//
+// A recording may be bounded ([Options.MaxDuration], [Options.MaxBytes],
+// [Options.Room]): it then ends on its own when it reaches its bound, as if
+// stopped, so that the file is finished and plays, and [Recorder.Cut] says
+// why. Fragments of the file are kept small (1 MiB), so that what ffmpeg
+// holds back and writes at the end stays within the room a bound keeps.
+//
+// Goroutines: each [Recorder] has one, which paces frames into ffmpeg and
+// waits for it to exit; it ends when the recording ends (Stop, a bound, or
+// ffmpeg exiting), and Stop waits for it.
 package screencast
 
 import (
@@ -23,6 +33,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -52,7 +63,49 @@ type Options struct {
 	// size are scaled to fit and padded. They are rounded up to even
 	// numbers, as the encoders need.
 	Width, Height int
+	// MaxDuration, if above zero, ends the recording once the video is
+	// that long, or that long after Start if the page sent fewer frames
+	// ([CutDuration]).
+	MaxDuration time.Duration
+	// MaxBytes, if above zero, ends the recording before the file passes
+	// it: once it is within [Slack] of it, and ffmpeg stops on its own
+	// ([Options.BytesCut]) at MaxBytes less half of Slack. At least
+	// [MinBytes].
+	MaxBytes int64
+	// BytesCut is why MaxBytes ends a recording: [CutSize] (the default)
+	// or [CutDisk].
+	BytesCut Cut
+	// Room, if not nil, says how many more bytes the file may take as it
+	// grows (-1: no bound); the recording ends ([CutDisk]) when that is
+	// less than Slack. It is called from the recorder's goroutine as
+	// frames are written and must not block for long.
+	Room func() int64
 }
+
+// Cut says why a recording ended on its own.
+type Cut int
+
+const (
+	// NotCut: the recording runs, or was stopped by [Recorder.Stop].
+	NotCut Cut = iota
+	// CutDuration: it reached [Options.MaxDuration].
+	CutDuration
+	// CutSize: its file reached [Options.MaxBytes].
+	CutSize
+	// CutDisk: the room [Options.Room] gave ran out.
+	CutDisk
+)
+
+// Slack is the room a bounded recording keeps below its bound for what
+// follows the decision to end it: frames on their way through ffmpeg, the
+// fragment it holds back (1 MiB at most) and the end of the file.
+const Slack = 4 << 20
+
+// MinBytes is the least [Options.MaxBytes] may be: twice [Slack].
+const MinBytes = 2 * Slack
+
+// fragment bounds the fragments (MP4) and clusters (WebM) ffmpeg writes.
+const fragment = 1 << 20
 
 // ErrNoFFmpeg is returned by [Start] when the ffmpeg binary cannot be run.
 var ErrNoFFmpeg = errors.New("ffmpeg not found")
@@ -71,6 +124,13 @@ type Recorder struct {
 	fps   int
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
+	// out is the recorder's own descriptor of the video, to see its size;
+	// the writer closes it.
+	out         *os.File
+	maxDuration time.Duration
+	maxBytes    int64
+	bytesCut    Cut
+	room        func() int64
 	// stderr keeps ffmpeg's complaints, for the error of a failed run.
 	stderr *limitedBuffer
 
@@ -85,6 +145,7 @@ type Recorder struct {
 	err  error         // the writer's error; read after done
 
 	frames int // frames written; the writer's own
+	cut    Cut // why the recording ended on its own; written before done is closed
 }
 
 // Find returns the path of the ffmpeg binary bin (a path, or a name on
@@ -129,29 +190,58 @@ func Start(opts Options) (*Recorder, error) {
 		args = append(args, "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28",
 			"-movflags", "frag_keyframe+empty_moov+default_base_moof", "-f", "mp4")
 	}
+	if opts.Format == FormatWebM {
+		args = append(args, "-cluster_size_limit", strconv.Itoa(fragment), "-cluster_time_limit", "1000")
+	} else {
+		args = append(args, "-frag_size", strconv.Itoa(fragment))
+	}
+	if opts.MaxBytes > 0 {
+		if opts.MaxBytes < MinBytes {
+			return nil, fmt.Errorf("screencast: MaxBytes %d is under MinBytes", opts.MaxBytes)
+		}
+		// ffmpeg's own stop, should the recorder's come late: it ends
+		// the file cleanly once it has written this much.
+		args = append(args, "-fs", strconv.FormatInt(opts.MaxBytes-Slack/2, 10))
+	}
 	// The file is ffmpeg's descriptor 3, opened by the caller (through
 	// its sandbox); ffmpeg reopens it as /dev/fd/3, which is the same
 	// file, seekable, so that WebM gets its duration and cues.
 	args = append(args, "-y", "file:/dev/fd/3")
+	fd, err := syscall.Dup(int(opts.Out.Fd()))
+	if err != nil {
+		return nil, fmt.Errorf("screencast: %w", err)
+	}
+	syscall.CloseOnExec(fd)
+	own := os.NewFile(uintptr(fd), opts.Out.Name())
 	cmd := exec.Command(path, args...)
 	cmd.ExtraFiles = []*os.File{opts.Out}
 	stderr := &limitedBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
+		own.Close()
 		return nil, fmt.Errorf("ffmpeg stdin: %w", err)
 	}
 	if err := cmd.Start(); err != nil {
+		own.Close()
 		stdin.Close()
 		return nil, fmt.Errorf("%w: %s: %w", ErrNoFFmpeg, path, err)
 	}
 	r := &Recorder{
-		fps:    fps,
-		cmd:    cmd,
-		stdin:  stdin,
-		stderr: stderr,
-		wake:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		fps:         fps,
+		cmd:         cmd,
+		stdin:       stdin,
+		out:         own,
+		maxDuration: opts.MaxDuration,
+		maxBytes:    opts.MaxBytes,
+		bytesCut:    opts.BytesCut,
+		room:        opts.Room,
+		stderr:      stderr,
+		wake:        make(chan struct{}, 1),
+		done:        make(chan struct{}),
+	}
+	if r.bytesCut == NotCut {
+		r.bytesCut = CutSize
 	}
 	go r.write()
 	return r, nil
@@ -226,6 +316,21 @@ func (r *Recorder) Stop(ctx context.Context) (time.Duration, error) {
 	return time.Duration(float64(r.frames) / float64(r.fps) * float64(time.Second)), r.err
 }
 
+// Cut returns why the recording ended on its own, or [NotCut] while it
+// runs and when Stop ended it.
+func (r *Recorder) Cut() Cut {
+	select {
+	case <-r.done:
+		return r.cut
+	default:
+		return NotCut
+	}
+}
+
+// Done is closed when the recording has ended and its file is finished:
+// after Stop, or on its own (see [Recorder.Cut]).
+func (r *Recorder) Done() <-chan struct{} { return r.done }
+
 // Frames returns how many frames the video has. Valid after Stop.
 func (r *Recorder) Frames() int {
 	<-r.done
@@ -235,23 +340,43 @@ func (r *Recorder) Frames() int {
 func now() float64 { return float64(time.Now().UnixNano()) / 1e9 }
 
 // write is the recorder's goroutine: it paces the frames onto ffmpeg's
-// input until Stop, then waits for ffmpeg.
+// input until Stop or a bound, then waits for ffmpeg.
 func (r *Recorder) write() {
 	defer close(r.done)
+	defer r.out.Close()
 	var (
 		start, last float64 // capture times of the first and the latest frame
 		prev        []byte  // the latest frame, written until the next one's time
 		werr        error
+		cut         Cut
 	)
-	// put writes prev until the video reaches time t.
+	maxFrames := math.MaxInt
+	if r.maxDuration > 0 {
+		maxFrames = max(int(r.maxDuration.Seconds()*float64(r.fps)), 1)
+	}
+	// put writes prev until the video reaches time t, or its longest.
 	put := func(t float64) {
-		want := int(math.Round((t - start) * float64(r.fps)))
+		want := min(int(math.Round((t-start)*float64(r.fps))), maxFrames)
 		for ; r.frames < want && werr == nil; r.frames++ {
 			_, werr = r.stdin.Write(prev)
 		}
+		if r.frames >= maxFrames && cut == NotCut {
+			cut = CutDuration
+		}
+	}
+	var timeout <-chan time.Time
+	if r.maxDuration > 0 {
+		t := time.NewTimer(r.maxDuration)
+		defer t.Stop()
+		timeout = t.C
 	}
 	for {
-		<-r.wake
+		timedOut := false
+		select {
+		case <-r.wake:
+		case <-timeout:
+			timedOut, timeout = true, nil
+		}
 		r.mu.Lock()
 		batch, stopped, end := r.pending, r.stopped, r.end
 		r.pending = nil
@@ -272,6 +397,30 @@ func (r *Recorder) write() {
 				put(t)
 			}
 			prev, last = data, t
+		}
+		if cut == NotCut && !stopped {
+			cut = r.full()
+			if timedOut && cut == NotCut {
+				cut = CutDuration
+			}
+		}
+		if cut != NotCut && !stopped {
+			// Ended on its own: from here on as if stopped now, the
+			// last frame held to its time if the page sent too few.
+			stopped, end = true, math.Max(now(), last)
+			if cut == CutDuration && prev != nil {
+				end = start + r.maxDuration.Seconds()
+			}
+			r.mu.Lock()
+			r.stopped, r.end, r.pending = true, end, nil
+			r.mu.Unlock()
+		}
+		if werr != nil && !stopped {
+			// ffmpeg went away: at its -fs bound, or failing.
+			stopped, end = true, last
+			r.mu.Lock()
+			r.stopped, r.end, r.pending = true, end, nil
+			r.mu.Unlock()
 		}
 		if stopped {
 			if prev != nil {
@@ -295,9 +444,29 @@ func (r *Recorder) write() {
 			msg = err.Error()
 		}
 		r.err = fmt.Errorf("ffmpeg failed: %s", msg)
-	case werr != nil:
+	case werr != nil && r.maxBytes > 0 && cut == NotCut:
+		// ffmpeg ended the file at its -fs bound and exited, closing
+		// its input: the recording reached MaxBytes.
+		cut = r.bytesCut
+	case werr != nil && cut == NotCut:
 		r.err = fmt.Errorf("write to ffmpeg: %w", werr)
 	}
+	r.cut = cut
+}
+
+// full says whether the file has come within Slack of a bound.
+func (r *Recorder) full() Cut {
+	if r.maxBytes > 0 {
+		if fi, err := r.out.Stat(); err == nil && fi.Size()+Slack >= r.maxBytes {
+			return r.bytesCut
+		}
+	}
+	if r.room != nil {
+		if room := r.room(); room >= 0 && room < Slack {
+			return CutDisk
+		}
+	}
+	return NotCut
 }
 
 // limitedBuffer keeps the first max bytes written to it.

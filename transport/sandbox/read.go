@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,9 +71,6 @@ func (s *Sandbox) ReadFile(path string, limit int64) ([]byte, string, error) {
 	return data, canonical, nil
 }
 
-// errNotRegular is the cause when a file to read is not a regular file.
-var errNotRegular = errors.New("not a regular file")
-
 // open checks path for reading and opens it.
 func (s *Sandbox) open(path string) (*os.File, string, error) {
 	allowed := s.allowed()
@@ -105,20 +101,16 @@ func (s *Sandbox) open(path string) (*os.File, string, error) {
 	if fi, err := r.Lstat(rel); err != nil {
 		return nil, "", fmt.Errorf("could not read %s: %w", path, err)
 	} else if !fi.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("could not read %s: %w", path, errNotRegular)
+		return nil, "", &NotRegularError{Path: canonical, Mode: fi.Mode()}
 	}
 	// canonical holds no symlink, unless one was planted since: os.Root
-	// then follows it only if it stays inside anchor.
-	f, err := r.Open(rel)
+	// then follows it only if it stays inside anchor, and a FIFO or a
+	// device planted there is refused without blocking the open.
+	f, err := openRegular(r, rel, canonical, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, "", fmt.Errorf("could not read %s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errNotRegular
-	}
-	if err != nil {
-		f.Close()
+		if _, ok := err.(*NotRegularError); ok {
+			return nil, "", err
+		}
 		return nil, "", fmt.Errorf("could not read %s: %w", path, err)
 	}
 	return f, canonical, nil

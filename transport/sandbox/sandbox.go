@@ -147,6 +147,10 @@ type Config struct {
 	// transport offers each as an MCP resource of the session. It must be
 	// safe for concurrent use and must not block.
 	Written func(path string)
+	// MaxBytes bounds what the files written through the sandbox and its
+	// views hold on disk together (--max-session-disk); 0 bounds nothing.
+	// See [File] and [DiskFullError].
+	MaxBytes int64
 }
 
 // DeniedError is returned when a path lies outside every allowed location,
@@ -191,7 +195,8 @@ type Sandbox struct {
 
 // state is what the views of one sandbox share.
 type state struct {
-	cfg Config // fixed at creation
+	cfg Config  // fixed at creation
+	led *ledger // fixed at creation; nil without cfg.MaxBytes
 
 	mu sync.Mutex // guards the fields below
 	// declared reports whether SetRoots was ever called. Lifecycle: false
@@ -209,7 +214,7 @@ type state struct {
 // New returns a Sandbox with no roots declared. It touches no file: the
 // private directory is made on first use.
 func New(cfg Config) *Sandbox {
-	return &Sandbox{state: &state{cfg: cfg}}
+	return &Sandbox{state: &state{cfg: cfg, led: newLedger(cfg.MaxBytes)}}
 }
 
 // SetRoots replaces the client's roots with uris, each a file:// URI

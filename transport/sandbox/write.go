@@ -29,7 +29,7 @@ import (
 // existing one is truncated and keeps its mode. Failures other than denial
 // read "could not write <path>: <cause>".
 func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error) {
-	f, err := s.Create(path, ext)
+	f, err := s.create(path, ext, int64(len(data)))
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +47,12 @@ func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error
 // (the same checks, extension, modes and refusal of a final symlink), for
 // output too large to hold in memory: the caller writes it in pieces and
 // closes the file. The file's Name is the canonical path written.
-func (s *Sandbox) Create(path, ext string) (*File, error) {
+func (s *Sandbox) Create(path, ext string) (*File, error) { return s.create(path, ext, 0) }
+
+// create is Create for a file that will hold at least need bytes: refused
+// up front, before an existing file is truncated, when they would not fit
+// in [Config.MaxBytes].
+func (s *Sandbox) create(path, ext string, need int64) (*File, error) {
 	allowed := s.allowed()
 	abs, err := s.abs(allowed, path)
 	if err != nil {
@@ -74,12 +79,21 @@ func (s *Sandbox) Create(path, ext string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.led.fits(target, need); err != nil {
+		return nil, err
+	}
 	f, err := open(anchor, target)
 	if err != nil {
 		return nil, fmt.Errorf("could not write %s: %w", target, err)
 	}
+	e := s.led.opened(target)
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		s.led.closed(e)
+		return nil, fmt.Errorf("could not write %s: %w", target, err)
+	}
 	s.wrote(target) // a resource of the session from now (observe.go)
-	return f, nil
+	return &File{f: f, path: target, led: s.led, e: e}, nil
 }
 
 // TempFile writes data to a new file in the sandbox's private directory
@@ -90,7 +104,7 @@ func (s *Sandbox) Create(path, ext string) (*File, error) {
 // without separators. The file is kept for the agent to read: nothing
 // removes it.
 func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
-	f, err := s.CreateTemp(name)
+	f, err := s.createTemp(name, int64(len(data)))
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +121,11 @@ func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
 // CreateTemp makes a new file in the sandbox's private directory, named as
 // [Sandbox.TempFile] names it, and returns it open for writing, for output
 // too large to hold in memory. Its Name is its path.
-func (s *Sandbox) CreateTemp(name string) (*File, error) {
+func (s *Sandbox) CreateTemp(name string) (*File, error) { return s.createTemp(name, 0) }
+
+// createTemp is CreateTemp for a file that will hold at least need bytes,
+// refused up front when they would not fit in [Config.MaxBytes].
+func (s *Sandbox) createTemp(name string, need int64) (*File, error) {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name || strings.IndexByte(name, 0) >= 0 {
 		return nil, fmt.Errorf("temp file name %q is not a plain file name", name)
 	}
@@ -117,6 +135,9 @@ func (s *Sandbox) CreateTemp(name string) (*File, error) {
 	}
 	if _, err := allowed.check(name, allowed.private); err != nil {
 		return nil, err // the private directory lies in a protected one
+	}
+	if err := s.led.fits(filepath.Join(allowed.private, name), need); err != nil {
+		return nil, err
 	}
 	r, err := os.OpenRoot(allowed.private)
 	if err != nil {
@@ -136,7 +157,7 @@ func (s *Sandbox) CreateTemp(name string) (*File, error) {
 			return nil, fmt.Errorf("could not write %s: %w", target, err)
 		}
 		s.wrote(target)
-		return renamed(f, target), nil
+		return &File{f: f, path: target, led: s.led, e: s.led.opened(target)}, nil
 	}
 	return nil, fmt.Errorf("could not write %s: no free file name in %s", name, allowed.private)
 }
@@ -146,19 +167,6 @@ func (s *Sandbox) CreateTemp(name string) (*File, error) {
 func create(r *os.Root, name string) (*os.File, error) {
 	return r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 }
-
-// File is a file of the sandbox open for writing. Its Name is its full,
-// canonical path (the *os.File, opened through an os.Root, knows only a
-// relative one).
-type File struct {
-	*os.File
-	path string
-}
-
-// Name returns the file's canonical path.
-func (f *File) Name() string { return f.path }
-
-func renamed(f *os.File, path string) *File { return &File{File: f, path: path} }
 
 // randomHex returns n random bytes in hex.
 func randomHex(n int) string {
@@ -170,17 +178,20 @@ func randomHex(n int) string {
 // errSymlink is the cause when the final path component is a symlink.
 var errSymlink = errors.New("the file is a symbolic link, which is never followed")
 
-// open creates or truncates target, which lies inside the directory
-// anchor, for writing.
+// open opens target, which lies inside the directory anchor, for writing,
+// creating it if needed; the caller truncates it. Only a regular file is
+// opened: anything else (a FIFO, whose open would block until a reader
+// came, a device, a directory) is a *[NotRegularError], and the open
+// itself never blocks (see openRegular).
 //
 // The open goes through an os.Root at anchor: every component is opened
 // without following symlinks out of anchor, so a directory swapped for a
 // symlink after the sandbox check cannot redirect the write elsewhere.
 // os.Root does follow a final symlink that stays inside anchor, so the final
-// component is checked with Lstat first (O_NOFOLLOW semantics). Between
-// that check and the open a concurrent process could plant such a symlink;
-// the write would then still land inside anchor.
-func open(anchor, target string) (*File, error) {
+// component is checked with Lstat first, and again after the open: the
+// file opened must be the one standing at target itself (O_NOFOLLOW
+// semantics), or nothing is written to it.
+func open(anchor, target string) (*os.File, error) {
 	rel, err := filepath.Rel(anchor, target)
 	if err != nil {
 		return nil, err
@@ -199,14 +210,51 @@ func open(anchor, target string) (*File, error) {
 	switch fi, err := r.Lstat(rel); {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return nil, errSymlink
+	case err == nil && !fi.Mode().IsRegular():
+		return nil, &NotRegularError{Path: target, Mode: fi.Mode()}
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	f, err := r.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := openRegular(r, rel, target, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return renamed(f, target), nil
+	fi, ferr := f.Stat()
+	lfi, lerr := r.Lstat(rel)
+	if ferr != nil || lerr != nil || !os.SameFile(fi, lfi) {
+		f.Close()
+		return nil, errSymlink // planted since the first look
+	}
+	return f, nil
+}
+
+// openRegular opens name in r, non-blocking so that whatever stands there
+// cannot hold the open (a FIFO without a reader would block a write's open
+// for as long as nobody read, and a read's until somebody wrote), refuses
+// what is not a regular file with a *[NotRegularError] naming path, and
+// makes the descriptor blocking again.
+func openRegular(r *os.Root, name, path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := r.OpenFile(name, flag|oNonblock, perm)
+	if err != nil {
+		// A FIFO opened non-blocking for writing with no reader fails
+		// with ENXIO: say what it is rather than the errno.
+		if fi, lerr := r.Lstat(name); lerr == nil && !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+			return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	if err == nil {
+		err = setBlocking(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // withExt forces the extension ext onto the final component of the clean
