@@ -18,17 +18,21 @@ import (
 // committed in it later (FrameCommittedInBrowser, which Chrome emits for
 // the traced page only), and the renderer processes those frames ran in.
 type Scope struct {
-	pids    map[int64]bool  // renderer processes of the page's frames
-	frames  map[string]bool // the page's frames
-	shared  map[int64]bool  // the browser and GPU processes
-	pseudo  map[string]bool // process pseudo-ids of the page's frames, until ready
-	browser int64
+	pids   map[int64]bool  // renderer processes of the page's frames
+	frames map[string]bool // the page's frames
+	shared map[int64]bool  // the browser and GPU processes
+	pseudo map[string]bool // process pseudo-ids of the page's frames, until ready
+	// requests are the ids of the requests the page's frames sent
+	// (ResourceSendRequest), which the browser process's network events
+	// name without a frame.
+	requests map[string]bool
+	browser  int64
 }
 
 // PageScope reads a trace and returns the part of it that belongs to the
 // page it was recorded on.
 func PageScope(r io.Reader) (*Scope, error) {
-	s := &Scope{pids: map[int64]bool{}, frames: map[string]bool{}, shared: map[int64]bool{}, pseudo: map[string]bool{}}
+	s := &Scope{pids: map[int64]bool{}, frames: map[string]bool{}, shared: map[int64]bool{}, pseudo: map[string]bool{}, requests: map[string]bool{}}
 	type frame struct {
 		Frame           string `json:"frame"`
 		ProcessID       int64  `json:"processId"`
@@ -49,6 +53,7 @@ func PageScope(r io.Reader) (*Scope, error) {
 		pseudo string
 		pid    int64
 	}
+	sent := map[string]string{} // request id: the frame that sent it
 	_, err := scanFile(r, func(ev *event) error {
 		switch ev.Name {
 		case "TracingStartedInBrowser":
@@ -84,6 +89,16 @@ func PageScope(r io.Reader) (*Scope, error) {
 					pid    int64
 				}{a.Data.ProcessPseudoID, a.Data.ProcessID})
 			}
+		case "ResourceSendRequest":
+			var a struct {
+				Data struct {
+					RequestID string `json:"requestId"`
+					Frame     string `json:"frame"`
+				} `json:"data"`
+			}
+			if ev.unmarshalArgs(&a) && a.Data.RequestID != "" && a.Data.Frame != "" {
+				sent[a.Data.RequestID] = a.Data.Frame
+			}
 		case "process_name":
 			var a struct {
 				Name string `json:"name"`
@@ -102,6 +117,11 @@ func PageScope(r io.Reader) (*Scope, error) {
 			s.pids[r.pid] = true
 		}
 	}
+	for id, frame := range sent {
+		if s.frames[frame] {
+			s.requests[id] = true
+		}
+	}
 	if s.browser == 0 {
 		return nil, fmt.Errorf("%w: it does not say which page it was recorded on (no TracingStartedInBrowser)", ErrNotTrace)
 	}
@@ -110,10 +130,15 @@ func PageScope(r io.Reader) (*Scope, error) {
 
 // keeps reports whether ev belongs to the scope's page. Everything of the
 // page's renderer processes does (a renderer never holds another browser
-// context's pages). Of the browser and GPU processes, an event does that
-// names one of the page's frames, or names no frame and no URL: the
-// compositor's and the scheduler's work, which says nothing of what
-// another page is. Nothing of any other process does.
+// context's pages). Of the browser and GPU processes, what an allow-list
+// says: an event that carries nothing (metadata, empty args), one that
+// names one of the page's frames, requests or processes, and the
+// compositor's events named in compositorEvents, whose args are layer and
+// frame numbers. Any other event of those processes may be another
+// page's, whatever it looks like (a navigation there names its URL, a
+// data: or about: one too, its browser context and its process, under
+// keys of Chrome's choosing), and is left out. Nothing of any other
+// process is kept.
 func (s *Scope) keeps(ev *event) bool {
 	if s.pids[ev.PID] {
 		return true
@@ -121,23 +146,51 @@ func (s *Scope) keeps(ev *event) bool {
 	if !s.shared[ev.PID] {
 		return false
 	}
-	if ev.Ph == "M" || len(ev.Args) == 0 || ev.Name == "TracingStartedInBrowser" {
+	args := bytes.TrimSpace(ev.Args)
+	if ev.Ph == "M" || len(args) == 0 || bytes.Equal(args, []byte("{}")) || ev.Name == "TracingStartedInBrowser" {
 		// TracingStartedInBrowser lists the traced page's frames alone.
 		return true
 	}
-	if bytes.Contains(ev.Args, []byte(`"frame"`)) { // most have none: spare the decoding
-		var a struct {
-			Frame string `json:"frame"`
-			Data  struct {
-				Frame string `json:"frame"`
-			} `json:"data"`
-		}
-		json.Unmarshal(ev.Args, &a) // best effort: an event that says no frame is judged by its URLs
-		if f := a.Frame + a.Data.Frame; f != "" {
-			return s.frames[a.Frame] || s.frames[a.Data.Frame]
-		}
+	if compositorEvents[ev.Name] {
+		return true
 	}
-	return !bytes.Contains(ev.Args, []byte("://"))
+	var a struct {
+		Frame string `json:"frame"`
+		Data  struct {
+			Frame     string `json:"frame"`
+			RequestID string `json:"requestId"`
+			ProcessID int64  `json:"processId"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return false
+	}
+	switch {
+	case a.Frame != "" || a.Data.Frame != "":
+		return s.frames[a.Frame] || s.frames[a.Data.Frame]
+	case a.Data.RequestID != "":
+		return s.requests[a.Data.RequestID]
+	case ev.Name == "ProcessReadyInBrowser":
+		return s.pids[a.Data.ProcessID]
+	}
+	return false
+}
+
+// compositorEvents are the browser's and GPU process's compositor and
+// scheduler events kept in a page's trace: their args are layer, tile and
+// frame numbers and timings, which say nothing of what another page is.
+var compositorEvents = map[string]bool{
+	"ActivateLayerTree":          true,
+	"BeginFrame":                 true,
+	"BeginMainThreadFrame":       true,
+	"Commit":                     true,
+	"DrawFrame":                  true,
+	"NeedsBeginFrameChanged":     true,
+	"PipelineReporter":           true,
+	"RasterTask":                 true,
+	"RequestMainThreadFrame":     true,
+	"SendBeginMainFrameToCommit": true,
+	"UpdateLayer":                true,
 }
 
 // Filter copies the trace r to w with only the events of s's page, as a

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+)
+
+// TestTraceHoldsNoOtherSessionThroughBinary: with --isolate-sessions over
+// HTTP, session A records a trace while session B's tab, on the same site,
+// loads a page with a telling URL, title and script, which polls with
+// fetch and timers, and navigates again: A's trace reply, its saved file
+// and every insight analysed from it hold nothing of B's.
+func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/mine", browsertest.HTML("Mine", `<h1>A's page</h1><script>setTimeout(() => document.body.append("late"), 50)</script>`))
+	mux.Handle("/bsecret-page", browsertest.HTML("Bsecret-title", `<h1>B</h1><script>
+		// bsecret-script
+		setInterval(() => fetch('/bsecret-poll?bsecret-token').then(r => r.text()).then(t => document.title = 'Bsecret-title ' + t.length), 40);
+		requestAnimationFrame(function f() { document.body.style.color = 'rgb(' + (Date.now() % 255) + ',0,0)'; requestAnimationFrame(f) });
+	</script>`))
+	mux.Handle("/bsecret-poll", browsertest.HTML("bsecret-poll", "x"))
+	log := &requestLog{h: mux}
+	site := browsertest.Serve(t, log).URL
+	in := startHTTP(t, "--isolate-sessions")
+	a, b := in.client(nil), in.client(nil)
+	mustTrace(t, a, "navigate_page", map[string]any{"url": site + "/mine", "timeout": pageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank", "timeout": pageLoadTimeout})
+
+	mustTrace(t, a, "performance_start_trace", map[string]any{"reload": true, "autoStop": false})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page", "timeout": pageLoadTimeout})
+	select {
+	case <-log.wait("/bsecret-poll?bsecret-token", 5):
+	case <-ctx(t).Done():
+		t.Fatal("B's page did not poll")
+	}
+	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page?again", "timeout": pageLoadTimeout})
+	select {
+	case <-log.wait("/bsecret-poll?bsecret-token", 10):
+	case <-ctx(t).Done():
+		t.Fatal("B's page did not poll after its second load")
+	}
+	// URLs without "://": a data: document, and a fragment and history
+	// entry of B's own.
+	mustTrace(t, b, "navigate_page", map[string]any{"url": "data:text/html,<title>bsecret-data</title><p>bsecret-data-body", "timeout": pageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank#bsecret-fragment", "timeout": pageLoadTimeout})
+	mustTrace(t, b, "evaluate_script", map[string]any{"function": `() => { history.pushState({}, "", "#bsecret-pushed"); location.hash = "bsecret-hash"; return 1 }`})
+	got := mustTrace(t, a, "performance_stop_trace", map[string]any{"filePath": "a-trace.json"})
+
+	const secret = "bsecret"
+	if i := strings.Index(strings.ToLower(got), secret); i >= 0 {
+		t.Errorf("A's trace summary names B's page: …%s…", got[max(0, i-200):min(len(got), i+100)])
+	}
+	if !strings.Contains(got, "URL: "+site+"/mine") {
+		t.Errorf("A's trace summary does not hold A's own navigation:\n%s", got)
+	}
+	m := savedTo.FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("performance_stop_trace names no file:\n%s", got)
+	}
+	raw, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), site+"/mine") {
+		t.Errorf("A's trace file %s does not hold A's page", m[1])
+	}
+	if i := strings.Index(strings.ToLower(string(raw)), secret); i >= 0 {
+		t.Errorf("A's trace file holds B's page: …%s…", raw[max(0, i-300):min(len(raw), i+100)])
+	}
+	for _, set := range regexp.MustCompile(`(?m)^## insight set id: (\S+)$`).FindAllStringSubmatch(got, -1) {
+		for _, n := range insightName.FindAllStringSubmatch(got, -1) {
+			res, isErr, err := traceCall(a, "performance_analyze_insight", map[string]any{"insightSetId": set[1], "insightName": n[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(strings.ToLower(res), secret) {
+				t.Errorf("insight %s of %s (error %v) names B's page:\n%s", n[1], set[1], isErr, res)
+			}
+		}
+	}
+}
