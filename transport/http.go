@@ -1,11 +1,13 @@
 package transport
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +32,11 @@ type HTTPConfig struct {
 	AllowedOrigins []string
 	// Token, if set, must be sent as "Authorization: Bearer <token>".
 	Token string
+	// Tokens are further tokens accepted as Token is, one per client
+	// (--auth-tokens-file). A session is bound to the token that made it:
+	// a request naming it with any other token is answered as if it did
+	// not exist.
+	Tokens []string
 	// SessionTimeout closes sessions idle this long. If zero, 30 minutes.
 	SessionTimeout time.Duration
 	// MaxSessions refuses new sessions while this many are open; 0 means no
@@ -100,6 +107,7 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 			DisableLocalhostProtection: true,
 		})
 	hosts := allowedHosts(cfg.Addr, cfg.AllowedHosts)
+	tokens := hashTokens(cfg.Token, cfg.Tokens)
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, streamable)
 	mux.Handle("/metrics", s.metrics.Handler())
@@ -125,15 +133,22 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 			s.health(w, r, slots)
 			return
 		}
-		if cfg.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(cfg.Token)) != 1 {
+		who := 0 // the token the request proved, or 0 when none is asked
+		if len(tokens) > 0 {
+			if who = tokenOf(r, tokens); who == 0 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="tabhive"`)
 				http.Error(w, "Unauthorized: send the token given to tabhive's --auth-token as \"Authorization: Bearer <token>\".", http.StatusUnauthorized)
 				return
 			}
 		}
 		if !authenticate(w, r) {
+			return
+		}
+		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == HTTPPath && !s.sessionOf(id, who) {
+			// Another token's session, or none: the same answer either
+			// way, so that a holder of one token learns nothing of the
+			// sessions another token made.
+			s.sessionGone(w, r, id)
 			return
 		}
 		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && s.refuseBatch(w, r) {
@@ -177,7 +192,7 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 			// client can read it: a client that sends its next request
 			// at once (the SDK's client follows a refused discovery
 			// with initialize) must not find this one's slot still taken.
-			sw := &slotWriter{ResponseWriter: w, settle: func(h http.Header) { s.holdSlot(h.Get(sessionIDHeader), slots.release) }}
+			sw := &slotWriter{ResponseWriter: w, settle: func(h http.Header) { s.holdSlot(h.Get(sessionIDHeader), who, slots.release) }}
 			defer sw.settleOnce() // a response never started, or a panic
 			mux.ServeHTTP(sw, r)
 			return
@@ -256,10 +271,11 @@ func (l *sessionSlots) release() {
 
 // holdSlot keeps a session slot taken while the session the response named
 // (id, from its Mcp-Session-Id header) is open, and calls release when it
-// ends. If the response named none, or the session has ended already (the
-// SDK closes one whose initialize failed before the handler returns),
-// release runs at once.
-func (s *Server) holdSlot(id string, release func()) {
+// ends; the session is bound to who, the token that made it (see
+// [Server.sessionOf]). If the response named none, or the session has
+// ended already (the SDK closes one whose initialize failed before the
+// handler returns), release runs at once.
+func (s *Server) holdSlot(id string, who int, release func()) {
 	var ss *mcp.ServerSession
 	if id != "" {
 		for c := range s.mcp.Sessions() {
@@ -274,7 +290,7 @@ func (s *Server) holdSlot(id string, release func()) {
 		return
 	}
 	s.session(ss).remote.Store(true) // counted in tabhive_sessions from now, not from its first call
-	s.known.Store(id, struct{}{})
+	s.known.Store(id, who)
 	s.watchers.Add(1)
 	go func() { // ends with the session; Close ends every session
 		defer s.watchers.Done()
@@ -282,6 +298,83 @@ func (s *Server) holdSlot(id string, release func()) {
 		s.known.Delete(id)
 		release()
 	}()
+}
+
+// A session is bound to the token that made it. The session id is a
+// bearer secret (128 random bits, see sessionIDs) that tabhive logs
+// nowhere and no other session is shown; but a client that learns
+// another's id (a shared proxy's log, a client's crash report) holds all
+// the id gives. With one token per client (--auth-tokens-file), that is
+// not enough: a request must also carry the token that made the session,
+// or it is answered as if the session did not exist (404), GET streams
+// and DELETE included.
+
+// hashTokens returns the SHA-256 of each token the server accepts, token
+// first, empty ones left out. Comparing hashes makes every comparison the
+// same length.
+func hashTokens(token string, more []string) [][sha256.Size]byte {
+	var out [][sha256.Size]byte
+	for _, t := range append([]string{token}, more...) {
+		if t != "" {
+			out = append(out, sha256.Sum256([]byte(t)))
+		}
+	}
+	return out
+}
+
+// tokenOf returns which of tokens r's bearer token is, counting from 1,
+// or 0 if none. Every token is compared, in constant time, whichever
+// matches.
+func tokenOf(r *http.Request, tokens [][sha256.Size]byte) int {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return 0
+	}
+	h := sha256.Sum256([]byte(got))
+	who := 0
+	for i, t := range tokens {
+		if subtle.ConstantTimeCompare(h[:], t[:]) == 1 {
+			who = i + 1
+		}
+	}
+	return who
+}
+
+// sessionOf reports whether the session id is open here and was made with
+// the token who (see tokenOf). A session this instance does not hold
+// passes: the routing check that follows answers it, naming the instance
+// it belongs to.
+func (s *Server) sessionOf(id string, who int) bool {
+	v, ok := s.known.Load(id)
+	return !ok || v == who
+}
+
+// ReadTokens reads --auth-tokens-file: one token per line, spaces around
+// it ignored, and blank lines and lines starting with # skipped. It says in
+// a sentence for the operator what is wrong with a file it cannot use.
+func ReadTokens(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--auth-tokens-file: %v", err)
+	}
+	var tokens []string
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.ContainsFunc(line, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+			return nil, fmt.Errorf("--auth-tokens-file %s, line %d: a token may not hold spaces or control characters; write one token per line", path, n+1)
+		}
+		if slices.Contains(tokens, line) {
+			return nil, fmt.Errorf("--auth-tokens-file %s, line %d: this token is on an earlier line too; give each client a token of its own", path, n+1)
+		}
+		tokens = append(tokens, line)
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("--auth-tokens-file %s holds no token: write one token per line", path)
+	}
+	return tokens, nil
 }
 
 // allowedHosts lists the Host header values the listener answers to: its

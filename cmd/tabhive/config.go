@@ -54,6 +54,8 @@ type Config struct {
 	// wsHeaders is --ws-headers as given, a JSON object; check puts it in
 	// Browser.Headers.
 	wsHeaders string
+	// tokensFile is --auth-tokens-file; check reads it into HTTP.Tokens.
+	tokensFile string
 	// URLPolicy is what the URL-policy flags say; check compiles it into
 	// the Policy both the browser and the server get.
 	URLPolicy urlpolicy.Config
@@ -192,6 +194,13 @@ func (c *Config) check(shotQuality int) error {
 		}
 		b.Headers = h
 	}
+	if c.tokensFile != "" {
+		tokens, err := transport.ReadTokens(c.tokensFile)
+		if err != nil {
+			return err
+		}
+		c.HTTP.Tokens = tokens
+	}
 	if c.Server.InstanceID == "" {
 		c.Server.InstanceID = transport.DefaultInstanceID()
 	}
@@ -327,6 +336,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	list(&h.AllowedHosts, "allowed-hosts", "allowedHosts", "comma-separated extra Host header values to accept over HTTP (repeatable)")
 	list(&h.AllowedOrigins, "allowed-origins", "allowedOrigins", "comma-separated browser origins allowed to call over HTTP (repeatable)")
 	str(&h.Token, "auth-token", "authToken", os.Getenv("TABHIVE_AUTH_TOKEN"), "require \"Authorization: Bearer <token>\" over HTTP (default $TABHIVE_AUTH_TOKEN)")
+	str(&c.tokensFile, "auth-tokens-file", "authTokensFile", "", "a file of tokens, one per line, one for each client: any of them is accepted as --auth-token is, and a session is bound to the token that made it")
 	both("session-idle-timeout", "sessionIdleTimeout", func(n string) {
 		fs.DurationVar(&h.SessionTimeout, n, 30*time.Minute, "close HTTP sessions idle this long")
 	})

@@ -21,7 +21,7 @@ func exposureFlags(fs *flag.FlagSet, c *Config) {
 // --allow-unauthenticated it starts, and the warning returned says what
 // that means. Loopback addresses need neither.
 func checkExposure(c *Config) (warning string, err error) {
-	if c.HTTPAddr == "" || c.HTTP.Token != "" || loopbackOnly(c.HTTPAddr) {
+	if c.HTTPAddr == "" || c.HTTP.Token != "" || len(c.HTTP.Tokens) > 0 || loopbackOnly(c.HTTPAddr) {
 		return "", nil
 	}
 	if !c.allowUnauthenticated {

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabhive/tabhive/browser/browsertest"
+)
+
+// TestSessionBoundToTokenThroughBinary: with one token per client
+// (--auth-tokens-file), client B, holding its own valid token, sends client
+// A's Mcp-Session-Id: every request (a tool call, the GET stream, DELETE)
+// is answered as if the session did not exist, and A's session, its pages
+// and its selection are untouched. With A's own token the same request
+// reaches A's session: among holders of one token, the id is the secret.
+func TestSessionBoundToTokenThroughBinary(t *testing.T) {
+	t.Parallel()
+	site := browsertest.Serve(t, browsertest.HTML("Only A", `<p>a's page</p>`)).URL + "/a-private-page"
+	file := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(file, []byte("# one token per client\ntoken-of-a\n\n  token-of-b  \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := startHTTP(t, "--auth-tokens-file", file, "--isolate-sessions")
+	bearerA := http.Header{"Authorization": {"Bearer token-of-a"}}
+	bearerB := http.Header{"Authorization": {"Bearer token-of-b"}}
+	a, b := in.client(bearerA), in.client(bearerB)
+	idA := selectedID(t, text(t, a, "navigate_page", map[string]any{"url": site}))
+	text(t, b, "list_pages", nil) // B has a session of its own
+	version := a.InitializeResult().ProtocolVersion
+
+	request := func(method, body string, bearer http.Header) (int, string) {
+		t.Helper()
+		var req *http.Request
+		if body != "" {
+			req, _ = http.NewRequest(method, in.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+		} else {
+			req, _ = http.NewRequest(method, in.url, nil)
+		}
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", a.ID())
+		req.Header.Set("MCP-Protocol-Version", version)
+		for k, v := range bearer {
+			req.Header[k] = v
+		}
+		if method == http.MethodGet {
+			// The stream stays open when it is served: only its status
+			// and first bytes are wanted.
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := http.DefaultClient.Do(req.WithContext(ctx(t)))
+			if err != nil {
+				t.Fatalf("GET: %v", err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode, ""
+		}
+		status, _, answer := in.do(req)
+		return status, answer
+	}
+	const listPages = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_pages","arguments":{}}}`
+	newPage := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"new_page","arguments":{"url":"about:blank"}}}`
+
+	for _, c := range []struct{ method, body string }{
+		{http.MethodPost, listPages},
+		{http.MethodPost, newPage},
+		{http.MethodGet, ""},
+		{http.MethodDelete, ""},
+	} {
+		status, answer := request(c.method, c.body, bearerB)
+		if status != http.StatusNotFound || strings.Contains(answer, "a-private-page") {
+			t.Errorf("B's token with A's session id: %s %s = %d %q, want 404 and nothing of A's", c.method, c.body, status, answer)
+		}
+	}
+	// A's session is whole: its page, selected, and no page opened by B.
+	listA := text(t, a, "list_pages", nil)
+	if got := selectedID(t, listA); got != idA || len(pageIDs(listA)) != 1 {
+		t.Errorf("A's pages after B's attempts, want only page %d selected:\n%s", idA, listA)
+	}
+	// The control: A's own token with A's id reaches A's session, so the
+	// 404s above are the binding's, not a malformed request's.
+	if status, answer := request(http.MethodPost, listPages, bearerA); status != http.StatusOK || !strings.Contains(answer, "a-private-page") {
+		t.Errorf("A's token with A's session id: %d %q, want 200 and A's page", status, answer)
+	}
+}
