@@ -14,16 +14,19 @@ import (
 	"github.com/tabhive/tabhive/page/lighthouse"
 )
 
-// LighthouseOptions say how to audit a page with the Lighthouse CLI.
+// LighthouseOptions say how to audit a page with Lighthouse.
 type LighthouseOptions struct {
-	// Bin is the lighthouse binary, found by [lighthouse.Find].
-	Bin    string
+	// Install is the Lighthouse to run ([lighthouse.Ensure]).
+	Install lighthouse.Install
+	// Mode is [lighthouse.Navigation] (the default), which reloads the
+	// page, or [lighthouse.Snapshot], which audits it as it is.
+	Mode   string
 	Device lighthouse.Device
 	// Dir is an empty private directory the reports are written to.
 	Dir string
 	// Budget bounds the audit; if zero, [LighthouseBudget].
 	Budget time.Duration
-	// Env, if non-nil, is the CLI's environment.
+	// Env, if non-nil, is Lighthouse's environment.
 	Env []string
 }
 
@@ -50,12 +53,13 @@ type LighthouseResult struct {
 	State  State
 }
 
-// Lighthouse audits the page with the Lighthouse CLI, in place: the CLI
+// Lighthouse audits the page with Lighthouse, in place: Lighthouse
 // reaches the page (and nothing else of the browser) through a one-time
-// loopback DevTools endpoint (package cdpproxy) and reloads it under its
-// own emulation, which the page's own is restored over afterwards. The
-// actor keeps applying its events while the CLI runs; the CLI is killed
-// when ctx or the budget ends. While a dialog is open it fails with a
+// loopback DevTools endpoint (package cdpproxy), whose WebSocket URL it is
+// given on its stdin, and in navigation mode reloads it under its own
+// emulation, which the page's own is restored over afterwards. The actor
+// keeps applying its events while Lighthouse runs; it is killed when ctx
+// or the budget ends. While a dialog is open it fails with a
 // [*DialogError].
 func (a *Actor) Lighthouse(ctx context.Context, opts LighthouseOptions) (LighthouseResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (LighthouseResult, error) {
@@ -115,12 +119,17 @@ func (a *Actor) targetInfo(ctx context.Context) (cdpproxy.Page, error) {
 	return p, err
 }
 
-// runLighthouse opens the endpoint and runs the CLI against it, waiting
+// runLighthouse opens the endpoint and runs Lighthouse against it, waiting
 // under Await so that the page's events keep being applied.
 func (a *Actor) runLighthouse(ctx context.Context, opts LighthouseOptions, info cdpproxy.Page) (*lighthouse.Output, error) {
 	rpc := a.conn.RPC()
+	url := a.url
+	if url == "" {
+		url = info.URL
+	}
 	ep, err := cdpproxy.Open(ctx, cdpproxy.Config{
-		Page: info,
+		Page:     info,
+		AuditURL: url,
 		NewRelay: func(deliver func([]byte)) cdpproxy.Relay {
 			return relayOf{a.relay(deliver)}
 		},
@@ -135,10 +144,6 @@ func (a *Actor) runLighthouse(ctx context.Context, opts LighthouseOptions, info 
 		return nil, err
 	}
 	defer ep.Close()
-	url := a.url
-	if url == "" {
-		url = info.URL
-	}
 	// The result comes back through a channel: Await returns when ctx
 	// ends without waiting for fn, which may still be reaping the CLI.
 	res := make(chan *lighthouse.Output, 1)
@@ -146,7 +151,8 @@ func (a *Actor) runLighthouse(ctx context.Context, opts LighthouseOptions, info 
 	err = a.act.Await(ctx, func(ctx context.Context) error {
 		defer close(ran)
 		out, err := lighthouse.Run(ctx, lighthouse.Options{
-			Bin: opts.Bin, Port: ep.Port(), URL: url, Device: opts.Device, Dir: opts.Dir, Env: opts.Env,
+			Install: opts.Install, Endpoint: ep.WebSocketURL(), Mode: opts.Mode, URL: url,
+			Device: opts.Device, Dir: opts.Dir, Env: opts.Env,
 		})
 		res <- out
 		return err

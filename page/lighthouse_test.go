@@ -2,6 +2,7 @@ package page_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -20,14 +21,15 @@ import (
 	"github.com/tabhive/tabhive/page/lighthouse"
 )
 
-// TestLighthouseBudget: an audit whose CLI outlives the budget ends with
-// a *LighthouseBudgetError; the CLI is killed, the endpoint it was given
-// is closed, and the page answers again. The CLI is a stand-in that
-// records its arguments and hangs.
+// TestLighthouseBudget: an audit whose Lighthouse outlives the budget
+// ends with a *LighthouseBudgetError; it is killed, the endpoint it was
+// given is closed, and the page answers again. Lighthouse's node is a
+// stand-in that records its arguments and stdin, and hangs; the
+// endpoint's secret is on its stdin, not in its arguments.
 func TestLighthouseBudget(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lighthouse")
-	script := fmt.Sprintf("#!/bin/sh\necho $$ \"$@\" > %s\nexec sleep 300\n", filepath.Join(dir, "args"))
+	bin := filepath.Join(dir, "node")
+	script := fmt.Sprintf("#!/bin/sh\necho $$ \"$@\" > %[1]s.tmp\ncat > %[2]s\nmv %[1]s.tmp %[1]s\nexec sleep 300\n", filepath.Join(dir, "args"), filepath.Join(dir, "stdin"))
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func TestLighthouseBudget(t *testing.T) {
 	const budget = 5 * time.Second
 	cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err := a.Lighthouse(cctx, page.LighthouseOptions{Bin: bin, Device: lighthouse.Devices["desktop"], Dir: out, Budget: budget})
+	_, err := a.Lighthouse(cctx, page.LighthouseOptions{Install: lighthouse.Install{Dir: dir, Node: bin}, Device: lighthouse.Devices["desktop"], Dir: out, Budget: budget})
 	var be *page.LighthouseBudgetError
 	if !errors.As(err, &be) || be.Budget != budget {
 		t.Fatalf("Lighthouse with a hung CLI = %v, want a budget error", err)
@@ -56,12 +58,20 @@ func TestLighthouseBudget(t *testing.T) {
 	}
 	fields := strings.Fields(string(args))
 	pid, _ := strconv.Atoi(fields[0])
-	if fields[1] != url+"/" || !strings.Contains(string(args), "--disable-storage-reset") {
-		t.Errorf("the CLI's arguments: %s", args)
+	stdin, _ := os.ReadFile(filepath.Join(dir, "stdin"))
+	var job struct {
+		Endpoint, URL, Mode string
+		Flags               struct{ DisableStorageReset bool }
 	}
-	m := regexp.MustCompile(`--port=(\d+)`).FindStringSubmatch(string(args))
+	if err := json.Unmarshal(stdin, &job); err != nil || job.URL != url+"/" || job.Mode != "navigation" || !job.Flags.DisableStorageReset {
+		t.Errorf("the driver's job: %v %s", err, stdin)
+	}
+	m := regexp.MustCompile(`^ws://127\.0\.0\.1:(\d+)/devtools/browser/([0-9a-f]{32})$`).FindStringSubmatch(job.Endpoint)
 	if m == nil {
-		t.Fatalf("no --port in %s", args)
+		t.Fatalf("no endpoint in the job: %s", stdin)
+	}
+	if strings.Contains(string(args), m[2]) {
+		t.Errorf("the endpoint's secret is in the driver's arguments: %s", args)
 	}
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+m[1], time.Second); err == nil {
 		c.Close()

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/lighthouse"
@@ -25,7 +28,7 @@ func (s *Server) lighthouseTools() []*tool {
 	return []*tool{
 		define(tool{name: "lighthouse_audit", page: true,
 			description: "Get Lighthouse scores, failing audits, and the DOM nodes they flag for accessibility, SEO, best practices, and agentic browsing. Full reports are saved to disk. This excludes performance. For performance audits, run performance_start_trace"},
-			fixed[lighthouseArgs](lighthouseBudget), s.runLighthouse),
+			lighthouseCallBudget, s.runLighthouse),
 	}
 }
 
@@ -35,13 +38,25 @@ type lighthouseArgs struct {
 	OutputDirPath string `json:"outputDirPath" desc:"Directory for reports. If omitted, uses temporary files."`
 }
 
+// lighthouseCallBudget is lighthouseBudget, and InstallBudget more when
+// Lighthouse is to be installed first.
+func lighthouseCallBudget(*lighthouseArgs) time.Duration {
+	if _, err := lighthouse.Installed(lighthouse.EnsureOptions{}); errors.Is(err, lighthouse.ErrNoCLI) {
+		return lighthouseBudget + lighthouse.InstallBudget
+	}
+	return lighthouseBudget
+}
+
 // lighthouseError is a sentence for the agent.
 type lighthouseError struct{ msg string }
 
 func (e *lighthouseError) Error() string { return e.msg }
 
-// noLighthouse says how to get the CLI.
-const noLighthouse = "lighthouse_audit runs the Lighthouse CLI, which is not on tabhive's PATH: install it with `npm install -g lighthouse` (lighthouse@12.8.2 on Node 20, the latest on Node 22 or later), then call lighthouse_audit again."
+// noNPM and noNode say what to install when Lighthouse cannot be.
+const (
+	noNPM  = "lighthouse_audit installs Lighthouse on first use with npm, which is not on tabhive's PATH: install Node.js with npm (or `npm install -g lighthouse@" + lighthouse.Version + "` yourself), then call lighthouse_audit again."
+	noNode = "lighthouse_audit runs Lighthouse with Node.js, which is not on tabhive's PATH: install Node.js 18.16 or later, then call lighthouse_audit again."
+)
 
 func (s *Server) runLighthouse(ctx context.Context, c *call, a *lighthouseArgs) error {
 	mode, device := a.Mode, a.Device
@@ -51,9 +66,6 @@ func (s *Server) runLighthouse(ctx context.Context, c *call, a *lighthouseArgs) 
 	if device == "" {
 		device = "desktop"
 	}
-	if mode == "snapshot" {
-		return &lighthouseError{`The Lighthouse CLI audits page loads only, so tabhive cannot audit the page's current state (mode "snapshot"); call lighthouse_audit with mode "navigation", which reloads the page and audits it.`}
-	}
 	box := c.sandbox(ctx)
 	// A directory the sandbox refuses fails before anything runs.
 	if a.OutputDirPath != "" {
@@ -61,16 +73,16 @@ func (s *Server) runLighthouse(ctx context.Context, c *call, a *lighthouseArgs) 
 			return err
 		}
 	}
-	bin, err := lighthouse.Find("")
+	install, err := s.ensureLighthouse(ctx, c)
 	if err != nil {
-		return &lighthouseError{noLighthouse}
+		return err
 	}
 	dir, err := os.MkdirTemp("", "tabhive-lighthouse-")
 	if err != nil {
 		return fmt.Errorf("make a directory for lighthouse's reports: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	res, err := c.page.Lighthouse(ctx, page.LighthouseOptions{Bin: bin, Device: lighthouse.Devices[device], Dir: dir})
+	res, err := c.page.Lighthouse(ctx, page.LighthouseOptions{Install: install, Mode: mode, Device: lighthouse.Devices[device], Dir: dir})
 	if err != nil {
 		var be *page.LighthouseBudgetError
 		if errors.As(err, &be) {
@@ -100,6 +112,44 @@ func (s *Server) runLighthouse(ctx context.Context, c *call, a *lighthouseArgs) 
 	c.r.data = map[string]any{"lighthouseResult": lighthouseResult(mode, device, sum, paths)}
 
 	return nil
+}
+
+// ensureLighthouse finds Lighthouse, or installs it into tabhive's cache
+// on first use, telling the client as it goes when it asked for progress.
+func (s *Server) ensureLighthouse(ctx context.Context, c *call) (lighthouse.Install, error) {
+	opts := lighthouse.EnsureOptions{}
+	installing := false
+	opts.Progress = func(elapsed time.Duration) {
+		if !installing {
+			installing = true
+			s.log.Info().Str("version", lighthouse.Version).Msg("lighthouse_audit: Lighthouse is not installed; installing it with npm into tabhive's cache")
+		}
+		if c.progressToken == nil || c.sess.ss == nil {
+			return
+		}
+		// Best effort, and bounded: a client that cannot take a
+		// notification loses it, and the install goes on.
+		nctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = c.sess.ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: c.progressToken,
+			Progress: elapsed.Seconds(), Message: fmt.Sprintf("Installing Lighthouse %s with npm (first use; %d s so far)", lighthouse.Version, int(elapsed.Seconds()))})
+		cancel()
+	}
+	install, err := lighthouse.Ensure(ctx, opts)
+	switch {
+	case err == nil:
+		if installing {
+			s.log.Info().Str("dir", install.Dir).Msg("lighthouse_audit: Lighthouse installed")
+		}
+		return install, nil
+	case errors.Is(err, lighthouse.ErrNoNPM):
+		return install, &lighthouseError{noNPM}
+	case errors.Is(err, lighthouse.ErrNoNode):
+		return install, &lighthouseError{noNode}
+	case ctx.Err() != nil:
+		return install, &lighthouseError{fmt.Sprintf("Installing Lighthouse %s with npm did not finish within the call's budget and was stopped; call lighthouse_audit again (on a slow network, or with no access to the npm registry, run `npm install -g lighthouse@%s` yourself).", lighthouse.Version, lighthouse.Version)}
+	}
+	s.log.Warn().Err(err).Msg("lighthouse_audit: installing Lighthouse")
+	return install, &lighthouseError{fmt.Sprintf("lighthouse_audit could not install Lighthouse %s with npm (the server's log says why); run `npm install -g lighthouse@%s` on the server, then call lighthouse_audit again.", lighthouse.Version, lighthouse.Version)}
 }
 
 // saveReport copies a report into the sandbox: outputDirPath/report.EXT,

@@ -77,7 +77,6 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"pageId": 1, "mode": "timespan"}, "mode"},
-		{map[string]any{"pageId": 1, "mode": "snapshot"}, `call lighthouse_audit with mode "navigation"`},
 		{map[string]any{"pageId": 1, "outputDirPath": "/etc/tabhive-lighthouse"}, "Access denied"},
 	} {
 		got, isErr := try(t, cs, "lighthouse_audit", tt.args)
@@ -199,6 +198,19 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		}
 	}
 
+	// Snapshot mode audits the page as it is, without reloading it: what
+	// a script left in the page is still there afterwards.
+	text(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => { window.__notReloaded = 'kept'; document.title = 'Changed by the agent' }"})
+	snap := text(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "mode": "snapshot"})
+	for _, want := range []string{"Mode: snapshot\nDevice: desktop\nURL: " + url + "\n", "- image-alt [accessibility, seo]: ", `button#noname"`, "### Reports\n- "} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the snapshot audit's reply lacks %q:\n%s", want, snap)
+		}
+	}
+	if kept := text(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => window.__notReloaded + ' ' + document.title"}); !strings.Contains(kept, "kept Changed by the agent") {
+		t.Errorf("after a snapshot audit the page was reloaded: %s", kept)
+	}
+
 	// The page emulates its own viewport again, and still answers.
 	if size := text(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => innerWidth + 'x' + innerHeight"}); !strings.Contains(size, `"800x600"`) {
 		t.Errorf("after the audit the page's viewport is not its own 800x600:\n%s", size)
@@ -222,19 +234,20 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	}
 }
 
-// TestLighthouseWithoutCLI: without the CLI on PATH the tool stays listed
-// and answers one sentence saying how to install it.
+// TestLighthouseWithoutCLI: without Lighthouse, nor npm to install it,
+// on PATH the tool stays listed and answers one sentence saying what to
+// install.
 func TestLighthouseWithoutCLI(t *testing.T) {
 	t.Parallel()
 	site := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<!doctype html><title>x</title><p>x`))
 	})).URL
 	cmd := command(t)
-	cmd.Env = append(cmd.Env, "PATH="+t.TempDir())
+	cmd.Env = append(cmd.Env, "PATH="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd})
 	text(t, cs, "navigate_page", map[string]any{"url": site, "timeout": pageLoadTimeout})
 	got, isErr := try(t, cs, "lighthouse_audit", nil)
-	if !isErr || !strings.Contains(got, "npm install -g lighthouse") || strings.Contains(got, "\n") {
+	if !isErr || !strings.Contains(got, "install Node.js with npm") || !strings.Contains(got, "npm install -g lighthouse@12.8.2") || strings.Contains(got, "\n") {
 		t.Errorf("lighthouse_audit without the CLI = %v %q", isErr, got)
 	}
 }

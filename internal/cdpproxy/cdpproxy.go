@@ -1,20 +1,23 @@
 // Package cdpproxy opens a one-time DevTools endpoint on the loopback
 // interface that shows one page of tabhive's browser, and nothing else, to
-// one outside DevTools client: the Lighthouse CLI, which can only attach
-// to a browser through a TCP endpoint (it reads /json/version, then opens
-// the browser WebSocket named there), while tabhive drives its launched
-// Chromium over a pipe and opens no port.
+// one outside DevTools client: Lighthouse, which is a Node program and
+// attaches to a browser through a WebSocket, while tabhive drives its
+// launched Chromium over a pipe and opens no port.
 //
 // # What a client can reach
 //
 // The endpoint listens on 127.0.0.1 on a port the kernel picks, for one
-// audit. It answers only requests whose Host is 127.0.0.1:PORT or
-// localhost:PORT (a page that rebinds a name of its own to 127.0.0.1
-// sends its own name) and that carry no Origin header (a browser sends
-// one with every cross-origin request and WebSocket handshake from a
-// page; Node's clients send none). /json/version names a WebSocket whose
-// path holds a random secret; the first WebSocket connection on it is the
-// only one: the listener closes as it is accepted.
+// audit. It serves one thing: a WebSocket whose path holds 128 random
+// bits, which tabhive hands to the client it starts on that client's
+// stdin ([Endpoint.WebSocketURL]). Nothing names it over HTTP: there is
+// no /json/version nor /json/list, and every other request gets a 404,
+// so a process or a page that knows only the port learns nothing. It
+// answers only requests whose Host is 127.0.0.1:PORT or localhost:PORT (a
+// page that rebinds a name of its own to 127.0.0.1 sends its own name)
+// and that carry no Origin header (a browser sends one with every
+// cross-origin request and WebSocket handshake from a page; Node's
+// clients send none). The first WebSocket connection is the only one: the
+// listener closes as it is accepted.
 //
 // The client talks to a browser that this package makes up, not to
 // Chromium's: its browser-level Target domain knows one tab and the page
@@ -22,8 +25,9 @@
 // context), "creates" that page when asked for a new one and "closes" it
 // by detaching. Only sessions on the page, and the ones Chrome attaches
 // under them (its iframes and workers), reach Chromium, through a
-// [cdpconn.Relay]; commands on them that reach beyond the page (other
-// targets, the browser, clearing storage, closing the tab) are refused.
+// [cdpconn.Relay]; on them only an allow-list of commands passes, those
+// Lighthouse sends (session.go's refused): no files, downloads, cookies,
+// storage, request interception, other targets or browser-wide commands.
 // Every session the client had is detached when the endpoint closes.
 package cdpproxy
 
@@ -76,6 +80,9 @@ type Relay interface {
 // Config says what an endpoint shows and how it reaches the browser.
 type Config struct {
 	Page Page
+	// AuditURL is the one URL besides about:blank the client may load in
+	// the page (Page.navigate).
+	AuditURL string
 	// NewRelay returns a relay whose sessions' messages go to deliver,
 	// which does not block.
 	NewRelay func(deliver func(msg []byte)) Relay
@@ -144,6 +151,13 @@ func Open(ctx context.Context, cfg Config) (*Endpoint, error) {
 // Port returns the endpoint's TCP port.
 func (e *Endpoint) Port() int { return e.port }
 
+// WebSocketURL returns the URL of the endpoint's one WebSocket, secret
+// included: only for the client tabhive starts, never for a page or a
+// command line.
+func (e *Endpoint) WebSocketURL() string {
+	return fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/%s", e.port, e.secret)
+}
+
 // Done is closed when the client's connection is over (or the endpoint
 // closed before one came).
 func (e *Endpoint) Done() <-chan struct{} { return e.done }
@@ -185,24 +199,16 @@ func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "requests from web pages are refused", http.StatusForbidden)
 		return
 	}
-	switch path := strings.TrimSuffix(r.URL.Path, "/"); {
-	case path == "/json/version" && r.Method == http.MethodGet:
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]string{
-			"Browser":              "tabhive",
-			"Protocol-Version":     "1.3",
-			"webSocketDebuggerUrl": fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/%s", e.port, e.secret),
-		})
-	case strings.HasPrefix(path, "/devtools/browser/"):
-		got := strings.TrimPrefix(path, "/devtools/browser/")
-		if subtle.ConstantTimeCompare([]byte(got), []byte(e.secret)) != 1 {
-			http.NotFound(w, r)
-			return
-		}
-		e.upgrade(w, r)
-	default:
+	// Nothing is served but the WebSocket itself: its URL, secret
+	// included, goes to the client tabhive starts on its stdin
+	// ([Endpoint.WebSocketURL]), never over HTTP (no /json/version).
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	got, ok := strings.CutPrefix(path, "/devtools/browser/")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(e.secret)) != 1 {
 		http.NotFound(w, r)
+		return
 	}
+	e.upgrade(w, r)
 }
 
 // upgrade accepts the one WebSocket connection and stops listening.

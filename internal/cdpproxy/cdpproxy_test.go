@@ -43,7 +43,11 @@ func (r *fakeRelay) Send(sessionID string, id uint64, method string, params json
 	r.mu.Lock()
 	r.sent = append(r.sent, method)
 	r.mu.Unlock()
-	r.deliver([]byte(fmt.Sprintf(`{"id":%d,"result":{},"sessionId":%q}`, id, sessionID)))
+	result := `{}`
+	if method == "Network.loadNetworkResource" {
+		result = `{"resource":{"success":true,"httpStatusCode":200,"stream":"7"}}`
+	}
+	r.deliver([]byte(fmt.Sprintf(`{"id":%d,"result":%s,"sessionId":%q}`, id, result, sessionID)))
 	return nil
 }
 
@@ -71,7 +75,8 @@ func open(t *testing.T) (*Endpoint, *fakeRelay) {
 	t.Helper()
 	relay := &fakeRelay{owned: map[string]bool{}}
 	e, err := Open(context.Background(), Config{
-		Page: testPage,
+		Page:     testPage,
+		AuditURL: testPage.URL,
 		NewRelay: func(deliver func([]byte)) Relay {
 			relay.deliver = deliver
 			return relay
@@ -110,14 +115,24 @@ func get(t *testing.T, e *Endpoint, path, host string, header http.Header) (int,
 
 func wsURL(t *testing.T, e *Endpoint) string {
 	t.Helper()
-	code, body := get(t, e, "/json/version", fmt.Sprintf("127.0.0.1:%d", e.Port()), nil)
-	var v struct {
-		URL string `json:"webSocketDebuggerUrl"`
+	return e.WebSocketURL()
+}
+
+// TestServesNoSecret: the endpoint's WebSocket URL is served to no one
+// over HTTP, not even to a client that names the right host and sends no
+// Origin (issue 33: a local process that knew the port read it from
+// /json/version and took the one connection).
+func TestServesNoSecret(t *testing.T) {
+	e, _ := open(t)
+	secret := e.WebSocketURL()[strings.LastIndex(e.WebSocketURL(), "/")+1:]
+	for _, host := range []string{fmt.Sprintf("127.0.0.1:%d", e.Port()), fmt.Sprintf("localhost:%d", e.Port())} {
+		for _, path := range []string{"/json/version", "/json/version/", "/json", "/json/list", "/json/list/", "/json/new", "/", "/devtools/browser/", "/devtools/browser"} {
+			code, body := get(t, e, path, host, nil)
+			if code != http.StatusNotFound || strings.Contains(body, secret) {
+				t.Errorf("GET %s with Host %s = %d %q, want 404 without the secret", path, host, code, body)
+			}
+		}
 	}
-	if code != 200 || json.Unmarshal([]byte(body), &v) != nil || v.URL == "" {
-		t.Fatalf("/json/version = %d %s", code, body)
-	}
-	return v.URL
 }
 
 // TestRefusesPagesAndRebinding: a request that names another host (a
@@ -137,7 +152,7 @@ func TestRefusesPagesAndRebinding(t *testing.T) {
 		{"null origin", "/json/version", fmt.Sprintf("localhost:%d", port), http.Header{"Origin": {"null"}}, http.StatusForbidden},
 		{"guessed path", "/devtools/browser/0000", fmt.Sprintf("127.0.0.1:%d", port), nil, http.StatusNotFound},
 		{"target list", "/json/list", fmt.Sprintf("127.0.0.1:%d", port), nil, http.StatusNotFound},
-		{"localhost", "/json/version", fmt.Sprintf("localhost:%d", port), nil, http.StatusOK},
+		{"localhost", "/json/version", fmt.Sprintf("localhost:%d", port), nil, http.StatusNotFound},
 	} {
 		if code, body := get(t, e, tt.path, tt.host, tt.header); code != tt.want {
 			t.Errorf("%s: %s with Host %s = %d %s, want %d", tt.name, tt.path, tt.host, code, body, tt.want)
@@ -337,5 +352,88 @@ func TestShowsOnePage(t *testing.T) {
 		if b, _ := json.Marshal(m); strings.Contains(string(b), "OTHER-AGENTS-PAGE") && m["error"] == nil {
 			t.Errorf("the client saw another page: %s", b)
 		}
+	}
+}
+
+// TestAllowList: on the page's sessions only the commands Lighthouse sends
+// reach the browser; files, downloads, cookies, storage, interception,
+// other targets and the browser are refused, whatever the client (issue
+// 33). A stream is read only if a load of the client's returned it, and
+// the page loads only the audited URL.
+func TestAllowList(t *testing.T) {
+	e, relay := open(t)
+	c := dial(t, e)
+	r := c.call("", "Target.attachToTarget", map[string]any{"targetId": testPage.TargetID, "flatten": true})
+	ps := r["result"].(map[string]any)["sessionId"].(string)
+	for _, tt := range []struct {
+		method string
+		params any
+	}{
+		{"Network.getCookies", nil},
+		{"Network.getAllCookies", nil},
+		{"Network.setCookie", map[string]any{"name": "a", "value": "b", "url": "http://x/"}},
+		{"Network.setCookies", map[string]any{"cookies": []any{}}},
+		{"Network.deleteCookies", map[string]any{"name": "a"}},
+		{"Network.clearBrowserCookies", nil},
+		{"Network.clearBrowserCache", nil},
+		{"Storage.getCookies", nil},
+		{"Storage.setCookies", map[string]any{"cookies": []any{}}},
+		{"Storage.clearDataForOrigin", map[string]any{"origin": "*", "storageTypes": "all"}},
+		{"Storage.getUsageAndQuota", map[string]any{"origin": "http://x"}},
+		{"DOMStorage.getDOMStorageItems", nil},
+		{"IndexedDB.requestData", nil},
+		{"CacheStorage.requestEntries", nil},
+		{"DOM.setFileInputFiles", map[string]any{"files": []string{"/etc/passwd"}, "nodeId": 1}},
+		{"Page.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/tmp"}},
+		{"Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": "/tmp"}},
+		{"Page.handleFileChooser", map[string]any{"action": "accept", "files": []string{"/etc/passwd"}}},
+		{"Page.setInterceptFileChooserDialog", map[string]any{"enabled": true}},
+		{"IO.read", map[string]any{"handle": "1"}},
+		{"IO.resolveBlob", map[string]any{"objectId": "1"}},
+		{"Fetch.enable", nil},
+		{"Fetch.continueRequest", map[string]any{"requestId": "1"}},
+		{"Target.createTarget", map[string]any{"url": "about:blank"}},
+		{"Target.attachToTarget", map[string]any{"targetId": "OTHER"}},
+		{"Target.exposeDevToolsProtocol", map[string]any{"targetId": testPage.TargetID}},
+		{"Browser.close", nil},
+		{"Browser.grantPermissions", map[string]any{"permissions": []string{"geolocation"}}},
+		{"SystemInfo.getProcessInfo", nil},
+		{"Page.close", nil},
+		{"Page.crash", nil},
+		{"Page.navigate", map[string]any{"url": "file:///etc/passwd"}},
+		{"Page.navigate", map[string]any{"url": "http://127.0.0.1:1/elsewhere"}},
+		{"Network.loadNetworkResource", map[string]any{"frameId": "F", "url": "file:///etc/passwd", "options": map[string]any{}}},
+		{"Network.setExtraHTTPHeaders", map[string]any{"headers": map[string]any{}}},
+		{"Emulation.setGeolocationOverride", nil},
+		{"Runtime.addBinding", map[string]any{"name": "x"}},
+		{"Input.dispatchKeyEvent", map[string]any{"type": "keyDown"}},
+		{"NotACommand", nil},
+	} {
+		if r := c.call(ps, tt.method, tt.params); r["error"] == nil {
+			t.Errorf("%s %v was relayed: %v", tt.method, tt.params, r)
+		}
+	}
+	if got := relay.methods(); strings.Join(got, ",") != "attach PAGE-1" {
+		t.Errorf("refused commands reached the browser: %v", got)
+	}
+	// What Lighthouse sends passes: the audited page and about:blank, a
+	// web resource and the stream its load returned.
+	for _, tt := range []struct {
+		method string
+		params any
+	}{
+		{"Page.navigate", map[string]any{"url": "about:blank"}},
+		{"Page.navigate", map[string]any{"url": testPage.URL}},
+		{"Runtime.evaluate", map[string]any{"expression": "1"}},
+		{"Network.loadNetworkResource", map[string]any{"frameId": "F", "url": "http://127.0.0.1:1/robots.txt", "options": map[string]any{}}},
+		{"IO.read", map[string]any{"handle": "7"}},
+		{"IO.close", map[string]any{"handle": "7"}},
+	} {
+		if r := c.call(ps, tt.method, tt.params); r["error"] != nil {
+			t.Errorf("%s %v was refused: %v", tt.method, tt.params, r)
+		}
+	}
+	if r := c.call(ps, "IO.read", map[string]any{"handle": "8"}); r["error"] == nil {
+		t.Errorf("IO.read of a stream no load returned was relayed: %v", r)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"net/url"
 	"sync"
 	"time"
 
@@ -29,18 +29,26 @@ type session struct {
 	underTab string
 	rootPage map[string]bool
 	closed   bool // the page was "closed"
+
+	// mu guards loads and streams: deliver runs on the browser channel's
+	// reader. loads are the client's pending Network.loadNetworkResource
+	// commands; streams the handles their replies named.
+	mu      sync.Mutex
+	loads   map[callKey]bool
+	streams map[string]bool
 }
 
 // callTimeout bounds the proxy's own calls to the browser.
 const callTimeout = 30 * time.Second
 
 func newSession(e *Endpoint, conn *websocket.Conn) *session {
-	s := &session{e: e, conn: conn, out: newQueue(), rootPage: map[string]bool{}}
+	s := &session{e: e, conn: conn, out: newQueue(), rootPage: map[string]bool{},
+		loads: map[callKey]bool{}, streams: map[string]bool{}}
 	// The made-up tab gets ids of its own, unlike Chrome's, so that no
 	// client confuses them with a real target.
 	s.tabID = "TABHIVE-TAB-" + e.secret[:16]
 	s.tabSession = "TABHIVE-TAB-SESSION-" + e.secret[16:]
-	s.relay = e.cfg.NewRelay(func(msg []byte) { s.out.Push(msg) })
+	s.relay = e.cfg.NewRelay(s.deliver)
 	return s
 }
 
@@ -123,7 +131,10 @@ func (s *session) handle(m *inbound) {
 	case m.SessionID == s.tabSession && s.tabAttached:
 		s.tab(m)
 	case s.relay.Owns(m.SessionID):
-		if why := refused(m); why != "" {
+		if why := s.refused(m); why != "" {
+			// A newer Lighthouse may need a command not on the list:
+			// the operator hears of it.
+			s.e.cfg.Logger.Warn().Str("method", m.Method).Str("why", why).Msg("the Lighthouse endpoint refused a command")
 			s.fail(m, "%s is not available through tabhive's Lighthouse endpoint: %s", m.Method, why)
 			return
 		}
@@ -341,37 +352,151 @@ func (s *session) detachTab() {
 }
 
 // refused says why a command on one of the page's sessions is not
-// relayed, or "" if it is: the client may drive the page and what runs in
-// it, not reach other targets or the browser, nor end what the agent owns
-// (its tab, its logged-in state).
-func refused(m *inbound) string {
-	domain, _, _ := strings.Cut(m.Method, ".")
-	switch domain {
-	case "Target":
-		switch m.Method {
-		case "Target.setAutoAttach", "Target.detachFromTarget":
-			return "" // the page's own iframes and workers
-		case "Target.getTargetInfo":
-			if id, _ := targetParams(m); id == "" {
-				return ""
-			}
+// relayed, or "" if it is. What passes is an allow-list: the commands
+// Lighthouse 12.8.2 and the puppeteer-core it connects with were seen to
+// send in real audits (navigation and snapshot modes, desktop and mobile,
+// on pages with scripts, source maps, workers and cross-site iframes),
+// and a few more its gatherers for these categories send on other pages
+// (a dialog, a timed-out script). Everything else is refused, and never
+// on the list: files (DOM.setFileInputFiles, Page.setDownloadBehavior,
+// Page.handleFileChooser, IO.* but reading the streams of the
+// resources this connection loaded), cookies and storage (Network's
+// cookie commands, Storage.*, DOMStorage.*, IndexedDB.*, CacheStorage.*),
+// request interception (Fetch.*), other targets and the browser
+// (Target.* but the page's own auto-attach, Browser.* but getVersion),
+// closing or crashing the tab.
+func (s *session) refused(m *inbound) string {
+	check, ok := allowed[m.Method]
+	if !ok {
+		return "it is not among the commands Lighthouse sends"
+	}
+	if check == nil {
+		return ""
+	}
+	return check(s, m)
+}
+
+// allowed are the commands relayed on the page's sessions, each with a
+// check of its parameters, or nil.
+var allowed = map[string]func(*session, *inbound) string{
+	// What puppeteer.connect and its page send.
+	"Browser.getVersion": nil,
+	"Page.enable":        nil, "Page.disable": nil, "Page.getFrameTree": nil,
+	"Page.setLifecycleEventsEnabled": nil, "Page.addScriptToEvaluateOnNewDocument": nil,
+	"Page.createIsolatedWorld": nil, "Performance.enable": nil, "WebMCP.enable": nil,
+	"Runtime.enable": nil, "Runtime.disable": nil, "Runtime.runIfWaitingForDebugger": nil,
+	"Runtime.evaluate": nil, "Runtime.callFunctionOn": nil, "Runtime.releaseObject": nil,
+	"Runtime.terminateExecution": nil,
+	"Network.enable":             nil, "Log.enable": nil, "Log.disable": nil,
+	"Target.setAutoAttach": nil, "Target.detachFromTarget": nil,
+	"Target.getTargetInfo": func(_ *session, m *inbound) string {
+		if id, _ := targetParams(m); id != "" {
 			return "only the session's own target is shown"
 		}
-		return "it reaches beyond the audited page"
-	case "Browser":
-		if m.Method == "Browser.getVersion" {
-			return ""
-		}
-		return "it reaches beyond the audited page"
-	case "Tethering", "SystemInfo", "Extensions", "PWA":
-		return "it reaches beyond the audited page"
+		return ""
+	},
+	// What Lighthouse's driver and gatherers send.
+	"Page.navigate":               (*session).navigation,
+	"Page.handleJavaScriptDialog": nil,
+	"Page.getLayoutMetrics":       nil, "Page.captureScreenshot": nil,
+	"Audits.enable": nil, "Audits.disable": nil,
+	"CSS.enable": nil, "CSS.disable": nil, "CSS.getMatchedStylesForNode": nil, "CSS.getStyleSheetText": nil,
+	"DOM.enable": nil, "DOM.disable": nil, "DOM.getDocument": nil, "DOM.resolveNode": nil,
+	"DOM.pushNodeByPathToFrontend": nil, "DOM.pushNodesByBackendIdsToFrontend": nil,
+	"DOMDebugger.getEventListeners": nil,
+	"DOMSnapshot.enable":            nil, "DOMSnapshot.disable": nil, "DOMSnapshot.captureSnapshot": nil,
+	"Debugger.enable": nil, "Debugger.disable": nil, "Debugger.getScriptSource": nil, "Debugger.resume": nil,
+	"Debugger.setAsyncCallStackDepth": nil, "Debugger.setSkipAllPauses": nil,
+	"Emulation.setCPUThrottlingRate": nil, "Emulation.setDeviceMetricsOverride": nil,
+	"Emulation.setTouchEmulationEnabled": nil, "Emulation.setScriptExecutionDisabled": nil,
+	"Log.startViolationsReport": nil, "Log.stopViolationsReport": nil,
+	"Network.emulateNetworkConditions": nil, "Network.getResponseBody": nil, "Network.setBlockedURLs": nil,
+	"Network.setUserAgentOverride": nil, "Network.setCacheDisabled": nil,
+	// robots.txt and source maps: web resources only, read back through
+	// the stream each load returns and no other.
+	"Network.loadNetworkResource": (*session).load,
+	"IO.read":                     (*session).stream,
+	"IO.close":                    (*session).stream,
+}
+
+// navigation lets Lighthouse load the audited page and the blank page it
+// loads first, and nothing else.
+func (s *session) navigation(m *inbound) string {
+	var p struct {
+		URL string `json:"url"`
 	}
-	switch m.Method {
-	case "Page.close", "Page.crash":
-		return "the tab belongs to the agent"
-	case "Network.clearBrowserCookies", "Network.clearBrowserCache", "Storage.clearDataForOrigin",
-		"Storage.clearDataForStorageKey", "Storage.clearCookies":
-		return "the agent's logged-in state and caches are kept"
+	json.Unmarshal(m.Params, &p)
+	if p.URL == "about:blank" || (p.URL != "" && p.URL == s.e.cfg.AuditURL) {
+		return ""
+	}
+	return "Lighthouse loads only the audited page"
+}
+
+// load lets Lighthouse fetch a web resource, and remembers the command so
+// that the stream its reply names can be read.
+func (s *session) load(m *inbound) string {
+	var p struct {
+		URL string `json:"url"`
+	}
+	json.Unmarshal(m.Params, &p)
+	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "only http and https resources are loaded"
+	}
+	s.mu.Lock()
+	s.loads[callKey{m.SessionID, *m.ID}] = true
+	s.mu.Unlock()
+	return ""
+}
+
+// stream lets Lighthouse read a stream a load of its own returned.
+func (s *session) stream(m *inbound) string {
+	var p struct {
+		Handle string `json:"handle"`
+	}
+	json.Unmarshal(m.Params, &p)
+	s.mu.Lock()
+	ok := s.streams[p.Handle]
+	s.mu.Unlock()
+	if !ok {
+		return "only the streams of resources Lighthouse loaded are read"
 	}
 	return ""
+}
+
+// callKey names a command of the client's.
+type callKey struct {
+	sessionID string
+	id        uint64
+}
+
+// deliver passes a message of the page's sessions to the client, noting
+// the stream a reply to Network.loadNetworkResource names first, so that
+// the client can read it. It runs on the browser channel's reader.
+func (s *session) deliver(msg []byte) {
+	s.mu.Lock()
+	pending := len(s.loads) > 0
+	s.mu.Unlock()
+	if pending {
+		var r struct {
+			ID        *uint64 `json:"id"`
+			SessionID string  `json:"sessionId"`
+			Result    struct {
+				Resource struct {
+					Stream string `json:"stream"`
+				} `json:"resource"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(msg, &r) == nil && r.ID != nil {
+			k := callKey{r.SessionID, *r.ID}
+			s.mu.Lock()
+			if s.loads[k] {
+				delete(s.loads, k)
+				if h := r.Result.Resource.Stream; h != "" {
+					s.streams[h] = true
+				}
+			}
+			s.mu.Unlock()
+		}
+	}
+	s.out.Push(msg)
 }

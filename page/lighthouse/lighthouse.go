@@ -1,42 +1,102 @@
-// Package lighthouse runs the Lighthouse CLI (an optional external tool,
-// npm's `lighthouse`, like ffmpeg is for screencasts) against a DevTools
-// endpoint and reads its report.
+// Package lighthouse runs Lighthouse (an external tool, npm's
+// `lighthouse`, like ffmpeg is for screencasts) on one page through a
+// DevTools endpoint and reads its report.
 //
-// tabhive runs no JavaScript runtime of its own: the CLI is found on PATH
-// (or at a path the operator gives) and run as a child process, which is
-// killed when the call's context ends. It writes its JSON and HTML
-// reports into a private directory of its own; the caller copies them
-// where they belong.
+// Lighthouse is a Node program: tabhive runs it through its Node API with
+// a small driver script of its own (driver.mjs, embedded), run by the
+// `node` that runs the installed package, as a child process killed when
+// the call's context ends. The driver is given the endpoint's WebSocket
+// URL, secret included, on its stdin only: never in argv or the
+// environment, which other local users can read. It connects with the
+// puppeteer-core Lighthouse was installed with, audits the endpoint's one
+// page (navigation or snapshot mode) and writes the JSON and HTML reports
+// into a private directory; the caller copies them where they belong.
+//
+// Lighthouse is found on PATH or in tabhive's cache; [Ensure] installs the
+// pinned version there with npm when it is in neither (install.go).
+//
+// Goroutines: [Ensure] runs one that reports progress while npm runs,
+// stopped before it returns.
 package lighthouse
 
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// ErrNoCLI is returned when the lighthouse binary cannot be found.
-var ErrNoCLI = errors.New("lighthouse CLI not found")
+// ErrNoCLI is returned when the lighthouse package cannot be found.
+var ErrNoCLI = errors.New("lighthouse not found")
 
-// Find returns the path of the lighthouse binary bin (a path, or a name
-// on PATH; if empty, "lighthouse"), or an error wrapping [ErrNoCLI].
-func Find(bin string) (string, error) {
+// ErrNoNode is returned when no node binary can run the lighthouse
+// package.
+var ErrNoNode = errors.New("node not found")
+
+// Install is an installed Lighthouse.
+type Install struct {
+	// Dir is the lighthouse package's directory (its package.json).
+	Dir string
+	// Node is the node binary that runs it.
+	Node string
+}
+
+// Find returns the Lighthouse that the binary bin belongs to (a path, or
+// a name on PATH; if empty, "lighthouse"): the package directory its
+// symlink leads to, and the node beside it or on PATH. It returns an
+// error wrapping [ErrNoCLI] or [ErrNoNode].
+func Find(bin string) (Install, error) {
 	if bin == "" {
 		bin = "lighthouse"
 	}
 	path, err := exec.LookPath(bin)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s", ErrNoCLI, bin)
+		return Install{}, fmt.Errorf("%w: %s", ErrNoCLI, bin)
 	}
-	return path, nil
+	dir, err := packageDir(path)
+	if err != nil {
+		return Install{}, err
+	}
+	node := filepath.Join(filepath.Dir(path), "node")
+	if _, err := exec.LookPath(node); err != nil {
+		if node, err = exec.LookPath("node"); err != nil {
+			return Install{}, fmt.Errorf("%w on PATH (lighthouse is at %s)", ErrNoNode, path)
+		}
+	}
+	return Install{Dir: dir, Node: node}, nil
+}
+
+// packageDir returns the directory of the lighthouse package whose bin is
+// path: the nearest directory above its real file whose package.json
+// names lighthouse.
+func packageDir(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %v", ErrNoCLI, path, err)
+	}
+	for dir := filepath.Dir(real); ; {
+		b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		if err == nil {
+			var p struct {
+				Name string `json:"name"`
+			}
+			if json.Unmarshal(b, &p) == nil && p.Name == "lighthouse" {
+				return dir, nil
+			}
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("%w: %s is not in a lighthouse package", ErrNoCLI, path)
+		}
+		dir = up
+	}
 }
 
 // Categories are the categories an audit asks for, as chrome-devtools-mcp
@@ -68,18 +128,27 @@ var Devices = map[string]Device{
 // upstream.
 const MaxWaitForLoad = 30 * time.Second
 
+// Modes of an audit, as Lighthouse names them.
+const (
+	// Navigation reloads the page and audits the load.
+	Navigation = "navigation"
+	// Snapshot audits the page as it is, without reloading it.
+	Snapshot = "snapshot"
+)
+
 // Options say what to audit.
 type Options struct {
-	// Bin is the lighthouse binary (see [Find]).
-	Bin string
-	// Port is the DevTools endpoint's port on 127.0.0.1.
-	Port int
-	// URL is the page to load and audit.
+	Install Install
+	// Endpoint is the DevTools endpoint's WebSocket URL, secret included.
+	Endpoint string
+	// Mode is [Navigation] (the default) or [Snapshot].
+	Mode string
+	// URL is the page to load and audit in navigation mode.
 	URL    string
 	Device Device
-	// Dir is an empty private directory for the reports.
+	// Dir is an empty private directory for the driver and the reports.
 	Dir string
-	// Env, if non-nil, is the CLI's environment.
+	// Env, if non-nil, is the driver's environment.
 	Env []string
 }
 
@@ -90,60 +159,90 @@ type Output struct {
 	HTMLPath string
 }
 
-// Args returns the CLI's arguments for o.
-func Args(o Options) []string {
+// driver is the script that runs an audit through Lighthouse's Node API.
+//
+//go:embed driver.mjs
+var driver []byte
+
+// job is what the driver reads on its stdin.
+type job struct {
+	LighthouseDir string         `json:"lighthouseDir"`
+	Endpoint      string         `json:"endpoint"`
+	Mode          string         `json:"mode"`
+	URL           string         `json:"url"`
+	Flags         map[string]any `json:"flags"`
+	Dir           string         `json:"dir"`
+}
+
+// Flags returns Lighthouse's flags for o, as its CLI would make them of
+// the arguments chrome-devtools-mcp passes.
+func Flags(o Options) map[string]any {
 	d := o.Device
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	args := []string{
-		o.URL,
-		"--port=" + strconv.Itoa(o.Port),
-		"--hostname=127.0.0.1",
-		// The agent's cookies, storage and caches are its logged-in state:
-		// the audit must not clear them.
-		"--disable-storage-reset",
-		"--only-categories=" + strings.Join(Categories, ","),
-		"--output=json", "--output=html",
-		"--output-path=" + filepath.Join(o.Dir, "lighthouse"),
-		"--max-wait-for-load=" + strconv.Itoa(int(MaxWaitForLoad/time.Millisecond)),
-		"--form-factor=" + d.FormFactor,
-		"--screenEmulation.mobile=" + strconv.FormatBool(d.Mobile),
-		"--screenEmulation.width=" + strconv.Itoa(d.Width),
-		"--screenEmulation.height=" + strconv.Itoa(d.Height),
-		"--screenEmulation.deviceScaleFactor=" + f(d.DeviceScaleFactor),
-		"--screenEmulation.disabled=false",
-		"--emulatedUserAgent=" + d.UserAgent,
+	return map[string]any{
+		// The agent's cookies, storage and caches are its logged-in
+		// state: the audit must not clear them.
+		"disableStorageReset": true,
+		"onlyCategories":      Categories,
+		"output":              []string{"json", "html"},
+		"maxWaitForLoad":      int(MaxWaitForLoad / time.Millisecond),
+		"formFactor":          d.FormFactor,
+		"screenEmulation": map[string]any{
+			"mobile": d.Mobile, "width": d.Width, "height": d.Height,
+			"deviceScaleFactor": d.DeviceScaleFactor, "disabled": false,
+		},
+		"emulatedUserAgent": d.UserAgent,
 		// Chrome paints no background tab, and an agent's tab is often
 		// one: Lighthouse's full-page screenshot would wait for a frame
 		// that never comes, until its protocol timeout fails the audit.
 		// Bringing the tab to the front would send another agent's to
 		// the back mid-work. The scores do not use the screenshot.
-		"--disable-full-page-screenshot",
-		"--quiet",
+		"disableFullPageScreenshot": true,
+		"logLevel":                  "silent",
 	}
-	return args
 }
 
-// maxStderr bounds what is kept of the CLI's complaints.
+// maxStderr bounds what is kept of the driver's complaints.
 const maxStderr = 8 << 10
 
-// Run runs the CLI and reads its JSON report. The process is killed when
+// Run runs an audit and reads its JSON report. The driver is killed when
 // ctx ends.
 func Run(ctx context.Context, o Options) (*Output, error) {
-	cmd := exec.CommandContext(ctx, o.Bin, Args(o)...)
+	mode := o.Mode
+	if mode == "" {
+		mode = Navigation
+	}
+	script := filepath.Join(o.Dir, "tabhive-lighthouse-driver.mjs")
+	if err := os.WriteFile(script, driver, 0o600); err != nil {
+		return nil, fmt.Errorf("write lighthouse's driver: %w", err)
+	}
+	in, err := json.Marshal(job{LighthouseDir: o.Install.Dir, Endpoint: o.Endpoint, Mode: mode, URL: o.URL, Flags: Flags(o), Dir: o.Dir})
+	if err != nil {
+		return nil, fmt.Errorf("write lighthouse's job: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, o.Install.Node, script)
 	cmd.Dir = o.Dir
 	cmd.Env = o.Env
+	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &limited{w: &stderr, n: maxStderr}
 	cmd.Stdout = nil
 	// Node may leave the pipes to a child it started: stop waiting for
-	// them soon after the CLI itself exits or is killed.
+	// them soon after the driver itself exits or is killed.
 	cmd.WaitDelay = 5 * time.Second
 	setProcessGroup(cmd)
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &CLIError{Reason: lastLine(stderr.String()), Err: err}
+		reason := lastLine(stderr.String())
+		if o.Endpoint != "" {
+			// What Node says of a failed connection names the URL.
+			reason = strings.ReplaceAll(reason, o.Endpoint, "the endpoint")
+			if secret := o.Endpoint[strings.LastIndex(o.Endpoint, "/")+1:]; secret != "" {
+				reason = strings.ReplaceAll(reason, secret, "…")
+			}
+		}
+		return nil, &CLIError{Reason: reason, Err: err}
 	}
 	out := &Output{
 		JSONPath: filepath.Join(o.Dir, "lighthouse.report.json"),

@@ -2,6 +2,7 @@ package lighthouse
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,11 +12,11 @@ import (
 	"time"
 )
 
-// TestRunKillsTheCLI: when the call's context ends, the CLI and what it
-// started are killed and reaped, and Run returns at once.
+// TestRunKillsTheCLI: when the call's context ends, the driver's node and
+// what it started are killed and reaped, and Run returns at once.
 func TestRunKillsTheCLI(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "lighthouse")
+	bin := filepath.Join(dir, "node")
 	script := "#!/bin/sh\nsleep 300 &\necho $$ $! > " + filepath.Join(dir, "pids") + "\nwait\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -23,7 +24,7 @@ func TestRunKillsTheCLI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(ctx, Options{Bin: bin, Port: 1, URL: "http://127.0.0.1:1/", Device: Devices["desktop"], Dir: dir})
+		_, err := Run(ctx, Options{Install: Install{Dir: dir, Node: bin}, Endpoint: "ws://127.0.0.1:1/devtools/browser/x", URL: "http://127.0.0.1:1/", Device: Devices["desktop"], Dir: dir})
 		done <- err
 	}()
 	var pids []int
@@ -58,16 +59,17 @@ func TestRunKillsTheCLI(t *testing.T) {
 	}
 }
 
-func TestArgs(t *testing.T) {
-	args := strings.Join(Args(Options{Port: 4242, URL: "http://x/", Device: Devices["mobile"], Dir: "/d"}), " ")
+func TestFlags(t *testing.T) {
+	b, _ := json.Marshal(Flags(Options{URL: "http://x/", Device: Devices["mobile"], Dir: "/d"}))
+	flags := string(b)
 	for _, want := range []string{
-		"http://x/ ", "--port=4242", "--disable-storage-reset", "--only-categories=accessibility,seo,best-practices,agentic-browsing",
-		"--output=json --output=html", "--output-path=/d/lighthouse", "--max-wait-for-load=30000", "--form-factor=mobile",
-		"--screenEmulation.mobile=true", "--screenEmulation.width=412", "--screenEmulation.height=823",
-		"--screenEmulation.deviceScaleFactor=1.75", "--emulatedUserAgent=Mozilla/5.0 (Linux; Android 11;", "--quiet",
+		`"disableStorageReset":true`, `"onlyCategories":["accessibility","seo","best-practices","agentic-browsing"]`,
+		`"output":["json","html"]`, `"maxWaitForLoad":30000`, `"formFactor":"mobile"`,
+		`"screenEmulation":{"deviceScaleFactor":1.75,"disabled":false,"height":823,"mobile":true,"width":412}`,
+		`"emulatedUserAgent":"Mozilla/5.0 (Linux; Android 11;`, `"disableFullPageScreenshot":true`, `"logLevel":"silent"`,
 	} {
-		if !strings.Contains(args, want) {
-			t.Errorf("args lack %q: %s", want, args)
+		if !strings.Contains(flags, want) {
+			t.Errorf("flags lack %s: %s", want, flags)
 		}
 	}
 }
