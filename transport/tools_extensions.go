@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -65,7 +66,49 @@ func extensionDir(ctx context.Context, c *call, dir string) (string, error) {
 		}
 		return "", fmt.Errorf("%s holds no readable manifest.json: give the directory of an unpacked extension.", dir)
 	}
-	return filepath.Dir(manifest), nil
+	dir = filepath.Dir(manifest)
+	if err := extensionContents(c.sandbox(ctx), dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// maxExtensionEntries bounds the walk of an extension's directory.
+const maxExtensionEntries = 20000
+
+// extensionContents checks what Chrome may read of the unpacked extension
+// in dir (canonical, inside the sandbox): every file under it, served to
+// the extension and to pages as chrome-extension:// URLs. Chrome follows
+// an unpacked extension's links wherever they point, so a link under dir
+// must resolve inside dir; and no directory under it may be one the
+// sandbox protects (the browser's profile, whose cookies the extension
+// would read). Links are resolved as found; what changes after the check
+// is not seen (agents cannot make links, but another process can).
+func extensionContents(sb *sandbox.Sandbox, dir string) error {
+	n := 0
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s could not be read whole: give the directory of an unpacked extension whose files tabhive can read.", dir)
+		}
+		if n++; n > maxExtensionEntries {
+			return fmt.Errorf("%s holds more than %d files and directories: give the directory of one unpacked extension.", dir, maxExtensionEntries)
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil || (target != dir && !strings.HasPrefix(target, dir+string(filepath.Separator))) {
+				return fmt.Errorf("%s links outside the extension's directory (or to nothing), and Chrome would serve what it points to: copy the file into the directory instead.", p)
+			}
+		case d.IsDir() && p != dir:
+			if _, err := sb.Resolve(p); err != nil {
+				if _, denied := errorsAs[*sandbox.DeniedError](err); denied {
+					return err
+				}
+				return fmt.Errorf("%s could not be read whole: give the directory of an unpacked extension whose files tabhive can read.", dir)
+			}
+		}
+		return nil
+	})
 }
 
 // extensionsAllowed refuses what would reach beyond an isolated session
