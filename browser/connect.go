@@ -110,6 +110,14 @@ func (s *Supervisor) start(ctx context.Context) error {
 	}
 	(*supervisorEvents)(s).Apply()
 	s.discovered = true
+	if s.launched && s.cfg.Viewport != "" {
+		for _, e := range s.pages {
+			err := s.act.Await(ctx, func(ctx context.Context) error { return s.fitViewport(ctx, conn, e.TargetID) }, nil)
+			if err != nil {
+				s.log.Warn().Err(err).Msg("sizing the first window to --viewport")
+			}
+		}
+	}
 	if s.launched {
 		// Our own browser: its first tab gets an actor now, like every tab
 		// opened later. A connected browser's existing tabs get theirs when
@@ -162,7 +170,9 @@ func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, err
 	args := append([]string{}, s.cfg.Args...)
 	args = append(args, s.hostRules(args)...)
 	headless := s.cfg.Headless || !hasDisplay()
-	if headless {
+	if headless || s.cfg.Viewport != "" {
+		// The page gets the size of --viewport: fitViewport, once the
+		// window is there.
 		w, h := viewport(s.cfg.Viewport)
 		args = append(args, fmt.Sprintf("--window-size=%d,%d", w, h))
 	}

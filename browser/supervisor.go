@@ -87,8 +87,9 @@ type Config struct {
 	UserDataDir string
 	// Args are extra Chromium switches for a launch.
 	Args []string
-	// Viewport is the window size of a launch, as "WIDTHxHEIGHT". If empty,
-	// 1280x720.
+	// Viewport is the size of a launched browser's pages, as
+	// "WIDTHxHEIGHT" (fitViewport). If empty, a headless launch's window
+	// is 1280x720, its pages 87 pixels shorter.
 	Viewport string
 	// BrowserURL connects to a running Chrome's DevTools HTTP endpoint, such
 	// as http://127.0.0.1:9222, instead of launching.
@@ -423,6 +424,7 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 		contextID string
 		load      *stateLoad // the context's storage state, being given
 		first     bool       // this call gives it
+		fit       bool       // the page's window is sized to Viewport
 	}
 	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
 		if err := s.ensure(ctx); err != nil {
@@ -436,7 +438,7 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 			}
 		}
 		load, first := s.claimLoad(id)
-		return where{s.conn, id, load, first}, nil
+		return where{s.conn, id, load, first, s.launched && s.cfg.Viewport != ""}, nil
 	})
 	if err != nil {
 		return PageInfo{}, nil, err
@@ -447,6 +449,12 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 	targetID, err := createTarget(ctx, w.conn, opts.Background, w.contextID)
 	if err != nil {
 		return PageInfo{}, nil, fmt.Errorf("open a tab: %w", lostIfClosed(err))
+	}
+	if w.fit {
+		// A new context's first tab opens a window of its own.
+		if err := s.fitViewport(ctx, w.conn, targetID); err != nil {
+			s.log.Warn().Err(err).Msg("sizing a new window to --viewport")
+		}
 	}
 	type result struct {
 		info  PageInfo

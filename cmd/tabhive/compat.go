@@ -224,6 +224,11 @@ func (c *Config) checkCompat() ([]string, error) {
 	if x.channel != "" && !slices.Contains(browser.Channels, x.channel) {
 		return nil, fmt.Errorf("--channel %q: use stable, beta, dev or canary", x.channel)
 	}
+	viewport, err := checkViewport(b.Viewport)
+	if err != nil {
+		return nil, err
+	}
+	b.Viewport = viewport
 	for _, conflict := range []struct {
 		a, b   string
 		aOn, B bool
@@ -265,6 +270,9 @@ func (c *Config) checkCompat() ([]string, error) {
 			b.UserDataDir = filepath.Join(filepath.Dir(browser.DefaultProfile()), "chrome-profile-"+x.channel)
 			c.Server.ProfileDir = b.UserDataDir
 		}
+	}
+	if b.Viewport != "" && !launching {
+		warn = append(warn, "--viewport applies to a browser tabhive launches: the pages of the browser it connects to keep their windows' size")
 	}
 	if x.proxyServer != "" {
 		if launching {
@@ -467,4 +475,147 @@ func camelCase(s string) string {
 		}
 	}
 	return strings.Join(parts, "")
+}
+
+// yargsSpellings rewrites the spellings chrome-devtools-mcp's parser
+// (yargs) accepts and Go's flag package reads otherwise, so that a command
+// line written for chrome-devtools-mcp means the same here:
+//
+//   - a boolean flag followed by the word true or false takes it as its
+//     value (--category-performance false); any other word after it stays
+//     an argument of its own, which configure refuses;
+//   - a repeatable flag takes the words that follow it, up to the next
+//     flag (--chrome-arg a b is --chrome-arg a --chrome-arg b), as yargs'
+//     arrays do.
+//
+// Everything after "--" is left as it is.
+func yargsSpellings(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, ok := flagName(a)
+		f := fs.Lookup(name)
+		if !ok || f == nil {
+			out = append(out, a)
+			continue
+		}
+		_, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case isBoolFlag(f) && !hasValue && !negationFlag(f) && i+1 < len(args) && (args[i+1] == "true" || args[i+1] == "false"):
+			i++
+			out = append(out, a+"="+args[i])
+		case isListFlag(f) && (hasValue || i+1 < len(args)):
+			if !hasValue {
+				i++
+				value = args[i] // whatever it is: --chrome-arg --mute-audio
+			}
+			out = append(out, "--"+name+"="+value)
+			for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				i++
+				out = append(out, "--"+name+"="+args[i])
+			}
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// isBoolFlag reports whether f is a switch: given alone, it means true.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// negationFlag reports whether f is the --no- form of a switch.
+func negationFlag(f *flag.Flag) bool {
+	switch f.Value.(type) {
+	case negation, negated:
+		return true
+	case optionalBool:
+		return f.Value.(optionalBool).negate
+	}
+	return false
+}
+
+// isListFlag reports whether f may be given more than once, each value
+// added to the others.
+func isListFlag(f *flag.Flag) bool {
+	_, ok := f.Value.(listFlag)
+	return ok
+}
+
+// flagError says in one sentence what is wrong with a command line that
+// Go's flag package refused, and what to give instead: its own messages
+// name flags with one dash and say "parse error".
+func flagError(err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Errorf("unknown flag --%s: see tabhive --help for the flags", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Errorf("--%s needs a value: give it as --%s VALUE or --%s=VALUE, see tabhive --help", name, name, name)
+	}
+	var value, name, reason string
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		// invalid boolean value "maybe" for -name: parse error
+		q, after, _ := strings.Cut(rest, " for -")
+		value = q
+		name, _, _ = strings.Cut(after, ":")
+		return fmt.Errorf("--%s %s: give true or false (--%s=false), or leave the value out for true", name, value, name)
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		// invalid value "x" for flag -name: reason
+		q, after, _ := strings.Cut(rest, " for flag -")
+		value = q
+		name, reason, _ = strings.Cut(after, ": ")
+		switch {
+		case reason == "parse error" || reason == "value out of range":
+			reason = "give a whole number"
+			if strings.HasSuffix(name, "timeout") || strings.HasSuffix(name, "Timeout") {
+				reason = "give a duration such as 30s or 5m"
+			}
+		case strings.HasPrefix(reason, "time: "):
+			reason = "give a duration such as 30s or 5m"
+		}
+		return fmt.Errorf("--%s %s: %s", name, value, reason)
+	}
+	return err
+}
+
+// unexpectedArgument is configure's sentence for a word on the command
+// line that is not a flag nor a flag's value; rest is what flag parsing
+// left, args what it parsed.
+func unexpectedArgument(fs *flag.FlagSet, args, rest []string) error {
+	if i := len(args) - len(rest); i > 0 && args[i-1] != "--" {
+		if name, ok := flagName(args[i-1]); ok && !strings.Contains(args[i-1], "=") {
+			if f := fs.Lookup(name); f != nil && isBoolFlag(f) {
+				return fmt.Errorf("unexpected argument %q after --%s: a switch takes true or false (--%s=false, or --%s false), or nothing for true", rest[0], name, name, name)
+			}
+		}
+	}
+	return fmt.Errorf("unexpected argument %q: flags start with --, see tabhive --help", rest[0])
+}
+
+// maxViewport is the largest --viewport side, in pixels: beyond it
+// Chromium's renderer fails to draw (20000x20000 killed it, measured with
+// Chromium 156), and a screenshot of 10000x10000 is already 400 MB raw.
+const maxViewport = 10000
+
+// checkViewport reads --viewport, WIDTHxHEIGHT in pixels, each from 1 to
+// maxViewport, and returns it as tabhive's browser takes it.
+func checkViewport(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	ws, hs, ok := strings.Cut(strings.TrimSpace(v), "x")
+	w, errW := strconv.Atoi(ws)
+	h, errH := strconv.Atoi(hs)
+	if !ok || errW != nil || errH != nil || w < 1 || h < 1 || w > maxViewport || h > maxViewport || strings.HasPrefix(ws, "+") || strings.HasPrefix(hs, "+") {
+		return "", fmt.Errorf("--viewport %q: give the page's size in pixels as WIDTHxHEIGHT, each from 1 to %d, such as 1280x720", v, maxViewport)
+	}
+	return fmt.Sprintf("%dx%d", w, h), nil
 }

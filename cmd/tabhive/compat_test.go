@@ -133,7 +133,7 @@ func TestConfigureCompatRefusals(t *testing.T) {
 		{[]string{"--category-pwa", "--auto-connect"}, "--category-pwa and --auto-connect are mutually exclusive"},
 		{[]string{"--categoryPwa", "--wsEndpoint", "ws://127.0.0.1:1/devtools/browser/x"}, "--category-pwa and --ws-endpoint are mutually exclusive"},
 		{[]string{"--ignore-default-chrome-arg", "disable-sync"}, `--ignore-default-chrome-arg "disable-sync": give a Chromium switch`},
-		{[]string{"--category-input=maybe"}, `invalid boolean value "maybe" for -category-input`},
+		{[]string{"--category-input=maybe"}, `--category-input "maybe": give true or false (--category-input=false), or leave the value out for true`},
 		{[]string{"--config", "/no/such/file.json"}, "--config /no/such/file.json: no such file or directory"},
 	}
 	for _, tt := range tests {
@@ -183,7 +183,7 @@ func TestConfigFile(t *testing.T) {
 		{`{"nope": 1}`, `unknown option "nope"`},
 		{`{"no-slim": true}`, `unknown option "no-slim"`},
 		{`[1, 2]`, "is not a JSON object of options"},
-		{`{"headless": "yes"}`, `invalid boolean value "yes" for -headless`},
+		{`{"headless": "yes"}`, `--headless "yes": give true or false`},
 	} {
 		p := write("bad.json", tt.body)
 		if _, err := configure([]string{"--config", p}, io.Discard); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -135,10 +135,15 @@ func validHeader(name, value string) bool {
 // chrome-devtools-mcp accepts (--executablePath) work too, so a client's
 // config can switch by changing only the command. It refuses a command
 // line that contradicts itself with a sentence that says what to change;
-// -h gives flag.ErrHelp after printing the usage to stderr.
+// -h and --help give flag.ErrHelp, and run prints the help (help.go).
+// Every spelling chrome-devtools-mcp's parser accepts is read alike
+// (yargsSpellings).
 func configure(args []string, stderr io.Writer) (*Config, error) {
 	c := &Config{}
 	fs, shotQuality := newFlagSet(c, stderr)
+	fs.SetOutput(io.Discard) // errors are returned as one sentence each
+	fs.Usage = func() {}
+	args = yargsSpellings(fs, args)
 	// --config FILE: its options come first, so that the command line's
 	// win (compat.go).
 	if path := configPath(args); path != "" {
@@ -149,10 +154,10 @@ func configure(args []string, stderr io.Writer) (*Config, error) {
 		args = append(fileArgs, args...)
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, flagError(err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q: flags start with --, see --help", fs.Arg(0))
+		return nil, unexpectedArgument(fs, args, fs.Args())
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "max-sessions" || f.Name == "maxSessions" {
@@ -327,7 +332,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	fs.StringVar(&b.BrowserURL, "u", "", "short for --browser-url")
 	str(&b.WSEndpoint, "ws-endpoint", "wsEndpoint", "", "connect to a running Chrome's browser WebSocket, ws://HOST:PORT/devtools/browser/ID")
 	fs.StringVar(&b.WSEndpoint, "w", "", "short for --ws-endpoint")
-	str(&b.Viewport, "viewport", "viewport", "", "window size of a launched headless Chromium, WIDTHxHEIGHT (default 1280x720)")
+	str(&b.Viewport, "viewport", "viewport", "", "the page size of a launched browser, WIDTHxHEIGHT in pixels, each 1 to 10000 (default: a 1280x720 headless window, its page 87 pixels shorter)")
 	both("chrome-arg", "chromeArg", func(n string) { fs.Var(listFlag{v: &b.Args}, n, "extra Chromium switch (repeatable)") })
 	str(&c.wsHeaders, "ws-headers", "wsHeaders", "", `headers to send when connecting to the browser, as JSON, e.g. '{"Authorization":"Bearer TOKEN"}'`)
 

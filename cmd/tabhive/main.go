@@ -43,6 +43,10 @@ func main() {
 // run is the whole program; main only maps its error to an exit code.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) error {
 	cfg, err := configure(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		writeHelp(stdout) // help.go
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ import (
 // test binary with TABHIVE_TEST_MAIN=1 and tabhive's flags, so that they
 // drive the real program, flags, wiring and shutdown included.
 func TestMain(m *testing.M) {
+	if os.Getenv("TABHIVE_TEST_PARSE") == "1" {
+		os.Exit(parseMode(os.Stdin, os.Stdout)) // spellings_test.go
+	}
 	if os.Getenv("TABHIVE_TEST_MAIN") == "1" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -492,8 +492,7 @@ func TestUpstreamConfigStarts(t *testing.T) {
 			if got := text(t, cs, "navigate", map[string]any{"url": srv.URL + "/"}); got != "Navigated to "+srv.URL+"/." {
 				t.Errorf("navigate = %q", got)
 			}
-			// --viewport is the headless window's size, of which the page
-			// gets the width (and the height less the window's own UI).
+			// --viewport is the page's size (TestViewportThroughBinary).
 			if got := text(t, cs, "evaluate", map[string]any{"script": "innerWidth"}); got != "1280" {
 				t.Errorf("innerWidth = %s, want 1280", got)
 			}
