@@ -24,8 +24,9 @@ const maxFrames = 50
 // [Message.Count] still counts them all.
 const maxIssueDetails = 100
 
-// A Message is one item of the console stream: a console API call, an
-// uncaught exception or an aggregated browser issue.
+// A Message is one item of the console stream: a console API call, a
+// message of the browser's own, an uncaught exception or an aggregated
+// browser issue.
 //
 // Args, Stack, Causes and IssueDetails are never modified in place once
 // stored (they are replaced, not appended to), so a copy of a Message stays
@@ -36,8 +37,9 @@ type Message struct {
 	// Type is the console API type as the tools show it (log, debug, info,
 	// error, warn, dir, dirxml, table, trace, clear, startGroup,
 	// startGroupCollapsed, endGroup, assert, profile, profileEnd, count,
-	// timeEnd, verbose); "error" for an uncaught exception; [TypeIssue] for a
-	// browser issue.
+	// timeEnd, verbose); the level of a message of the browser's own
+	// (verbose, info, warn, error); "error" for an uncaught exception;
+	// [TypeIssue] for a browser issue.
 	Type string
 	// Text is the message text; an exception's text ("Uncaught Error: boom");
 	// an issue's title.
@@ -125,6 +127,19 @@ type ExceptionEvent struct {
 	Stack []CallFrame // where it was thrown, innermost frame first
 	// Ref is an opaque reference to the exception value, see [Message.Ref].
 	Ref string
+}
+
+// LogEvent is one of the browser's own messages, from CDP Log.entryAdded:
+// a resource that failed to load, an intervention, a violation, and the
+// like. Chrome logs them itself; the page's scripts did not.
+type LogEvent struct {
+	// Level is the CDP level (verbose, info, warning, error); "warning" is
+	// stored as "warn", as for a console API call.
+	Level string
+	// Text is the message, such as "Failed to load resource: the server
+	// responded with a status of 404 (Not Found)".
+	Text  string
+	Stack []CallFrame // where it was logged, innermost frame first; often nil
 }
 
 // IssueEvent is one browser issue, from CDP Audits.issueAdded. (One CDP
@@ -217,6 +232,20 @@ func (c *Console) ConsoleAPICalled(ev ConsoleEvent) {
 			m.Args[i] = a
 		}
 	}
+	c.add(m)
+}
+
+// LogEntryAdded records one of the browser's own messages as a message of
+// its level with no arguments, in the same stream and id sequence as
+// console API calls, as chrome-devtools-mcp lists them (Puppeteer turns
+// Log.entryAdded into console messages).
+func (c *Console) LogEntryAdded(ev LogEvent) {
+	typ := ev.Level
+	if typ == "warning" {
+		typ = "warn"
+	}
+	m := &Message{Type: typ, Text: clip(ev.Text)}
+	m.Stack, m.MoreFrames = c.keepFrames(ev.Stack)
 	c.add(m)
 }
 

@@ -75,6 +75,33 @@ func TestConsoleSources(t *testing.T) {
 	c.SetCauses(99, nil) // unknown id: nothing happens
 }
 
+// TestConsoleLogEntries: the browser's own messages take ids in the
+// stream of console calls, at the level they were logged, with no
+// arguments, and group as upstream's do.
+func TestConsoleLogEntries(t *testing.T) {
+	c := NewConsole(Config{})
+	const failed = "Failed to load resource: the server responded with a status of 404 (Not Found)"
+	c.ConsoleAPICalled(logged("hi", "hi"))
+	c.LogEntryAdded(LogEvent{Level: "error", Text: failed})
+	c.LogEntryAdded(LogEvent{Level: "error", Text: failed})
+	c.LogEntryAdded(LogEvent{Level: "warning", Text: "intervention"})
+	c.ConsoleAPICalled(logged("bye", "bye"))
+	want := []Message{
+		{ID: 1, Type: "log", Text: "hi", Args: values("hi"), ArgCount: 1},
+		{ID: 2, Type: "error", Text: failed},
+		{ID: 3, Type: "error", Text: failed},
+		{ID: 4, Type: "warn", Text: "intervention"},
+		{ID: 5, Type: "log", Text: "bye", Args: values("bye"), ArgCount: 1},
+	}
+	got := c.List(MessageFilter{})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("List() =\n%+v\nwant\n%+v", got, want)
+	}
+	if g := Group(got); len(g) != 4 || g[1].ID != 2 || g[1].Times != 2 {
+		t.Errorf("Group(List()) = %+v, want the two failures as msgid 2, 2 times", g)
+	}
+}
+
 func TestConsoleFilterKeepsIDs(t *testing.T) {
 	c := NewConsole(Config{})
 	c.ConsoleAPICalled(logged("a"))

@@ -34,8 +34,10 @@
 //
 // # Console
 //
-// Console API calls, uncaught exceptions and browser issues share one stream
-// and one id sequence. A message's object arguments are kept as opaque
+// Console API calls, the browser's own messages (a resource that failed to
+// load, from CDP's Log domain), uncaught exceptions and browser issues share
+// one stream and one id sequence, in the order the page's session reported
+// them. A message's object arguments are kept as opaque
 // references ([Arg.Ref]) for the owner to read on demand; an exception's cause
 // chain is read once and recorded ([Console.SetCauses]). Issues are
 // de-duplicated and aggregated by code, with DevTools' titles

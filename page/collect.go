@@ -35,6 +35,7 @@ var collected = map[string]bool{
 	"Runtime.consoleAPICalled":           true,
 	"Runtime.exceptionThrown":            true,
 	"Audits.issueAdded":                  true,
+	"Log.entryAdded":                     true,
 	"Network.requestWillBeSent":          true,
 	"Network.requestWillBeSentExtraInfo": true,
 	"Network.responseReceived":           true,
@@ -82,6 +83,8 @@ func (a *Actor) collectEvent(s *session, ev cdpconn.Event) error {
 			x.Ref = a.sessionRef(s, d.Exception.ObjectID)
 		}
 		a.console.ExceptionThrown(x)
+	case "Log.entryAdded":
+		return a.collectLogEntry(s, ev.Params)
 	case "Audits.issueAdded":
 		var e struct {
 			Issue struct {
@@ -277,7 +280,8 @@ func (r cdpResponse) response() collectors.Response {
 const asyncStackDepth = 32
 
 // enableCollectors turns on what the collectors need beyond the domains
-// the actor enables when it connects: issue reporting (Audits), and
+// the actor enables when it connects: issue reporting (Audits), the
+// browser's own console messages (Log, console.go), and
 // asynchronous stack traces so that a message logged in a callback shows
 // where the callback was scheduled ("--- setTimeout ---").
 //
@@ -289,6 +293,9 @@ func (a *Actor) enableCollectors(ctx context.Context) error {
 	}
 	if err := rpcc.Invoke(ctx, "Runtime.setAsyncCallStackDepth", map[string]any{"maxDepth": asyncStackDepth}, nil, a.conn.RPC()); err != nil {
 		return fmt.Errorf("enable async stacks: %w", err)
+	}
+	if err := a.enableLog(ctx); err != nil {
+		return fmt.Errorf("enable the browser's messages: %w", err)
 	}
 	return nil
 }

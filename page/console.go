@@ -27,6 +27,40 @@ var ErrNoMessage = errors.New("no console message with that msgid")
 // (chrome-devtools-mcp's STACK_TRACE_MAX_LINES); the rest are counted.
 const maxStackLines = 50
 
+// collectLogEntry records one of the browser's own messages (CDP
+// Log.entryAdded: "Failed to load resource: ...", interventions, ...) in
+// the console stream, as chrome-devtools-mcp lists them: those of the
+// page's own session, except what its workers logged (Puppeteer's page
+// listens to Log there only, and skips source "worker").
+func (a *Actor) collectLogEntry(s *session, params json.RawMessage) error {
+	if s != a.top {
+		return nil
+	}
+	var e struct {
+		Entry struct {
+			Source     string             `json:"source"`
+			Level      string             `json:"level"`
+			Text       string             `json:"text"`
+			StackTrace *format.StackTrace `json:"stackTrace"`
+		} `json:"entry"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	if e.Entry.Source == "worker" {
+		return nil
+	}
+	a.console.LogEntryAdded(collectors.LogEvent{Level: e.Entry.Level, Text: e.Entry.Text, Stack: format.Stack(e.Entry.StackTrace)})
+	return nil
+}
+
+// enableLog turns on the Log domain on the page's own session, whose
+// entries collectLogEntry records. Chrome replays the entries it kept from
+// before, as it does console calls for Runtime.enable.
+func (a *Actor) enableLog(ctx context.Context) error {
+	return rpcc.Invoke(ctx, "Log.enable", nil, nil, a.conn.RPC())
+}
+
 // ConsoleFilter selects console messages for [Actor.ConsoleMessages].
 type ConsoleFilter struct {
 	// Types keeps only messages of these types (log, error, warn, ...,
