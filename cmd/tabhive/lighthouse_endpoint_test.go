@@ -23,8 +23,9 @@ import (
 // is the secret: not a local process that only knows the port (found
 // here as an attacker would, among the listening sockets of
 // /proc/net/tcp), not another isolated session whose page loads the
-// endpoint's /json/version. Before, both read the URL from /json/version
-// and could take the one connection. Lighthouse's node is held back by a
+// endpoint's /json/version, which is refused as every request a browser
+// makes. Before, both read the URL from /json/version and could take the
+// one connection. Lighthouse's node is held back by a
 // wrapper until the probes are done, so the endpoint is probed while it
 // listens; then the audit runs to its end.
 func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
@@ -140,6 +141,11 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 		snap, _ := try(t, other, "take_snapshot", nil)
 		if leaks(nav) || leaks(seen) || leaks(snap) {
 			t.Errorf("another session's page loaded %s and read the endpoint's WebSocket:\n%s\n%s\n%s", path, nav, seen, snap)
+		}
+		// The endpoint answered the page, with a refusal: a browser's
+		// request carries Fetch Metadata.
+		if !strings.Contains(seen, "requests from web pages are refused") {
+			t.Errorf("another session's page that loaded %s was not refused:\n%s", path, seen)
 		}
 	}
 

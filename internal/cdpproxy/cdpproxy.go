@@ -14,9 +14,11 @@
 // so a process or a page that knows only the port learns nothing. It
 // answers only requests whose Host is 127.0.0.1:PORT or localhost:PORT (a
 // page that rebinds a name of its own to 127.0.0.1 sends its own name)
-// and that carry no Origin header (a browser sends one with every
-// cross-origin request and WebSocket handshake from a page; Node's
-// clients send none). The first WebSocket connection is the only one: the
+// and that a browser did not make: no Origin header (a browser sends one
+// with every cross-origin request and WebSocket handshake from a page)
+// nor Fetch Metadata (Sec-Fetch-*, which Chromium sends with every
+// navigation and load to 127.0.0.1); Node's clients send neither. So a
+// page, one of tabhive's browser included, gets a refusal. The first WebSocket connection is the only one: the
 // listener closes as it is accepted.
 //
 // The client talks to a browser that this package makes up, not to
@@ -195,7 +197,7 @@ func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "wrong host", http.StatusForbidden)
 		return
 	}
-	if _, ok := r.Header["Origin"]; ok {
+	if fromBrowser(r) {
 		http.Error(w, "requests from web pages are refused", http.StatusForbidden)
 		return
 	}
@@ -211,6 +213,25 @@ func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	e.upgrade(w, r)
 }
 
+// fromBrowser reports whether a browser made the request: it carries an
+// Origin (every cross-origin request and WebSocket handshake a page
+// makes) or Fetch Metadata (Sec-Fetch-*, which Chromium sends with every
+// request to a potentially trustworthy URL, as 127.0.0.1 and localhost
+// are: navigations and loads a page cannot add an Origin to). Node's
+// clients send neither. So no page of any browser, tabhive's own
+// included, gets more than a refusal from the endpoint.
+func fromBrowser(r *http.Request) bool {
+	if _, ok := r.Header["Origin"]; ok {
+		return true
+	}
+	for k := range r.Header {
+		if strings.HasPrefix(k, "Sec-Fetch-") {
+			return true
+		}
+	}
+	return false
+}
+
 // upgrade accepts the one WebSocket connection and stops listening.
 func (e *Endpoint) upgrade(w http.ResponseWriter, r *http.Request) {
 	if !e.taken.CompareAndSwap(false, true) {
@@ -219,7 +240,7 @@ func (e *Endpoint) upgrade(w http.ResponseWriter, r *http.Request) {
 	}
 	e.ln.Close() // no second connection, not even a TCP one
 	up := websocket.Upgrader{
-		CheckOrigin: func(r *http.Request) bool { _, ok := r.Header["Origin"]; return !ok },
+		CheckOrigin: func(r *http.Request) bool { return !fromBrowser(r) },
 	}
 	conn, err := up.Upgrade(w, r, nil)
 	if err != nil {

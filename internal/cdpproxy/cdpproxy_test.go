@@ -150,6 +150,8 @@ func TestRefusesPagesAndRebinding(t *testing.T) {
 		{"host without the port", "/json/version", "127.0.0.1", nil, http.StatusForbidden},
 		{"origin", "/json/version", fmt.Sprintf("127.0.0.1:%d", port), http.Header{"Origin": {"http://127.0.0.1:8000"}}, http.StatusForbidden},
 		{"null origin", "/json/version", fmt.Sprintf("localhost:%d", port), http.Header{"Origin": {"null"}}, http.StatusForbidden},
+		{"a page's navigation", "/json/version", fmt.Sprintf("127.0.0.1:%d", port), http.Header{"Sec-Fetch-Mode": {"navigate"}, "Sec-Fetch-Site": {"none"}}, http.StatusForbidden},
+		{"a page's image", "/devtools/browser/0000", fmt.Sprintf("127.0.0.1:%d", port), http.Header{"Sec-Fetch-Dest": {"image"}}, http.StatusForbidden},
 		{"guessed path", "/devtools/browser/0000", fmt.Sprintf("127.0.0.1:%d", port), nil, http.StatusNotFound},
 		{"target list", "/json/list", fmt.Sprintf("127.0.0.1:%d", port), nil, http.StatusNotFound},
 		{"localhost", "/json/version", fmt.Sprintf("localhost:%d", port), nil, http.StatusNotFound},
