@@ -25,7 +25,7 @@ func checkExposure(c *Config) (warning string, err error) {
 		return "", nil
 	}
 	if !c.allowUnauthenticated {
-		return "", fmt.Errorf("--http %s accepts connections from other machines and no --auth-token is set: give --auth-token TOKEN (or $TABHIVE_AUTH_TOKEN), listen on 127.0.0.1, or add --allow-unauthenticated if anyone who can reach that port may drive the browser", c.HTTPAddr)
+		return "", fmt.Errorf("--http %s accepts connections from other machines and no --auth-token is set: give --auth-token TOKEN (or $TABHIVE_AUTH_TOKEN, or --auth-tokens-file FILE), listen on 127.0.0.1, or add --allow-unauthenticated if anyone who can reach that port may drive the browser", c.HTTPAddr)
 	}
 	return fmt.Sprintf("--http %s serves anyone who can reach it, without a token (--allow-unauthenticated): they can drive the browser, read its pages and cookies, and write files where sessions may", c.HTTPAddr), nil
 }

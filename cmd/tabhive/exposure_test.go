@@ -29,8 +29,8 @@ func TestLoopbackOnly(t *testing.T) {
 // TestUnauthenticatedExposureThroughBinary: --http on an address other
 // machines reach, without --auth-token, is refused at start with one
 // sentence naming the ways out; --allow-unauthenticated starts it with a
-// warning on stderr; a token (flag or $TABHIVE_AUTH_TOKEN) or a loopback
-// address starts it without one.
+// warning on stderr; a token (--auth-token, $TABHIVE_AUTH_TOKEN or
+// --auth-tokens-file) or a loopback address starts it without one.
 func TestUnauthenticatedExposureThroughBinary(t *testing.T) {
 	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0"} {
@@ -50,6 +50,10 @@ func TestUnauthenticatedExposureThroughBinary(t *testing.T) {
 		}
 	}
 
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("client-a-s3cret\nclient-b-s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	warning := "tabhive: warning: --http 0.0.0.0:0 serves anyone who can reach it"
 	for _, tt := range []struct {
 		args []string
@@ -59,6 +63,7 @@ func TestUnauthenticatedExposureThroughBinary(t *testing.T) {
 		{args: []string{"--http", "0.0.0.0:0", "--allow-unauthenticated"}, warn: true},
 		{args: []string{"--http", "0.0.0.0:0", "--auth-token", "s3cret"}},
 		{args: []string{"--http", "0.0.0.0:0"}, env: "TABHIVE_AUTH_TOKEN=s3cret"},
+		{args: []string{"--http", "0.0.0.0:0", "--auth-tokens-file", tokens}},
 		{args: []string{"--http", "localhost:0"}},
 	} {
 		cmd := command(t, tt.args...)
