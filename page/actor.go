@@ -159,11 +159,16 @@ type Actor struct {
 	// session of the frame that opened it, which must answer it.
 	dialog     *Dialog
 	dialogSess *session
-	// dialogOpened, if non-nil, receives the client of the session of each
-	// dialog that opens, for the waiter of an action that answers dialogs
-	// itself (perform). Set and cleared around the action; sends never
-	// block.
-	dialogOpened chan *cdp.Client
+	// dialogOpened, if non-nil, receives each dialog that opens and the
+	// client of its session, for the waiter of an action that answers
+	// dialogs itself (perform). Set and cleared around the action; sends
+	// never block.
+	dialogOpened chan openedDialog
+	// answered is the last dialog evaluate_script answered as its
+	// dialogAction said, kept for handle_dialog, which then succeeds as
+	// chrome-devtools-mcp's does. Lifecycle: set by Evaluate; cleared by
+	// handle_dialog and when another dialog opens.
+	answered *AnsweredDialog
 	// dialogSeq counts dialogs opened, so a wait can tell whether one opened
 	// while it ran.
 	dialogSeq int

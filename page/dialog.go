@@ -2,6 +2,7 @@ package page
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/mafredri/cdp/protocol/page"
 )
@@ -14,10 +15,37 @@ func handleArgs(ans dialogAnswer) *page.HandleJavaScriptDialogArgs {
 	return args
 }
 
+// AnsweredError is returned by [Actor.HandleDialog] when no dialog is open
+// and the last one evaluate_script answered was answered the other way: it
+// is closed, and cannot be answered again.
+type AnsweredError struct{ AnsweredDialog }
+
+func (e *AnsweredError) Error() string {
+	how := "dismissed"
+	if e.Accepted {
+		how = "accepted"
+	}
+	return fmt.Sprintf("the %s dialog was already %s by the script that opened it", e.Type, how)
+}
+
 // HandleDialog accepts or dismisses the open dialog; promptText answers a
 // prompt when accepting. It returns [ErrNoDialog] if no dialog is open.
+//
+// When none is open but evaluate_script answered one since the last
+// handle_dialog, as its dialogAction said, that one stands for it, as in
+// chrome-devtools-mcp (which reports it as open until then): answered the
+// same way, the call succeeds and changes nothing; answered the other way,
+// it fails with an [*AnsweredError].
 func (a *Actor) HandleDialog(ctx context.Context, accept bool, promptText string) (State, error) {
 	return ask(ctx, a, func(ctx context.Context) (State, error) {
+		if a.dialog == nil && a.answered != nil {
+			ans := *a.answered
+			if ans.Accepted != accept {
+				return a.state(), &AnsweredError{ans}
+			}
+			a.answered = nil
+			return a.state(), nil
+		}
 		if a.dialog == nil {
 			return a.state(), ErrNoDialog
 		}

@@ -202,6 +202,12 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 		if a.hooks.EvaluateDone != nil {
 			a.hooks.EvaluateDone(time.Since(start), timedOut.Load())
 		}
+		if n := len(res.Answered); n > 0 && a.dialog == nil {
+			// Kept for handle_dialog, which an agent may call for it, as
+			// chrome-devtools-mcp keeps reporting it until then.
+			last := res.Answered[n-1]
+			a.answered = &last
+		}
 		if err != nil {
 			return out, err
 		}

@@ -160,9 +160,10 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		}
 		a.dialog, a.dialogSess = d, s
 		a.dialogSeq++
+		a.answered = nil // handle_dialog is for this one now
 		if a.dialogOpened != nil {
 			select {
-			case a.dialogOpened <- s.c:
+			case a.dialogOpened <- openedDialog{c: s.c, d: *d}:
 			default:
 			}
 		}

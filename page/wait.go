@@ -283,6 +283,11 @@ type ActionResult struct {
 	// Dialog reports that the action opened a JavaScript dialog; State.Dialog
 	// says which.
 	Dialog bool
+	// Answered are the dialogs the action answered itself, as its caller
+	// asked (evaluate_script's dialogAction), in the order they opened: at
+	// most maxAnswered of them. Such a dialog is closed; it is not
+	// State.Dialog.
+	Answered []AnsweredDialog
 	// Pending summarises work the action caused that was not waited for,
 	// one entry per kind, such as "a timer of 5 s": set too far ahead, or
 	// running on without changing the page (package waiter).
@@ -334,6 +339,26 @@ type dialogAnswer struct {
 	promptText string
 }
 
+// AnsweredDialog is a dialog an action answered itself.
+type AnsweredDialog struct {
+	Dialog
+	Accepted bool
+	// PromptText is the text an accepted prompt was given; "" for other
+	// dialogs.
+	PromptText string
+}
+
+// openedDialog is a dialog that opened and the client of the session that
+// answers it: an out-of-process iframe's own, or the page's.
+type openedDialog struct {
+	c *cdp.Client
+	d Dialog
+}
+
+// maxAnswered bounds [ActionResult.Answered]: a script that opens alerts
+// in a loop is answered every time, but reported only so often.
+const maxAnswered = 10
+
 // actionError marks an error of the action itself, as opposed to the waits
 // after it.
 type actionError struct{ err error }
@@ -356,11 +381,14 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		SkipStableDOM:     opts.skipStableDOM,
 		Navigates:         opts.navigates,
 	}
+	// answered receives, from the waiter's goroutine, the dialogs it
+	// answered; sends never block.
+	answered := make(chan AnsweredDialog, maxAnswered)
 	if opts.handleDialog != nil {
 		// The dialog is answered on the session of the frame that opened
 		// it (an out-of-process iframe's has its own), which apply sends
-		// here before it tells the waiter.
-		opened := make(chan *cdp.Client, 8)
+		// here, with the dialog, before it tells the waiter.
+		opened := make(chan openedDialog, 8)
 		a.dialogOpened = opened
 		defer func() { a.dialogOpened = nil }()
 		top := a.c
@@ -369,15 +397,23 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 			if !ok {
 				return false
 			}
-			c := top
+			od := openedDialog{c: top, d: Dialog{Type: typ}}
 			select {
-			case c = <-opened:
+			case od = <-opened:
 			default:
 			}
 			ctx, cancel := context.WithTimeout(ctx, time.Second)
 			defer cancel()
 			// An error means the dialog is already gone: handled either way.
-			c.Page.HandleJavaScriptDialog(ctx, handleArgs(ans))
+			od.c.Page.HandleJavaScriptDialog(ctx, handleArgs(ans))
+			rec := AnsweredDialog{Dialog: od.d, Accepted: ans.accept}
+			if ans.accept && od.d.Type == "prompt" {
+				rec.PromptText = ans.promptText
+			}
+			select {
+			case answered <- rec:
+			default:
+			}
 			return true
 		}
 	}
@@ -437,6 +473,11 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	default:
 		// The wait is still running past the deadline (a renderer that
 		// does not answer); it stops its trackers itself as it ends.
+	}
+	// Dialogs answered, whether or not the action then failed (a script
+	// that throws after its alert).
+	for len(answered) > 0 {
+		res.Answered = append(res.Answered, <-answered)
 	}
 	var ae *actionError
 	switch _, isDialog := errDialog(err); {

@@ -328,6 +328,13 @@ func known(err error) (msg string, ok bool) {
 	if se, ok := errorsAs[*page.ScriptError](err); ok {
 		return "The script threw: " + se.Msg, true
 	}
+	if ae, ok := errorsAs[*page.AnsweredError](err); ok {
+		how, other := "accepted", "dismiss"
+		if !ae.Accepted {
+			how, other = "dismissed", "accept"
+		}
+		return fmt.Sprintf("The dialog (%s: %s) was already %s by evaluate_script, as its dialogAction said, and cannot be answered again. To %s the dialogs a script opens, pass dialogAction %q to evaluate_script.", ae.Type, ae.Message, how, other, other), true
+	}
 	if errors.Is(err, page.ErrFramesMixed) {
 		return "Elements from different frames can't be evaluated together.", true
 	}

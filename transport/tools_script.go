@@ -93,10 +93,29 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 			c.r.line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
 		}
 	}
+	for _, d := range res.Answered {
+		c.r.lines = append(c.r.lines, answeredLine(d))
+	}
 	c.r.navigatedTo = res.NavigatedTo
 	c.r.pending, c.r.unfollowed = res.Pending, res.Unfollowed
 	c.r.state(res.State)
 	return nil
+}
+
+// answeredLine says how a dialog the script opened was answered, as
+// dialogAction said: it is closed, and handle_dialog is not needed
+// (chrome-devtools-mcp's reply says nothing of it, and its later replies
+// show it as open until handle_dialog).
+func answeredLine(d page.AnsweredDialog) string {
+	how := "Dismissed"
+	if d.Accepted {
+		how = "Accepted"
+	}
+	with := ""
+	if d.PromptText != "" {
+		with = fmt.Sprintf(" with the text %q", d.PromptText)
+	}
+	return fmt.Sprintf("%s a dialog the script opened (%s: %s)%s, as dialogAction says.", how, d.Type, d.Message, with)
 }
 
 // inlineResultLimit is the most of a script's result evaluate_script
