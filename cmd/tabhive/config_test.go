@@ -70,6 +70,7 @@ func flagCases() []struct {
 		func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example"}})
 	each([]string{"allowed-origins", "allowedOrigins"}, "http://app.example,https://x.example", func(c *Config) any { return c.HTTP.AllowedOrigins }, []string{"http://app.example", "https://x.example"})
 	each([]string{"auth-token", "authToken"}, "s3cret", func(c *Config) any { return c.HTTP.Token }, "s3cret")
+	each([]string{"auth-tokens-file", "authTokensFile"}, "testdata/tokens.txt", func(c *Config) any { return c.HTTP.Tokens }, []string{"alpha-token", "beta-token"})
 	each([]string{"session-idle-timeout", "sessionIdleTimeout"}, "90s", func(c *Config) any { return c.HTTP.SessionTimeout }, 90*time.Second)
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
 	sessions := func(c *Config) any { return c.HTTP.MaxSessions }
