@@ -30,8 +30,9 @@ import (
 // in different frames.
 var ErrFramesMixed = errors.New("elements from different frames can't be evaluated together")
 
-// ScriptError is an exception the script threw (or a syntax error in it),
-// with the page's message.
+// ScriptError is an exception the script threw (or a syntax error in it).
+// Msg is the page's message: an Error's first line ("TypeError: x"), or
+// the value thrown.
 type ScriptError struct{ Msg string }
 
 func (e *ScriptError) Error() string { return e.Msg }
@@ -451,7 +452,7 @@ func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept boo
 		case strings.Contains(msg, "tabhive: the page"):
 			return scriptValue{}, ErrUnreadable
 		}
-		return scriptValue{}, &ScriptError{Msg: msg}
+		return scriptValue{}, &ScriptError{Msg: thrownText(exc)}
 	}
 	if kept {
 		if v.ObjectID == nil {
@@ -475,6 +476,27 @@ func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept boo
 		out.size, out.cut = b.Size, true
 	}
 	return out, nil
+}
+
+// thrownText is what a script threw, as [ScriptError.Msg] holds it: an
+// Error's first line ("TypeError: x is undefined"), another value as
+// JavaScript's String gives it. Chrome describes no string, null or
+// undefined, and its text for them is only "Uncaught (in promise)".
+func thrownText(exc *runtime.ExceptionDetails) string {
+	o := exc.Exception
+	switch {
+	case o == nil || o.Description != nil:
+		return exceptionText(exc)
+	case o.Type == "undefined":
+		return "undefined"
+	case len(o.Value) > 0:
+		var s string
+		if json.Unmarshal(o.Value, &s) == nil {
+			return s
+		}
+		return string(o.Value)
+	}
+	return exceptionText(exc)
 }
 
 // resultSizeJS returns the size in bytes of a kept result (the tracker's

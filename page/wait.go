@@ -588,7 +588,8 @@ func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Du
 				return res, err
 			}
 			if wctx.Err() != nil {
-				return res, &TimeoutError{What: "waiting for text", Budget: timeout.String()}
+				// In milliseconds, as chrome-devtools-mcp says it.
+				return res, &TimeoutError{What: "waiting for text", Budget: fmt.Sprintf("%dms", timeout.Milliseconds())}
 			}
 		}
 		text, err := a.snapshot(ctx, false)

@@ -149,7 +149,7 @@ func TestEvaluateReplies(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"function": "() => { throw new Error('boom') }"}, "Error: The script threw: Error: boom"},
+		{map[string]any{"function": "() => { throw new Error('boom') }"}, "Error: boom"},
 		{map[string]any{"function": "(a, b) => 1", "args": []string{heading, inner}}, "Error: Elements from different frames can't be evaluated together."},
 		{map[string]any{"function": "() => 1", "sourcePath": "/x.js"}, "Error: Specify exactly one of function or sourcePath."},
 	} {

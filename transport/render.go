@@ -326,7 +326,13 @@ func known(err error) (msg string, ok bool) {
 		return fmt.Sprintf("fill cannot set a %s; use click, press_key or type the value into a text field.", fe.Kind), true
 	}
 	if se, ok := errorsAs[*page.ScriptError](err); ok {
-		return "The script threw: " + se.Msg, true
+		// chrome-devtools-mcp's "Error: boom" for an Error; another
+		// class keeps its name ("Error: TypeError: x"), which upstream
+		// drops.
+		if msg, ok := strings.CutPrefix(se.Msg, "Error: "); ok {
+			return msg, true
+		}
+		return se.Msg, true
 	}
 	if ae, ok := errorsAs[*page.AnsweredError](err); ok {
 		how, other := "accepted", "dismiss"

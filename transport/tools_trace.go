@@ -242,7 +242,11 @@ func (c *call) traceError(err error, stopping bool) error {
 func (s *Server) runAnalyzeInsight(ctx context.Context, c *call, a *analyzeInsightArgs) error {
 	rep := c.page.LastTrace()
 	if rep == nil {
-		return &argError{fmt.Sprintf("No performance trace has been recorded on page %d. Record one with performance_start_trace, then analyze its insights (pass pageId to use another page's trace).", c.pageID)}
+		// Not an error, as in chrome-devtools-mcp, whose sentence comes
+		// first; tabhive keeps a trace per page, so the reply says which.
+		c.r.line("No recorded traces found. Record a performance trace so you have Insights to analyze.")
+		c.r.line("No trace was recorded on page %d: record one with performance_start_trace, or pass the pageId of a page that recorded one.", c.pageID)
+		return nil
 	}
 	text, setFound, ok := rep.Insight(a.InsightSetID, a.InsightName)
 	if !setFound {
