@@ -85,3 +85,31 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 		t.Errorf("A's token with A's session id: %d %q, want 200 and A's page", status, answer)
 	}
 }
+
+// TestAuthTokensFileBadInput: a tokens file tabhive cannot use stops it at
+// start with one sentence that says what to fix, and never its tokens.
+func TestAuthTokensFileBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, content, want string }{
+		{"empty", "# no token yet\n\n", "holds no token"},
+		{"a space", "token-one\ntoken two\n", "line 2: a token may not hold spaces"},
+		{"twice", "token-one\ntoken-one\n", "line 2: this token is on an earlier line too"},
+		{"missing", "", "--auth-tokens-file"},
+	} {
+		file := filepath.Join(dir, tt.name)
+		if tt.name != "missing" {
+			if err := os.WriteFile(file, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := command(t, "--http", "127.0.0.1:0", "--auth-tokens-file", file)
+		stderr := &strings.Builder{}
+		cmd.Stderr = stderr
+		err := cmd.Run()
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		if err == nil || len(lines) != 1 || !strings.Contains(lines[0], tt.want) || strings.Contains(lines[0], "token-one") {
+			t.Errorf("%s tokens file: %v, stderr %q; want a refusal in one sentence containing %q, naming no token", tt.name, err, stderr, tt.want)
+		}
+	}
+}
