@@ -65,13 +65,16 @@ type ScreencastOptions struct {
 	// its path. It is called once the page is known not to be recording
 	// and ffmpeg to be there, so that a refused call creates no file.
 	Open func() (*os.File, string, error)
-	// MaxDuration, MaxBytes, BytesCut and Room bound the recording, as
-	// [screencast.Options] says: it ends on its own at a bound, the file
-	// finished, and [Recording.Cut] says why.
+	// MaxDuration and Room bound the recording, as [screencast.Options]
+	// says: it ends on its own at a bound, the file finished, and
+	// [Recording.Cut] says why.
 	MaxDuration time.Duration
-	MaxBytes    int64
-	BytesCut    screencast.Cut
 	Room        func() int64
+	// Bytes, if not nil, gives the most the file may hold and which
+	// bound that is ([screencast.Options.MaxBytes] and BytesCut), or an
+	// error that refuses the recording. It is called just before Open,
+	// once the page is known not to be recording.
+	Bytes func() (int64, screencast.Cut, error)
 }
 
 // Recording is what a stopped screencast produced.
@@ -127,6 +130,15 @@ func (a *Actor) StartScreencast(ctx context.Context, opts ScreencastOptions) (st
 			if err != nil {
 				return err
 			}
+			var (
+				maxBytes int64
+				bytesCut screencast.Cut
+			)
+			if opts.Bytes != nil {
+				if maxBytes, bytesCut, err = opts.Bytes(); err != nil {
+					return err
+				}
+			}
 			out, p, err := opts.Open()
 			if err != nil {
 				return err
@@ -134,7 +146,7 @@ func (a *Actor) StartScreencast(ctx context.Context, opts ScreencastOptions) (st
 			defer out.Close() // ffmpeg has its own descriptor
 			path = p
 			rec, err = screencast.Start(screencast.Options{FFmpeg: bin, Out: out, Format: opts.Format, FPS: opts.FPS, Width: w, Height: h,
-				MaxDuration: opts.MaxDuration, MaxBytes: opts.MaxBytes, BytesCut: opts.BytesCut, Room: opts.Room})
+				MaxDuration: opts.MaxDuration, MaxBytes: maxBytes, BytesCut: bytesCut, Room: opts.Room})
 			return err
 		}, nil); err != nil {
 			return "", err

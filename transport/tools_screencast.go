@@ -113,25 +113,25 @@ func (s *Server) runScreencastStart(ctx context.Context, c *call, a *screencastS
 	if ext == ".webm" {
 		format = screencast.FormatWebM
 	}
-	// The file may take what the session's disk bound leaves, at most
-	// --screencast-max-bytes; it ends on its own at either, and at
-	// --screencast-max-duration.
-	maxBytes, bytesCut := s.cfg.Screencast.MaxBytes, screencast.CutSize
-	if room := box.Room(); room >= 0 && (maxBytes == 0 || room < maxBytes) {
-		maxBytes, bytesCut = room, screencast.CutDisk
-		if room < screencast.MinBytes {
-			return badArgs("Not started: the files this session wrote leave %s of its bound of %s (--max-session-disk), and a recording needs at least %s. Delete files the session wrote and no longer needs, or ask the operator for a larger --max-session-disk.",
-				sandbox.FormatBytes(room), sandbox.FormatBytes(s.cfg.MaxSessionDisk), sandbox.FormatBytes(screencast.MinBytes))
-		}
-	}
 	path, err := c.page.StartScreencast(ctx, page.ScreencastOptions{
 		FFmpeg:      s.cfg.Screencast.FFmpeg,
 		FPS:         s.cfg.Screencast.FPS,
 		Format:      format,
 		MaxDuration: s.cfg.Screencast.MaxDuration,
-		MaxBytes:    maxBytes,
-		BytesCut:    bytesCut,
 		Room:        box.Room,
+		// The file may take what the session's disk bound leaves, at
+		// most --screencast-max-bytes.
+		Bytes: func() (int64, screencast.Cut, error) {
+			maxBytes, cut := s.cfg.Screencast.MaxBytes, screencast.CutSize
+			if room := box.Room(); room >= 0 && (maxBytes == 0 || room < maxBytes) {
+				maxBytes, cut = room, screencast.CutDisk
+				if room < screencast.MinBytes {
+					return 0, 0, badArgs("Not started: the files this session wrote leave %s of its bound of %s (--max-session-disk), and a recording needs at least %s. Delete files the session wrote and no longer needs, or ask the operator for a larger --max-session-disk.",
+						sandbox.FormatBytes(room), sandbox.FormatBytes(s.cfg.MaxSessionDisk), sandbox.FormatBytes(screencast.MinBytes))
+				}
+			}
+			return maxBytes, cut, nil
+		},
 		Open: func() (*os.File, string, error) {
 			var (
 				f   *sandbox.File

@@ -383,6 +383,15 @@ func (r *Recorder) write() {
 		r.begun = r.begun || len(batch) > 0
 		r.mu.Unlock()
 		for _, f := range batch {
+			if !stopped && cut == NotCut {
+				// Looked at before each frame, not each batch: a
+				// batch is up to maxPending frames, megabytes of
+				// video when the page is busy and ffmpeg behind.
+				cut = r.full()
+			}
+			if cut != NotCut {
+				break
+			}
 			data, err := base64.StdEncoding.DecodeString(f.Data)
 			if err != nil || len(data) == 0 {
 				continue
@@ -408,8 +417,13 @@ func (r *Recorder) write() {
 			// Ended on its own: from here on as if stopped now, the
 			// last frame held to its time if the page sent too few.
 			stopped, end = true, math.Max(now(), last)
-			if cut == CutDuration && prev != nil {
+			switch {
+			case cut == CutDuration && prev != nil:
 				end = start + r.maxDuration.Seconds()
+			case cut != CutDuration:
+				// Out of room: the last frame is shown once, not held
+				// to now, which would add to the file.
+				end = last + 1/float64(r.fps)
 			}
 			r.mu.Lock()
 			r.stopped, r.end, r.pending = true, end, nil

@@ -165,7 +165,8 @@ func (l *ledger) add(e *entry, n int64) error {
 	if n > 0 && l.used+n > l.limit {
 		l.refresh()
 		if l.used+n > l.limit {
-			return &DiskFullError{Path: e.path, Used: l.used, Limit: l.limit}
+			// The file refused is removed: it is not in use.
+			return &DiskFullError{Path: e.path, Used: l.used - e.size, Limit: l.limit}
 		}
 	}
 	e.size += n
