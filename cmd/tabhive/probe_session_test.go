@@ -23,7 +23,10 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 	if err := os.WriteFile(file, []byte("# one token per client\ntoken-of-a\n\n  token-of-b  \n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	in := startHTTP(t, "--auth-tokens-file", file, "--isolate-sessions")
+	logs := &browsertest.LogBuffer{}
+	cmd := command(t, "--http", "127.0.0.1:0", "--auth-tokens-file", file, "--isolate-sessions", "--log-level", "debug")
+	cmd.Stderr = logs
+	in := serve(t, cmd, nil)
 	bearerA := http.Header{"Authorization": {"Bearer token-of-a"}}
 	bearerB := http.Header{"Authorization": {"Bearer token-of-b"}}
 	a, b := in.client(bearerA), in.client(bearerB)
@@ -78,6 +81,21 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 	listA := text(t, a, "list_pages", nil)
 	if got := selectedID(t, listA); got != idA || len(pageIDs(listA)) != 1 {
 		t.Errorf("A's pages after B's attempts, want only page %d selected:\n%s", idA, listA)
+	}
+	// The id is nowhere else to be read: not in the metrics, the health
+	// probes or the server's debug log.
+	for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+		req, _ := http.NewRequest(http.MethodGet, in.base+path, nil)
+		req.Header.Set("Authorization", "Bearer token-of-b")
+		if _, _, answer := in.do(req); strings.Contains(answer, a.ID()) || strings.Contains(answer, b.ID()) {
+			t.Errorf("%s shows a session id:\n%s", path, answer)
+		}
+	}
+	if !strings.Contains(logs.String(), `"level":"debug"`) {
+		t.Errorf("the server wrote no debug log to look in:\n%s", logs)
+	}
+	if strings.Contains(logs.String(), a.ID()) {
+		t.Errorf("the server's debug log shows A's session id:\n%s", logs)
 	}
 	// The control: A's own token with A's id reaches A's session, so the
 	// 404s above are the binding's, not a malformed request's.
