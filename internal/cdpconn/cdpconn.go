@@ -41,12 +41,28 @@
 // connection closed: [Conn.Done] fires and calls in flight fail with an
 // error for which [IsClosed] reports true.
 //
+// # One writer
+//
+// The channel's writer goroutine is the only one that writes on it, one
+// message at a time from a bounded queue, each write under a deadline
+// ([Options.WriteTimeout]). A browser that stops reading (a stalled
+// socket) holds up no caller past its own context. A call through the
+// session's rpcc connection (the typed [Conn.Client], rpcc.Invoke) is
+// queued and its caller waits for the reply under its own context; rpcc
+// gives the channel no context, so its message, once queued, is written
+// even if the caller gave up. A streamed call ([Conn.CallStream]) waits
+// for its write under its context, and its message is dropped unsent if
+// the context ends while it is queued. [Conn.Send] and [Conn.Close] queue
+// their command without waiting. A full queue refuses a call at once with
+// [ErrQueueFull]; a write that outruns its deadline closes the channel,
+// and with it every session on it and the calls waiting ([IsClosed]).
+//
 // # Goroutines
 //
-// The channel's reader, which ends when the channel closes (the browser
-// exits, or the owner of the browser connection closes it); and one rpcc
-// receive goroutine per session, which ends when the session's connection
-// closes.
+// The channel's reader and its writer, which end when the channel closes
+// (the browser exits, a write fails or outruns its deadline, or the owner
+// of the browser connection closes it); and one rpcc receive goroutine per
+// session, which ends when the session's connection closes.
 package cdpconn
 
 import (
@@ -55,6 +71,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
@@ -93,6 +110,10 @@ type Options struct {
 	// connection that opens it ([DialPipe], [Dial]); sessions attached
 	// later share it. If zero, [DefaultMaxMessageBytes].
 	MaxMessageBytes int
+	// WriteTimeout bounds each write on the channel, for the browser
+	// connection that opens it; sessions attached later share it. If
+	// zero, [DefaultWriteTimeout].
+	WriteTimeout time.Duration
 	// Header is sent with the WebSocket handshake of [Dial]: a browser
 	// service's token, for one.
 	Header http.Header
@@ -155,10 +176,11 @@ func (c *Conn) Close() error {
 	return c.rpc.Close()
 }
 
-// Send writes a command on the session without waiting for its reply,
-// which is dropped. It is for answers that must not hold up their sender,
-// such as continuing a paused request; it fails only if the channel is
-// closed.
+// Send queues a command on the session without waiting for it to be
+// written or for its reply, which is dropped. It is for answers that must
+// not hold up their sender, such as continuing a paused request; it fails
+// only if the channel is closed or its write queue is full
+// ([ErrQueueFull]).
 func (c *Conn) Send(method string, params any) error {
 	return c.ch.sendOn(c.sess.id, method, params)
 }

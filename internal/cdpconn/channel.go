@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/mafredri/cdp"
@@ -23,10 +25,15 @@ import (
 // messages.
 type channel struct {
 	// Fixed at creation.
-	io    frameIO
-	limit int
+	io           frameIO
+	limit        int
+	writeTimeout time.Duration
+	// out is the bounded queue of messages for the writer goroutine, the
+	// only one that writes on io; quit is closed when the channel closes,
+	// and ends the writer.
+	out  chan *outgoing
+	quit chan struct{}
 
-	wmu sync.Mutex // serialises writes: one message at a time on the wire
 	// sendID numbers the commands of [Conn.Send] (see nextSendID).
 	sendID atomic.Uint32
 
@@ -77,9 +84,12 @@ type frameIO interface {
 	// readFrame reads the next message into f, keeping at most limit
 	// bytes of it.
 	readFrame(f *frame, limit int) error
-	// writeFrame writes one message. Calls are serialised.
-	writeFrame(b []byte) error
-	// Close unblocks a pending readFrame and releases the channel.
+	// writeFrame writes one message, giving up at deadline where the
+	// channel can (a WebSocket, a pollable pipe). Only the writer
+	// goroutine calls it.
+	writeFrame(b []byte, deadline time.Time) error
+	// Close unblocks a pending readFrame or writeFrame and releases the
+	// channel.
 	Close() error
 }
 
@@ -108,16 +118,24 @@ func Dial(ctx context.Context, url string, opts Options) (*Conn, error) {
 }
 
 func open(ctx context.Context, fio frameIO, opts Options) (*Conn, error) {
-	ch := &channel{io: fio, limit: opts.MaxMessageBytes, sessions: map[string]*session{}, calls: map[uint64]call{}}
+	ch := &channel{
+		io: fio, limit: opts.MaxMessageBytes, writeTimeout: opts.WriteTimeout,
+		out: make(chan *outgoing, writeQueueLen), quit: make(chan struct{}),
+		sessions: map[string]*session{}, calls: map[uint64]call{},
+	}
 	if ch.limit <= 0 {
 		ch.limit = DefaultMaxMessageBytes
+	}
+	if ch.writeTimeout <= 0 {
+		ch.writeTimeout = DefaultWriteTimeout
 	}
 	c, err := ch.open(ctx, "", opts)
 	if err != nil {
 		fio.Close()
 		return nil, err
 	}
-	go ch.read() // ends when the channel closes
+	go ch.read()      // ends when the channel closes
+	go ch.writeLoop() // ends when the channel closes (quit)
 	return c, nil
 }
 
@@ -168,6 +186,7 @@ func (ch *channel) close(err error) {
 	sessions := ch.sessions
 	ch.sessions = map[string]*session{}
 	ch.calls = map[uint64]call{}
+	close(ch.quit)
 	ch.mu.Unlock()
 	ch.io.Close()
 	for _, s := range sessions {
@@ -181,8 +200,12 @@ func (ch *channel) send(method string, params any) error {
 	return ch.sendOn("", method, params)
 }
 
+// sendOn queues a command without waiting for it to be written: it fails
+// only if the channel is closed or its queue is full. A write that fails
+// closes the channel.
 func (ch *channel) sendOn(sessionID, method string, params any) error {
-	return ch.write(&request{ID: ch.nextSendID(), Method: method, Params: params, SessionID: sessionID})
+	_, err := ch.enqueue(&request{ID: ch.nextSendID(), Method: method, Params: params, SessionID: sessionID})
+	return err
 }
 
 // nextSendID returns an id for a command whose reply nobody waits for.
@@ -248,25 +271,108 @@ type request struct {
 	SessionID string `json:"sessionId,omitempty"`
 }
 
-func (ch *channel) write(r *request) error {
+// writeQueueLen is how many messages may wait for the writer. Chrome
+// reads its end as fast as we write, so the queue is nearly always empty;
+// it fills only when the browser stops reading, and then a call is
+// refused at once rather than waiting behind the others.
+const writeQueueLen = 1024
+
+// DefaultWriteTimeout bounds one write on the channel when
+// [Options.WriteTimeout] is zero. A write that takes longer means the
+// browser stopped reading its end (a stalled socket): the channel is
+// closed, as a message cut off mid-way leaves nothing the browser can
+// read. The biggest messages tabhive writes (a route's fulfilled body)
+// take milliseconds.
+const DefaultWriteTimeout = 30 * time.Second
+
+// ErrQueueFull is the error of a call made while the channel's writer
+// has [writeQueueLen] messages waiting: the browser is not reading them.
+var ErrQueueFull = errors.New("the browser is not reading its commands (too many are waiting to be sent); retry, and if it persists restart the browser")
+
+// outgoing is one message waiting for the writer.
+type outgoing struct {
+	b     []byte
+	state atomic.Int32 // queued, then written or dropped
+	done  chan error   // buffered: the writer never waits on it
+}
+
+const (
+	queued  int32 = iota
+	taken         // the writer took it: it is being or was written
+	dropped       // its caller gave up while it was queued: never written
+)
+
+// enqueue queues a message for the writer without waiting.
+func (ch *channel) enqueue(r *request) (*outgoing, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", r.Method, err)
+		return nil, fmt.Errorf("encode %s: %w", r.Method, err)
 	}
-	ch.wmu.Lock()
-	defer ch.wmu.Unlock()
 	ch.mu.Lock()
 	err = ch.err
 	ch.mu.Unlock()
 	if err != nil {
+		return nil, &closedError{err}
+	}
+	m := &outgoing{b: b, done: make(chan error, 1)}
+	select {
+	case ch.out <- m:
+		return m, nil
+	default:
+		return nil, ErrQueueFull
+	}
+}
+
+// write queues a message and waits until the writer has written it, the
+// channel closes, or ctx ends. A message whose ctx ends while
+// it is queued is dropped unsent; one already being written finishes under
+// the channel's write deadline, and the caller is not kept waiting for it.
+func (ch *channel) write(ctx context.Context, r *request) error {
+	m, err := ch.enqueue(r)
+	if err != nil {
+		return err
+	}
+	select {
+	case err := <-m.done:
+		return err
+	case <-ctx.Done():
+		m.state.CompareAndSwap(queued, dropped)
+		return ctx.Err()
+	case <-ch.quit:
+		select {
+		case err := <-m.done: // written, or failed, just before
+			return err
+		default:
+		}
+		ch.mu.Lock()
+		err := ch.err
+		ch.mu.Unlock()
 		return &closedError{err}
 	}
-	if err := ch.io.writeFrame(b); err != nil {
-		// The other end is gone (a dead browser's pipe, a dropped socket)
-		// and the reader has not seen it yet: the connection is closed.
-		return &closedError{err}
+}
+
+// writeLoop is the channel's writer: the one goroutine that writes on it,
+// each message under the write deadline, until the channel closes. A write
+// that fails or outruns its deadline closes the channel: the other end is
+// gone (a dead browser's pipe, a dropped socket) or stopped reading, and a
+// message cut off mid-way leaves the stream unreadable.
+func (ch *channel) writeLoop() {
+	for {
+		select {
+		case <-ch.quit:
+			return
+		case m := <-ch.out:
+			if !m.state.CompareAndSwap(queued, taken) {
+				continue // its caller gave up
+			}
+			if err := ch.io.writeFrame(m.b, time.Now().Add(ch.writeTimeout)); err != nil {
+				m.done <- &closedError{err}
+				ch.close(err)
+				return
+			}
+			m.done <- nil
+		}
 	}
-	return nil
 }
 
 // message is any message Chrome sends: a reply (ID set) or an event
@@ -487,7 +593,12 @@ func (s *session) WriteRequest(r *rpcc.Request) error {
 	}
 	id := s.ch.callID(s, r.ID)
 	s.ch.mu.Unlock()
-	err := s.ch.write(&request{ID: id, Method: r.Method, Params: r.Args, SessionID: s.id})
+	// Queued without waiting for the write: rpcc gives its codec no
+	// context, and waiting here would hold rpcc's lock on the session
+	// for every later call of it. The caller waits for the reply under its
+	// own context; a write that fails closes the channel, and with it the
+	// session and the calls waiting on it.
+	_, err := s.ch.enqueue(&request{ID: id, Method: r.Method, Params: r.Args, SessionID: s.id})
 	if err != nil {
 		s.ch.mu.Lock()
 		s.ch.takeCall(id)
@@ -579,7 +690,16 @@ func (p *pipeIO) readFrame(f *frame, limit int) error {
 	}
 }
 
-func (p *pipeIO) writeFrame(b []byte) error {
+// writeFrame sets a write deadline when the pipe is pollable (os.Pipe's
+// ends are: Go makes them non-blocking); on another writer (an io.Pipe in
+// tests) the write has no deadline of its own, and closing the channel
+// ends it.
+func (p *pipeIO) writeFrame(b []byte, deadline time.Time) error {
+	if d, ok := p.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		if err := d.SetWriteDeadline(deadline); err != nil && !errors.Is(err, os.ErrNoDeadline) {
+			return err
+		}
+	}
 	_, err := p.w.Write(append(b, 0))
 	return err
 }
@@ -623,7 +743,10 @@ func (s *wsIO) readFrame(f *frame, limit int) error {
 	}
 }
 
-func (s *wsIO) writeFrame(b []byte) error {
+func (s *wsIO) writeFrame(b []byte, deadline time.Time) error {
+	if err := s.conn.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
 	return s.conn.WriteMessage(websocket.TextMessage, b)
 }
 

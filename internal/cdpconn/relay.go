@@ -119,7 +119,9 @@ func (r *Relay) Send(sessionID string, id uint64, method string, params json.Raw
 	if len(params) > 0 {
 		p = params
 	}
-	err := r.ch.write(&request{ID: wire, Method: method, Params: p, SessionID: sessionID})
+	// Queued without waiting: a relayed client's command is answered
+	// through its reply, and a write that fails closes the channel.
+	_, err := r.ch.enqueue(&request{ID: wire, Method: method, Params: p, SessionID: sessionID})
 	if err != nil {
 		r.ch.mu.Lock()
 		r.ch.takeCall(wire)

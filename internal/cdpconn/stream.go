@@ -72,7 +72,7 @@ func (c *Conn) CallStream(ctx context.Context, method string, params any, field 
 		ch.mu.Unlock()
 		st.abandon()
 	}
-	if err := ch.write(&request{ID: id, Method: method, Params: params, SessionID: c.sess.id}); err != nil {
+	if err := ch.write(ctx, &request{ID: id, Method: method, Params: params, SessionID: c.sess.id}); err != nil {
 		forget()
 		return nil, 0, err
 	}
