@@ -43,6 +43,9 @@ type Policy struct {
 	// protected, if set, reports the local paths no file: URL may reach
 	// (see [Policy.Protect]).
 	protected func(path string) bool
+	// endpoints, if set, lists the loopback ports no URL may reach (see
+	// [Policy.Endpoints]).
+	endpoints func() []int
 }
 
 // New compiles the patterns of cfg. It refuses a pattern [Compile] refuses,
@@ -190,6 +193,9 @@ func (p *Policy) decide(action, shown, raw string, navigation bool, depth int) e
 	if isInternalScheme(scheme) {
 		return refuse(ReasonInternalPage, scheme)
 	}
+	if p.endpoint(raw) {
+		return refuse(ReasonEndpoint, scheme)
+	}
 	return p.checkPatterns(action, shown, raw, true)
 }
 
@@ -290,6 +296,9 @@ const (
 	// ReasonProtected: a file: URL in the browser's profile or a private
 	// directory of the server (see [Policy.Protect]).
 	ReasonProtected
+	// ReasonEndpoint: a URL of tabhive's own Lighthouse endpoint while it
+	// is open (see [Policy.Endpoints]).
+	ReasonEndpoint
 )
 
 // String returns a short name for the reason, fit for a log field or a
@@ -314,6 +323,8 @@ func (r Reason) String() string {
 		return "not-allowed"
 	case ReasonProtected:
 		return "protected"
+	case ReasonEndpoint:
+		return "endpoint"
 	}
 	return "unknown"
 }
@@ -376,6 +387,8 @@ func (e *RefusedError) why() string {
 		return "it is not allowed by any --allowed-url-pattern (allowed: " + listPatterns(e.allowed) + ")"
 	case ReasonProtected:
 		return "it is in the browser's profile or in a session's private directory, which no page may read, whatever --file-navigations says"
+	case ReasonEndpoint:
+		return "it is tabhive's own DevTools endpoint for a Lighthouse audit in progress, which no page may load"
 	}
 	return "the server's URL policy refuses it"
 }

@@ -3,6 +3,8 @@ package urlpolicy
 import (
 	"net/url"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -40,4 +42,48 @@ func (p *Policy) protectedFile(u *urlParts) bool {
 		decoded = "/" + decoded
 	}
 	return p.protected(path.Clean(decoded))
+}
+
+// Endpoints returns a copy of p that also refuses every URL, any scheme,
+// whose host names the machine itself (127.0.0.0/8, localhost and the
+// other loopback aliases) and whose port is one open lists: tabhive's own
+// loopback DevTools endpoints while they are open. (A host outside ASCII
+// that Chromium would map to 127.0.0.1 is not read here; the patterns,
+// when there are any, refuse such hosts anyway.) open is
+// called on the goroutine that asks, for every decision of a URL with a
+// port; it must not block, be safe for concurrent use, and not modify
+// the slice it returns. A nil p is a policy that allows everything else.
+func (p *Policy) Endpoints(open func() []int) *Policy {
+	var c Policy
+	if p != nil {
+		c = *p
+	} else {
+		c = Policy{fileNavigations: true, javaScript: true}
+	}
+	c.endpoints = open
+	return &c
+}
+
+// endpoint reports whether raw reaches one of the open endpoints.
+func (p *Policy) endpoint(raw string) bool {
+	if p.endpoints == nil {
+		return false
+	}
+	ports := p.endpoints()
+	if len(ports) == 0 {
+		return false
+	}
+	u, err := parseURL(raw)
+	if err != nil {
+		return false
+	}
+	port := u.port
+	if port == "" {
+		port = defaultPort(u.protocol)
+	}
+	n, perr := strconv.Atoi(port)
+	if perr != nil || !slices.Contains(ports, n) {
+		return false
+	}
+	return isLoopbackHost(u.hostname)
 }

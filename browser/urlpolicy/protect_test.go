@@ -49,3 +49,39 @@ func TestProtect(t *testing.T) {
 		t.Errorf("without --file-navigations: %v, want the flag's reason", err)
 	}
 }
+
+// TestEndpoints: while an endpoint's port is open, every loopback
+// spelling of it is refused, any scheme, wrapped or not, whatever the
+// patterns say; other ports and hosts go, and nothing once it closed.
+func TestEndpoints(t *testing.T) {
+	open := []int{41234}
+	pol := mustNew(t, urlpolicy.Config{Allowed: []string{"http://127.0.0.1:*/*", "http://localhost:*/*"}}).
+		Endpoints(func() []int { return open })
+	for _, u := range []string{
+		"http://127.0.0.1:41234/", "http://localhost:41234/json/version", "ws://127.0.0.1:41234/devtools/browser/x",
+		"https://localhost:41234/", "http://LOCALHOST:41234/", "http://127.1:41234/", "http://0.0.0.0:41234/",
+		"http://[::ffff:127.0.0.1]:41234/", "http://a.localhost:41234/", "http://2130706433:41234/",
+		"view-source:http://127.0.0.1:41234/", "blob:http://127.0.0.1:41234/uuid",
+	} {
+		err := pol.Navigation(u)
+		var re *urlpolicy.RefusedError
+		if !errors.As(err, &re) || re.Reason != urlpolicy.ReasonEndpoint {
+			t.Errorf("Navigation(%q) = %v, want refused as the endpoint", u, err)
+		}
+	}
+	if err := pol.Request("http://localhost:41234/"); err == nil || err.Error() != "Request to http://localhost:41234/ refused: it is tabhive's own DevTools endpoint for a Lighthouse audit in progress, which no page may load." {
+		t.Errorf("Request sentence = %v", err)
+	}
+	for _, u := range []string{"http://127.0.0.1:41235/", "http://localhost:8080/"} {
+		if err := pol.Navigation(u); err != nil {
+			t.Errorf("Navigation(%q) = %v, want allowed", u, err)
+		}
+	}
+	if err := mustNew(t, urlpolicy.Config{}).Endpoints(func() []int { return open }).Request("http://example.com:41234/"); err != nil {
+		t.Errorf("another host on the port: %v, want allowed", err)
+	}
+	open = nil
+	if err := pol.Navigation("http://127.0.0.1:41234/"); err != nil {
+		t.Errorf("once closed: %v, want allowed", err)
+	}
+}

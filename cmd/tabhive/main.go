@@ -25,6 +25,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/cdpproxy"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 			dirs = append(dirs, sup.ProfileDir())
 		}
 		return sandbox.Inside(path, dirs)
-	})
+	}).Endpoints(cdpproxy.OpenPorts) // nor Lighthouse's endpoint while it is open
 	cfg.Server.Policy, cfg.Browser.Policy = policy, policy
 	sup := browser.New(cfg.Browser)
 	launched.Store(sup) // before any tool call can launch the browser

@@ -31,6 +31,15 @@
 // Lighthouse sends (session.go's refused): no files, downloads, cookies,
 // storage, request interception, other targets or browser-wide commands.
 // Every session the client had is detached when the endpoint closes.
+//
+// # Which ports are endpoints
+//
+// [OpenPorts] lists the ports of the endpoints open in the process, so
+// that the URL policy refuses them to every page of tabhive's browser
+// (urlpolicy.Policy.Endpoints): the code that opens endpoints owns the
+// list and publishes it whole, an immutable slice behind an atomic
+// pointer, replaced (compare-and-swap) as an endpoint opens and after its
+// listener closes; readers never wait.
 package cdpproxy
 
 import (
@@ -45,6 +54,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,6 +150,8 @@ func Open(ctx context.Context, cfg Config) (*Endpoint, error) {
 	e.srv = &http.Server{Handler: http.HandlerFunc(e.serveHTTP), ReadHeaderTimeout: 10 * time.Second,
 		// Refused handshakes are the point, not news for stderr.
 		ErrorLog: log.New(io.Discard, "", 0)}
+	// Listed before it serves anything: no page may load it from now on.
+	publishPorts(func(old []int) []int { return append(slices.Clip(old), e.port) })
 	e.wg.Add(2)
 	go func() { defer e.wg.Done(); e.srv.Serve(ln) }() // ends on Close
 	go func() {                                        // ends the endpoint with its context
@@ -148,6 +160,35 @@ func Open(ctx context.Context, cfg Config) (*Endpoint, error) {
 		e.shutdown()
 	}()
 	return e, nil
+}
+
+// openPorts holds the ports of the open endpoints: see [OpenPorts].
+var openPorts atomic.Pointer[[]int]
+
+// OpenPorts returns the ports on 127.0.0.1 of the endpoints open in this
+// process: from before an endpoint accepts anything until after its
+// listener is closed. The slice is shared and must not be modified. Safe
+// for concurrent use; it never waits.
+func OpenPorts() []int {
+	if p := openPorts.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// publishPorts replaces the open ports with change's copy of them.
+func publishPorts(change func(old []int) []int) {
+	for {
+		old := openPorts.Load()
+		var cur []int
+		if old != nil {
+			cur = *old
+		}
+		next := change(cur)
+		if openPorts.CompareAndSwap(old, &next) {
+			return
+		}
+	}
 }
 
 // Port returns the endpoint's TCP port.
@@ -178,6 +219,9 @@ func (e *Endpoint) shutdown() {
 	conn := e.conn
 	e.mu.Unlock()
 	e.srv.Close() // closes the listener and any connection not upgraded
+	publishPorts(func(old []int) []int {
+		return slices.DeleteFunc(slices.Clone(old), func(p int) bool { return p == e.port })
+	})
 	if conn != nil {
 		conn.Close() // ends the connection's reader, which closes done
 	} else if e.taken.CompareAndSwap(false, true) {

@@ -439,3 +439,26 @@ func TestAllowList(t *testing.T) {
 		t.Errorf("IO.read of a stream no load returned was relayed: %v", r)
 	}
 }
+
+// TestOpenPorts: an endpoint's port is listed from Open until its
+// listener is closed, others' stay listed, and it no longer is once it is
+// closed (tests that run beside this one may list theirs too).
+func TestOpenPorts(t *testing.T) {
+	a, _ := open(t)
+	b, _ := open(t)
+	listed := func(port int) bool {
+		for _, p := range OpenPorts() {
+			if p == port {
+				return true
+			}
+		}
+		return false
+	}
+	if !listed(a.Port()) || !listed(b.Port()) {
+		t.Fatalf("OpenPorts() = %v, want %d and %d in it", OpenPorts(), a.Port(), b.Port())
+	}
+	a.Close()
+	if listed(a.Port()) || !listed(b.Port()) {
+		t.Errorf("after closing %d: OpenPorts() = %v, want only %d of the two", a.Port(), OpenPorts(), b.Port())
+	}
+}
