@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"regexp"
@@ -72,6 +73,36 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	}
 	if i := strings.Index(strings.ToLower(string(raw)), secret); i >= 0 {
 		t.Errorf("A's trace file holds B's page: …%s…", raw[max(0, i-300):min(len(raw), i+100)])
+	}
+	// Nor B's renderer process, nor its browser context by id.
+	var file struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+			PID  int64  `json:"pid"`
+			Args struct {
+				Name string `json:"name"`
+			} `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		t.Fatalf("A's trace file is not a JSON trace: %v", err)
+	}
+	renderers := map[int64]bool{}
+	for _, e := range file.TraceEvents {
+		if e.Ph == "M" && e.Name == "process_name" && e.Args.Name == "Renderer" {
+			renderers[e.PID] = true
+		}
+	}
+	if len(renderers) != 1 {
+		t.Errorf("A's trace file names %d renderer processes, want A's one: %v", len(renderers), renderers)
+	}
+	contexts := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"browser_context":\s*\{"id":\s*"(\w+)"`).FindAllStringSubmatch(string(raw), -1) {
+		contexts[m[1]] = true
+	}
+	if len(contexts) > 1 {
+		t.Errorf("A's trace file names %d browser contexts: %v", len(contexts), contexts)
 	}
 	for _, set := range regexp.MustCompile(`(?m)^## insight set id: (\S+)$`).FindAllStringSubmatch(got, -1) {
 		for _, n := range insightName.FindAllStringSubmatch(got, -1) {
