@@ -38,9 +38,11 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp/rpcc"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser/storagestate"
@@ -334,29 +336,24 @@ func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions
 	if len(origins) == 0 {
 		return SavedState{State: st, Skipped: skipped}, nil
 	}
-	p, err := openOriginPage(ctx, conn, contextID)
+	entries := make([]storagestate.Origin, len(origins))
+	var total atomic.Int64
+	collect := storagestate.CollectCall(opts.IndexedDB, maxOriginChars)
+	err = forEachOrigin(ctx, conn, contextID, origins, func(int) (string, error) { return collect, nil }, func(i int, text string) error {
+		if total.Add(int64(len(text))) > storagestate.MaxFileBytes {
+			return fmt.Errorf("the storage of this context is more than the %d MB a state file may hold", storagestate.MaxFileBytes>>20)
+		}
+		if err := json.Unmarshal([]byte(text), &entries[i]); err != nil {
+			return fmt.Errorf("read the storage of %s: %w", origins[i], err)
+		}
+		return nil
+	})
 	if err != nil {
 		return SavedState{}, err
 	}
-	defer p.close(ctx)
-	total := 0
-	for _, o := range origins {
-		if err := p.load(ctx, o); err != nil {
-			return SavedState{}, err
-		}
-		var text string
-		if err := p.eval(ctx, storagestate.CollectCall(opts.IndexedDB, maxOriginChars), &text); err != nil {
-			return SavedState{}, fmt.Errorf("read the storage of %s: %w", o, err)
-		}
-		if total += len(text); total > storagestate.MaxFileBytes {
-			return SavedState{}, fmt.Errorf("the storage of this context is more than the %d MB a state file may hold", storagestate.MaxFileBytes>>20)
-		}
-		var entry storagestate.Origin
-		if err := json.Unmarshal([]byte(text), &entry); err != nil {
-			return SavedState{}, fmt.Errorf("read the storage of %s: %w", o, err)
-		}
+	for i, entry := range entries {
 		if len(entry.LocalStorage) > 0 || len(entry.IndexedDB) > 0 {
-			entry.Origin = o
+			entry.Origin = origins[i]
 			st.Origins = append(st.Origins, entry)
 		}
 	}
@@ -440,22 +437,9 @@ func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, context
 	if len(origins) == 0 {
 		return skipped, nil
 	}
-	p, err := openOriginPage(ctx, conn, contextID)
+	err := forEachOrigin(ctx, conn, contextID, origins, func(i int) (string, error) { return storagestate.RestoreCall(byName[origins[i]]) }, nil)
 	if err != nil {
 		return nil, err
-	}
-	defer p.close(ctx)
-	for _, o := range origins {
-		expr, err := storagestate.RestoreCall(byName[o])
-		if err != nil {
-			return nil, err
-		}
-		if err := p.load(ctx, o); err != nil {
-			return nil, err
-		}
-		if err := p.eval(ctx, expr, nil); err != nil {
-			return nil, fmt.Errorf("restore the storage of %s: %w", o, err)
-		}
 	}
 	return skipped, nil
 }
@@ -550,6 +534,59 @@ func (s *Supervisor) awaitState(ctx context.Context, conn *cdpconn.Conn, name, c
 	return err
 }
 
+// originTabs bounds the hidden tabs that read or write a state's origins
+// at once. Each origin is a document of another site, and so, with site
+// isolation, a navigation to a new renderer process: one tab in turn took
+// over a minute for 3,000 origins, where a few at once keep the browser's
+// process launcher busy.
+const originTabs = 8
+
+// forEachOrigin shows each of origins in a hidden tab of browser context
+// contextID (see originPage), evaluates there the expression expr gives
+// for the origin's index, and hands its value to got, if not nil: up to
+// originTabs tabs at once, each taking the next origin not yet taken. It
+// returns the first error, once every tab is closed.
+//
+// Its goroutines, one per tab, are started and waited for here; each ends
+// at the first error of any of them, or when ctx ends.
+func forEachOrigin(ctx context.Context, conn *cdpconn.Conn, contextID string, origins []string, expr func(i int) (string, error), got func(i int, text string) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	var next atomic.Int64
+	for range min(originTabs, len(origins)) {
+		g.Go(func() error {
+			p, err := openOriginPage(gctx, conn, contextID)
+			if err != nil {
+				return err
+			}
+			defer p.close(gctx)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(origins) {
+					return nil
+				}
+				e, err := expr(i)
+				if err != nil {
+					return err
+				}
+				if got == nil {
+					if err := p.run(gctx, origins[i], e, nil); err != nil {
+						return fmt.Errorf("restore the storage of %s: %w", origins[i], err)
+					}
+					continue
+				}
+				var text string
+				if err := p.run(gctx, origins[i], e, &text); err != nil {
+					return fmt.Errorf("read the storage of %s: %w", origins[i], err)
+				}
+				if err := got(i, text); err != nil {
+					return err
+				}
+			}
+		})
+	}
+	return g.Wait()
+}
+
 // originPage is a hidden tab that shows an empty document of tabhive's own
 // at any origin, to read or write that origin's storage (see the top of
 // this file). It is owned by the call that opened it, which closes it.
@@ -612,9 +649,11 @@ func (p *originPage) answer() {
 					continue
 				}
 				p.conn.Send("Fetch.fulfillRequest", map[string]any{
-					"requestId":       e.RequestID,
-					"responseCode":    200,
-					"responseHeaders": []map[string]string{{"name": "Content-Type", "value": "text/html; charset=utf-8"}},
+					"requestId":    e.RequestID,
+					"responseCode": 200,
+					// no-store: a document left is not kept in the
+					// back-forward cache, with its renderer.
+					"responseHeaders": []map[string]string{{"name": "Content-Type", "value": "text/html; charset=utf-8"}, {"name": "Cache-Control", "value": "no-store"}},
 					"body":            base64.StdEncoding.EncodeToString([]byte(originDocument)),
 				})
 			}
@@ -624,9 +663,13 @@ func (p *originPage) answer() {
 	}
 }
 
-// load shows the empty document at origin, and returns once it is the
-// tab's document.
-func (p *originPage) load(ctx context.Context, origin string) error {
+// run shows the empty document at origin, evaluates expr in it once it
+// is the tab's document, awaiting a promise, and decodes its value into
+// out (unless out is nil). Evaluating expr guarded by the document's
+// origin, rather than asking for the origin first, saves a round trip per
+// origin: an evaluation that reaches the document before (null) or while
+// it is replaced (Chrome's error) is tried again.
+func (p *originPage) run(ctx context.Context, origin, expr string, out any) error {
 	var nav struct {
 		ErrorText string `json:"errorText"`
 	}
@@ -636,12 +679,24 @@ func (p *originPage) load(ctx context.Context, origin string) error {
 	if nav.ErrorText != "" {
 		return fmt.Errorf("load %s in the hidden tab: %s", origin, nav.ErrorText)
 	}
+	o, _ := json.Marshal(origin)
+	guarded := fmt.Sprintf("location.origin === %s ? Promise.resolve(%s).then(v => ({v})) : null", o, expr)
 	// Page.navigate answers once the navigation commits; the document's
 	// context may come a moment later.
 	for {
-		var at string
-		if err := p.eval(ctx, "location.origin", &at); err == nil && at == origin {
-			return nil
+		var got *struct {
+			V json.RawMessage `json:"v"`
+		}
+		err := p.eval(ctx, guarded, &got)
+		var re *rpcc.ResponseError
+		switch {
+		case err == nil && got != nil:
+			if out == nil || len(got.V) == 0 {
+				return nil
+			}
+			return json.Unmarshal(got.V, out)
+		case err != nil && !errors.As(err, &re):
+			return err
 		}
 		t := time.NewTimer(10 * time.Millisecond)
 		select {

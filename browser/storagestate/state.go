@@ -29,6 +29,13 @@ import (
 // an application caches may be megabytes.
 const MaxFileBytes = 64 << 20
 
+// MaxOrigins bounds the origins of a state file that is read: each is a
+// document loaded in a hidden tab (a renderer of its own, as each site is
+// one), some tens of milliseconds of the browser's work, so that a load
+// stays within its call's budget. Saving visits fewer (the origins a
+// context's pages showed, at most 1,000 remembered).
+const MaxOrigins = 10000
+
 // State is a browser context's cookies and storage, as Playwright's
 // storageState writes it.
 type State struct {
@@ -137,6 +144,9 @@ func Parse(data []byte) (*State, error) {
 		if err := checkCookie(c); err != nil {
 			return nil, invalid("cookie %d (%q) %s", i+1, c.Name, err)
 		}
+	}
+	if len(s.Origins) > MaxOrigins {
+		return nil, invalid("it names %d origins, more than the %d a state file may have; split it, or leave out origins the agent does not need", len(s.Origins), MaxOrigins)
 	}
 	seen := map[string]bool{}
 	for i, o := range s.Origins {
