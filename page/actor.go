@@ -223,6 +223,9 @@ type Actor struct {
 	// sessions pause requests while there is one. nextRoute numbers them.
 	routes    []*Route
 	nextRoute int
+	// redirects are the route redirects the URL policy refused
+	// (route.go).
+	redirects routeRedirects
 
 	// webmcp is what the page registered with WebMCP (webmcp.go).
 	webmcp webmcpState
@@ -423,9 +426,13 @@ func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, 
 		if a.crashed {
 			return zero, ErrCrashed
 		}
+		seen := a.redirects.count
 		v, err := fn(ctx)
 		if err != nil && cdpconn.IsClosed(err) {
 			return zero, a.goneCause(ctx)
+		}
+		if err != nil {
+			err = a.redirectBlocked(err, seen)
 		}
 		return v, err
 	})

@@ -17,6 +17,15 @@ package page
 // against the policy here first ([Config.Blocked]), and one it refuses
 // fails as blocked whatever the routes say. A request a route continues
 // goes on to the browser-wide interception, which checks it again.
+//
+// A route that fulfils with a redirect (a 3xx status and a Location)
+// to a URL the policy refuses makes the page's request fail at the next
+// hop, as blocked. The page sees only a network error, so the actor
+// remembers the refused redirect ([routeRedirects]) and names it in the
+// error of the call it happened in (a navigation, a script whose fetch
+// rejected), and in the error of a later call that failed because the
+// page's main frame then showed Chrome's error page (no script context,
+// a context gone under the call), until the page navigates elsewhere.
 
 import (
 	"context"
@@ -24,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -171,6 +181,8 @@ func (a *Actor) requestPaused(s *session, params json.RawMessage) error {
 			Method  string            `json:"method"`
 			Headers map[string]string `json:"headers"`
 		} `json:"request"`
+		FrameID      string `json:"frameId"`
+		ResourceType string `json:"resourceType"`
 	}
 	if err := json.Unmarshal(params, &e); err != nil {
 		return err
@@ -201,6 +213,12 @@ func (a *Actor) requestPaused(s *session, params json.RawMessage) error {
 		headers := make([]map[string]string, 0, len(r.Headers))
 		for _, k := range sortedKeys(r.Headers) {
 			headers = append(headers, map[string]string{"name": k, "value": r.Headers[k]})
+			if status >= 300 && status < 400 && strings.EqualFold(k, "Location") && a.blocked != nil {
+				if to := resolveLocation(e.Request.URL, r.Headers[k]); to != "" && a.blocked(to) != nil {
+					a.redirects.refused(BlockedRedirect{URL: e.Request.URL, Location: to, Route: r.ID, Status: status,
+						Navigation: e.ResourceType == "Document" && e.FrameID == a.mainFrame, loader: a.mainLoader()})
+				}
+			}
 		}
 		return s.conn.Send("Fetch.fulfillRequest", map[string]any{
 			"requestId":       e.RequestID,
@@ -257,4 +275,92 @@ func sortedKeys(m map[string]string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// BlockedRedirect is a redirect a route answered a request with, to a URL
+// the URL policy refuses: the request failed as blocked at that hop.
+type BlockedRedirect struct {
+	// URL is the request's, Location the URL it was redirected to.
+	URL, Location string
+	// Route is the id of the route that answered, Status its status.
+	Route, Status int
+	// Navigation reports whether the request was the main frame's
+	// navigation, which then shows Chrome's error page.
+	Navigation bool
+	// loader is the main frame's document (loader id) when the redirect
+	// was refused.
+	loader string
+}
+
+// routeRedirects are the refused route redirects of a page. Run goroutine
+// only.
+type routeRedirects struct {
+	// count counts them, so that a call can tell whether one happened
+	// while it ran; last is the latest.
+	count int
+	last  BlockedRedirect
+}
+
+func (r *routeRedirects) refused(b BlockedRedirect) {
+	r.count++
+	r.last = b
+}
+
+// RedirectBlockedError is the error of a call that failed because a
+// route redirected a request of the page to a URL the URL policy refuses:
+// in the call (a navigation, a script whose fetch rejected), or before it,
+// when the page's navigation was redirected and the call found the error
+// page Chrome shows instead (InErrorPage).
+type RedirectBlockedError struct {
+	BlockedRedirect
+	InErrorPage bool
+	// Cause is the error the call failed with.
+	Cause error
+}
+
+func (e *RedirectBlockedError) Error() string {
+	return fmt.Sprintf("%v (route %d redirected %s to %s, which the URL policy blocks)", e.Cause, e.Route, e.URL, e.Location)
+}
+
+func (e *RedirectBlockedError) Unwrap() error { return e.Cause }
+
+// redirectBlocked returns err as a [*RedirectBlockedError] if a refused
+// route redirect explains it: one refused since the call began (the
+// actor's count was seen), or the main frame's navigation refused before,
+// while the page has not navigated elsewhere since. Run goroutine only.
+func (a *Actor) redirectBlocked(err error, seen int) error {
+	r := a.redirects
+	if r.count == 0 || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if _, ok := errDialog(err); ok {
+		return err
+	}
+	if r.count != seen {
+		return &RedirectBlockedError{BlockedRedirect: r.last, Cause: err}
+	}
+	if !r.last.Navigation || (a.mainLoader() != r.last.loader && !strings.HasPrefix(a.url, "chrome-error:")) {
+		return err
+	}
+	var se *ScriptError
+	var ue *UIDError
+	var ne *NavigationError
+	if errors.As(err, &se) || errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, ErrCrashed) {
+		return err
+	}
+	return &RedirectBlockedError{BlockedRedirect: r.last, InErrorPage: true, Cause: err}
+}
+
+// resolveLocation returns a Location header's URL resolved against the
+// URL of the request it answers, or "" if it is not a URL.
+func resolveLocation(base, location string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	l, err := b.Parse(strings.TrimSpace(location))
+	if err != nil {
+		return ""
+	}
+	return l.String()
 }

@@ -255,6 +255,20 @@ func known(err error) (msg string, ok bool) {
 	if ce, ok := errorsAs[*browser.ConnectError](err); ok {
 		return ownSentence(ce), true // why, and when tabhive tries again
 	}
+	if rb, ok := errorsAs[*page.RedirectBlockedError](err); ok {
+		why := fmt.Sprintf("route %d answered %s with a %d redirect to %s, a URL the URL policy blocks, so the request failed as blocked (net::ERR_BLOCKED_BY_CLIENT)", rb.Route, rb.URL, rb.Status, rb.Location)
+		if rb.InErrorPage {
+			return fmt.Sprintf("The page shows Chrome's error page, as its navigation was redirected to a URL the policy blocks: %s. Navigate it to a URL the policy allows, then retry.", why), true
+		}
+		cause, isInternal := words(rb.Cause)
+		if isInternal {
+			return fmt.Sprintf("The call failed as a request was redirected to a URL the policy blocks: %s. Change the route's Location, or remove the route with unroute_requests.", why), true
+		}
+		if !strings.HasSuffix(cause, ".") {
+			cause += "."
+		}
+		return fmt.Sprintf("%s The request was redirected to a URL the policy blocks: %s. Change the route's Location, or remove the route with unroute_requests.", cause, why), true
+	}
 	if be, ok := errorsAs[*budgetError](err); ok {
 		s := fmt.Sprintf("%s did not finish within its %v budget: the page did not answer in time.", be.tool, be.budget)
 		if be.action {
