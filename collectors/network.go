@@ -76,6 +76,11 @@ type Request struct {
 	// they were when they redirected. The hops' own RedirectChain is nil.
 	RedirectChain []Request
 
+	// Mocked says how a route of the page answered this hop, such as
+	// "fulfilled by route 1" or "aborted by route 2"; "" for a hop no
+	// route answered (see [Network.Mocked]).
+	Mocked string
+
 	sentTimestamp time.Duration // monotonic time of Sent, see timeAt
 
 	// gotRequestExtra reports whether the raw request headers were applied.
@@ -241,7 +246,13 @@ type Network struct {
 	awaiting map[string][]*Request
 	// strs shares repeated header names and values; reset on navigation.
 	strs interner
+	// earlyMocks holds what routes did to requests not seen yet, oldest
+	// first. Invariant: at most maxEarly entries.
+	earlyMocks []mock
 }
+
+// mock is what [Network.Mocked] was told of a request hop.
+type mock struct{ requestID, url, how string }
 
 // maxEarly bounds the raw request headers kept for requests not seen yet.
 // They are normally claimed within a few events; the bound only matters for
@@ -322,8 +333,27 @@ func (n *Network) RequestWillBeSent(ev RequestEvent) {
 		r.gotRequestExtra = true
 		n.early = slices.Delete(n.early, i, i+1)
 	}
+	if i := slices.IndexFunc(n.earlyMocks, func(m mock) bool { return m.requestID == ev.RequestID && m.url == r.URL }); i >= 0 {
+		r.Mocked = n.earlyMocks[i].how
+		n.earlyMocks = slices.Delete(n.earlyMocks, i, i+1)
+	}
 	r.ID = n.store.Add(r)
 	n.byRequestID[ev.RequestID] = r
+}
+
+// Mocked records that a route of the page answered the hop of CDP request
+// requestID for url instead of the network: how says what it did, such as
+// "fulfilled by route 1". The interception may report the hop before the
+// Network domain does; it is then kept for that hop, within maxEarly.
+func (n *Network) Mocked(requestID, url, how string) {
+	if r := n.byRequestID[requestID]; r != nil && r.URL == clip(url) && r.Response == nil && !r.Failed && r.Mocked == "" {
+		r.Mocked = how
+		return
+	}
+	if len(n.earlyMocks) == maxEarly {
+		n.earlyMocks = slices.Delete(n.earlyMocks, 0, 1)
+	}
+	n.earlyMocks = append(n.earlyMocks, mock{requestID, clip(url), how})
 }
 
 // RequestExtraInfo records the raw headers of a request hop: Chrome sends

@@ -183,6 +183,7 @@ func (a *Actor) requestPaused(s *session, params json.RawMessage) error {
 		} `json:"request"`
 		FrameID      string `json:"frameId"`
 		ResourceType string `json:"resourceType"`
+		NetworkID    string `json:"networkId"`
 	}
 	if err := json.Unmarshal(params, &e); err != nil {
 		return err
@@ -204,6 +205,10 @@ func (a *Actor) requestPaused(s *session, params json.RawMessage) error {
 		return s.conn.Send("Fetch.continueRequest", id)
 	}
 	r.Hits++
+	if r.Action != RouteContinue && e.NetworkID != "" {
+		// list_network_requests marks what a route answered.
+		a.network.Mocked(e.NetworkID, e.Request.URL, fmt.Sprintf("%sed by route %d", r.Action, r.ID))
+	}
 	switch r.Action {
 	case RouteFulfill:
 		status := r.Status

@@ -80,6 +80,9 @@ func schemaType(t reflect.Type) map[string]any {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if a, ok := reflect.Zero(t).Interface().(ownSchema); ok {
+		return a.schema()
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return map[string]any{"type": "string"}
@@ -95,6 +98,14 @@ func schemaType(t reflect.Type) map[string]any {
 		return inputSchema(t)
 	}
 	panic(fmt.Sprintf("transport: no schema for argument type %s", t))
+}
+
+// ownSchema is an argument type that says its own JSON Schema, and what
+// it expects in a sentence, such as one that takes more than one JSON
+// type (it decodes itself, as a json.Unmarshaler).
+type ownSchema interface {
+	schema() map[string]any
+	describe() string
 }
 
 // inputSchema builds the JSON Schema of an args struct type.
@@ -234,6 +245,9 @@ func describe(p param) string {
 	t := p.typ
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if a, ok := reflect.Zero(t).Interface().(ownSchema); ok {
+		return a.describe()
 	}
 	switch t.Kind() {
 	case reflect.String:

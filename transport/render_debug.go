@@ -223,9 +223,14 @@ func networkSection(reqs []collectors.Request, opts collectors.PageOptions) stri
 	return strings.Join(out, "\n")
 }
 
-// requestLine is one request of a listing or a redirect chain.
+// requestLine is one request of a listing or a redirect chain; a request
+// a route answered says so after it, a line upstream never has.
 func requestLine(r collectors.Request) string {
-	return fmt.Sprintf("reqid=%d %s %s [%s]", r.ID, r.Method, truncate(r.URL, urlLimit), r.Status())
+	line := fmt.Sprintf("reqid=%d %s %s [%s]", r.ID, r.Method, truncate(r.URL, urlLimit), r.Status())
+	if r.Mocked != "" {
+		line += " (" + r.Mocked + ")"
+	}
+	return line
 }
 
 // requestBodies are get_network_request's bodies as rendered: inline text,

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,14 +36,15 @@ func (s *Server) routeTools() []*tool {
 }
 
 type routeArgs struct {
-	URLPattern string  `json:"urlPattern" required:"true" desc:"The URLPattern of the requests to route, such as https://api.example.com/* or *://*:*/api/*; a path alone, such as /api/*, matches that path on any host; a Playwright glob, starting with ** or holding {a,b}, such as **/api/* or **/*.{png,jpg}, matches the whole URL."`
-	Action     string  `json:"action" required:"true" enum:"fulfill,abort,continue" desc:"fulfill: answer with status, headers and body (or bodyPath) without reaching the network; abort: fail with reason; continue: send on, with headers or method changed."`
-	Status     *int    `json:"status" min:"100" max:"599" desc:"fulfill: the response's status code. Default 200."`
-	Headers    *string `json:"headers" desc:"fulfill: the response's headers; continue: request headers to set (an empty value removes one). A JSON object, such as {\"Content-Type\": \"application/json\"}."`
-	Body       *string `json:"body" desc:"fulfill: the response body, as text."`
-	BodyPath   string  `json:"bodyPath" desc:"fulfill: a file whose content is the response body (at most 16 MB); its extension gives the Content-Type unless headers do."`
-	Reason     string  `json:"reason" enum:"Failed,Aborted,TimedOut,AccessDenied,ConnectionClosed,ConnectionReset,ConnectionRefused,ConnectionAborted,ConnectionFailed,NameNotResolved,InternetDisconnected,AddressUnreachable,BlockedByClient,BlockedByResponse" desc:"abort: the network error the page sees. Default Failed."`
-	Method     string  `json:"method" desc:"continue: the method to send the request with instead, such as POST."`
+	URLPattern  string      `json:"urlPattern" required:"true" desc:"The URLPattern of the requests to route, such as https://api.example.com/* or *://*:*/api/*; a path alone, such as /api/*, matches that path on any host; a Playwright glob, starting with ** or holding {a,b}, such as **/api/* or **/*.{png,jpg}, matches the whole URL."`
+	Action      string      `json:"action" required:"true" enum:"fulfill,abort,continue" desc:"fulfill: answer with status, headers and body (or bodyPath) without reaching the network; abort: fail with reason; continue: send on, with headers or method changed."`
+	Status      *int        `json:"status" min:"100" max:"599" desc:"fulfill: the response's status code. Default 200."`
+	Headers     *headersArg `json:"headers" desc:"fulfill: the response's headers; continue: request headers to set (an empty value removes one). An object, such as {\"Content-Type\": \"application/json\"}, or the same object as a JSON string."`
+	ContentType string      `json:"contentType" desc:"fulfill: the response's Content-Type, such as application/json; it replaces a Content-Type of headers."`
+	Body        *string     `json:"body" desc:"fulfill: the response body, as text."`
+	BodyPath    string      `json:"bodyPath" desc:"fulfill: a file whose content is the response body (at most 16 MB); its extension gives the Content-Type unless headers do."`
+	Reason      string      `json:"reason" enum:"Failed,Aborted,TimedOut,AccessDenied,ConnectionClosed,ConnectionReset,ConnectionRefused,ConnectionAborted,ConnectionFailed,NameNotResolved,InternetDisconnected,AddressUnreachable,BlockedByClient,BlockedByResponse" desc:"abort: the network error the page sees. Default Failed."`
+	Method      string      `json:"method" desc:"continue: the method to send the request with instead, such as POST."`
 }
 
 // compileRoute compiles a route's URL pattern into its matcher: a
@@ -73,10 +75,12 @@ func runRoute(ctx context.Context, c *call, a *routeArgs) error {
 		return err
 	}
 	r := page.Route{Pattern: strings.TrimSpace(a.URLPattern), Match: match, Action: a.Action, Reason: a.Reason, Method: a.Method}
-	fulfil := a.Status != nil || a.Body != nil || a.BodyPath != ""
+	fulfil := a.Status != nil || a.Body != nil || a.BodyPath != "" || a.ContentType != ""
 	switch {
 	case a.Action != page.RouteFulfill && fulfil:
-		return badArgs("status, body and bodyPath go with action fulfill; action %s does not take them.", a.Action)
+		return badArgs("status, contentType, body and bodyPath go with action fulfill; action %s does not take them.", a.Action)
+	case strings.ContainsAny(a.ContentType, "\r\n\x00"):
+		return badArgs("Invalid contentType %q: give a media type such as application/json.", a.ContentType)
 	case a.Action != page.RouteAbort && a.Reason != "":
 		return badArgs("reason goes with action abort; action %s does not take it.", a.Action)
 	case a.Action != page.RouteContinue && a.Method != "":
@@ -89,11 +93,22 @@ func runRoute(ctx context.Context, c *call, a *routeArgs) error {
 		return badArgs("Invalid method %q: give an HTTP method such as POST.", a.Method)
 	}
 	if a.Headers != nil {
-		h, err := parseHeaders("headers", *a.Headers)
+		h, err := parseHeaders("headers", a.Headers.text)
 		if err != nil {
 			return err
 		}
 		r.Headers = h
+	}
+	if a.ContentType != "" {
+		if r.Headers == nil {
+			r.Headers = map[string]string{}
+		}
+		for k := range r.Headers {
+			if strings.EqualFold(k, "Content-Type") {
+				delete(r.Headers, k)
+			}
+		}
+		r.Headers["Content-Type"] = a.ContentType
 	}
 	if a.Status != nil {
 		r.Status = *a.Status
@@ -124,6 +139,35 @@ func runRoute(ctx context.Context, c *call, a *routeArgs) error {
 	c.r.state(st)
 	c.r.line("Added route %d: %s.", added.ID, describeRoute(added))
 	return nil
+}
+
+// headersArg is route_requests' headers: an object of header names and
+// values, as @playwright/mcp's browser_route takes them, or that object as
+// a JSON string, as route_requests took them first. text is the object's
+// JSON text, which parseHeaders checks.
+type headersArg struct{ text string }
+
+func (h *headersArg) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) > 0 && b[0] == '{':
+		h.text = string(b)
+		return nil
+	case len(b) > 0 && b[0] == '"':
+		return json.Unmarshal(b, &h.text)
+	}
+	return errors.New("headers: neither an object nor a string")
+}
+
+func (headersArg) schema() map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+		map[string]any{"type": "string"},
+	}}
+}
+
+func (headersArg) describe() string {
+	return "an object of header names and values, or that object as a JSON string"
 }
 
 // jsonHeaders writes headers as the JSON object they were given as.
