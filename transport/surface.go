@@ -97,6 +97,7 @@ var toolCategory = map[string]string{
 	// storage and its printout are debugging, beside evaluate_script and
 	// take_screenshot.
 	"list_cookies": "network", "set_cookie": "network", "delete_cookies": "network",
+	"get_cookie": "network", "clear_cookies": "network",
 	"save_storage_state": "network", "load_storage_state": "network",
 	"route_requests": "network", "list_routes": "network", "unroute_requests": "network",
 	"get_web_storage": "debugging", "set_web_storage": "debugging", "delete_web_storage": "debugging",

@@ -31,6 +31,10 @@ func (s *Server) stateTools() []*tool {
 			fixed[setCookieArgs](listBudget), s.runSetCookie),
 		define(tool{name: "delete_cookies", description: "Deletes cookies of the page's browser context: those of a name for a url or domain, or all of them.", page: true},
 			fixed[deleteCookiesArgs](listBudget), s.runDeleteCookies),
+		define(tool{name: "get_cookie", description: "Gets the cookies of a name in the page's browser context, httpOnly ones included: those of every domain and path, or of a url or domain.", page: true, readOnly: true},
+			fixed[getCookieArgs](listBudget), s.runGetCookie),
+		define(tool{name: "clear_cookies", description: "Deletes every cookie of the page's browser context (with --isolate-sessions, the session's own).", page: true},
+			fixed[clearCookiesArgs](listBudget), s.runClearCookies),
 		define(tool{name: "get_web_storage", description: "Reads the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", page: true, readOnly: true},
 			fixed[getStorageArgs](listBudget), runGetStorage),
 		define(tool{name: "set_web_storage", description: "Sets an entry of the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", page: true},
@@ -79,6 +83,34 @@ func (s *Server) runListCookies(ctx context.Context, c *call, a *listCookiesArgs
 	}
 	c.r.sections = append(c.r.sections, strings.Join(out, "\n"))
 	return nil
+}
+
+type getCookieArgs struct {
+	Name   string `json:"name" required:"true" desc:"The cookie's name."`
+	URL    string `json:"url" desc:"Only the cookie a request to this URL would carry."`
+	Domain string `json:"domain" desc:"Only the cookie of this domain or of its subdomains, such as example.com."`
+}
+
+func (s *Server) runGetCookie(ctx context.Context, c *call, a *getCookieArgs) error {
+	if a.Name == "" {
+		return badArgs("Give the name of the cookie to get.")
+	}
+	l := &listCookiesArgs{Name: a.Name, Domain: a.Domain}
+	if a.URL != "" {
+		l.URLs = []string{a.URL}
+	}
+	if err := s.runListCookies(ctx, c, l); err != nil {
+		return err
+	}
+	last := &c.r.sections[len(c.r.sections)-1]
+	*last = strings.Replace(*last, "No cookies found.", fmt.Sprintf("No cookie named %s.", quote(a.Name)), 1)
+	return nil
+}
+
+type clearCookiesArgs struct{}
+
+func (s *Server) runClearCookies(ctx context.Context, c *call, _ *clearCookiesArgs) error {
+	return s.runDeleteCookies(ctx, c, &deleteCookiesArgs{All: true})
 }
 
 func anyMatch(fs []func(storagestate.Cookie) bool, ck storagestate.Cookie) bool {
