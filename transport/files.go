@@ -48,6 +48,9 @@ func readScriptFile(sb *sandbox.Sandbox, path string) (string, error) {
 		if _, ok := errorsAs[*sandbox.DeniedError](err); ok {
 			return "", err
 		}
+		if ne, ok := errorsAs[*sandbox.NotRegularError](err); ok {
+			return "", fmt.Errorf("Unable to read script source from %s: it is %s; give the path of a regular file.", path, ne.Kind())
+		}
 		return "", fmt.Errorf("Unable to read script source from %s: %s", path, rootCause(err))
 	}
 	return string(b), nil

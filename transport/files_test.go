@@ -242,7 +242,7 @@ func TestSourcePathNeverEchoes(t *testing.T) {
 		{thrower, "", "Error: The script from " + thrower + " threw a TypeError; its message is not shown, as it could quote the file. Catch the error in the script and return its message to see it."},
 		{big, "", "Error: The script file " + big + " is 1048584 bytes; a sourcePath file can be at most 1 MiB (1048576 bytes). Use a smaller script."},
 		{filepath.Join(dir, "missing.js"), "", "Error: Unable to read script source from " + filepath.Join(dir, "missing.js") + ": no such file or directory."},
-		{dir, "", "Error: Unable to read script source from " + dir + ": not a regular file."},
+		{dir, "", "Error: Unable to read script source from " + dir + ": it is a directory; give the path of a regular file."},
 	}
 	for _, tt := range tests {
 		args := map[string]any{"pageId": id, "sourcePath": tt.path}

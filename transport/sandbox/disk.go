@@ -36,18 +36,23 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	what := "not a regular file"
+	return fmt.Sprintf("%s is %s: file tools read and write regular files only. Give the path of a regular file, or of one that does not exist yet.", e.Path, e.Kind())
+}
+
+// Kind says what stands at the path: "a named pipe (FIFO)", "a
+// directory", "a socket", "a device", or "not a regular file".
+func (e *NotRegularError) Kind() string {
 	switch t := e.Mode.Type(); {
 	case t&fs.ModeNamedPipe != 0:
-		what = "a named pipe (FIFO)"
+		return "a named pipe (FIFO)"
 	case t&fs.ModeDir != 0:
-		what = "a directory"
+		return "a directory"
 	case t&fs.ModeSocket != 0:
-		what = "a socket"
+		return "a socket"
 	case t&fs.ModeDevice != 0:
-		what = "a device"
+		return "a device"
 	}
-	return fmt.Sprintf("%s is %s: file tools read and write regular files only. Give the path of a regular file, or of one that does not exist yet.", e.Path, what)
+	return "not a regular file"
 }
 
 // FormatBytes writes n as a size a person reads: "12 MiB", "1.5 GiB",

@@ -72,6 +72,21 @@
 // [Sandbox.ReadFile] and [Sandbox.Readable] accept regular files only, after
 // resolving every symlink, and read through an [os.Root] the same way.
 //
+// Every open is non-blocking (O_NONBLOCK), then the file is looked at
+// (fstat) and refused with a *[NotRegularError] unless it is a regular
+// file, and only then made blocking: a FIFO planted where a tool writes
+// would otherwise hold the open, and the call, until some process read it
+// (issue 33). A write also checks, after the open, that the file opened is
+// the one standing at the path, not one a symlink planted since led to.
+//
+// # Disk
+//
+// [Config.MaxBytes] bounds what the files written through a sandbox and its
+// views hold together (--max-session-disk): a write that would pass it is
+// refused whole with a *[DiskFullError], and a [File] that had a write
+// refused removes itself when closed. [Sandbox.Room] says what is left, for
+// a recording another process writes ([File.ForProcess]).
+//
 // # Files the server writes on its own
 //
 // [Sandbox.TempFile] writes outputs too large for a reply (screenshots over
