@@ -24,8 +24,11 @@
 // The run goroutine, stopped by [Supervisor.Close]; page actors, each
 // stopped by the supervisor when its tab goes away and all of them by Close;
 // one watcher per browser connection (watch), which ends with its
-// connection and is waited for by Close; and short goroutines that stop a
-// page actor in the background, tracked and waited for by Close.
+// connection and is waited for by Close; short goroutines that stop a
+// page actor in the background, tracked and waited for by Close; and, for
+// the length of one storage state call, one goroutine per hidden tab
+// (forEachOrigin, storage.go) and one that answers each tab's requests,
+// all ended and waited for before the call returns.
 package browser
 
 import (
