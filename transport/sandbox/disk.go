@@ -88,7 +88,21 @@ type ledger struct {
 	files map[string]*entry // by canonical path
 	used  int64             // the sum of files' sizes
 	procs int               // entries written by other processes
+	// tidy is how many files the ledger may hold before it looks at them
+	// all, forgetting those deleted since: a session that writes and
+	// deletes files without end must not grow it without end.
+	tidy int
 }
+
+// tidyFiles is the least number of files a ledger holds before it looks
+// at them all; afterwards, twice what it kept.
+const tidyFiles = 1024
+
+// exactRoom is the room below which [ledger.room] looks at every file, not
+// just those of other processes: a recording asks for its room before each
+// frame, and should not stat a session's every file each time while far
+// from the bound.
+const exactRoom = 16 << 20
 
 // entry is one file of a ledger. Its fields are guarded by the ledger's mu.
 type entry struct {
@@ -102,7 +116,7 @@ func newLedger(limit int64) *ledger {
 	if limit <= 0 {
 		return nil
 	}
-	return &ledger{limit: limit, files: map[string]*entry{}}
+	return &ledger{limit: limit, files: map[string]*entry{}, tidy: tidyFiles}
 }
 
 // fits checks that need more bytes in path, which is about to be created
@@ -142,6 +156,10 @@ func (l *ledger) opened(path string) *entry {
 	defer l.mu.Unlock()
 	e := l.files[path]
 	if e == nil {
+		if len(l.files) >= l.tidy {
+			l.refresh()
+			l.tidy = max(2*len(l.files), tidyFiles)
+		}
 		e = &entry{path: path}
 		l.files[path] = e
 	}
@@ -210,7 +228,10 @@ func (l *ledger) room() int64 {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.refresh()
+	l.refreshProcs()
+	if l.limit-l.used < exactRoom {
+		l.refresh()
+	}
 	return max(l.limit-l.used, 0)
 }
 
@@ -311,7 +332,9 @@ func (f *File) Close() error {
 }
 
 // Room returns how many more bytes the files written through the sandbox
-// may take before [Config.MaxBytes], looking at them on disk first; -1 when
-// there is no bound. A recording that writes through another process
-// sizes itself with it.
+// may take before [Config.MaxBytes]; -1 when there is no bound. It looks
+// on disk at the files other processes write, and at every file once
+// little room is left (16 MiB), so that a file deleted since gives its
+// room back. A recording that writes through another process sizes itself
+// with it, before each frame.
 func (s *Sandbox) Room() int64 { return s.led.room() }
