@@ -26,6 +26,16 @@ fi
 # Stage two: packages and the user.
 sh deploy/debian-setup.sh
 uid=$(id -u tabhive)
+# lighthouse_audit's Lighthouse is where tabhive finds it (the user's
+# cache), the version tabhive pins, and runs as the user.
+home=$(getent passwd tabhive | cut -d: -f6)
+want=$(sed -n 's/^const Version = "\(.*\)"$/\1/p' page/lighthouse/install.go)
+got=$(setpriv --reuid tabhive --regid tabhive --init-groups env HOME="$home" \
+	"$home/.cache/tabhive/lighthouse-$want/node_modules/.bin/lighthouse" --version) || got=
+if [ -z "$want" ] || [ "$got" != "$want" ]; then
+	echo "image: the user's Lighthouse is \"$got\", want $want (page/lighthouse)" >&2
+	exit 1
+fi
 
 # The command: ENTRYPOINT then CMD, each a JSON array of plain strings;
 # the binary is where this script built it, and the listen address a free
