@@ -550,9 +550,32 @@ const originTabs = 8
 // Its goroutines, one per tab, are started and waited for here; each ends
 // at the first error of any of them, or when ctx ends.
 func forEachOrigin(ctx context.Context, conn *cdpconn.Conn, contextID string, origins []string, expr func(i int) (string, error), got func(i int, text string) error) error {
+	// Origins of one site, loaded in turn in one tab, reuse its renderer
+	// (300 subdomains of one site loaded in 17 s where 300 sites took 44
+	// s, at load 13-18 on 2 cores): the origins are sorted by their hosts'
+	// labels read from the right, and each tab takes a run of one site (its
+	// host's last two labels, near enough for this), cut so that every tab
+	// has work.
+	if len(origins) == 0 {
+		return nil
+	}
+	order := make([]int, len(origins))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(hostKey(origins[a]), hostKey(origins[b])) })
+	tabs := min(originTabs, len(origins))
+	most := (len(origins) + tabs - 1) / tabs
+	var runs [][]int
+	for _, i := range order {
+		if n := len(runs); n == 0 || len(runs[n-1]) == most || siteKey(origins[runs[n-1][0]]) != siteKey(origins[i]) {
+			runs = append(runs, nil)
+		}
+		runs[len(runs)-1] = append(runs[len(runs)-1], i)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
-	for range min(originTabs, len(origins)) {
+	for range tabs {
 		g.Go(func() error {
 			p, err := openOriginPage(gctx, conn, contextID)
 			if err != nil {
@@ -560,31 +583,58 @@ func forEachOrigin(ctx context.Context, conn *cdpconn.Conn, contextID string, or
 			}
 			defer p.close(gctx)
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(origins) {
+				k := int(next.Add(1) - 1)
+				if k >= len(runs) {
 					return nil
 				}
-				e, err := expr(i)
-				if err != nil {
-					return err
-				}
-				if got == nil {
-					if err := p.run(gctx, origins[i], e, nil); err != nil {
-						return fmt.Errorf("restore the storage of %s: %w", origins[i], err)
+				for _, i := range runs[k] {
+					e, err := expr(i)
+					if err != nil {
+						return err
 					}
-					continue
-				}
-				var text string
-				if err := p.run(gctx, origins[i], e, &text); err != nil {
-					return fmt.Errorf("read the storage of %s: %w", origins[i], err)
-				}
-				if err := got(i, text); err != nil {
-					return err
+					if got == nil {
+						if err := p.run(gctx, origins[i], e, nil); err != nil {
+							return fmt.Errorf("restore the storage of %s: %w", origins[i], err)
+						}
+						continue
+					}
+					var text string
+					if err := p.run(gctx, origins[i], e, &text); err != nil {
+						return fmt.Errorf("read the storage of %s: %w", origins[i], err)
+					}
+					if err := got(i, text); err != nil {
+						return err
+					}
 				}
 			}
 		})
 	}
 	return g.Wait()
+}
+
+// siteKey is the last two labels of origin's host, read from the right:
+// its site, near enough to group origins by.
+func siteKey(origin string) string {
+	k := hostKey(origin)
+	if i := strings.IndexByte(k, '.'); i >= 0 {
+		if j := strings.IndexByte(k[i+1:], '.'); j >= 0 {
+			return k[:i+1+j]
+		}
+	}
+	return k
+}
+
+// hostKey is origin's host with its labels from the right
+// ("https://a.example.com:8080" gives "com.example.a"), so that sorting by
+// it puts the origins of one site next to each other.
+func hostKey(origin string) string {
+	host := origin
+	if u, err := url.Parse(origin); err == nil {
+		host = u.Hostname()
+	}
+	labels := strings.Split(host, ".")
+	slices.Reverse(labels)
+	return strings.Join(labels, ".")
 }
 
 // originPage is a hidden tab that shows an empty document of tabhive's own
