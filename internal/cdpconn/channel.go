@@ -407,10 +407,13 @@ func (ch *channel) read() {
 			continue
 		}
 		var m message
-		if err := json.Unmarshal(f.buf, &m); err != nil {
+		if !parseMessage(f.buf, &m) {
 			continue // not CDP; nothing to route it to
 		}
 		ch.route(&m)
+		if m.Result != nil || m.Params != nil {
+			f.buf = nil // they are slices of it, handed on with the message
+		}
 	}
 }
 
