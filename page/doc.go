@@ -185,7 +185,10 @@
 //     an error), and closes the pipe for the copy when it stops early. The
 //     copy writes to the caller's writer through a gate StopTrace closes
 //     before it returns, so that a copy outliving an early return writes
-//     nothing more.
+//     nothing more. The stream of a trace whose caller gave up before
+//     Chrome finished it is released by a command queued on the session
+//     without waiting (traceComplete, [cdpconn.Conn.Send]), on no goroutine
+//     of its own.
 //   - The navigation report. Once a navigation completes, navigated tells
 //     the owner (Config.OnNavigated) on an Await goroutine, so that the run
 //     goroutine keeps applying events while the supervisor records the new

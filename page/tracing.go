@@ -376,13 +376,12 @@ func (a *Actor) traceComplete(params json.RawMessage) error {
 	if e.Stream != "" {
 		// Nobody waits for it any more (the caller gave up while Chrome
 		// was finishing): release it, or Chrome keeps the whole trace for
-		// as long as the page lives.
+		// as long as the page lives. Queued without waiting for Chrome's
+		// answer, which nothing needs: no goroutine outlives this event.
 		a.log.Debug().Msg("close the stream of an abandoned trace")
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			a.c.IO.Close(ctx, cdpio.NewCloseArgs(e.Stream))
-		}()
+		if err := a.conn.Send("IO.close", cdpio.NewCloseArgs(e.Stream)); err != nil {
+			a.log.Debug().Err(err).Msg("the stream of an abandoned trace stays open")
+		}
 	}
 	return nil
 }

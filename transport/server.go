@@ -711,7 +711,13 @@ func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResu
 	if !c.r.pages {
 		return c.r.render(nil, "", err)
 	}
-	infos, perr := c.pages(context.WithoutCancel(ctx))
+	// The list outlives the call's own deadline: a call that ran out of
+	// time still lists the pages, as upstream's does. But listing can
+	// open the first page of an isolated session, so it has a bound of its
+	// own and ends when the server closes, not whenever it would.
+	lctx, cancel := context.WithTimeout(c.s.life, listBudget)
+	defer cancel()
+	infos, perr := c.pages(lctx)
 	if perr != nil {
 		return c.r.render(nil, "", err)
 	}
