@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -197,8 +198,9 @@ func jsonIndent(v any) string {
 	return string(b)
 }
 
-// summaryLines is get_heapsnapshot_summary's reply.
-func summaryLines(s *heapsnap.Snapshot, maxName int) []string {
+// summaryLines is get_heapsnapshot_summary's reply; ctx bounds the query
+// it makes.
+func summaryLines(ctx context.Context, s *heapsnap.Snapshot, maxName int) ([]string, error) {
 	lines := []string{heapSection,
 		"Statistics: " + jsonIndent(s.Statistics()),
 		"Static Data: " + jsonIndent(s.StaticData()),
@@ -212,13 +214,16 @@ func summaryLines(s *heapsnap.Snapshot, maxName int) []string {
 		lines = append(lines, fmt.Sprintf("%d,%s,%s,%s,%s", c.NodeID, formatName(c.NodeName, maxName), formatKB(c.SelfSize), formatKB(c.RetainedSize), formatKB(c.AttributedSize)))
 	}
 	lines = append(lines, "Shared Size: "+formatKB(sizes.SharedSize), "Unattributed Size: "+formatKB(sizes.NoAttributionSize))
-	r := s.RetainedByContextSummary()
+	r, err := s.RetainedByContextSummary(ctx)
+	if err != nil {
+		return nil, err
+	}
 	lines = append(lines, "### Retained by Context Summary",
 		fmt.Sprintf("Context count: %d", r.ContextCount),
 		fmt.Sprintf("Retained by context size: %s (%d objects)", formatKB(r.RetainedByContextSize), r.RetainedByContextCount),
 		fmt.Sprintf("Not retained by context size: %s (%d objects)", formatKB(r.NotRetainedByContextSize), r.NotRetainedByContextCount),
 		"Total size: "+formatKB(r.TotalSize))
-	return lines
+	return lines, nil
 }
 
 // sortStable is an insertion sort, stable, for the short lists replies

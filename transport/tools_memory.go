@@ -228,7 +228,11 @@ func (s *Server) heapSummary(ctx context.Context, c *call, a *heapSummaryArgs) e
 		return err
 	}
 	defer done()
-	c.r.lines = append(c.r.lines, summaryLines(snap, maxName(a.MaxNameLength))...)
+	lines, err := summaryLines(ctx, snap, maxName(a.MaxNameLength))
+	if err != nil {
+		return err
+	}
+	c.r.lines = append(c.r.lines, lines...)
 	return nil
 }
 
@@ -238,7 +242,7 @@ func (s *Server) heapDetails(ctx context.Context, c *call, a *heapDetailsArgs) e
 		return err
 	}
 	defer done()
-	aggs, err := snap.Aggregates(a.FilterName, a.ObjectID)
+	aggs, err := snap.Aggregates(ctx, a.FilterName, a.ObjectID)
 	if err != nil {
 		return heapError(err)
 	}
@@ -252,7 +256,7 @@ func (s *Server) heapClassNodes(ctx context.Context, c *call, a *heapClassNodesA
 		return err
 	}
 	defer done()
-	nodes, err := snap.ClassNodes(*a.ID, a.FilterName, a.ObjectID)
+	nodes, err := snap.ClassNodes(ctx, *a.ID, a.FilterName, a.ObjectID)
 	if err != nil {
 		return heapError(err)
 	}
@@ -266,7 +270,7 @@ func (s *Server) heapRetainers(ctx context.Context, c *call, a *heapNodePagedArg
 		return err
 	}
 	defer done()
-	edges, err := snap.Retainers(*a.NodeID)
+	edges, err := snap.Retainers(ctx, *a.NodeID)
 	if err != nil {
 		return heapError(err)
 	}
@@ -289,7 +293,7 @@ func (s *Server) heapPaths(ctx context.Context, c *call, a *heapPathsArgs) error
 		return err
 	}
 	defer done()
-	paths, limits, err := snap.RetainingPaths(*a.NodeID, a.MaxDepth, a.MaxNodes, a.MaxSiblings)
+	paths, limits, err := snap.RetainingPaths(ctx, *a.NodeID, a.MaxDepth, a.MaxNodes, a.MaxSiblings)
 	if err != nil {
 		return heapError(err)
 	}
@@ -315,7 +319,7 @@ func (s *Server) heapEdges(ctx context.Context, c *call, a *heapEdgesArgs) error
 		return err
 	}
 	defer done()
-	edges, err := snap.Edges(*a.NodeID, opts)
+	edges, err := snap.Edges(ctx, *a.NodeID, opts)
 	if err != nil {
 		return heapError(err)
 	}
@@ -329,7 +333,7 @@ func (s *Server) heapDominators(ctx context.Context, c *call, a *heapNodeArgs) e
 		return err
 	}
 	defer done()
-	chain, err := snap.Dominators(*a.NodeID)
+	chain, err := snap.Dominators(ctx, *a.NodeID)
 	if err != nil {
 		return heapError(err)
 	}
@@ -348,7 +352,10 @@ func (s *Server) heapCompare(ctx context.Context, c *call, a *heapCompareArgs) e
 		return err
 	}
 	defer doneCur()
-	diffs := heapsnap.Compare(base, cur)
+	diffs, err := heapsnap.Compare(ctx, base, cur)
+	if err != nil {
+		return err
+	}
 	if a.ClassIndex != nil {
 		i := *a.ClassIndex
 		if i != math.Trunc(i) || i < 0 || i >= float64(len(diffs)) {
@@ -367,7 +374,11 @@ func (s *Server) heapDuplicates(ctx context.Context, c *call, a *heapPagedArgs) 
 		return err
 	}
 	defer done()
-	c.r.lines = append(c.r.lines, duplicatesLines(snap.DuplicateStrings(), a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	groups, err := snap.DuplicateStrings(ctx)
+	if err != nil {
+		return err
+	}
+	c.r.lines = append(c.r.lines, duplicatesLines(groups, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
 	return nil
 }
 
@@ -377,7 +388,7 @@ func (s *Server) heapObject(ctx context.Context, c *call, a *heapNodeArgs) error
 		return err
 	}
 	defer done()
-	info, err := snap.ObjectInfo(*a.NodeID)
+	info, err := snap.ObjectInfo(ctx, *a.NodeID)
 	if err != nil {
 		return heapError(err)
 	}
@@ -406,7 +417,7 @@ func (s *Server) heapQuery(ctx context.Context, c *call, a *heapQueryArgs) error
 		return err
 	}
 	defer done()
-	nodes, err := snap.QueryObjects(q)
+	nodes, err := snap.QueryObjects(ctx, q)
 	if err != nil {
 		return heapError(err)
 	}
@@ -428,7 +439,11 @@ func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs)
 		return err
 	}
 	defer done()
-	c.r.lines = append(c.r.lines, contextsLines(snap.AnalyzeContexts(), r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	analysis, err := snap.AnalyzeContexts(ctx)
+	if err != nil {
+		return err
+	}
+	c.r.lines = append(c.r.lines, contextsLines(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
 	return nil
 }
 

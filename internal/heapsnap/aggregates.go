@@ -90,6 +90,7 @@ func (s *Snapshot) buildAggregates(filter nodeFilter) *aggregateSet {
 	located := map[classKey]int32{}
 	of := make([]int32, s.nodeCount)
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
+		s.tick()
 		of[o] = -1
 		self := s.nSelf[o]
 		if self == 0 || filter != nil && !filter(o) {
@@ -170,6 +171,7 @@ func (s *Snapshot) classesRetainedSize(of []int32, aggs []*aggregate) {
 	}
 	stack := []frame{visit(s.root)}
 	for len(stack) > 0 {
+		s.tick()
 		top := &stack[len(stack)-1]
 		if top.next == top.end {
 			if top.marked >= 0 {
@@ -185,7 +187,7 @@ func (s *Snapshot) classesRetainedSize(of []int32, aggs []*aggregate) {
 }
 
 // aggregatesFor returns the aggregates under a named filter ("" for none),
-// computing them once. s.mu is held.
+// computing them once. the query lock is held (see begin).
 func (s *Snapshot) aggregatesFor(filterName string, contextID float64) (*aggregateSet, error) {
 	key, target, err := s.filterKey(filterName, contextID)
 	if err != nil {
@@ -204,7 +206,7 @@ func (s *Snapshot) aggregatesFor(filterName string, contextID float64) (*aggrega
 
 // allObjects returns the unfiltered aggregates and records the class ids:
 // a class's id is its position plus one among them, as chrome-devtools-mcp
-// numbers them when it loads a snapshot. s.mu is held.
+// numbers them when it loads a snapshot. the query lock is held (see begin).
 func (s *Snapshot) allObjects() *aggregateSet {
 	a, _ := s.aggregatesFor("", 0)
 	if s.classKeys == nil {
@@ -320,6 +322,7 @@ func (s *Snapshot) edgeTarget(o uint32, name string) (uint32, bool) {
 func (s *Snapshot) eventHandlers() bitset {
 	bits := newBitset(s.nodeCount)
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
+		s.tick()
 		if s.name(o) != "V8EventListener" {
 			continue
 		}

@@ -1,6 +1,7 @@
 package heapsnap
 
 import (
+	"context"
 	"slices"
 	"strings"
 )
@@ -72,15 +73,17 @@ type scopeVariable struct {
 
 // AnalyzeContexts ranks the closure contexts that hold dead captured
 // variables.
-func (s *Snapshot) AnalyzeContexts() ContextAnalysis {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) AnalyzeContexts(ctx context.Context) (_ ContextAnalysis, err error) {
+	if err := s.begin(ctx); err != nil {
+		return ContextAnalysis{}, err
+	}
+	defer s.end(&err)
 	scopes := s.embeddedScopes()
 	sc := s.scanContexts()
 	live := s.liveFunctions(sc)
 	correlated, without := s.correlate(sc, scopes)
 	analyses := s.classifyFields(correlated, live)
-	return sortAnalysis(analyses, without)
+	return sortAnalysis(analyses, without), nil
 }
 
 // embeddedScopes reads the scope tables: per script node ordinal, its
@@ -208,6 +211,7 @@ func (s *Snapshot) scanContexts() *contextScan {
 	sc := &contextScan{scripts: map[uint32]scriptInfo{}, finishedModuleFuncs: map[uint32]bool{}, scopeInfoScript: map[uint32]*uint32{}}
 	generatorMaps := map[uint32]bool{}
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
+		s.tick()
 		name := s.name(o)
 		switch {
 		case strings.HasPrefix(name, "system / Script"):

@@ -269,7 +269,7 @@ func TestDevToolsSummary(t *testing.T) {
 				t.Errorf("static data = %+v, want %+v", got, e.StaticData)
 			}
 			same(t, "native context sizes", nativeSizesJSON(s.NativeContextSizes()), e.NativeContextSizes)
-			same(t, "retained by context summary", summaryJSON(s.RetainedByContextSummary()), e.RetainedByContextSummary)
+			same(t, "retained by context summary", summaryJSON(must(s.RetainedByContextSummary(bg))), e.RetainedByContextSummary)
 			if !reflect.DeepEqual(s.interfaceDefs, e.InterfaceDefinitions) && !(len(s.interfaceDefs) == 0 && len(e.InterfaceDefinitions) == 0) {
 				t.Errorf("interface definitions = %+v, want %+v", s.interfaceDefs, e.InterfaceDefinitions)
 			}
@@ -305,9 +305,11 @@ func TestDevToolsAggregates(t *testing.T) {
 						fmt.Sscan(rest, &idx)
 						f, ctxID = FilterSpecificContext, float64(s.nID[idx/s.nodeFieldCount])
 					}
-					s.mu.Lock()
+					if err := s.begin(bg); err != nil {
+						t.Fatal(err)
+					}
 					set, err := s.aggregatesFor(f, ctxID)
-					s.mu.Unlock()
+					s.end(nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -346,27 +348,27 @@ func TestDevToolsSamples(t *testing.T) {
 			}
 			for _, x := range e.Samples {
 				t.Run(fmt.Sprintf("%s@%v", x.ClassName, x.ID), func(t *testing.T) {
-					paths, limits, err := s.RetainingPaths(x.ID, nil, nil, nil)
+					paths, limits, err := s.RetainingPaths(bg, x.ID, nil, nil, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
 					same(t, "retaining paths", pathsJSON(paths, limits), x.Paths)
 					d, n, sib := 5.0, 50.0, 2.0
-					paths, limits, _ = s.RetainingPaths(x.ID, &d, &n, &sib)
+					paths, limits, _ = s.RetainingPaths(bg, x.ID, &d, &n, &sib)
 					same(t, "bounded retaining paths", pathsJSON(paths, limits), x.PathsBounded)
-					doms, _ := s.Dominators(x.ID)
+					doms, _ := s.Dominators(bg, x.ID)
 					same(t, "dominators", dominatorsJSON(doms), x.Dominators)
-					info, _ := s.ObjectInfo(x.ID)
+					info, _ := s.ObjectInfo(bg, x.ID)
 					same(t, "object info", infoJSON(info), x.ObjectInfo)
 					for _, c := range []struct {
 						sortBy   string
 						excluded bool
 						want     json.RawMessage
 					}{{"retainedSize", true, x.EdgesByRetained}, {"name", true, x.EdgesByName}, {"selfSize", true, x.EdgesBySelf}, {"retainedSize", false, x.EdgesAll}} {
-						edges, _ := s.Edges(x.ID, EdgeOptions{SortBy: c.sortBy, ExcludePrimitives: c.excluded})
+						edges, _ := s.Edges(bg, x.ID, EdgeOptions{SortBy: c.sortBy, ExcludePrimitives: c.excluded})
 						same(t, "edges by "+c.sortBy, edgesJSON(edges.Slice(0, edges.Len())), c.want)
 					}
-					ret, _ := s.Retainers(x.ID)
+					ret, _ := s.Retainers(bg, x.ID)
 					same(t, "retainers", edgesJSON(ret.Slice(0, ret.Len())), x.Retainers)
 				})
 			}
@@ -421,7 +423,7 @@ func TestDevToolsDuplicateStrings(t *testing.T) {
 			s := loadFixture(t, name)
 			e := readExpected(t, name)
 			var got []any
-			for _, g := range s.DuplicateStrings() {
+			for _, g := range must(s.DuplicateStrings(bg)) {
 				var nodes []any
 				for _, o := range g.ords {
 					n := s.node(o)
@@ -444,7 +446,7 @@ func TestDevToolsQueries(t *testing.T) {
 			e := readExpected(t, name)
 			for _, q := range e.Queries {
 				qq := q.Query
-				list, err := s.QueryObjects(Query{ClassName: qq.ClassName, PropertyName: qq.PropertyName, NodeType: qq.NodeType, IsDetached: qq.IsDetached, SortBy: qq.SortBy,
+				list, err := s.QueryObjects(bg, Query{ClassName: qq.ClassName, PropertyName: qq.PropertyName, NodeType: qq.NodeType, IsDetached: qq.IsDetached, SortBy: qq.SortBy,
 					MinRetained: qq.MinRetainedSize, MaxRetained: qq.MaxRetainedSize, MinSelf: qq.MinSelfSize, MaxSelf: qq.MaxSelfSize})
 				if err != nil {
 					t.Fatal(err)
@@ -493,7 +495,7 @@ func TestDevToolsContexts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := loadFixture(t, name)
 			e := readExpected(t, name)
-			a := s.AnalyzeContexts()
+			a := must(s.AnalyzeContexts(bg))
 			if len(a.Scopes) == 0 {
 				t.Fatal("no scope with dead fields: the fixture's BigBuffer should be one")
 			}
@@ -528,7 +530,7 @@ func TestDevToolsDiff(t *testing.T) {
 	var want json.RawMessage
 	readJSON(t, "diff.expected.json.gz", &want)
 	var got []any
-	for _, d := range Compare(before, after) {
+	for _, d := range must(Compare(bg, before, after)) {
 		got = append(got, map[string]any{"name": d.ClassName, "addedCount": d.AddedCount, "removedCount": d.RemovedCount, "addedSize": d.AddedSize, "removedSize": d.RemovedSize,
 			"addedIds": orEmpty(d.AddedIDs), "deletedIds": orEmpty(d.DeletedIDs), "addedSelfSizes": orEmptyF(d.AddedSelfSizes), "deletedSelfSizes": orEmptyF(d.DeletedSelfSizes)})
 	}
@@ -545,6 +547,17 @@ func orEmpty(v []uint32) []uint32 {
 func orEmptyF(v []float64) []float64 {
 	if v == nil {
 		return []float64{}
+	}
+	return v
+}
+
+// bg is the context of queries that have no deadline.
+var bg = context.Background()
+
+// must returns a query's answer; a query with no deadline does not fail.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
 	}
 	return v
 }

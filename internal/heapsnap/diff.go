@@ -1,6 +1,7 @@
 package heapsnap
 
 import (
+	"context"
 	"fmt"
 	"slices"
 )
@@ -18,15 +19,18 @@ type RetainedByContextSummary struct {
 
 // RetainedByContextSummary counts, among objects with a shallow size, those
 // retained only through contexts and the others, and the contexts.
-func (s *Snapshot) RetainedByContextSummary() RetainedByContextSummary {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) RetainedByContextSummary(ctx context.Context) (_ RetainedByContextSummary, err error) {
+	if err := s.begin(ctx); err != nil {
+		return RetainedByContextSummary{}, err
+	}
+	defer s.end(&err)
 	if s.contextSummary != nil {
-		return *s.contextSummary
+		return *s.contextSummary, nil
 	}
 	kept := s.retainedOnlyThrough(FilterContexts)
 	var out RetainedByContextSummary
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
+		s.tick()
 		self := float64(s.nSelf[o])
 		if self == 0 {
 			continue
@@ -44,7 +48,7 @@ func (s *Snapshot) RetainedByContextSummary() RetainedByContextSummary {
 	}
 	out.TotalSize = out.RetainedByContextSize + out.NotRetainedByContextSize
 	s.contextSummary = &out
-	return out
+	return out, nil
 }
 
 // forDiff is a class of the base snapshot of a diff: its instances' ids and
@@ -58,11 +62,15 @@ type forDiff struct {
 
 // aggregatesForDiff returns the base snapshot's classes, its plain objects
 // classed by the other snapshot's interfaces, as DevTools compares them.
-func (s *Snapshot) aggregatesForDiff(defs []interfaceDef) []forDiff {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) aggregatesForDiff(ctx context.Context, defs []interfaceDef) (_ []forDiff, err error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer s.end(&err)
 	own := s.interfaceDefs
 	s.applyInterfaceDefinitions(defs)
+	// Put back even when the query stops half-way (tick).
+	defer s.applyInterfaceDefinitions(own)
 	set := s.buildAggregates(nil)
 	out := make([]forDiff, 0, len(set.list))
 	for _, a := range set.list {
@@ -70,6 +78,7 @@ func (s *Snapshot) aggregatesForDiff(defs []interfaceDef) []forDiff {
 		s.sortByID(nodes)
 		d := forDiff{key: a.key, ids: make([]uint32, len(nodes)), selfSizes: make([]float64, len(nodes))}
 		for i, o := range nodes {
+			s.tick()
 			d.ids[i] = s.nID[o]
 			d.selfSizes[i] = float64(s.nSelf[o])
 		}
@@ -79,8 +88,7 @@ func (s *Snapshot) aggregatesForDiff(defs []interfaceDef) []forDiff {
 		}
 		out = append(out, d)
 	}
-	s.applyInterfaceDefinitions(own)
-	return out
+	return out, nil
 }
 
 // sortByID sorts ordinals by node id.
@@ -107,15 +115,23 @@ type ClassDiff struct {
 }
 
 // Compare returns the classes whose objects changed from base to cur, by
-// size delta (largest growth first). Either may be the other.
-func Compare(base, cur *Snapshot) []ClassDiff {
-	cur.mu.Lock()
+// size delta (largest growth first). Either may be the other. It stops
+// with ctx's error when ctx ends.
+func Compare(ctx context.Context, base, cur *Snapshot) (_ []ClassDiff, err error) {
+	if err := cur.begin(ctx); err != nil {
+		return nil, err
+	}
 	defs := cur.interfaceDefs
-	cur.mu.Unlock()
-	baseAggs := base.aggregatesForDiff(defs)
+	cur.end(nil)
+	baseAggs, err := base.aggregatesForDiff(ctx, defs)
+	if err != nil {
+		return nil, err
+	}
 
-	cur.mu.Lock()
-	defer cur.mu.Unlock()
+	if err := cur.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer cur.end(&err)
 	set := cur.allObjects()
 	// DevTools sorts the current snapshot's cached instances by id in
 	// place; class listings of it keep that order among equal sizes.
@@ -145,7 +161,7 @@ func Compare(base, cur *Snapshot) []ClassDiff {
 	for i := range diffs {
 		diffs[i].Index = i
 	}
-	return diffs
+	return diffs, nil
 }
 
 // diffClass matches a base class's objects with cur's by id.

@@ -57,6 +57,7 @@ type edgeFilter func(src, ei uint32) bool
 // must be the node count.
 func (s *Snapshot) bfs(queue []uint32, dist []int32, filter edgeFilter) {
 	for i := 0; i < len(queue); i++ {
+		s.tick()
 		o := queue[i]
 		d := dist[o] + 1
 		for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {

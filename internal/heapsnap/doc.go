@@ -4,9 +4,9 @@
 // in, answers out, nothing else.
 //
 //	s, err := heapsnap.Load(ctx, f, size, budget)
-//	aggs, err := s.Aggregates("", nil)                 // classes: count, shallow and retained size
-//	paths, limits, err := s.RetainingPaths(id, nil, nil, nil)
-//	diffs := heapsnap.Compare(before, after)
+//	aggs, err := s.Aggregates(ctx, "", nil)                 // classes: count, shallow and retained size
+//	paths, limits, err := s.RetainingPaths(ctx, id, nil, nil, nil)
+//	diffs, err := heapsnap.Compare(ctx, before, after)
 //
 // # Reading
 //
@@ -53,7 +53,15 @@
 //
 // A [Snapshot] is safe for concurrent use. The model is read-only once
 // loaded; the answers kept for later calls (aggregates by filter) are
-// guarded by the snapshot's mutex, which each query holds while it runs.
+// guarded by the snapshot's lock, which each query holds while it runs.
 // [Compare] locks its two snapshots one after the other, never both.
+//
+// Every query takes a context and stops with its error when it ends: a
+// query waiting for the lock gives up at once, and a running one looks at
+// its context every few thousand steps of its loops and unwinds (a panic
+// of the package's own, recovered where the query releases the lock), so
+// that a call's deadline ends it within a millisecond or so. An answer is
+// cached only once whole, so a query stopped half-way leaves nothing
+// behind.
 // Load runs two of its steps at a time on goroutines it waits for.
 package heapsnap

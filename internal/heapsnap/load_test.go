@@ -112,14 +112,14 @@ func FuzzLoad(f *testing.F) {
 			return
 		}
 		s.Statistics()
-		s.RetainedByContextSummary()
-		s.Aggregates("", nil)
-		s.DuplicateStrings()
-		s.AnalyzeContexts()
+		s.RetainedByContextSummary(bg)
+		s.Aggregates(bg, "", nil)
+		s.DuplicateStrings(bg)
+		s.AnalyzeContexts(bg)
 		for _, id := range []float64{1, 3} {
-			s.RetainingPaths(id, nil, nil, nil)
-			s.Dominators(id)
-			s.Edges(id, EdgeOptions{SortBy: "name"})
+			s.RetainingPaths(bg, id, nil, nil, nil)
+			s.Dominators(bg, id)
+			s.Edges(bg, id, EdgeOptions{SortBy: "name"})
 		}
 	})
 }

@@ -464,7 +464,7 @@ func better(a, b *interfaceMatch) *interfaceMatch {
 }
 
 // applyInterfaceDefinitions classes every plain object by defs. It drops
-// the cached aggregates, which depend on the classes. s.mu is held, or the
+// the cached aggregates, which depend on the classes. the query lock is held (see begin), or the
 // snapshot is being built.
 func (s *Snapshot) applyInterfaceDefinitions(defs []interfaceDef) {
 	s.interfaceDefs = defs

@@ -1,6 +1,7 @@
 package heapsnap
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -28,9 +29,11 @@ type Aggregates struct {
 // Aggregates returns the classes of the objects a filter keeps (filter
 // "" keeps all; contextID is the native context's node id for
 // [FilterSpecificContext], nil if not given).
-func (s *Snapshot) Aggregates(filter string, contextID *float64) (Aggregates, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) Aggregates(ctx context.Context, filter string, contextID *float64) (_ Aggregates, err error) {
+	if err := s.begin(ctx); err != nil {
+		return Aggregates{}, err
+	}
+	defer s.end(&err)
 	s.allObjects()
 	set, err := s.aggregatesFor(filter, ctxArg(contextID))
 	if err != nil {
@@ -113,9 +116,11 @@ func (e *ClassNotFoundError) Error() string {
 
 // ClassNodes returns the instances of class id that a filter keeps, by
 // retained size (largest first).
-func (s *Snapshot) ClassNodes(id float64, filter string, contextID *float64) (Nodes, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) ClassNodes(ctx context.Context, id float64, filter string, contextID *float64) (_ Nodes, err error) {
+	if err := s.begin(ctx); err != nil {
+		return Nodes{}, err
+	}
+	defer s.end(&err)
 	s.allObjects()
 	if _, _, err := s.filterKey(filter, ctxArg(contextID)); err != nil {
 		return Nodes{}, err
@@ -179,9 +184,11 @@ func (s *Snapshot) classNameOfKey(key string) string {
 
 // Retainers returns the edges that retain a node, from the nodes holding
 // them: not the root's, not weak ones.
-func (s *Snapshot) Retainers(id float64) (Edges, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) Retainers(ctx context.Context, id float64) (_ Edges, err error) {
+	if err := s.begin(ctx); err != nil {
+		return Edges{}, err
+	}
+	defer s.end(&err)
 	o, err := s.ordinalForID(id)
 	if err != nil {
 		return Edges{}, err
@@ -248,9 +255,11 @@ type EdgeOptions struct {
 }
 
 // Edges returns a node's outgoing edges.
-func (s *Snapshot) Edges(id float64, opts EdgeOptions) (Edges, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) Edges(ctx context.Context, id float64, opts EdgeOptions) (_ Edges, err error) {
+	if err := s.begin(ctx); err != nil {
+		return Edges{}, err
+	}
+	defer s.end(&err)
 	o, err := s.ordinalForID(id)
 	if err != nil {
 		return Edges{}, err
@@ -357,9 +366,11 @@ type ObjectInfo struct {
 }
 
 // ObjectInfo returns an object's details.
-func (s *Snapshot) ObjectInfo(id float64) (ObjectInfo, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) ObjectInfo(ctx context.Context, id float64) (_ ObjectInfo, err error) {
+	if err := s.begin(ctx); err != nil {
+		return ObjectInfo{}, err
+	}
+	defer s.end(&err)
 	o, err := s.ordinalForID(id)
 	if err != nil {
 		return ObjectInfo{}, err
@@ -389,9 +400,11 @@ type Dominator struct {
 
 // Dominators returns the chain of immediate dominators from a node up to
 // the root, the node first.
-func (s *Snapshot) Dominators(id float64) ([]Dominator, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) Dominators(ctx context.Context, id float64) (_ []Dominator, err error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer s.end(&err)
 	o, err := s.ordinalForID(id)
 	if err != nil {
 		return nil, err
@@ -432,9 +445,11 @@ type Limits []string
 // leaf first: each retainer closer to the roots than the node, skipping
 // weak edges, nearest first, down to retainers one step from a root.
 // maxDepth, maxNodes and maxSiblings bound it (nil: 30, 5000, 100).
-func (s *Snapshot) RetainingPaths(id float64, maxDepth, maxNodes, maxSiblings *float64) ([]Path, Limits, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) RetainingPaths(ctx context.Context, id float64, maxDepth, maxNodes, maxSiblings *float64) (_ []Path, _ Limits, err error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, Limits{}, err
+	}
+	defer s.end(&err)
 	o, err := s.ordinalForID(id)
 	if err != nil {
 		return nil, nil, err
@@ -466,6 +481,7 @@ func (s *Snapshot) RetainingPaths(id float64, maxDepth, maxNodes, maxSiblings *f
 	}
 	var build func(cur uint32, depth float64) []Path
 	build = func(cur uint32, depth float64) []Path {
+		s.tick()
 		traversed++
 		if traversed > nodesLimit {
 			hit("nodes")
@@ -555,13 +571,15 @@ type StringGroup struct {
 // DuplicateStrings returns the string values held by more than one string
 // object, by total retained size (largest first). The list is computed
 // once per snapshot; the caller must not change it.
-func (s *Snapshot) DuplicateStrings() []StringGroup {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *Snapshot) DuplicateStrings(ctx context.Context) (_ []StringGroup, err error) {
+	if err := s.begin(ctx); err != nil {
+		return nil, err
+	}
+	defer s.end(&err)
 	if s.dupGroups == nil {
 		s.dupGroups = s.duplicateGroups()
 	}
-	return s.dupGroups
+	return s.dupGroups, nil
 }
 
 func (s *Snapshot) duplicateGroups() []StringGroup {
@@ -576,6 +594,7 @@ func (s *Snapshot) duplicateGroups() []StringGroup {
 	truncated := map[string][]*truncEntry{}
 	var truncOrder []string
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
+		s.tick()
 		if !dup.bits.get(o) {
 			continue
 		}
@@ -658,7 +677,7 @@ func (d *dupStrings) index(s *Snapshot, o uint32) (uint32, bool) {
 }
 
 // duplicatedStrings returns the duplicated string nodes, computing them
-// once. s.mu is held.
+// once. the query lock is held (see begin).
 func (s *Snapshot) duplicatedStrings() bitset { return s.duplicates().bits }
 
 func (s *Snapshot) duplicates() *dupStrings {
@@ -678,6 +697,7 @@ func (s *Snapshot) duplicates() *dupStrings {
 	bits := newBitset(n)
 	truncated := map[string][]truncEntry{}
 	for o := uint32(0); o < uint32(n); o++ {
+		s.tick()
 		t := int(s.nType[o])
 		if t != s.tString && t != s.tConsString || s.nSelf[o] == 0 || s.isFlatConsString(o) {
 			continue
@@ -862,9 +882,8 @@ func compilePattern(field, p string) (*regexp.Regexp, error) {
 
 // QueryObjects returns the objects matching q, by retained size (largest
 // first) and, among equal sizes, in the order q.SortBy gives.
-func (s *Snapshot) QueryObjects(q Query) (Nodes, error) {
+func (s *Snapshot) QueryObjects(ctx context.Context, q Query) (_ Nodes, err error) {
 	var classRE, propRE *regexp.Regexp
-	var err error
 	if q.ClassName != "" {
 		if classRE, err = compilePattern("className", q.ClassName); err != nil {
 			return Nodes{}, err
@@ -890,10 +909,13 @@ func (s *Snapshot) QueryObjects(q Query) (Nodes, error) {
 	// names are made up, and tried once per name.
 	classMatch := newMatchCache(classRE, len(s.offs)-1)
 	propMatch := newMatchCache(propRE, len(s.offs)-1)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return Nodes{}, err
+	}
+	defer s.end(&err)
 	var match []uint32
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
+		s.tick()
 		self, ret := float64(s.nSelf[o]), s.retained[o]
 		if q.MinSelf != nil && self < *q.MinSelf || q.MaxSelf != nil && self > *q.MaxSelf {
 			continue

@@ -8,7 +8,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -93,7 +92,16 @@ type Snapshot struct {
 	weakMapChecked bitset
 	weakMapEdges   map[uint32]*weakMapEdge
 
-	mu sync.Mutex // guards the fields below: answers computed on demand
+	// lock is held by the query that runs (see begin): a channel, not a
+	// mutex, so that a query waiting for it gives up when its context
+	// ends. It guards the fields below.
+	lock chan struct{}
+	// qctx is the context of the query holding lock, which its loops look
+	// at (see tick); nil outside a query. qn counts their steps.
+	qctx context.Context
+	qn   uint32
+	// The answers computed on demand:
+	//
 	// aggregates caches class aggregates by filter key ("" for all
 	// objects).
 	aggregates map[string]*aggregateSet
@@ -133,7 +141,7 @@ func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{graph: g}
+	s := &Snapshot{graph: g, lock: make(chan struct{}, 1)}
 	if err := s.build(ctx); err != nil {
 		return nil, err
 	}
@@ -292,4 +300,70 @@ func (s *Snapshot) ordinalForID(id float64) (uint32, error) {
 		}
 	}
 	return 0, &NodeNotFoundError{ID: id}
+}
+
+// tickEvery is how many steps of a query's loops go between two looks at
+// its context: a few microseconds of work, so that a query stops within
+// a millisecond of its deadline.
+const tickEvery = 1 << 12
+
+// stopped is the panic with which tick unwinds a query whose context
+// ended; the query's end recovers it, within the package.
+type stopped struct{ err error }
+
+// begin takes the snapshot's lock for a query, giving up if ctx ends
+// first, and makes ctx the one the query's loops look at. The query must
+// defer end.
+func (s *Snapshot) begin(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := ctx.Err(); err != nil {
+		<-s.lock // a done context wins over the lock
+		return err
+	}
+	s.qctx, s.qn = ctx, 0
+	return nil
+}
+
+// end releases the lock a query took with begin. Deferred by the query,
+// it turns the unwinding of a query stopped by tick into the context's
+// error in *errp; any other panic goes on.
+func (s *Snapshot) end(errp *error) {
+	r := recover()
+	s.qctx = nil
+	<-s.lock
+	if r == nil {
+		return
+	}
+	st, ok := r.(stopped)
+	if !ok {
+		panic(r)
+	}
+	if errp != nil {
+		*errp = st.err
+	}
+}
+
+// tick is one step of a query's loop: every tickEvery steps it looks at
+// the query's context, and unwinds the query (to its end) if it has
+// ended. Outside a query (while loading) it does nothing. Nothing a query
+// caches is half-made when it unwinds: each answer is stored whole once
+// computed.
+func (s *Snapshot) tick() {
+	if s.qctx == nil {
+		return
+	}
+	s.qn++
+	if s.qn%tickEvery != 0 {
+		return
+	}
+	if err := s.qctx.Err(); err != nil {
+		panic(stopped{err})
+	}
 }
