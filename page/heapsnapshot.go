@@ -1,12 +1,16 @@
 package page
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/mafredri/cdp/protocol/heapprofiler"
 
@@ -32,6 +36,86 @@ type heapCapture struct {
 	written  int64
 	err      error // the first write error; later chunks are dropped
 	progress func(done, total int)
+	buf      []byte // the last chunk's text, decoded; reused
+}
+
+// chunk returns the text of a HeapProfiler.addHeapSnapshotChunk event,
+// {"chunk":"..."}, decoded into hc.buf. Chunks are a megabyte each and
+// come as fast as the renderer writes them, so a chunk is decoded with
+// bulk copies between its escapes rather than by encoding/json, which
+// walks it byte by byte twice: a page that decodes slower than the
+// channel reads keeps the chunks in between in memory. Anything laid out
+// otherwise is decoded by encoding/json.
+func (hc *heapCapture) chunk(params []byte) ([]byte, error) {
+	s, ok := bytes.CutPrefix(params, []byte(`{"chunk":"`))
+	if ok {
+		s, ok = bytes.CutSuffix(s, []byte(`"}`))
+	}
+	if ok {
+		if out, ok := unescape(hc.buf[:0], s); ok {
+			hc.buf = out
+			return out, nil
+		}
+	}
+	var e struct {
+		Chunk string `json:"chunk"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return nil, err
+	}
+	return []byte(e.Chunk), nil
+}
+
+// unescape appends the JSON string text s (without its quotes) to out,
+// decoded. It reports false for text it does not take (an unescaped
+// quote, a bad escape, a \u escape of half a UTF-16 surrogate pair); the
+// caller then decodes it otherwise.
+func unescape(out, s []byte) ([]byte, bool) {
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			i = len(s)
+		}
+		if bytes.IndexByte(s[:i], '"') >= 0 {
+			return out, false
+		}
+		out = append(out, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		if i+1 >= len(s) {
+			return out, false
+		}
+		c := s[i+1]
+		s = s[i+2:]
+		switch c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if len(s) < 4 {
+				return out, false
+			}
+			r, err := strconv.ParseUint(string(s[:4]), 16, 16)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return out, false
+			}
+			out = utf8.AppendRune(out, rune(r))
+			s = s[4:]
+		default:
+			return out, false
+		}
+	}
+	return out, true
 }
 
 // HeapSnapshotOptions says where a heap snapshot goes.
@@ -212,13 +296,11 @@ func (a *Actor) applyHeap(ev cdpconn.Event) error {
 		if hc.err != nil {
 			return nil
 		}
-		var e struct {
-			Chunk string `json:"chunk"`
-		}
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
+		text, err := hc.chunk(ev.Params)
+		if err != nil {
 			return err
 		}
-		n, err := io.WriteString(hc.w, e.Chunk)
+		n, err := hc.w.Write(text)
 		hc.written += int64(n)
 		if err != nil {
 			hc.err = err
