@@ -18,7 +18,7 @@ import (
 )
 
 // A heap snapshot is written as Chrome sends it: V8 serialises the heap
-// into HeapProfiler.addHeapSnapshotChunk events (about 100 kB each) before
+// into HeapProfiler.addHeapSnapshotChunk events (about 1 MB each) before
 // it answers HeapProfiler.takeHeapSnapshot. The run goroutine applies
 // them as it applies every event, writing each chunk to the caller's
 // writer at once, so the server never holds more than the chunks queued

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	var (
 		mu                sync.Mutex
 		slowest, slowList time.Duration
+		evals             []time.Duration // the evaluate_script calls' durations
 		calls             int
 		failed            []string
 	)
@@ -96,6 +98,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 					slowList = max(slowList, took)
 				} else {
 					slowest = max(slowest, took)
+					evals = append(evals, took)
 				}
 				if err != nil || isErr || !strings.Contains(got, "Other") {
 					failed = append(failed, fmt.Sprintf("%s: %v %v %q", tool, err, isErr, got))
@@ -105,8 +108,8 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 		}
 	}
 	otherCalls(nil, 20)
-	alone, aloneList := slowest, slowList
-	slowest, slowList, calls = 0, 0, 0
+	alone, aloneList, aloneMedian := slowest, slowList, median(evals)
+	slowest, slowList, calls, evals = 0, 0, 0, nil
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -132,11 +135,12 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	}
 	after := memoryOf(t, pid, "VmHWM")
 	grew := after - before
-	t.Logf("page: %d MB of buffers, %d objects; snapshot %d MB in %v; server peak RSS %d MB -> %d MB (+%d MB); other session alone: slowest evaluate_script %v, list_pages %v; during the snapshot: %d calls, slowest evaluate_script %v, list_pages %v",
+	t.Logf("page: %d MB of buffers, %d objects; snapshot %d MB in %v; server peak RSS %d MB -> %d MB (+%d MB); other session alone: evaluate_script median %v, slowest %v, list_pages %v; during the snapshot: %d calls, evaluate_script median %v, slowest %v, list_pages %v",
 		mb, objs, fi.Size()>>20, took.Round(time.Millisecond), before>>20, after>>20, grew>>20,
-		alone.Round(time.Millisecond), aloneList.Round(time.Millisecond), calls, slowest.Round(time.Millisecond), slowList.Round(time.Millisecond))
+		aloneMedian.Round(time.Millisecond), alone.Round(time.Millisecond), aloneList.Round(time.Millisecond),
+		calls, median(evals).Round(time.Millisecond), slowest.Round(time.Millisecond), slowList.Round(time.Millisecond))
 	// Held whole, the snapshot would cost its size at least, twice over
-	// (a Go string and its bytes); streamed, 100 kB chunks pass through,
+	// (a Go string and its bytes); streamed, 1 MB chunks pass through,
 	// and the growth is the garbage collector's slack (about 45 MB in a
 	// race build, 15 MB in a plain one, for snapshots of 45 and 88 MB).
 	if grew > 96<<20 {
@@ -146,10 +150,17 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 		t.Errorf("the other session's calls failed: %v", failed)
 	}
 	// The other session's page list waits on no renderer; its script
-	// shares the browser's one channel with the snapshot's chunks, and
-	// must finish well within its 30 s budget.
-	if slowList > 10*time.Second || slowest > 25*time.Second {
-		t.Errorf("the other session's slowest list_pages took %v, evaluate_script %v, during a snapshot of %v", slowList, slowest, took)
+	// shares the browser's one channel with the snapshot's chunks (a
+	// megabyte each). A reader that decoded each chunk kept that
+	// session's replies behind them for most of the snapshot (race build,
+	// load 12 to 16, 19 MB snapshot: slowest script 5.4 to 14.3 s, 76 to
+	// 89% of the snapshot's time); routed by their top level, the chunks
+	// cost the reader a scan, and the slowest script took 0.8 to 2.5 s,
+	// at most 53% of the snapshot's time, what Chrome itself takes to
+	// pass the chunks along on a loaded machine. Past 5 s and two thirds
+	// of the snapshot's time, the script waited behind the chunks.
+	if slowList > 10*time.Second || slowest > 25*time.Second || (slowest > 5*time.Second && slowest > took*2/3) {
+		t.Errorf("the other session's slowest list_pages took %v, evaluate_script %v, during a snapshot of %v: do its replies wait behind the snapshot's chunks?", slowList, slowest, took)
 	}
 
 	// The disk bound: a session of 2 MiB takes a snapshot of this page.
@@ -192,4 +203,14 @@ func memoryOf(t *testing.T, pid int, field string) int64 {
 	}
 	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
+}
+
+// median returns the middle of ds (0 for none).
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
