@@ -35,6 +35,7 @@ var pendingTools = map[string]string{}
 // upstream's, listed exactly where their category is on and --slim is not.
 var ownTools = map[string]string{
 	"list_cookies": "network", "set_cookie": "network", "delete_cookies": "network",
+	"get_cookie": "network", "clear_cookies": "network",
 	"save_storage_state": "network", "load_storage_state": "network",
 	"route_requests": "network", "list_routes": "network", "unroute_requests": "network",
 	"get_web_storage": "debugging", "set_web_storage": "debugging", "delete_web_storage": "debugging",
