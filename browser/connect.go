@@ -131,7 +131,7 @@ func (s *Supervisor) start(ctx context.Context) error {
 		// Our own browser's default context starts from the state too,
 		// before any tool loads a page in it.
 		err := s.act.Await(ctx, func(ctx context.Context) error {
-			_, err := s.applyState(ctx, conn, "", s.cfg.StorageState, false)
+			_, _, err := s.applyState(ctx, conn, "", s.cfg.StorageState, false, false)
 			return err
 		}, nil)
 		if err != nil {
@@ -293,9 +293,10 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 				// target=_blank link) gets its own actor at once.
 				s.spawn(existing)
 			}
+			s.kickPending(contextID) // storage.go
 		}
 		existing.URL, existing.Title = info.URL, info.Title
-		s.visit(existing.contextID, info.URL)
+		s.visit(existing.contextID, existing.TargetID, info.URL)
 		s.publish()
 	case "Target.targetDestroyed":
 		var e struct {

@@ -54,13 +54,14 @@ import (
 // save_storage_state.
 const maxVisited = 1000
 
-// visit records that a page of context contextID showed url. Run goroutine
-// only.
-func (s *Supervisor) visit(contextID, url string) {
+// visit records that page target targetID, of context contextID, showed
+// url. Run goroutine only.
+func (s *Supervisor) visit(contextID, targetID, url string) {
 	o := page.OriginOf(url)
 	if o == "" {
 		return
 	}
+	s.dropPending(contextID, targetID, o)
 	m := s.visited[contextID]
 	if m == nil {
 		m = map[string]bool{}
@@ -333,6 +334,23 @@ func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions
 		return SavedState{}, err
 	}
 	origins, skipped := s.allowedOrigins(origins)
+	// Origins still pending hold what their storage will be: their items
+	// are saved as they are, not read from a document.
+	pending, err := s.pendingItems(ctx, contextID)
+	if err != nil {
+		return SavedState{}, err
+	}
+	if len(pending) > 0 {
+		origins = slices.DeleteFunc(origins, func(o string) bool { _, ok := pending[o]; return ok })
+		defer func() {
+			for o, items := range pending {
+				if len(items) > 0 {
+					st.Origins = append(st.Origins, storagestate.Origin{Origin: o, LocalStorage: items})
+				}
+			}
+			slices.SortFunc(st.Origins, func(a, b storagestate.Origin) int { return strings.Compare(a.Origin, b.Origin) })
+		}()
+	}
 	if len(origins) == 0 {
 		return SavedState{State: st, Skipped: skipped}, nil
 	}
@@ -412,20 +430,36 @@ func (s *Supervisor) LoadStorageState(ctx context.Context, id int, st *storagest
 	if err != nil {
 		return nil, err
 	}
-	return s.applyState(ctx, conn, contextID, st, true)
+	skipped, lazy, err := s.applyState(ctx, conn, contextID, st, true, true)
+	if err != nil {
+		return nil, err
+	}
+	// The state replaces what a load before left pending.
+	if _, err := actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
+		s.setPending(contextID, lazy)
+		return struct{}{}, nil
+	}); err != nil {
+		return nil, err
+	}
+	s.refreshPending(ctx, contextID)
+	return skipped, nil
 }
 
 // applyState gives browser context contextID the cookies and storage of
-// st; with replace, its cookies are cleared first. It returns the origins
-// skipped because the URL policy refuses them.
-func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, contextID string, st *storagestate.State, replace bool) ([]string, error) {
+// st; with replace, its cookies are cleared first. With lazyOK, a state
+// of more than eagerOrigins origins has those without IndexedDB returned
+// (their localStorage, by origin) instead, for the caller to leave
+// pending. It returns the origins skipped because the URL policy refuses
+// them. It may run on the run goroutine (actor.Await), so it asks the
+// supervisor nothing.
+func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, contextID string, st *storagestate.State, replace, lazyOK bool) (skipped []string, lazy map[string][]storagestate.Item, err error) {
 	if replace {
 		if err := rpcc.Invoke(ctx, "Storage.clearCookies", withContext(nil, contextID), nil, conn.RPC()); err != nil {
-			return nil, fmt.Errorf("clear cookies: %w", lostIfClosed(err))
+			return nil, nil, fmt.Errorf("clear cookies: %w", lostIfClosed(err))
 		}
 	}
 	if err := setCookies(ctx, conn, contextID, stateCookies(st.Cookies)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var names []string
 	byName := map[string]storagestate.Origin{}
@@ -434,14 +468,28 @@ func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, context
 		byName[o.Origin] = o
 	}
 	origins, skipped := s.allowedOrigins(names)
-	if len(origins) == 0 {
-		return skipped, nil
+	// Past eagerOrigins, the origins without IndexedDB are left pending:
+	// written by the first document of each that a page of the context
+	// shows, before its own scripts.
+	lazy = map[string][]storagestate.Item{}
+	if lazyOK && len(origins) > eagerOrigins {
+		eager := origins[:0:0]
+		for _, o := range origins {
+			if len(byName[o].IndexedDB) > 0 {
+				eager = append(eager, o)
+			} else {
+				lazy[o] = byName[o].LocalStorage
+			}
+		}
+		origins = eager
 	}
-	err := forEachOrigin(ctx, conn, contextID, origins, func(i int) (string, error) { return storagestate.RestoreCall(byName[origins[i]]) }, nil)
-	if err != nil {
-		return nil, err
+	if len(origins) > 0 {
+		err = forEachOrigin(ctx, conn, contextID, origins, func(i int) (string, error) { return storagestate.RestoreCall(byName[origins[i]]) }, nil)
+		if err != nil {
+			return nil, nil, err
+		}
 	}
-	return skipped, nil
+	return skipped, lazy, nil
 }
 
 // PrepareContext creates the isolated context named name, if it does not
@@ -510,7 +558,7 @@ func (s *Supervisor) awaitState(ctx context.Context, conn *cdpconn.Conn, name, c
 			return context.Cause(ctx)
 		}
 	}
-	_, err := s.applyState(ctx, conn, contextID, s.cfg.StorageState, false)
+	_, _, err := s.applyState(ctx, conn, contextID, s.cfg.StorageState, false, false)
 	if err != nil {
 		err = fmt.Errorf("give the new browser context the storage state of --storage-state: %w", err)
 	}
@@ -844,4 +892,264 @@ func CookieFilter(m CookieMatch) func(storagestate.Cookie) bool {
 		}
 		return true
 	}
+}
+
+// eagerOrigins bounds the origins of a state that load_storage_state and
+// --storage-state write at once, each in a hidden tab (forEachOrigin).
+// Past it, the origins' localStorage is left pending instead (see
+// pendingStorage); origins with IndexedDB are always written at once.
+const eagerOrigins = 50
+
+// pendingStorage is the localStorage a state load left for the pages of
+// one browser context to apply: a document-start script (see
+// storagestate.PendingScript) registered on every page of the context, on
+// a CDP session of the supervisor's own, writes an origin's items into
+// the first top-level document of that origin; the origin is dropped
+// from the set once a page of the context has shown it (visit), and the
+// script registered again without it.
+//
+// items, gen, queued and pages are the run goroutine's. sem is held by the
+// one call that registers the script on the context's pages
+// (refreshPending), off the run goroutine.
+type pendingStorage struct {
+	items map[string][]storagestate.Item // by origin
+	gen   int64                          // counts changes of items
+	// loadGen is gen when the state was loaded.
+	loadGen int64
+	// queued is set while a background refresh is due.
+	queued bool
+	pages  map[string]pendingPage // by target id
+	sem    chan struct{}
+}
+
+// pendingPage is the supervisor's session on one page of the context, and
+// the script it registered there.
+type pendingPage struct {
+	conn     *cdpconn.Conn
+	scriptID string
+	gen      int64
+}
+
+// setPending replaces the pending storage of context contextID with items
+// (none: forgets it). Run goroutine only.
+func (s *Supervisor) setPending(contextID string, items map[string][]storagestate.Item) {
+	if s.pending == nil {
+		s.pending = map[string]*pendingStorage{}
+	}
+	p := s.pending[contextID]
+	if p == nil {
+		if len(items) == 0 {
+			return
+		}
+		p = &pendingStorage{pages: map[string]pendingPage{}, sem: make(chan struct{}, 1)}
+		s.pending[contextID] = p
+	}
+	p.items = items
+	p.gen++
+	p.loadGen = p.gen
+}
+
+// dropPending drops origin from the pending storage of contextID, now that
+// page target targetID of the context showed it with the script in place,
+// and has the script registered again without it. A page that showed it
+// before its script was registered has it registered: the origin stays
+// pending. Run goroutine only.
+func (s *Supervisor) dropPending(contextID, targetID, origin string) {
+	p := s.pending[contextID]
+	if p == nil {
+		return
+	}
+	if _, ok := p.items[origin]; !ok {
+		return
+	}
+	// A script registered since the load holds every origin still
+	// pending: origins are only dropped.
+	if pp := p.pages[targetID]; pp.scriptID == "" || pp.gen < p.loadGen {
+		s.kickPending(contextID)
+		return
+	}
+	delete(p.items, origin)
+	p.gen++
+	s.kickPending(contextID)
+}
+
+// kickPending starts a background refresh of contextID's pending script on
+// its pages, unless one is due already or nothing is pending: for a page
+// that was opened, or an origin a page left pending showed. The goroutine
+// is tracked by s.stops and bounded by pendingRefresh. Run goroutine only.
+func (s *Supervisor) kickPending(contextID string) {
+	p := s.pending[contextID]
+	if p == nil || p.queued {
+		return
+	}
+	p.queued = true
+	s.stops.Add(1)
+	go func() {
+		defer s.stops.Done()
+		ctx, cancel := context.WithTimeout(s.act.Context(), pendingRefresh)
+		defer cancel()
+		s.refreshPending(ctx, contextID)
+	}()
+}
+
+// pendingRefresh bounds one registration of the pending script on a
+// context's pages.
+const pendingRefresh = 20 * time.Second
+
+// settlePending registers the current pending script on the pages of the
+// context of page target targetID, if any is pending there, before a
+// navigation the agent asked for returns: the next document of an origin
+// that page just showed then leaves its storage alone.
+func (s *Supervisor) settlePending(ctx context.Context, targetID string) {
+	contextID, err := actor.Ask(ctx, s.act, func(context.Context) (string, error) {
+		e := s.pages[targetID]
+		if e == nil || s.pending[e.contextID] == nil {
+			return "", errNothingPending
+		}
+		return e.contextID, nil
+	})
+	if err == nil {
+		s.refreshPending(ctx, contextID)
+	}
+}
+
+var errNothingPending = errors.New("nothing pending")
+
+// refreshPending registers the pending script of context contextID, as it
+// is now, on every page of the context that lacks it, removing the one
+// registered before, and forgets the pending storage once it is empty.
+// Pages that cannot be reached are skipped: a page that blocks the script
+// changes nothing for the others, and its origins stay pending.
+func (s *Supervisor) refreshPending(ctx context.Context, contextID string) {
+	p, _ := actor.Ask(ctx, s.act, func(context.Context) (*pendingStorage, error) { return s.pending[contextID], nil })
+	if p == nil {
+		return
+	}
+	select {
+	case p.sem <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-p.sem }()
+	type todo struct {
+		targetID string
+		was      pendingPage
+	}
+	type plan struct {
+		conn   *cdpconn.Conn
+		gen    int64
+		script string
+		work   []todo
+	}
+	pl, err := actor.Ask(ctx, s.act, func(context.Context) (plan, error) {
+		p.queued = false
+		if s.pending[contextID] != p || s.conn == nil {
+			return plan{}, errNothingPending
+		}
+		for tid := range p.pages {
+			if s.pages[tid] == nil {
+				delete(p.pages, tid) // its session went with its tab
+			}
+		}
+		pl := plan{conn: s.conn, gen: p.gen}
+		for tid, e := range s.pages {
+			if e.contextID == contextID && p.pages[tid].gen != p.gen {
+				pl.work = append(pl.work, todo{tid, p.pages[tid]})
+			}
+		}
+		if len(pl.work) == 0 {
+			return pl, nil
+		}
+		var err error
+		pl.script, err = storagestate.PendingScript(p.items)
+		return pl, err
+	})
+	if err != nil {
+		return
+	}
+	done := make([]pendingPage, len(pl.work))
+	for i, w := range pl.work {
+		done[i] = w.was
+		pp, err := registerPending(ctx, pl.conn, w.targetID, w.was, pl.script)
+		done[i] = pp
+		if err != nil {
+			s.log.Debug().Err(err).Str("target", w.targetID).Msg("pending storage script")
+			continue
+		}
+		done[i].gen = pl.gen
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	actor.Ask(cctx, s.act, func(context.Context) (struct{}, error) {
+		for i, w := range pl.work {
+			if s.pages[w.targetID] != nil || done[i].conn == nil {
+				p.pages[w.targetID] = done[i]
+			} else {
+				done[i].conn.Close()
+			}
+		}
+		if len(p.items) == 0 && s.pending[contextID] == p {
+			delete(s.pending, contextID)
+			for _, pp := range p.pages {
+				if pp.conn != nil {
+					pp.conn.Close()
+				}
+			}
+		}
+		return struct{}{}, nil
+	})
+}
+
+// registerPending replaces, on page target targetID, the script was
+// registered with script ("" registers none), attaching the supervisor's
+// session to the page first if it has none.
+func registerPending(ctx context.Context, browser *cdpconn.Conn, targetID string, was pendingPage, script string) (pendingPage, error) {
+	pp := was
+	if pp.conn == nil {
+		if script == "" {
+			return pp, nil
+		}
+		conn, err := browser.Attach(ctx, targetID, cdpconn.Options{Keep: func(string) bool { return false }})
+		if err != nil {
+			return was, err
+		}
+		pp.conn = conn
+		// Chrome runs a session's scripts in new documents only while
+		// its Page domain is on.
+		if err := rpcc.Invoke(ctx, "Page.enable", map[string]any{}, nil, conn.RPC()); err != nil {
+			return pp, err
+		}
+	}
+	if pp.scriptID != "" {
+		err := rpcc.Invoke(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]string{"identifier": pp.scriptID}, nil, pp.conn.RPC())
+		if err != nil {
+			return pp, err
+		}
+		pp.scriptID = ""
+	}
+	if script == "" {
+		return pp, nil
+	}
+	var reply struct {
+		Identifier string `json:"identifier"`
+	}
+	if err := rpcc.Invoke(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": script}, &reply, pp.conn.RPC()); err != nil {
+		return pp, err
+	}
+	pp.scriptID = reply.Identifier
+	return pp, nil
+}
+
+// pendingItems returns a copy of the localStorage pending in context
+// contextID, by origin.
+func (s *Supervisor) pendingItems(ctx context.Context, contextID string) (map[string][]storagestate.Item, error) {
+	return actor.Ask(ctx, s.act, func(context.Context) (map[string][]storagestate.Item, error) {
+		out := map[string][]storagestate.Item{}
+		if p := s.pending[contextID]; p != nil {
+			for o, items := range p.items {
+				out[o] = items
+			}
+		}
+		return out, nil
+	})
 }

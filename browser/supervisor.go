@@ -28,7 +28,11 @@
 // page actor in the background, tracked and waited for by Close; and, for
 // the length of one storage state call, one goroutine per hidden tab
 // (forEachOrigin, storage.go) and one that answers each tab's requests,
-// all ended and waited for before the call returns.
+// all ended and waited for before the call returns; and, while a context
+// has storage pending, one per batch of changes (at most one queued per
+// context) that registers
+// its script on the context's pages (kickPending, storage.go), bounded by
+// pendingRefresh and tracked, like the stopping ones, for Close.
 package browser
 
 import (
@@ -211,6 +215,9 @@ type Supervisor struct {
 	// reset with the connection.
 	visited map[string]map[string]bool
 	loading map[string]*stateLoad
+	// pending is the localStorage a state load left for each context's
+	// pages to apply (storage.go), by context id.
+	pending map[string]*pendingStorage
 	// workers are extensions' service workers, by target id (workers.go);
 	// workerSeq numbers them. workerView is their published list, safe
 	// from any goroutine.
@@ -406,6 +413,7 @@ func (s *Supervisor) navigated(ctx context.Context, targetID, url, title string)
 		s.publish()
 		return struct{}{}, nil
 	})
+	s.settlePending(ctx, targetID)
 }
 
 // NewPageOptions tune [Supervisor.NewPage].
@@ -467,6 +475,10 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 		e := s.register(targetID, "page", "about:blank", "", w.contextID)
 		return result{e.PageInfo, s.spawn(e)}, nil
 	})
+	if err == nil {
+		// Before its first document: the context's pending storage.
+		s.settlePending(ctx, targetID)
+	}
 	return r.info, r.actor, err
 }
 
@@ -762,6 +774,7 @@ func (s *Supervisor) resetContexts() {
 	s.contextNames = map[string]string{}
 	s.visited = map[string]map[string]bool{}
 	s.loading = map[string]*stateLoad{}
+	s.pending = map[string]*pendingStorage{}
 }
 
 // blocked says why the URL policy refuses a request for url, or returns
