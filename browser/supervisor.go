@@ -30,9 +30,9 @@
 // (forEachOrigin, storage.go) and one that answers each tab's requests,
 // all ended and waited for before the call returns; and, while a context
 // has storage pending, one per batch of changes (at most one queued per
-// context) that registers
-// its script on the context's pages (kickPending, storage.go), bounded by
-// pendingRefresh and tracked, like the stopping ones, for Close.
+// context) that registers its script on the context's pages
+// (kickPending, storage.go), bounded by pendingRefresh and tracked, like
+// the stopping ones, for Close.
 package browser
 
 import (

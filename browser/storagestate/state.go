@@ -10,7 +10,9 @@
 // The package does no I/O. [Parse] checks a file's content, [State.Marshal]
 // makes one, and [CollectCall] and [RestoreCall] are the page-side
 // expressions that read and write one origin's storage, which the browser
-// supervisor evaluates in a page of that origin that runs nothing else.
+// supervisor evaluates in a page of that origin that runs nothing else;
+// [PendingScript] is the document-start script that writes the
+// localStorage of origins a large state left pending.
 package storagestate
 
 import (
