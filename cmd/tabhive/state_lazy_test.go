@@ -18,7 +18,7 @@ import (
 // the origins finds its items from its first script on, and a later
 // document of the origin keeps what the page wrote since; a page opened
 // afterwards finds the items of another; save_storage_state still holds
-// every origin.
+// every origin, and a later load replaces what is pending.
 func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 	// The page's first script records what localStorage holds.
 	first := browsertest.HTML("Site", `<script>document.title = "k=" + localStorage.getItem("k");</script>`)
@@ -95,5 +95,19 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 	}
 	if len(st.Origins) != n || values[site] != "after" || values["https://s00000.example"] != "v0" || values[other] != fmt.Sprint("v", n-2) {
 		t.Errorf("saved %d origins (want %d), site %q (want after), s00000 %q (want v0), other %q", len(st.Origins), n, values[site], values["https://s00000.example"], values[other])
+	}
+	// A later load replaces what is pending: saved, only its origin and
+	// the one the new page showed remain.
+	text(t, cs, "load_storage_state", map[string]any{"filePath": stateFile(t, dir, 1, site)})
+	text(t, cs, "save_storage_state", map[string]any{"filePath": saved})
+	if b, err = os.ReadFile(saved); err != nil {
+		t.Fatal(err)
+	}
+	st.Origins = nil
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Origins) != 2 {
+		t.Errorf("after loading a state of one origin, save_storage_state holds %d origins, want 2 (%s and %s)", len(st.Origins), site, other)
 	}
 }
