@@ -430,26 +430,27 @@ func (s *Supervisor) allowedOrigins(origins []string) (allowed, refused []string
 
 // LoadStorageState replaces the cookies of page id's browser context with
 // st's, and the localStorage and IndexedDB of each origin st names with
-// what it holds. It returns the origins skipped because the URL policy
-// refuses them.
-func (s *Supervisor) LoadStorageState(ctx context.Context, id int, st *storagestate.State) ([]string, error) {
+// what it holds, or leaves that pending (see pendingStorage). It returns
+// the origins skipped because the URL policy refuses them, and how many
+// it left pending.
+func (s *Supervisor) LoadStorageState(ctx context.Context, id int, st *storagestate.State) (skipped []string, pending int, err error) {
 	conn, contextID, err := s.contextOf(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	skipped, lazy, err := s.applyState(ctx, conn, contextID, st, true, true)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// The state replaces what a load before left pending.
 	if _, err := actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
 		s.setPending(contextID, lazy)
 		return struct{}{}, nil
 	}); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	s.refreshPending(ctx, contextID)
-	return skipped, nil
+	return skipped, len(lazy), nil
 }
 
 // applyState gives browser context contextID the cookies and storage of

@@ -408,12 +408,15 @@ func (s *Server) runLoadState(ctx context.Context, c *call, a *loadStateArgs) er
 	if err != nil {
 		return err
 	}
-	skipped, err := s.sup.LoadStorageState(ctx, c.pageID, st)
+	skipped, pending, err := s.sup.LoadStorageState(ctx, c.pageID, st)
 	if err != nil {
 		return noPage(err, c.pageID)
 	}
 	c.r.line("Loaded the storage state of %s into the page's browser context (%s, %s).",
 		path, plural(len(st.Cookies), "cookie"), plural(len(st.Origins)-len(skipped), "origin"))
+	if pending > 0 {
+		c.r.line("The localStorage of %s is written into the first document of each that a page of this context shows, before its scripts run; a page already showing one gets it when it reloads.", plural(pending, "origin"))
+	}
 	if len(skipped) > 0 {
 		c.r.line("Skipped, as the URL policy refuses them: %s.", strings.Join(skipped, ", "))
 	}

@@ -33,8 +33,10 @@ const MaxFileBytes = 64 << 20
 
 // MaxOrigins bounds the origins of a state file that is read: each is a
 // document loaded in a hidden tab (a renderer of its own, as each site is
-// one), some tens of milliseconds of the browser's work, so that a load
-// stays within its call's budget. Saving visits fewer (the origins a
+// one), some tens of milliseconds of the browser's work, or, past 50
+// origins, an entry of the script every document of the context compiles
+// while it is pending ([PendingScript]), so that a load stays within its
+// call's budget and the script within a few hundred KB. Saving visits fewer (the origins a
 // context's pages showed, at most 1,000 remembered).
 const MaxOrigins = 10000
 
