@@ -902,10 +902,11 @@ func CookieFilter(m CookieMatch) func(storagestate.Cookie) bool {
 	}
 }
 
-// eagerOrigins bounds the origins of a state that load_storage_state and
-// --storage-state write at once, each in a hidden tab (forEachOrigin).
-// Past it, the origins' localStorage is left pending instead (see
-// pendingStorage); origins with IndexedDB are always written at once.
+// eagerOrigins bounds the origins of a state that load_storage_state
+// writes at once, each in a hidden tab (forEachOrigin). Past it, the
+// origins' localStorage is left pending instead (see pendingStorage);
+// origins with IndexedDB are always written at once, and so is every
+// origin of --storage-state, before a new context's first page.
 const eagerOrigins = 50
 
 // pendingStorage is the localStorage a state load left for the pages of
