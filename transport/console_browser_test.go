@@ -1,7 +1,7 @@
 package transport_test
 
 // The browser's own console messages, as chrome-devtools-mcp 1.11 lists
-// them (issue 34, item 2). The expected texts were read from
+// them. The expected texts were read from
 // chrome-devtools-mcp 1.11.0 on the same pages.
 
 import (

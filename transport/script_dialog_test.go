@@ -1,7 +1,7 @@
 package transport_test
 
-// Dialogs a script opens, as chrome-devtools-mcp 1.11 handles them
-// (issue 34, item 3). The expected texts were read from
+// Dialogs a script opens, as chrome-devtools-mcp 1.11 handles them.
+// The expected texts were read from
 // chrome-devtools-mcp 1.11.0 on the same pages.
 
 import (

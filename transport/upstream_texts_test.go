@@ -1,6 +1,6 @@
 package transport_test
 
-// Small reply texts a tuned agent trips on (issue 34, item 8). The
+// Small reply texts a tuned agent trips on. The
 // expected texts were read from chrome-devtools-mcp 1.11.0 on the same
 // pages.
 

@@ -11,7 +11,7 @@ import (
 // defaultMaxSessionDisk is --max-session-disk's default: room for
 // hundreds of screenshots, snapshots and traces, or a few long
 // screencasts, while one session cannot fill the server's disk (one wrote
-// 1.2 GB in 72 s with five large evaluate_script results, issue 33).
+// 1.2 GB in 72 s with five large evaluate_script results).
 const defaultMaxSessionDisk = 1 << 30
 
 // byteSize is a flag holding a number of bytes, given as a whole number

@@ -19,7 +19,7 @@ import (
 // fifoCallWait bounds a call given a FIFO as its file: refused, it returns
 // as fast as the same call with a regular file (a second or two on a
 // loaded machine); one that opened the FIFO to write waited for a reader
-// that never came, past its budget and for ever (issue 33).
+// that never came, past its budget and for ever.
 const fifoCallWait = 25 * time.Second
 
 // callWithin calls a tool and fails the test unless the reply comes within
@@ -40,7 +40,7 @@ func callWithin(t *testing.T, cs *mcp.ClientSession, name string, args map[strin
 // take_screenshot and save_pdf are told to write, or evaluate_script to
 // read its source, is refused at once with a sentence saying what it is;
 // the page goes on working, and SIGTERM still ends the server promptly
-// (issue 33: each call hung past its budget, the page stayed wedged, and
+// (each call hung past its budget, the page stayed wedged, and
 // the server once ignored SIGTERM for 12 minutes).
 func TestFIFOThroughBinary(t *testing.T) {
 	t.Parallel()
@@ -90,7 +90,7 @@ func TestFIFOThroughBinary(t *testing.T) {
 // session's write that would take its files past 10 MiB is refused with a
 // sentence that says what to do, and leaves no partial file; deleting a
 // file gives its room back; another session has a bound of its own
-// (issue 33: one session wrote 1.2 GB in 72 s).
+// (one session wrote 1.2 GB in 72 s).
 func TestMaxSessionDiskThroughBinary(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -167,7 +167,7 @@ func screencastEnded(t *testing.T, cs *mcp.ClientSession, pageID int, video stri
 // --screencast-max-duration, and before the session's files pass
 // --max-session-disk; either way the video is finished (ffprobe decodes
 // it), screencast_stop says it ended and why, and with the disk bound the
-// session's next large write is refused (issue 33: screencasts had no
+// session's next large write is refused (screencasts had no
 // bound of duration or size).
 func TestScreencastBoundsThroughBinary(t *testing.T) {
 	t.Parallel()

@@ -18,7 +18,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
 
-// TestLighthouseEndpointKeepsItsSecret (issue 33): while lighthouse_audit
+// TestLighthouseEndpointKeepsItsSecret: while lighthouse_audit
 // runs, its loopback endpoint tells no one its WebSocket URL, whose path
 // is the secret: not a local process that only knows the port (found
 // here as an attacker would, among the listening sockets of

@@ -17,7 +17,7 @@ import (
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
-// TestLighthouseInstallThroughBinary (issue 34 item 9): with no
+// TestLighthouseInstallThroughBinary: with no
 // lighthouse on PATH, lighthouse_audit installs lighthouse@12.8.2 with npm
 // into tabhive's cache ($XDG_CACHE_HOME/tabhive/lighthouse-12.8.2), telling
 // the client with progress notifications, and audits with it; two calls

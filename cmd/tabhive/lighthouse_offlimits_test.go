@@ -91,7 +91,7 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 // offLimits is the sentence's reason for a URL of the endpoint.
 const offLimits = "refused: it is tabhive's own DevTools endpoint for a Lighthouse audit in progress, which no page may load."
 
-// TestLighthouseEndpointOffLimits (issue 33): while an audit's endpoint is
+// TestLighthouseEndpointOffLimits: while an audit's endpoint is
 // open, no page of tabhive's browser may go to it. navigate_page and
 // new_page of another session to it, in any loopback spelling and ws:,
 // are refused up front with one sentence naming why; with a URL pattern

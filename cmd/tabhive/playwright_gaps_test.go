@@ -11,7 +11,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
 
-// TestPlaywrightUsersGapsThroughBinary (issue 34, item 11): what
+// TestPlaywrightUsersGapsThroughBinary: what
 // @playwright/mcp's users reach for. route_requests takes headers as an
 // object and a contentType; list_network_requests marks the requests a
 // route fulfilled or aborted, and only those; get_cookie and clear_cookies

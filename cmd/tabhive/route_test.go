@@ -10,7 +10,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
 
-// TestRouteRedirectToBlockedThroughBinary (issue 33, item 3): a route
+// TestRouteRedirectToBlockedThroughBinary: a route
 // fulfils a request with a 302 to an origin --blocked-url-pattern refuses.
 // The policy holds (the blocked site is never reached), and every path
 // says the request was redirected to a URL the policy blocks: a script

@@ -12,7 +12,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
 
-// TestLoadStorageStateLazyThroughBinary (issue 33, item 4): a state of
+// TestLoadStorageStateLazyThroughBinary: a state of
 // 3,000 origins loads in seconds (it had used the call's whole minute and
 // failed), its localStorage left pending: a page that then shows one of
 // the origins finds its items from its first script on, and a later

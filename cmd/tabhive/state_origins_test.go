@@ -36,7 +36,7 @@ func stateFile(t *testing.T, dir string, n int, site string) string {
 	return path
 }
 
-// TestLoadStorageStateOriginsThroughBinary (issue 33, item 4): a state
+// TestLoadStorageStateOriginsThroughBinary: a state
 // file naming more origins than the bound is refused at once with a
 // sentence, and changes nothing (where one of 3,000 origins used the
 // call's whole minute and failed); one within it loads each origin, its

@@ -120,7 +120,7 @@ func wsURL(t *testing.T, e *Endpoint) string {
 
 // TestServesNoSecret: the endpoint's WebSocket URL is served to no one
 // over HTTP, not even to a client that names the right host and sends no
-// Origin (issue 33: a local process that knew the port read it from
+// Origin (a local process that knew the port read it from
 // /json/version and took the one connection).
 func TestServesNoSecret(t *testing.T) {
 	e, _ := open(t)

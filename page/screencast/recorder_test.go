@@ -133,7 +133,7 @@ func noiseFrames(t *testing.T, n, w, h int) []string {
 
 // TestBounds: a recording ends on its own at MaxDuration, and before its
 // file passes MaxBytes; either way the file is finished and plays, and Cut
-// says why (issue 33: screencasts had no bound).
+// says why (screencasts had no bound).
 func TestBounds(t *testing.T) {
 	t.Run("duration", func(t *testing.T) {
 		t.Parallel()

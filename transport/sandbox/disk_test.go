@@ -14,7 +14,7 @@ import (
 // most Config.MaxBytes together. A write that would pass it is refused
 // with a sentence naming --max-session-disk, and leaves no file; writing a
 // file again replaces its count; a file deleted gives its room back, and
-// one written by another process counts as it grows (issue 33).
+// one written by another process counts as it grows.
 func TestMaxBytes(t *testing.T) {
 	d := newDirs(t)
 	sb := sandbox.New(sandbox.Config{PrivateDir: d.tmp, WorkDir: d.root, MaxBytes: 1000})

@@ -33,7 +33,7 @@ func within(t *testing.T, what string, fn func() error) error {
 
 // TestWriteFIFO: a FIFO where a file is to be written is refused with a
 // *NotRegularError, without blocking, whether or not something holds its
-// reading end (issue 33: opening a FIFO to write waits for a reader, and
+// reading end (opening a FIFO to write waits for a reader, and
 // take_snapshot, save_pdf and take_screenshot hung on one).
 func TestWriteFIFO(t *testing.T) {
 	d := newDirs(t)

@@ -75,8 +75,8 @@
 // Every open is non-blocking (O_NONBLOCK), then the file is looked at
 // (fstat) and refused with a *[NotRegularError] unless it is a regular
 // file, and only then made blocking: a FIFO planted where a tool writes
-// would otherwise hold the open, and the call, until some process read it
-// (issue 33). A write also checks, after the open, that the file opened is
+// would otherwise hold the open, and the call, until some process read it.
+// A write also checks, after the open, that the file opened is
 // the one standing at the path, not one a symlink planted since led to.
 //
 // # Disk
