@@ -15,7 +15,7 @@ import (
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
-// heapFixtures are the heap snapshots of internal/heapsnap/testdata.
+// heapFixtures are the heap snapshots of internal/devtools/heap/testdata.
 var heapFixtures = []string{"leaks-before", "leaks-after"}
 
 // unpackHeapFixtures writes the test heap snapshots, uncompressed, into a
@@ -24,7 +24,7 @@ func unpackHeapFixtures(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, name := range heapFixtures {
-		in, err := os.Open(filepath.Join("..", "internal", "heapsnap", "testdata", name+".heapsnapshot.gz"))
+		in, err := os.Open(filepath.Join("..", "internal", "devtools", "heap", "testdata", name+".heapsnapshot.gz"))
 		if err != nil {
 			t.Fatal(err)
 		}

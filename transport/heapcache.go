@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tabhive/tabhive/internal/heapsnap"
+	"github.com/tabhive/tabhive/internal/devtools/heap"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
@@ -54,7 +54,7 @@ type heapEntry struct {
 	key   heapKey
 	ready chan struct{} // closed when the load ends
 	// Written before ready is closed, read-only after.
-	snap *heapsnap.Snapshot
+	snap *heap.Snapshot
 	err  error
 
 	// Guarded by heapCache.mu.
@@ -106,7 +106,7 @@ func (e *heapSnapshotError) Error() string { return e.msg }
 // use returns the snapshot at path for sess, loading it if needed, and a
 // function the caller must call when done with it. Canonical is the
 // file's canonical path.
-func (c *heapCache) use(ctx context.Context, sess *session, sb *sandbox.Sandbox, path string) (*heapsnap.Snapshot, func(), error) {
+func (c *heapCache) use(ctx context.Context, sess *session, sb *sandbox.Sandbox, path string) (*heap.Snapshot, func(), error) {
 	if !strings.HasSuffix(path, ".heapsnapshot") && !strings.HasSuffix(path, ".heaptimeline") {
 		return nil, nil, &heapSnapshotError{fmt.Sprintf("File %s must have a .heapsnapshot or .heaptimeline extension.", path)}
 	}
@@ -180,7 +180,7 @@ func (c *heapCache) startLoad(key heapKey, f *os.File) (*heapEntry, error) {
 		defer f.Close()
 		ctx, cancel := context.WithTimeout(c.ctx, loadTimeout)
 		defer cancel()
-		snap, err := heapsnap.Load(ctx, f, size, limit)
+		snap, err := heap.Load(ctx, f, size, limit)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if err != nil {
@@ -288,14 +288,14 @@ func (c *heapCache) loaded() (bytes int64, n int) {
 
 // loadError turns a load's error into the sentence the agent reads.
 func (c *heapCache) loadError(path string, err error) error {
-	var tl *heapsnap.TooLargeError
+	var tl *heap.TooLargeError
 	switch {
 	case errors.As(err, &tl):
 		return &heapSnapshotError{tooLargeSentence(path, tl.Need, c.budget)}
-	case errors.Is(err, heapsnap.ErrTruncated):
+	case errors.Is(err, heap.ErrTruncated):
 		return &heapSnapshotError{fmt.Sprintf("%s is not a whole heap snapshot: the file ends before the snapshot does (it may still be being written, or was cut short); take the snapshot again.", path)}
-	case errors.Is(err, heapsnap.ErrNotSnapshot):
-		return &heapSnapshotError{fmt.Sprintf("%s is not a heap snapshot (%s); give the path of a .heapsnapshot file written by take_heapsnapshot or DevTools.", path, strings.TrimPrefix(err.Error(), heapsnap.ErrNotSnapshot.Error()+": "))}
+	case errors.Is(err, heap.ErrNotSnapshot):
+		return &heapSnapshotError{fmt.Sprintf("%s is not a heap snapshot (%s); give the path of a .heapsnapshot file written by take_heapsnapshot or DevTools.", path, strings.TrimPrefix(err.Error(), heap.ErrNotSnapshot.Error()+": "))}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return &heapSnapshotError{fmt.Sprintf("Loading the heap snapshot %s was stopped (the server is shutting down, or it took longer than %v); retry.", path, loadTimeout)}
 	}

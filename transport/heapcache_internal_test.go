@@ -15,7 +15,7 @@ import (
 // call that gave up waiting, leaves nothing counted once the load ends.
 func TestHeapCacheDroppedWhileLoading(t *testing.T) {
 	dir := t.TempDir()
-	in, err := os.Open(filepath.Join("..", "internal", "heapsnap", "testdata", "leaks-before.heapsnapshot.gz"))
+	in, err := os.Open(filepath.Join("..", "internal", "devtools", "heap", "testdata", "leaks-before.heapsnapshot.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tabhive/tabhive/internal/heapsnap"
+	"github.com/tabhive/tabhive/internal/devtools/heap"
 )
 
 // The memory tools' replies, in chrome-devtools-mcp 1.11's text: CSV
@@ -200,7 +200,7 @@ func jsonIndent(v any) string {
 
 // summaryLines is get_heapsnapshot_summary's reply; ctx bounds the query
 // it makes.
-func summaryLines(ctx context.Context, s *heapsnap.Snapshot, maxName int) ([]string, error) {
+func summaryLines(ctx context.Context, s *heap.Snapshot, maxName int) ([]string, error) {
 	lines := []string{heapSection,
 		"Statistics: " + jsonIndent(s.Statistics()),
 		"Static Data: " + jsonIndent(s.StaticData()),
@@ -208,7 +208,7 @@ func summaryLines(ctx context.Context, s *heapsnap.Snapshot, maxName int) ([]str
 		"nodeId,nodeName,selfSize,retainedSize,attributedSize",
 	}
 	sizes := s.NativeContextSizes()
-	ctxs := append([]heapsnap.NativeContext(nil), sizes.Contexts...)
+	ctxs := append([]heap.NativeContext(nil), sizes.Contexts...)
 	sortStable(len(ctxs), func(i, j int) bool { return ctxs[i].AttributedSize > ctxs[j].AttributedSize }, func(i, j int) { ctxs[i], ctxs[j] = ctxs[j], ctxs[i] })
 	for _, c := range ctxs {
 		lines = append(lines, fmt.Sprintf("%d,%s,%s,%s,%s", c.NodeID, formatName(c.NodeName, maxName), formatKB(c.SelfSize), formatKB(c.RetainedSize), formatKB(c.AttributedSize)))
@@ -237,7 +237,7 @@ func sortStable(n int, less func(i, j int) bool, swap func(i, j int)) {
 }
 
 // aggregatesLines is get_heapsnapshot_details' reply.
-func aggregatesLines(a heapsnap.Aggregates, pageIdx, pageSize *int, maxName int) []string {
+func aggregatesLines(a heap.Aggregates, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(len(a.Classes), pageIdx, pageSize)
 	lines := []string{heapSection, fmt.Sprintf("Objects: %d", a.ObjectCount), "Total shallow size: " + formatKB(a.TotalSelfSize)}
 	lines = append(lines, p.info...)
@@ -249,7 +249,7 @@ func aggregatesLines(a heapsnap.Aggregates, pageIdx, pageSize *int, maxName int)
 }
 
 // nodesLines lists nodes, then the paging lines.
-func nodesLines(nodes heapsnap.Nodes, pageIdx, pageSize *int, maxName int) []string {
+func nodesLines(nodes heap.Nodes, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(nodes.Len(), pageIdx, pageSize)
 	var table []string
 	if nodes.Len() > 0 {
@@ -262,7 +262,7 @@ func nodesLines(nodes heapsnap.Nodes, pageIdx, pageSize *int, maxName int) []str
 }
 
 // edgesLines lists edges and their nodes, then the paging lines.
-func edgesLines(edges heapsnap.Edges, pageIdx, pageSize *int, maxName int) []string {
+func edgesLines(edges heap.Edges, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(edges.Len(), pageIdx, pageSize)
 	var table []string
 	if edges.Len() > 0 {
@@ -275,14 +275,14 @@ func edgesLines(edges heapsnap.Edges, pageIdx, pageSize *int, maxName int) []str
 }
 
 // pathsLines is get_heapsnapshot_retaining_paths' reply.
-func pathsLines(paths []heapsnap.Path, limits heapsnap.Limits, maxName int) []string {
+func pathsLines(paths []heap.Path, limits heap.Limits, maxName int) []string {
 	lines := []string{heapSection, "### Retaining Paths"}
 	if len(paths) == 0 {
 		lines = append(lines, "No retaining paths found.")
 	} else {
 		var tree []string
-		var walk func(p heapsnap.Path, depth int)
-		walk = func(p heapsnap.Path, depth int) {
+		var walk func(p heap.Path, depth int)
+		walk = func(p heap.Path, depth int) {
 			tree = append(tree, fmt.Sprintf("%s<- @%d %s via %s %s (distance: %d)", strings.Repeat("  ", depth), p.NodeID, formatName(p.NodeName, maxName), p.EdgeType, formatName(p.EdgeName, maxName), p.Distance))
 			for _, c := range p.Children {
 				walk(c, depth+1)
@@ -300,7 +300,7 @@ func pathsLines(paths []heapsnap.Path, limits heapsnap.Limits, maxName int) []st
 }
 
 // dominatorsLines is get_heapsnapshot_dominators' reply.
-func dominatorsLines(chain []heapsnap.Dominator, maxName int) []string {
+func dominatorsLines(chain []heap.Dominator, maxName int) []string {
 	lines := []string{heapSection, "### Dominator Chain"}
 	if len(chain) == 0 {
 		return append(lines, "No dominators found.")
@@ -313,7 +313,7 @@ func dominatorsLines(chain []heapsnap.Dominator, maxName int) []string {
 }
 
 // objectLines is get_heapsnapshot_object_details' reply.
-func objectLines(o heapsnap.ObjectInfo, maxName int) []string {
+func objectLines(o heap.ObjectInfo, maxName int) []string {
 	state := "unknown"
 	switch o.Detachedness {
 	case 1:
@@ -335,7 +335,7 @@ func objectLines(o heapsnap.ObjectInfo, maxName int) []string {
 }
 
 // duplicatesLines is get_heapsnapshot_duplicate_strings' reply.
-func duplicatesLines(groups []heapsnap.StringGroup, pageIdx, pageSize *int, maxName int) []string {
+func duplicatesLines(groups []heap.StringGroup, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(len(groups), pageIdx, pageSize)
 	lines := append([]string{heapSection, "### Duplicate Strings"}, p.info...)
 	table := []string{"value,count,totalSelfSize,totalRetainedSize,truncated,nodeIds"}
@@ -383,7 +383,7 @@ func jsJSONString(s string) string {
 }
 
 // diffTotalsLine sums a diff's classes.
-func diffTotalsLine(diffs []heapsnap.ClassDiff) string {
+func diffTotalsLine(diffs []heap.ClassDiff) string {
 	var added, removed, delta int
 	var addedSize, removedSize, sizeDelta float64
 	for _, d := range diffs {
@@ -399,7 +399,7 @@ func diffTotalsLine(diffs []heapsnap.ClassDiff) string {
 }
 
 // diffLines is compare_heapsnapshots' summary reply.
-func diffLines(diffs []heapsnap.ClassDiff, pageIdx, pageSize *int, maxName int) []string {
+func diffLines(diffs []heap.ClassDiff, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(len(diffs), pageIdx, pageSize)
 	lines := []string{heapSection, "### Heap Snapshot Diff", diffTotalsLine(diffs)}
 	lines = append(lines, p.info...)
@@ -411,7 +411,7 @@ func diffLines(diffs []heapsnap.ClassDiff, pageIdx, pageSize *int, maxName int) 
 }
 
 // classDiffLines is compare_heapsnapshots' reply for one class.
-func classDiffLines(d heapsnap.ClassDiff, maxName int) []string {
+func classDiffLines(d heap.ClassDiff, maxName int) []string {
 	out := []string{fmt.Sprintf("%s: # new: %d, # deleted: %d, # delta: %s, alloc size: %s, freed size: %s, size delta: %s",
 		formatName(d.ClassName, maxName), d.AddedCount, d.RemovedCount, signedCount(d.CountDelta), signedKB(d.AddedSize), signedKB(d.RemovedSize), signedKB(d.SizeDelta)), "Objects:"}
 	for i, id := range d.AddedIDs {
@@ -424,10 +424,10 @@ func classDiffLines(d heapsnap.ClassDiff, maxName int) []string {
 }
 
 // contextsLines is analyze_heapsnapshot_contexts' reply.
-func contextsLines(a heapsnap.ContextAnalysis, r *byteRange, scopeInfo *int, pageIdx, pageSize *int, maxName int) []string {
+func contextsLines(a heap.ContextAnalysis, r *byteRange, scopeInfo *int, pageIdx, pageSize *int, maxName int) []string {
 	type ranked struct {
-		scope *heapsnap.Scope
-		ctx   heapsnap.DeadContext
+		scope *heap.Scope
+		ctx   heap.DeadContext
 	}
 	var all []ranked
 	for i := range a.Scopes {
@@ -478,7 +478,7 @@ func contextsLines(a heapsnap.ContextAnalysis, r *byteRange, scopeInfo *int, pag
 	return append(lines, strings.Join(body, "\n"))
 }
 
-func scopeName(s *heapsnap.Scope, maxName int) string {
+func scopeName(s *heap.Scope, maxName int) string {
 	script := fmt.Sprintf("script @%d", s.ScriptNodeID)
 	if s.ScriptName != "" {
 		script = formatName(s.ScriptName, maxName)

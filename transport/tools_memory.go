@@ -15,14 +15,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tabhive/tabhive/internal/heapsnap"
+	"github.com/tabhive/tabhive/internal/devtools/heap"
 	"github.com/tabhive/tabhive/page"
 )
 
 // The memory tools: take_heapsnapshot, listed by default, and with
 // --memory-debugging (--experimental-memory) the thirteen tools that
 // analyse snapshots, as chrome-devtools-mcp 1.11 has them. The analysis is
-// tabhive's own (internal/heapsnap), so it needs no browser: those tools
+// tabhive's own (internal/devtools/heap), so it needs no browser: those tools
 // never start one.
 
 const (
@@ -218,7 +218,7 @@ func maxName(n *int) int {
 }
 
 // snapshot loads (or finds loaded) the call's session's snapshot at path.
-func (c *call) snapshot(ctx context.Context, path string) (*heapsnap.Snapshot, func(), error) {
+func (c *call) snapshot(ctx context.Context, path string) (*heap.Snapshot, func(), error) {
 	return c.s.heaps.use(ctx, c.sess, c.sandbox(ctx), path)
 }
 
@@ -302,7 +302,7 @@ func (s *Server) heapPaths(ctx context.Context, c *call, a *heapPathsArgs) error
 }
 
 func (s *Server) heapEdges(ctx context.Context, c *call, a *heapEdgesArgs) error {
-	opts := heapsnap.EdgeOptions{SortBy: a.SortBy, ExcludePrimitives: a.ExcludePrimitives == nil || *a.ExcludePrimitives}
+	opts := heap.EdgeOptions{SortBy: a.SortBy, ExcludePrimitives: a.ExcludePrimitives == nil || *a.ExcludePrimitives}
 	if opts.SortBy == "" {
 		opts.SortBy = "retainedSize"
 	}
@@ -352,14 +352,14 @@ func (s *Server) heapCompare(ctx context.Context, c *call, a *heapCompareArgs) e
 		return err
 	}
 	defer doneCur()
-	diffs, err := heapsnap.Compare(ctx, base, cur)
+	diffs, err := heap.Compare(ctx, base, cur)
 	if err != nil {
 		return err
 	}
 	if a.ClassIndex != nil {
 		i := *a.ClassIndex
 		if i != math.Trunc(i) || i < 0 || i >= float64(len(diffs)) {
-			return &heapSnapshotError{(&heapsnap.ClassIndexError{Index: i, Count: len(diffs)}).Error()}
+			return &heapSnapshotError{(&heap.ClassIndexError{Index: i, Count: len(diffs)}).Error()}
 		}
 		c.r.lines = append(c.r.lines, classDiffLines(diffs[int(i)], maxName(a.MaxNameLength))...)
 		return nil
@@ -397,7 +397,7 @@ func (s *Server) heapObject(ctx context.Context, c *call, a *heapNodeArgs) error
 }
 
 func (s *Server) heapQuery(ctx context.Context, c *call, a *heapQueryArgs) error {
-	q := heapsnap.Query{ClassName: a.ClassName, PropertyName: a.PropertyName, NodeType: a.NodeType, IsDetached: a.IsDetached, SortBy: a.SortBy}
+	q := heap.Query{ClassName: a.ClassName, PropertyName: a.PropertyName, NodeType: a.NodeType, IsDetached: a.IsDetached, SortBy: a.SortBy}
 	if a.RetainedSize != nil {
 		r, err := parseByteRange("query_heapsnapshot_objects", "retainedSize", *a.RetainedSize)
 		if err != nil {
@@ -451,11 +451,11 @@ func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs)
 // has a sentence, and as one of tabhive's own where it crashes.
 func heapError(err error) error {
 	var (
-		nf *heapsnap.NodeNotFoundError
-		cf *heapsnap.ClassNotFoundError
-		fe *heapsnap.FilterError
-		ni *heapsnap.NoInstancesError
-		pe *heapsnap.PatternError
+		nf *heap.NodeNotFoundError
+		cf *heap.ClassNotFoundError
+		fe *heap.FilterError
+		ni *heap.NoInstancesError
+		pe *heap.PatternError
 	)
 	switch {
 	case errors.As(err, &nf), errors.As(err, &cf), errors.As(err, &fe):

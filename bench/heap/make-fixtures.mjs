@@ -1,5 +1,5 @@
 // make-fixtures.mjs takes the heap snapshots the Go tests use, gzipped, into
-// internal/heapsnap/testdata: leaks-before and leaks-after, of
+// internal/devtools/heap/testdata: leaks-before and leaks-after, of
 // fixtures/leaks.html before and after its leak grows by 200 widgets and 200
 // handlers (same page, so object ids match between them).
 //
@@ -14,7 +14,7 @@ import zlib from 'node:zlib';
 
 import {arg, callText, nodeModules, pageIdOf, repo, serveFixtures, startCDM} from './lib.mjs';
 
-const out = arg('--out', path.join(repo, 'internal', 'heapsnap', 'testdata'));
+const out = arg('--out', path.join(repo, 'internal', 'devtools', 'heap', 'testdata'));
 const modules = nodeModules();
 const {server, base} = await serveFixtures();
 const client = await startCDM(modules);

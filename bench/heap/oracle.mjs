@@ -1,7 +1,7 @@
 // oracle.mjs records what DevTools' own heap-snapshot model says about the
 // test snapshots, for the Go tests to hold tabhive's engine and replies to:
 //
-//  1. internal/heapsnap/testdata/<name>.expected.json.gz: every node's
+//  1. internal/devtools/heap/testdata/<name>.expected.json.gz: every node's
 //     dominator, retained size, distance, shallow size, class, name, DOM
 //     state and native context; the class aggregates under every filter;
 //     statistics; retaining paths, dominator chains, edges and retainers of
@@ -27,7 +27,7 @@ import zlib from 'node:zlib';
 import {callText, nodeModules, repo, startCDM} from './lib.mjs';
 
 const modules = nodeModules();
-const testdata = path.join(repo, 'internal', 'heapsnap', 'testdata');
+const testdata = path.join(repo, 'internal', 'devtools', 'heap', 'testdata');
 const names = ['leaks-before', 'leaks-after'];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'heap-oracle-'));
 const files = {};

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tabhive/tabhive/internal/heapsnap"
+	"github.com/tabhive/tabhive/internal/devtools/heap"
 )
 
 func main() {
@@ -45,7 +45,7 @@ func main() {
 	defer f.Close()
 	fi, _ := f.Stat()
 	start := time.Now()
-	s, err := heapsnap.Load(context.Background(), f, fi.Size(), 0)
+	s, err := heap.Load(context.Background(), f, fi.Size(), 0)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

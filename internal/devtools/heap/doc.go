@@ -1,12 +1,12 @@
-// Package heapsnap reads V8 heap snapshots (.heapsnapshot files, as
+// Package heap reads V8 heap snapshots (.heapsnapshot files, as
 // Chrome's HeapProfiler and DevTools write them) and answers what DevTools'
 // Memory panel answers about them, with DevTools' own rules, in Go: a file
 // in, answers out, nothing else.
 //
-//	s, err := heapsnap.Load(ctx, f, size, budget)
+//	s, err := heap.Load(ctx, f, size, budget)
 //	aggs, err := s.Aggregates(ctx, "", nil)                 // classes: count, shallow and retained size
 //	paths, limits, err := s.RetainingPaths(ctx, id, nil, nil, nil)
-//	diffs, err := heapsnap.Compare(ctx, before, after)
+//	diffs, err := heap.Compare(ctx, before, after)
 //
 // # Reading
 //
@@ -64,4 +64,4 @@
 // cached only once whole, so a query stopped half-way leaves nothing
 // behind.
 // Load runs two of its steps at a time on goroutines it waits for.
-package heapsnap
+package heap

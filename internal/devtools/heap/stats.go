@@ -1,4 +1,4 @@
-package heapsnap
+package heap
 
 import (
 	"slices"
