@@ -18,11 +18,11 @@ import (
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/internal/queue"
 	"github.com/tabhive/tabhive/page/css"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/snapshot"
-	ptrace "github.com/tabhive/tabhive/page/trace"
 	"github.com/tabhive/tabhive/waiter"
 )
 

@@ -40,7 +40,7 @@
 // encoded by page/screencast); worker.go, the smaller actor of an extension's
 // service worker; and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
-// page/trace). Package
+// internal/devtools/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; js/ holds the embedded page-side
 // scripts.

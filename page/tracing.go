@@ -2,7 +2,7 @@ package page
 
 // Performance traces: the page actor records them (Tracing on its own
 // session), streams them to the writer its caller gives, and analyses them
-// on the way (package page/trace). Tracing is the page's business, like
+// on the way (package internal/devtools/trace). Tracing is the page's business, like
 // any other tool: a page that records holds no lock that other pages wait
 // on, and its own calls keep running in order.
 
@@ -24,7 +24,7 @@ import (
 	"github.com/mafredri/cdp/protocol/network"
 	"github.com/mafredri/cdp/protocol/tracing"
 
-	ptrace "github.com/tabhive/tabhive/page/trace"
+	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 )
 
 // ErrTraceRunning is returned by [Actor.StartTrace] when the page is

@@ -18,9 +18,9 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
+	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/page"
-	ptrace "github.com/tabhive/tabhive/page/trace"
-	"github.com/tabhive/tabhive/page/trace/tracetest"
 )
 
 // traceSlot is the test browser's trace slot: the tests of this binary

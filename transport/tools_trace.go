@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser"
+	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/page"
-	ptrace "github.com/tabhive/tabhive/page/trace"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 

@@ -1,6 +1,6 @@
 // Trace analysis: bench/trace/bench records a large trace of a busy page
 // with tabhive's page actor (as performance_start_trace and
-// performance_stop_trace do), then analyses it with tabhive's page/trace and with
+// performance_stop_trace do), then analyses it with tabhive's internal/devtools/trace and with
 // chrome-devtools-mcp 1.11's own code (bench/trace/cdm-analyze.mjs: its
 // parse with DevTools' trace engine, then its summary), each in a process
 // of its own, alternating, and prints time and memory side by side.

@@ -1,7 +1,7 @@
 // Dev-only: the shape of chrome-devtools-mcp 1.11's replies for trace
 // files: the summary performance_stop_trace gives and each listed
 // insight's analysis as performance_analyze_insight gives it, made by its
-// own code (its bundled DevTools formatters). page/trace's shape test
+// own code (its bundled DevTools formatters). internal/devtools/trace's shape test
 // holds tabhive's replies to it.
 //
 //   node cdm-replies.mjs [--cdm DIR] [--text] OUTDIR TRACE...

@@ -1,10 +1,10 @@
 // Dev-only: runs DevTools' own trace engine (@paulirish/trace_engine, the
 // package DevTools publishes its Performance panel's engine as) over trace
-// files and writes what it found, for page/trace's differential test to
+// files and writes what it found, for internal/devtools/trace's differential test to
 // hold tabhive's analysis against.
 //
 //   cd bench/trace && npm ci
-//   node oracle.mjs ../../page/trace/testdata/traces/*.json.gz
+//   node oracle.mjs ../../internal/devtools/trace/testdata/traces/*.json.gz
 //
 // For each TRACE it writes TRACE's name with .expected.json in place of
 // .json.gz: per insight set, the metrics, the LCP element, the state of

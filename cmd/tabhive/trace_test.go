@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/page/trace/tracetest"
+	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 

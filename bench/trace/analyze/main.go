@@ -11,7 +11,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tabhive/tabhive/page/trace"
+	"github.com/tabhive/tabhive/internal/devtools/trace"
 )
 
 func main() {

@@ -7,7 +7,7 @@
 //
 // -record records the fixture page /p/busy.html (package tracetest: timers,
 // animation frames, layout and fetches without pause) for the given time,
-// uncompressed, with tabhive's page actor in this process. tabhive's side is page/trace's
+// uncompressed, with tabhive's page actor in this process. tabhive's side is internal/devtools/trace's
 // Analyze streaming the file, then the summary it replies with; its memory
 // is the growth of the process's peak RSS over its RSS before the
 // analysis. chrome-devtools-mcp's side is bench/trace/cdm-analyze.mjs: its
@@ -36,9 +36,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/devtools/trace"
+	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/page"
-	"github.com/tabhive/tabhive/page/trace"
-	"github.com/tabhive/tabhive/page/trace/tracetest"
 )
 
 func main() {
@@ -94,7 +94,7 @@ func main() {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("Trace: %s, %.1f MB uncompressed. Machine: %d cores, %s. Load average at the end: %s\n",
 		filepath.Base(*file), float64(fi.Size())/1e6, runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH, strings.Fields(string(load))[0])
-	fmt.Printf("\n| %d runs each, medians | tabhive (page/trace) | chrome-devtools-mcp 1.11 | ratio |\n|---|---|---|---|\n", *runs)
+	fmt.Printf("\n| %d runs each, medians | tabhive (internal/devtools/trace) | chrome-devtools-mcp 1.11 | ratio |\n|---|---|---|---|\n", *runs)
 	if len(cdmMs) == 0 {
 		fmt.Printf("| analysis time, parse to summary | %.0f ms | %s | |\n", median(goMs), strings.Join(cdmFailed, "; "))
 		fmt.Printf("| memory | +%.0f MB RSS growth | | |\n", median(goMB))

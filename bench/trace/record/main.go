@@ -1,12 +1,12 @@
-// Command record records the traces page/trace's differential test runs
+// Command record records the traces internal/devtools/trace's differential test runs
 // on: each fixture page of package tracetest, and offline documents of this
 // machine, traced through the tabhive binary itself (performance_start_trace
-// with reload, autoStop and ignoreCache), into page/trace/testdata/traces.
+// with reload, autoStop and ignoreCache), into internal/devtools/trace/testdata/traces.
 // Then run the oracle (bench/trace/oracle.mjs) over them to write the
 // expected values.
 //
-//	go run ./bench/trace/record [-out page/trace/testdata/traces] [-only text,image-late]
-//	cd bench/trace && node oracle.mjs ../../page/trace/testdata/traces/*.json.gz
+//	go run ./bench/trace/record [-out internal/devtools/trace/testdata/traces] [-only text,image-late]
+//	cd bench/trace && node oracle.mjs ../../internal/devtools/trace/testdata/traces/*.json.gz
 //
 // The fixture site is served as site.test and its third party as
 // cdn.elsewhere.test, both mapped to the loopback address by Chromium's
@@ -30,7 +30,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tabhive/tabhive/page/trace/tracetest"
+	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 )
 
 // docs are the offline documents traced besides the fixtures: name and
@@ -44,7 +44,7 @@ var docs = []struct{ name, path string }{
 }
 
 func main() {
-	out := flag.String("out", "page/trace/testdata/traces", "directory to write the traces to")
+	out := flag.String("out", "internal/devtools/trace/testdata/traces", "directory to write the traces to")
 	only := flag.String("only", "", "comma-separated names to record (default: all)")
 	flag.Parse()
 	if err := run(*out, *only); err != nil {

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tabhive/tabhive/page/trace/tracetest"
+	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 )
 
 func main() {

@@ -14,6 +14,11 @@
 //	fmt.Print(rep.Summary())                                  // performance_stop_trace's text
 //	text, _, _ := rep.Insight("NAVIGATION_0", "LCPBreakdown") // performance_analyze_insight's
 //
+// It is one of tabhive's offline engines (internal/devtools): it knows
+// nothing of CDP sessions, actors or MCP. Package page records the trace and
+// hands it over as a reader ([PageScope] and [Filter] keep the page's
+// processes); transport puts its text in the replies.
+//
 // [Analyze] is a pure function of the file: no goroutines, no I/O but the
 // reader, nothing shared between two analyses. It reads the file as a
 // stream (a scanner over its bytes, not a JSON tree) and keeps only what
