@@ -157,6 +157,16 @@ func idString(v []byte) string {
 	return string(v)
 }
 
+// eventData decodes the data object of the event's args (args.data), as
+// unmarshalArgs does; ok is false when the args are missing or malformed.
+func eventData[T any](ev *event) (data T, ok bool) {
+	var a struct {
+		Data T `json:"data"`
+	}
+	ok = ev.unmarshalArgs(&a)
+	return a.Data, ok
+}
+
 // unmarshalArgs decodes the event's args into dst; a malformed args object
 // leaves dst as it was (DevTools reads what it can and ignores the rest).
 func (ev *event) unmarshalArgs(dst any) bool {

@@ -91,16 +91,24 @@ func (c *context) navMetrics() (map[string]*metricScore, bool) {
 	return ms, ok
 }
 
-func (c *context) lcpBreakdown() *insight {
-	in := &insight{Name: "LCPBreakdown", State: statePass}
+// lcpInsight starts an insight about the set's LCP, passing, and returns
+// the LCP to look at. The score is nil when there is nothing to look at:
+// without a navigation or an LCP the insight passes; without the
+// navigation's metrics in is nil too (the insight is not computed).
+func (c *context) lcpInsight(name string) (in *insight, score *metricScore) {
+	in = &insight{Name: name, State: statePass}
 	if c.nav == nil {
-		return in
+		return in, nil
 	}
 	ms, ok := c.navMetrics()
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	score := ms[metricLCP]
+	return in, ms[metricLCP]
+}
+
+func (c *context) lcpBreakdown() *insight {
+	in, score := c.lcpInsight("LCPBreakdown")
 	if score == nil {
 		return in
 	}
@@ -147,15 +155,7 @@ func (c *context) lcpBreakdown() *insight {
 }
 
 func (c *context) lcpDiscovery() *insight {
-	in := &insight{Name: "LCPDiscovery", State: statePass}
-	if c.nav == nil {
-		return in
-	}
-	ms, ok := c.navMetrics()
-	if !ok {
-		return nil
-	}
-	score := ms[metricLCP]
+	in, score := c.lcpInsight("LCPDiscovery")
 	if score == nil {
 		return in
 	}
@@ -353,13 +353,11 @@ type iframeCause struct{ frame, url string }
 
 func (c *context) clsCulprits() *insight {
 	in := &insight{Name: "CLSCulprits", State: statePass}
-	sh := c.a.shifts
-	within := func(t timed) bool { return inBounds(t.TS, t.Dur, c.bounds) }
 	key := ""
 	if c.nav != nil {
 		key = c.nav.ID
 	}
-	clusters := sh.byNav[key]
+	clusters := c.a.shifts.byNav[key]
 	var worst *cluster
 	for _, cl := range clusters {
 		if worst == nil || cl.Score > worst.Score {
@@ -370,134 +368,7 @@ func (c *context) clsCulprits() *insight {
 	for _, cl := range clusters {
 		shifts = append(shifts, cl.Shifts...)
 	}
-	var prePaints []timed
-	for _, p := range sh.prePaints {
-		if within(p) {
-			prePaints = append(prePaints, p)
-		}
-	}
-	causes := map[*shift]*rootCauses{}
-	for _, s := range shifts {
-		causes[s] = &rootCauses{}
-	}
-	// The shifts each pre-paint produced.
-	byPrePaint := map[int][]*shift{}
-	for pi, p := range prePaints {
-		first := nearestFromBeginning(len(shifts), func(i int) bool { return shifts[i].TS >= p.TS })
-		if first < 0 {
-			continue
-		}
-		for _, s := range shifts[first:] {
-			if s.TS >= p.TS && s.TS <= p.TS+p.Dur {
-				byPrePaint[pi] = append(byPrePaint[pi], s)
-			}
-			if s.TS > p.TS+p.Dur {
-				break
-			}
-		}
-	}
-	nextPrePaint := func(ts, dur float64) int {
-		return nearestFromBeginning(len(prePaints), func(i int) bool { return prePaints[i].TS > ts+dur })
-	}
-	inRootWindow := func(end float64, target timed) bool {
-		return end < target.TS && end >= target.TS-rootCauseWindow
-	}
-	// Injected iframes.
-	for _, f := range sh.childFrames {
-		if !within(f) {
-			continue
-		}
-		pi := nextPrePaint(f.TS, f.Dur)
-		if pi < 0 {
-			continue
-		}
-		for _, s := range byPrePaint[pi] {
-			for _, d := range sh.domLoading {
-				if !within(d.timed) {
-					continue
-				}
-				if d.TS >= f.TS && d.TS <= f.TS+f.Dur {
-					if d.Frame != "" {
-						u := ""
-						if fp := c.a.meta.rendererByFrame[d.Frame]; fp != nil && len(fp.order) > 0 {
-							if ws := fp.byPID[fp.order[0]]; len(ws) > 0 {
-								u = ws[0].frame.URL
-							}
-						}
-						causes[s].iframes = append(causes[s].iframes, iframeCause{frame: d.Frame, url: u})
-					}
-					break
-				}
-			}
-		}
-	}
-	// Web fonts.
-	for _, r := range c.a.net.byTime {
-		if !inBounds(r.TS, r.Dur, c.bounds) || r.ResourceType != "Font" || !strings.HasPrefix(r.MimeType, "font") {
-			continue
-		}
-		pi := nextPrePaint(r.TS, r.Dur)
-		if pi < 0 || !inRootWindow(r.TS+r.Dur, prePaints[pi]) {
-			continue
-		}
-		for _, s := range byPrePaint[pi] {
-			causes[s].fonts = append(causes[s].fonts, r)
-		}
-	}
-	// Unsized images.
-	var paints []*paintImage
-	for _, p := range sh.paintImages {
-		if within(p.timed) {
-			paints = append(paints, p)
-		}
-	}
-	for pi := range prePaints {
-		ss, ok := byPrePaint[pi]
-		if !ok {
-			continue
-		}
-		p := prePaints[pi]
-		ni := nearestFromBeginning(len(paints), func(i int) bool { return paints[i].TS > p.TS+p.Dur })
-		if ni < 0 {
-			continue
-		}
-		img := paints[ni]
-		matched := false
-		for _, u := range sh.unsized {
-			if within(u.timed) && u.NodeID == img.NodeID {
-				matched = true
-				break
-			}
-		}
-		if !matched {
-			continue
-		}
-		for _, s := range ss {
-			causes[s].unsizedImages = append(causes[s].unsizedImages, img)
-		}
-	}
-	// Animations that could not run on the compositor.
-	for _, an := range sh.anims {
-		if !within(an.timed) {
-			continue
-		}
-		failed := false
-		for _, f := range an.Failures {
-			if f.Mask != 0 {
-				failed = true
-			}
-		}
-		if !failed {
-			continue
-		}
-		pi := nextPrePaint(an.TS, an.Dur)
-		if pi < 0 || !inRootWindow(an.TS+an.Dur, prePaints[pi]) {
-			continue
-		}
-		for _, s := range byPrePaint[pi] {
-			causes[s].animations = append(causes[s].animations, an)
-		}
-	}
+	causes := c.shiftCauses(shifts)
 	in.clusters, in.shifts = clusters, causes
 	if worst != nil {
 		if worst.Score < 0.1 {
@@ -512,6 +383,180 @@ func (c *context) clsCulprits() *insight {
 	}
 	in.detail = func(f *formatter) string { return f.clsCulprits(c, worst, causes) }
 	return in
+}
+
+// culprits is the search for the root causes of a set's layout shifts, as
+// DevTools' CLSCulprits insight makes it: a cause is tied to the shifts
+// that the first pre-paint after it produced.
+type culprits struct {
+	c          *context
+	prePaints  []timed
+	byPrePaint map[int][]*shift // the shifts each pre-paint produced
+	causes     map[*shift]*rootCauses
+}
+
+// shiftCauses finds the root causes of each of shifts: injected iframes,
+// web fonts, unsized images and animations that could not run on the
+// compositor.
+func (c *context) shiftCauses(shifts []*shift) map[*shift]*rootCauses {
+	s := &culprits{c: c, byPrePaint: map[int][]*shift{}, causes: map[*shift]*rootCauses{}}
+	for _, p := range c.a.shifts.prePaints {
+		if c.inSet(p) {
+			s.prePaints = append(s.prePaints, p)
+		}
+	}
+	for _, sh := range shifts {
+		s.causes[sh] = &rootCauses{}
+	}
+	for pi, p := range s.prePaints {
+		first := nearestFromBeginning(len(shifts), func(i int) bool { return shifts[i].TS >= p.TS })
+		if first < 0 {
+			continue
+		}
+		for _, sh := range shifts[first:] {
+			if sh.TS >= p.TS && sh.TS <= p.TS+p.Dur {
+				s.byPrePaint[pi] = append(s.byPrePaint[pi], sh)
+			}
+			if sh.TS > p.TS+p.Dur {
+				break
+			}
+		}
+	}
+	s.iframes()
+	s.fonts()
+	s.unsizedImages()
+	s.animations()
+	return s.causes
+}
+
+// inSet reports whether t overlaps the set's bounds.
+func (c *context) inSet(t timed) bool { return inBounds(t.TS, t.Dur, c.bounds) }
+
+// nextPrePaint returns the index of the first pre-paint after an event
+// that starts at ts and lasts dur, or -1.
+func (s *culprits) nextPrePaint(ts, dur float64) int {
+	return nearestFromBeginning(len(s.prePaints), func(i int) bool { return s.prePaints[i].TS > ts+dur })
+}
+
+// blame adds a cause to the shifts an event (from ts, lasting dur) may
+// have caused: those of the next pre-paint, when the event ended within
+// rootCauseWindow before it.
+func (s *culprits) blame(ts, dur float64, add func(*rootCauses)) {
+	pi := s.nextPrePaint(ts, dur)
+	if pi < 0 {
+		return
+	}
+	if target := s.prePaints[pi]; ts+dur >= target.TS || ts+dur < target.TS-rootCauseWindow {
+		return
+	}
+	for _, shift := range s.byPrePaint[pi] {
+		add(s.causes[shift])
+	}
+}
+
+// iframes blames the shifts after an iframe was injected on it.
+func (s *culprits) iframes() {
+	sh := s.c.a.shifts
+	for _, f := range sh.childFrames {
+		if !s.c.inSet(f) {
+			continue
+		}
+		pi := s.nextPrePaint(f.TS, f.Dur)
+		if pi < 0 {
+			continue
+		}
+		for _, shift := range s.byPrePaint[pi] {
+			for _, d := range sh.domLoading {
+				if !s.c.inSet(d.timed) {
+					continue
+				}
+				if d.TS >= f.TS && d.TS <= f.TS+f.Dur {
+					if d.Frame != "" {
+						s.causes[shift].iframes = append(s.causes[shift].iframes, iframeCause{frame: d.Frame, url: s.c.frameURL(d.Frame)})
+					}
+					break
+				}
+			}
+		}
+	}
+}
+
+// frameURL returns the URL of a frame as its first renderer process first
+// showed it, or "".
+func (c *context) frameURL(frame string) string {
+	if fp := c.a.meta.rendererByFrame[frame]; fp != nil && len(fp.order) > 0 {
+		if ws := fp.byPID[fp.order[0]]; len(ws) > 0 {
+			return ws[0].frame.URL
+		}
+	}
+	return ""
+}
+
+// fonts blames shifts on the web fonts that finished loading just before.
+func (s *culprits) fonts() {
+	for _, r := range s.c.a.net.byTime {
+		if !inBounds(r.TS, r.Dur, s.c.bounds) || r.ResourceType != "Font" || !strings.HasPrefix(r.MimeType, "font") {
+			continue
+		}
+		s.blame(r.TS, r.Dur, func(rc *rootCauses) { rc.fonts = append(rc.fonts, r) })
+	}
+}
+
+// unsizedImages blames a pre-paint's shifts on the image painted next
+// when that image has no explicit size.
+func (s *culprits) unsizedImages() {
+	sh := s.c.a.shifts
+	var paints []*paintImage
+	for _, p := range sh.paintImages {
+		if s.c.inSet(p.timed) {
+			paints = append(paints, p)
+		}
+	}
+	for pi := range s.prePaints {
+		shifts, ok := s.byPrePaint[pi]
+		if !ok {
+			continue
+		}
+		p := s.prePaints[pi]
+		ni := nearestFromBeginning(len(paints), func(i int) bool { return paints[i].TS > p.TS+p.Dur })
+		if ni < 0 {
+			continue
+		}
+		img := paints[ni]
+		matched := false
+		for _, u := range sh.unsized {
+			if s.c.inSet(u.timed) && u.NodeID == img.NodeID {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			continue
+		}
+		for _, shift := range shifts {
+			s.causes[shift].unsizedImages = append(s.causes[shift].unsizedImages, img)
+		}
+	}
+}
+
+// animations blames shifts on animations that could not run on the
+// compositor and ended just before.
+func (s *culprits) animations() {
+	for _, an := range s.c.a.shifts.anims {
+		if !s.c.inSet(an.timed) {
+			continue
+		}
+		failed := false
+		for _, f := range an.Failures {
+			if f.Mask != 0 {
+				failed = true
+			}
+		}
+		if !failed {
+			continue
+		}
+		s.blame(an.TS, an.Dur, func(rc *rootCauses) { rc.animations = append(rc.animations, an) })
+	}
 }
 
 // chainNode is a node of the critical request tree.

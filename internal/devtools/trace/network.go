@@ -176,89 +176,65 @@ func (n *network) get(id string) *rawRequest {
 func (n *network) handle(ev *event) {
 	switch ev.Name {
 	case "ResourceChangePriority":
-		var a struct {
-			Data struct {
-				RequestID string `json:"requestId"`
-				Priority  string `json:"priority"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			n.get(a.Data.RequestID).changePriority = a.Data.Priority
+		if d, ok := eventData[priorityChange](ev); ok {
+			n.get(d.RequestID).changePriority = d.Priority
 		}
 	case "ResourceWillSendRequest":
-		var a struct {
-			Data struct {
-				RequestID string `json:"requestId"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			r := n.get(a.Data.RequestID)
+		if d, ok := eventData[requestIDOnly](ev); ok {
+			r := n.get(d.RequestID)
 			r.willSend = append(r.willSend, ev.TS)
 		}
 	case "ResourceSendRequest":
-		var a struct {
-			Data sendRequest `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			s := a.Data
+		if s, ok := eventData[sendRequest](ev); ok {
 			s.index, s.pid, s.tid, s.ts = int64(ev.Index), ev.PID, ev.TID, ev.TS
 			r := n.get(s.RequestID)
 			r.send = append(r.send, &s)
 		}
 	case "ResourceReceiveResponse":
-		var a struct {
-			Data receiveResponse `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			a.Data.ts = ev.TS
-			n.get(a.Data.RequestID).response = &a.Data
+		if d, ok := eventData[receiveResponse](ev); ok {
+			d.ts = ev.TS
+			n.get(d.RequestID).response = &d
 		}
 	case "ResourceReceivedData":
-		var a struct {
-			Data struct {
-				RequestID string `json:"requestId"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			n.get(a.Data.RequestID)
+		if d, ok := eventData[requestIDOnly](ev); ok {
+			n.get(d.RequestID)
 		}
 	case "ResourceFinish":
-		var a struct {
-			Data resourceFinish `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			a.Data.ts = ev.TS
-			n.get(a.Data.RequestID).finish = &a.Data
+		if d, ok := eventData[resourceFinish](ev); ok {
+			d.ts = ev.TS
+			n.get(d.RequestID).finish = &d
 		}
 	case "ResourceMarkAsCached":
-		var a struct {
-			Data struct {
-				RequestID string `json:"requestId"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			n.get(a.Data.RequestID).markedCached = true
+		if d, ok := eventData[requestIDOnly](ev); ok {
+			n.get(d.RequestID).markedCached = true
 		}
 	case "PreloadRenderBlockingStatusChange":
-		var a struct {
-			Data struct {
-				RequestID      string `json:"requestId"`
-				RenderBlocking string `json:"renderBlocking"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			rb := a.Data.RenderBlocking
-			n.get(a.Data.RequestID).preloadBlock = &rb
+		if d, ok := eventData[renderBlockingChange](ev); ok {
+			rb := d.RenderBlocking
+			n.get(d.RequestID).preloadBlock = &rb
 		}
 	case "LinkPreconnect":
-		var a struct {
-			Data linkPreconnect `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			n.preconnect = append(n.preconnect, a.Data)
+		if d, ok := eventData[linkPreconnect](ev); ok {
+			n.preconnect = append(n.preconnect, d)
 		}
 	}
 }
+
+// The data of the network events that carry little more than their
+// request's id.
+type (
+	requestIDOnly struct {
+		RequestID string `json:"requestId"`
+	}
+	priorityChange struct {
+		RequestID string `json:"requestId"`
+		Priority  string `json:"priority"`
+	}
+	renderBlockingChange struct {
+		RequestID      string `json:"requestId"`
+		RenderBlocking string `json:"renderBlocking"`
+	}
+)
 
 // finalize builds the requests, as DevTools' network handler does.
 func (n *network) finalize() {

@@ -41,11 +41,17 @@ func newScripts() *scripts {
 	return &scripts{byKey: map[string]*script{}, frameByIsolate: map[string]string{}}
 }
 
-func (s *scripts) get(isolate, id any, ts float64) *script {
-	key := jsAny(isolate) + "." + jsAny(id)
+// v8Script is how V8's events name a script: its isolate, and its id there.
+type v8Script struct {
+	Isolate  any `json:"isolate"`
+	ScriptID any `json:"scriptId"`
+}
+
+func (s *scripts) get(id v8Script, ts float64) *script {
+	key := jsAny(id.Isolate) + "." + jsAny(id.ScriptID)
 	sc := s.byKey[key]
 	if sc == nil {
-		sc = &script{key: key, scriptID: jsAny(id), TS: ts}
+		sc = &script{key: key, scriptID: jsAny(id.ScriptID), TS: ts}
 		s.byKey[key] = sc
 		s.order = append(s.order, sc)
 	}
@@ -55,33 +61,26 @@ func (s *scripts) get(isolate, id any, ts float64) *script {
 func (s *scripts) handle(ev *event) {
 	switch {
 	case ev.Cat == "disabled-by-default-devtools.target-rundown":
-		var a struct {
-			Data *struct {
-				Isolate  any    `json:"isolate"`
-				ScriptID any    `json:"scriptId"`
-				Frame    string `json:"frame"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) && a.Data != nil {
-			sc := s.get(a.Data.Isolate, a.Data.ScriptID, ev.TS)
-			sc.Frame, sc.TS = a.Data.Frame, ev.TS
+		d, ok := eventData[*struct {
+			v8Script
+			Frame string `json:"frame"`
+		}](ev)
+		if ok && d != nil {
+			sc := s.get(d.v8Script, ev.TS)
+			sc.Frame, sc.TS = d.Frame, ev.TS
 		}
 	case ev.Cat == "disabled-by-default-devtools.v8-source-rundown" && ev.Name == "ScriptCatchup":
-		var a struct {
-			Data struct {
-				Isolate            any    `json:"isolate"`
-				ScriptID           any    `json:"scriptId"`
-				URL                string `json:"url"`
-				SourceURL          string `json:"sourceUrl"`
-				SourceMapURL       string `json:"sourceMapUrl"`
-				SourceMapURLElided bool   `json:"sourceMapUrlElided"`
-			} `json:"data"`
-		}
-		if !ev.unmarshalArgs(&a) {
+		d, ok := eventData[struct {
+			v8Script
+			URL                string `json:"url"`
+			SourceURL          string `json:"sourceUrl"`
+			SourceMapURL       string `json:"sourceMapUrl"`
+			SourceMapURLElided bool   `json:"sourceMapUrlElided"`
+		}](ev)
+		if !ok {
 			return
 		}
-		d := a.Data
-		sc := s.get(d.Isolate, d.ScriptID, ev.TS)
+		sc := s.get(d.v8Script, ev.TS)
 		if sc.Frame == "" {
 			sc.Frame = s.frameByIsolate[jsAny(d.Isolate)]
 		}
@@ -100,28 +99,25 @@ func (s *scripts) handle(ev *event) {
 			s.dropText(sc)
 		}
 	case ev.Cat == "disabled-by-default-devtools.v8-source-rundown-sources" && (ev.Name == "ScriptCatchup" || ev.Name == "LargeScriptCatchup"):
-		var a struct {
-			Data struct {
-				Isolate    any    `json:"isolate"`
-				ScriptID   any    `json:"scriptId"`
-				SourceText string `json:"sourceText"`
-			} `json:"data"`
-		}
-		if !ev.unmarshalArgs(&a) {
+		d, ok := eventData[struct {
+			v8Script
+			SourceText string `json:"sourceText"`
+		}](ev)
+		if !ok {
 			return
 		}
-		sc := s.get(a.Data.Isolate, a.Data.ScriptID, ev.TS)
+		sc := s.get(d.v8Script, ev.TS)
 		if ev.Name == "ScriptCatchup" {
 			s.dropText(sc)
 		}
-		if sc.noMap || s.textKept+len(a.Data.SourceText) > maxScriptText {
+		if sc.noMap || s.textKept+len(d.SourceText) > maxScriptText {
 			return
 		}
 		if sc.content == nil {
 			sc.content = &strings.Builder{}
 		}
-		sc.content.WriteString(a.Data.SourceText)
-		s.textKept += len(a.Data.SourceText)
+		sc.content.WriteString(d.SourceText)
+		s.textKept += len(d.SourceText)
 	case ev.Name == "FunctionCall" && ev.Ph == "X":
 		if !containsAny(ev.Args, `"isolate"`) {
 			return
