@@ -36,10 +36,7 @@ func (refuse) Request(url string) error {
 // never reaches it.
 func TestPolicyHoldsForEveryRequest(t *testing.T) {
 	t.Parallel()
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
 	t.Cleanup(func() { s.Close() })
 
@@ -134,10 +131,7 @@ navigator.serviceWorker.register('/sw.js');
 // witness.
 func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	t.Parallel()
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
 	t.Cleanup(func() { s.Close() })
 
@@ -234,10 +228,7 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 // it must make none: a launched browser has speculative loading off.
 func TestPolicyHoldsForSpeculation(t *testing.T) {
 	t.Parallel()
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
 	t.Cleanup(func() { s.Close() })
 

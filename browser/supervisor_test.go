@@ -21,13 +21,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 
 func newSupervisor(t *testing.T) *browser.Supervisor {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
@@ -224,13 +218,7 @@ func TestNoBrowserOnPath(t *testing.T) {
 // (ARCHITECTURE.md §2, law 9).
 func TestConnectOnlyDisconnects(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	proc, err := launch.Start(ctx(t), launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: true})
 	if err != nil {
 		t.Fatal(err)

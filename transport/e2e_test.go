@@ -27,7 +27,6 @@ var shared struct {
 	once sync.Once
 	sup  *browser.Supervisor
 	srv  *transport.Server
-	err  error
 }
 
 func TestMain(m *testing.M) {
@@ -52,15 +51,8 @@ func (w *mainWithShutdown) Run() int {
 
 func server(t *testing.T) *transport.Server {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
+	exe := browsertest.Executable(t)
 	shared.once.Do(func() {
-		exe, err := browsertest.Executable()
-		if err != nil {
-			shared.err = err
-			return
-		}
 		metrics := transport.NewMetrics()
 		// Its warnings go to stderr, which go test shows only when the
 		// package fails: a shared browser that dies (Chromium exiting on
@@ -73,9 +65,6 @@ func server(t *testing.T) *transport.Server {
 		// files_test.go with servers of its own.
 		shared.srv = transport.New(transport.Config{ExperimentalVision: true, Metrics: metrics, Workspaces: []string{os.TempDir()}}, shared.sup)
 	})
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
 	return shared.srv
 }
 

@@ -79,9 +79,7 @@ import (
 // It logs a summary: calls and latency per tool, errors per kind, faults
 // injected, heap before and after.
 func TestStress(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
+	exe := browsertest.Executable(t)
 	// Not parallel: a CPU-heavy run beside the other browser tests would
 	// measure the machine, not tabhive. While it runs, the parallel tests
 	// of this binary are paused, so goroutines and Chromium processes
@@ -92,10 +90,6 @@ func TestStress(t *testing.T) {
 		seed = rand.Uint64()
 	}
 	t.Logf("seed %d (replay with -stress.seed=%d)", seed, seed)
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ignore := goleak.IgnoreCurrent()
 	chromiumBefore := browsertest.ChromiumProcesses()
 
@@ -363,9 +357,6 @@ func TestStressDialogCutActionNotReportedDone(t *testing.T) {
 // until the test has the reply: the navigation cannot have happened.
 func TestStressDialogCutNavigationNotReportedDone(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
 	tests := []struct {
 		name string
 		args func(site string) map[string]any

@@ -49,18 +49,37 @@ var shared struct {
 	err     error
 }
 
-// Executable returns the Chromium binary the tests use.
-func Executable() (string, error) { return launch.FindExecutable(os.Getenv("TABHIVE_CHROMIUM")) }
+// SkipMessage is why a test that starts Chromium or the tabhive binary is
+// skipped under -short: the fast tier runs neither.
+const SkipMessage = "starts Chromium or the tabhive binary; skipped with -short (the fast tier)"
+
+// Executable returns the Chromium binary a test launches itself. It is the
+// one place a package's browser tests are skipped under -short, and it
+// fails the test if there is no browser, so CI cannot pass by skipping.
+func Executable(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(SkipMessage)
+	}
+	exe, err := executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+// executable is $TABHIVE_CHROMIUM, else the first Chrome or Chromium on PATH.
+func executable() (string, error) { return launch.FindExecutable(os.Getenv("TABHIVE_CHROMIUM")) }
 
 // Chromium returns the shared browser, starting it on first use. It skips
 // the test under -short and fails it if the browser cannot start.
 func Chromium(t testing.TB) *Browser {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
+		t.Skip(SkipMessage)
 	}
 	shared.once.Do(func() {
-		exe, err := Executable()
+		exe, err := executable()
 		if err != nil {
 			shared.err = err
 			return

@@ -40,15 +40,25 @@ func TestMain(m *testing.M) {
 	browsertest.Main(m)
 }
 
-// command returns the tabhive command with a headless, isolated Chromium.
-func command(t *testing.T, extra ...string) *exec.Cmd {
+// binary returns the tabhive command with args: this test binary, which
+// TestMain runs as tabhive, logging to the test's stderr. It is the one
+// place the tests that start the binary are skipped under -short.
+func binary(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	exe := transporttest.Executable(t)
-	args := append([]string{"--headless", "--isolated", "--executable-path", exe, "--log-level", "warn"}, extra...)
+	if testing.Short() {
+		t.Skip(browsertest.SkipMessage)
+	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TABHIVE_TEST_MAIN=1")
 	cmd.Stderr = os.Stderr
 	return cmd
+}
+
+// command returns the tabhive command with a headless, isolated Chromium.
+func command(t *testing.T, extra ...string) *exec.Cmd {
+	t.Helper()
+	exe := browsertest.Executable(t)
+	return binary(t, append([]string{"--headless", "--isolated", "--executable-path", exe, "--log-level", "warn"}, extra...)...)
 }
 
 // ctx, text (a call that must succeed) and try (a call and whether it
@@ -121,11 +131,7 @@ func startHTTP(t *testing.T, extra ...string) *instance {
 // browser, for a tabhive that connects to one.
 func startHTTPConnected(t *testing.T, extra ...string) *instance {
 	t.Helper()
-	transporttest.Executable(t) // skips under -short
-	cmd := exec.Command(os.Args[0], append([]string{"--log-level", "warn", "--http", "127.0.0.1:0"}, extra...)...)
-	cmd.Env = append(os.Environ(), "TABHIVE_TEST_MAIN=1")
-	cmd.Stderr = os.Stderr
-	return serve(t, cmd, extra)
+	return serve(t, binary(t, append([]string{"--log-level", "warn", "--http", "127.0.0.1:0"}, extra...)...), extra)
 }
 
 // serve starts cmd, a tabhive serving HTTP, as startHTTP says.

@@ -57,10 +57,7 @@ func (bs *browserService) endpoint() string {
 // start starts a Chromium for the service to pass connections on to.
 func (bs *browserService) start(t *testing.T) *launch.Process {
 	t.Helper()
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	proc, err := launch.Start(ctx(t), launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: true})
 	if err != nil {
 		t.Fatal(err)

@@ -217,10 +217,9 @@ func parseThroughBinary(t *testing.T, lines [][]string) []parsed {
 		b, _ := json.Marshal(l)
 		in.Write(append(b, '\n'))
 	}
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "TABHIVE_TEST_PARSE=1", "TABHIVE_AUTH_TOKEN=")
+	cmd := binary(t)
+	cmd.Env = append(cmd.Env, "TABHIVE_TEST_PARSE=1", "TABHIVE_AUTH_TOKEN=")
 	cmd.Stdin = &in
-	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("parse-only binary: %v", err)

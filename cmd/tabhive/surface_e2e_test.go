@@ -408,7 +408,7 @@ func startChrome(t *testing.T, profile string) *launch.Process {
 	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	p, err := launch.Start(c, launch.Options{ExecutablePath: transporttest.Executable(t), Headless: true, UserDataDir: profile, DebuggingPort: true})
+	p, err := launch.Start(c, launch.Options{ExecutablePath: browsertest.Executable(t), Headless: true, UserDataDir: profile, DebuggingPort: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,9 +420,8 @@ func startChrome(t *testing.T, profile string) *launch.Process {
 // warn-level logs), in env's environment besides the test's.
 func bareCommand(t *testing.T, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"--log-level", "warn"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "TABHIVE_TEST_MAIN=1"), env...)
-	cmd.Stderr = os.Stderr
+	cmd := binary(t, append([]string{"--log-level", "warn"}, args...)...)
+	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
 
@@ -461,7 +460,7 @@ func TestAutoConnect(t *testing.T) {
 // says that Chromium from PATH is launched instead; the slim tools work.
 func TestUpstreamConfigStarts(t *testing.T) {
 	t.Parallel()
-	exe := transporttest.Executable(t)
+	exe := browsertest.Executable(t)
 	env := []string{"PATH=" + filepath.Dir(exe) + string(os.PathListSeparator) + os.Getenv("PATH")}
 	upstream := []string{"--headless", "--isolated", "--channel", "stable", "--viewport", "1280x720", "--category-performance=false",
 		"--proxy-server", "http://127.0.0.1:3128", "--accept-insecure-certs", "--slim"}

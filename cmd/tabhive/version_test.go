@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -55,6 +56,7 @@ func TestVersionOf(t *testing.T) {
 // stamp is what both say.
 func TestVersionThroughBinary(t *testing.T) {
 	t.Parallel()
+	exe := browsertest.Executable(t)
 	want := versionOf("", debug.ReadBuildInfo)
 	check := func(name, bin string, env []string, want string) {
 		t.Helper()
@@ -67,7 +69,7 @@ func TestVersionThroughBinary(t *testing.T) {
 		if got := string(out); got != "tabhive "+want+"\n" {
 			t.Errorf("%s --version printed %q, want %q", name, got, "tabhive "+want+"\n")
 		}
-		server := exec.Command(bin, "--headless", "--isolated", "--executable-path", transporttest.Executable(t), "--log-level", "warn")
+		server := exec.Command(bin, "--headless", "--isolated", "--executable-path", exe, "--log-level", "warn")
 		server.Env = cmd.Env
 		server.Stderr = os.Stderr
 		cs := transporttest.Dial(t, &mcp.CommandTransport{Command: server, TerminateDuration: exitWait})

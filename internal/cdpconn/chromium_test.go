@@ -46,13 +46,7 @@ func TestChromiumReplyOverLimit(t *testing.T) {
 // skips with -short. Everything is closed when the test ends.
 func chromiumTab(t *testing.T, ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, *target.CreateTargetReply) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true})
 	if err != nil {
 		t.Fatal(err)

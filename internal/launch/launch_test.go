@@ -21,13 +21,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // profile, not its temporary directory with the directory Chromium made
 // there for its singleton socket.
 func TestCloseAfterKillLeavesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var logs browsertest.LogBuffer
@@ -65,13 +59,7 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 // which no page can reach. A browser started with a debugging
 // port, as a user's may be, is seen listening by the same check.
 func TestNoDevToolsPort(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	for _, port := range []bool{false, true} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		proc, err := launch.Start(ctx, launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: port})
@@ -95,13 +83,7 @@ func TestNoDevToolsPort(t *testing.T) {
 
 // A profile directory is private (0700) whatever mode it had.
 func TestProfileIsPrivate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	given := filepath.Join(t.TempDir(), "profile")
 	if err := os.MkdirAll(given, 0o755); err != nil {
 		t.Fatal(err)
@@ -133,13 +115,7 @@ func TestProfileIsPrivate(t *testing.T) {
 // user's rather than lost to it (Chromium keeps the last of two), and
 // without them when IgnoreDefaultArgs names the switch.
 func TestJSFlags(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := browsertest.Executable(t)
 	for _, tc := range []struct {
 		opts launch.Options
 		want string

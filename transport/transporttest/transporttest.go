@@ -123,7 +123,7 @@ func Start(t testing.TB, opts Options) *Server {
 func Browser(t testing.TB, cfg browser.Config) *browser.Supervisor {
 	t.Helper()
 	if cfg.ExecutablePath == "" {
-		cfg.ExecutablePath = Executable(t)
+		cfg.ExecutablePath = browsertest.Executable(t)
 		cfg.Headless, cfg.Isolated = true, true
 	}
 	sup := browser.New(cfg)
@@ -133,20 +133,6 @@ func Browser(t testing.TB, cfg browser.Config) *browser.Supervisor {
 		}
 	})
 	return sup
-}
-
-// Executable returns the Chromium binary the tests drive. It skips the
-// test under -short and fails it if there is none.
-func Executable(t testing.TB) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs Chromium; skipped with -short")
-	}
-	exe, err := browsertest.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe
 }
 
 // Connect connects a new client to the server and closes it when the test
