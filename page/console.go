@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/page/internal/format"
 )
 
@@ -294,7 +295,7 @@ func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 	case r.UnserializableValue != "" || r.Type == "string" || r.Type == "number" || r.Type == "boolean" || r.Type == "bigint":
 		return ConsoleArg{Text: format.Value(r)}
 	case len(r.Value) > 0:
-		return ConsoleArg{Text: format.Stringify(r.Value, nil)}
+		return ConsoleArg{Text: jsfmt.Stringify(r.Value, nil)}
 	}
 	return ConsoleArg{Gone: true}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/waiter"
 )
 
@@ -552,7 +553,7 @@ func saveResult(ctx context.Context, rpc *rpcc.Conn, c *cdp.Client, kept runtime
 		if err != nil {
 			return written, err
 		}
-		from += utf16Len(part)
+		from += jsfmt.Length(part)
 	}
 	return written, nil
 }
@@ -597,16 +598,4 @@ func callResult(ctx context.Context, c *cdp.Client, obj runtime.RemoteObjectID, 
 		return ErrUnreadable
 	}
 	return nil
-}
-
-// utf16Len is the length of s in UTF-16 code units, as JavaScript counts.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n++
-		if r >= 0x10000 {
-			n++
-		}
-	}
-	return n
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/tabhive/tabhive/collectors"
-	"github.com/tabhive/tabhive/page/internal/format"
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // issueEvents converts one CDP inspector issue into the issues DevTools
@@ -72,7 +72,7 @@ func (a *Actor) issueEvents(code string, details json.RawMessage) []collectors.I
 			line = "url=" + d.Request.URL + " "
 		}
 	}
-	line += "data=" + format.Stringify(details, func(path []string) bool {
+	line += "data=" + jsfmt.Stringify(details, func(path []string) bool {
 		switch {
 		case len(path) == 1:
 			return path[0] == "errorType" || path[0] == "frameId"
@@ -82,7 +82,7 @@ func (a *Actor) issueEvents(code string, details json.RawMessage) []collectors.I
 		return false
 	})
 
-	key := format.Stringify(details, nil)
+	key := jsfmt.Stringify(details, nil)
 	out := make([]collectors.IssueEvent, 0, len(codes))
 	for _, c := range codes {
 		title, ok := collectors.IssueTitle(c)

@@ -1,8 +1,9 @@
 // Package format turns what CDP reports of a page's JavaScript values, stack
 // traces and HTTP headers into the text chrome-devtools-mcp shows for them:
-// values as JavaScript's String() and JSON.stringify print them, console
-// messages as Puppeteer words them, stack traces as DevTools lays them out,
-// headers in the order the page sent them.
+// values as JavaScript's String() prints them, console messages as
+// Puppeteer words them, stack traces as DevTools lays them out, headers in
+// the order the page sent them. JavaScript's own rules (a number's digits,
+// JSON.stringify) are package jsfmt's; this package knows CDP's types.
 //
 // It is pure: it decodes JSON it is given and returns strings and the plain
 // structs of package collectors. It sends nothing to Chrome, holds no state,
@@ -16,11 +17,10 @@
 //
 // # Functions
 //
-//   - [Number] and [Value]: a number or primitive as JavaScript prints it.
+//   - [Value]: a primitive as JavaScript's String() prints it.
 //   - [ConsoleEvent]: a console call's text and arguments, as listed.
 //   - [Uncaught] and [Thrown]: the text of an uncaught exception and of a
 //     thrown value.
 //   - [Stack]: a stack trace with its asynchronous parents, flattened.
 //   - [Headers]: a CDP Headers object, keys in their order.
-//   - [Stringify]: a JSON value re-printed as JSON.stringify prints it.
 package format

@@ -3,7 +3,6 @@ package format
 import (
 	"encoding/json"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/tabhive/tabhive/collectors"
@@ -32,36 +31,6 @@ func TestHeaders(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Headers(json.RawMessage(tt.raw)); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Headers(%s) = %+v, want %+v", tt.raw, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestStringify(t *testing.T) {
-	dropTopErrorType := func(path []string) bool { return slices.Equal(path, []string{"errorType"}) }
-	dropNestedID := func(path []string) bool { return slices.Equal(path, []string{"request", "requestId"}) }
-	tests := []struct {
-		name string
-		raw  string
-		skip func([]string) bool
-		want string
-	}{
-		{"compact, in order", `{ "b" : 1 , "a" : [ true, false, null ] }`, nil, `{"b":1,"a":[true,false,null]}`},
-		{"numbers as JavaScript prints them", `[1.50, 1e21, 1E-7, 0.000001, -0, 100]`, nil, `[1.5,1e+21,1e-7,0.000001,0,100]`},
-		{"large integer", `12345678901234567890`, nil, `12345678901234567000`},
-		{"strings escaped only where JSON requires", `"caf\u00e9 \u2028 <&> \/ \" \\ \b\f\n\r\t \u0001"`, nil, "\"café \u2028 <&> / \\\" \\\\ \\b\\f\\n\\r\\t \\u0001\""},
-		{"keys escaped too", `{"a\"b": 1}`, nil, `{"a\"b":1}`},
-		{"empty containers", `{"a": {}, "b": []}`, nil, `{"a":{},"b":[]}`},
-		{"skip a top-level member", `{"errorType": "x", "frameId": "F", "errorTypes": 2}`, dropTopErrorType, `{"frameId":"F","errorTypes":2}`},
-		{"skip only the first member", `{"errorType": "x", "b": 1}`, dropTopErrorType, `{"b":1}`},
-		{"skip a nested member by path", `{"requestId": "1", "request": {"requestId": "2", "url": "u"}}`, dropNestedID, `{"requestId":"1","request":{"url":"u"}}`},
-		{"array elements keep their object's path", `{"request": [{"requestId": "2"}]}`, dropNestedID, `{"request":[{}]}`},
-		{"invalid JSON is returned as it is", `{"a": `, nil, `{"a": `},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Stringify(json.RawMessage(tt.raw), tt.skip); got != tt.want {
-				t.Errorf("Stringify(%s) = %s, want %s", tt.raw, got, tt.want)
 			}
 		})
 	}

@@ -2,11 +2,10 @@ package format
 
 import (
 	"encoding/json"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // RemoteObject is CDP Runtime.RemoteObject, as much as formatting needs.
@@ -106,53 +105,13 @@ func Value(o RemoteObject) string {
 	case "number":
 		var f float64
 		if err := json.Unmarshal(o.Value, &f); err == nil {
-			return Number(f)
+			return jsfmt.Number(f)
 		}
 	}
 	if len(o.Value) > 0 {
 		return string(o.Value)
 	}
 	return deref(o.Description)
-}
-
-// Number formats f as JavaScript's Number.prototype.toString does.
-func Number(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	sign := ""
-	if f < 0 {
-		sign, f = "-", -f
-	}
-	// Shortest round-trip digits d1..dk and exponent: f = 0.d1..dk × 10^n.
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	k, n := len(digits), x+1
-	switch {
-	case k <= n && n <= 21:
-		return sign + digits + strings.Repeat("0", n-k)
-	case 0 < n && n <= 21:
-		return sign + digits[:n] + "." + digits[n:]
-	case -6 < n && n <= 0:
-		return sign + "0." + strings.Repeat("0", -n) + digits
-	}
-	s := digits[:1]
-	if k > 1 {
-		s += "." + digits[1:]
-	}
-	if n-1 >= 0 {
-		return sign + s + "e+" + strconv.Itoa(n-1)
-	}
-	return sign + s + "e-" + strconv.Itoa(1-n)
 }
 
 // Uncaught is the list text of an uncaught exception, as DevTools writes

@@ -2,7 +2,6 @@ package format
 
 import (
 	"encoding/json"
-	"math"
 	"reflect"
 	"testing"
 
@@ -10,40 +9,6 @@ import (
 )
 
 func ptr[T any](v T) *T { return &v }
-
-func TestNumber(t *testing.T) {
-	tests := []struct {
-		name string
-		f    float64
-		want string
-	}{
-		{"zero", 0, "0"},
-		{"negative zero", math.Copysign(0, -1), "0"},
-		{"integer", 42, "42"},
-		{"negative fraction", -1.5, "-1.5"},
-		{"tenth", 0.1, "0.1"},
-		{"fraction", 123.456, "123.456"},
-		{"largest plain integer", 1e20, "100000000000000000000"},
-		{"digits then zeros", 123456789012345680000, "123456789012345680000"},
-		{"first exponent", 1e21, "1e+21"},
-		{"exponent with digits", 1.5e300, "1.5e+300"},
-		{"largest", math.MaxFloat64, "1.7976931348623157e+308"},
-		{"smallest plain fraction", 0.000001, "0.000001"},
-		{"first negative exponent", 1e-7, "1e-7"},
-		{"negative exponent with digits", -1.25e-7, "-1.25e-7"},
-		{"smallest", 5e-324, "5e-324"},
-		{"NaN", math.NaN(), "NaN"},
-		{"Infinity", math.Inf(1), "Infinity"},
-		{"-Infinity", math.Inf(-1), "-Infinity"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Number(tt.f); got != tt.want {
-				t.Errorf("Number(%v) = %q, want %q", tt.f, got, tt.want)
-			}
-		})
-	}
-}
 
 func TestValue(t *testing.T) {
 	tests := []struct {
