@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -108,7 +109,7 @@ func TestTakeHeapSnapshot(t *testing.T) {
 		opts := transporttest.Options{Config: transport.Config{MemoryDebugging: true, Workspaces: []string{dir}}}
 		if overHTTP {
 			name = "http"
-			opts.HTTP = &transport.HTTPConfig{}
+			opts.HTTP = &httpserve.Config{}
 		}
 		t.Run(name, func(t *testing.T) {
 			srv := onSharedBrowser(t, opts)

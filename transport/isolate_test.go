@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -22,7 +23,7 @@ func TestIsolatedSessions(t *testing.T) {
 	t.Parallel()
 	srv := transporttest.Start(t, transporttest.Options{
 		Config: transport.Config{IsolateSessions: true, MaxPagesPerSession: 2},
-		HTTP:   &transport.HTTPConfig{MaxSessions: 2},
+		HTTP:   &httpserve.Config{MaxSessions: 2},
 	})
 	sup, url := srv.Browser, srv.URL
 	base := fixtures(t)

@@ -2,12 +2,10 @@ package transport
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/rs/zerolog"
 
@@ -74,11 +72,6 @@ func (m *Metrics) PageHooks() page.Hooks {
 		DialogOpened:     m.dialogs.Inc,
 		StaleDropped:     m.stale.Inc,
 	}
-}
-
-// Handler serves the metrics in Prometheus text format.
-func (m *Metrics) Handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
 // observe records one tool call.

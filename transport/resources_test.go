@@ -18,6 +18,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -91,7 +92,7 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 		fmt.Fprintf(w, "got %s", body)
 	})
 	site := browsertest.Serve(t, mux).URL
-	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}, HTTP: &transport.HTTPConfig{}})
+	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}, HTTP: &httpserve.Config{}})
 	owner, stranger := srv.Connect(t), srv.Connect(t)
 	// Sessions share pages here: the stranger opens it (and closes it
 	// when the test ends, after the owner's session has gone).

@@ -1,7 +1,10 @@
 // Package transport is tabhive's MCP server: the tool schemas, per-session
 // state (the selected page), argument validation, turning each tool call into
 // a message with a deadline for the supervisor or a page actor, and the reply
-// text. It serves stdio and streamable HTTP.
+// text. It serves stdio; transport/httpserve serves it over streamable HTTP,
+// through the few methods of its Core ([Server.MCP],
+// [Server.RemoteSessionOpened], [Server.BrowserReadiness],
+// [Server.MetricsGatherer]).
 //
 // It never reaches into actor state: it calls [browser.Supervisor] and
 // [page.Actor] methods, each of which is a message to an actor. Calls of
@@ -98,12 +101,12 @@ type Config struct {
 	// Zero or negative means the default, so that a reply is never
 	// unbounded; values under [MinReplyBytes] are raised to it.
 	MaxReplyBytes int
-	// InstanceID starts the id of every HTTP session this server makes,
-	// followed by a dot, so that a router in front of several instances can
+	// SessionID, if not nil, makes the id of each HTTP session: transport/httpserve's
+	// SessionIDs, which starts each with the
+	// instance's id, so that a router in front of several instances can
 	// tell from the Mcp-Session-Id header alone which one holds a session
-	// (--instance-id; see routing.go). Check it with [CheckInstanceID]. If
-	// empty, session ids are random only.
-	InstanceID string
+	// (--instance-id). If nil, session ids are random only.
+	SessionID func() string
 	// MemoryDebugging adds the heap-snapshot analysis tools
 	// (--memory-debugging, --experimental-memory), as chrome-devtools-mcp's
 	// --memoryDebugging does; take_heapsnapshot is there without it.
@@ -166,11 +169,9 @@ type Server struct {
 	stop     context.CancelFunc // ends life: the metrics summary, a browser start from /readyz
 	done     sync.WaitGroup     // the metrics summary goroutine
 
-	known    sync.Map     // ids of the HTTP sessions open here (routing.go)
-	gate     drainGate    // HTTP requests in flight, and the drain (health.go)
 	inflight atomic.Int64 // tool calls in flight, for /metrics
 
-	warmMu  sync.Mutex // guards warming and warmErr (health.go)
+	warmMu  sync.Mutex // guards warming and warmErr (remote.go)
 	warming bool       // a browser start from /readyz is under way
 	warmErr string     // why the last one failed, "" if it did not
 }
@@ -195,7 +196,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 	go func() { defer s.done.Done(); s.metrics.logEvery(ctx, s.log, time.Minute) }()
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "tabhive", Title: "tabhive: parallel Chrome for AI agents", Version: cfg.Version},
 		&mcp.ServerOptions{
-			GetSessionID: sessionIDs(cfg.InstanceID),
+			GetSessionID: cfg.SessionID,
 			Instructions: "tabhive drives Chrome for AI agents, many tabs in parallel. It speaks chrome-devtools-mcp's tools. " +
 				"Pass pageId to any page tool to act on that page regardless of the selected one: the safe way for parallel agents.",
 			RootsListChangedHandler: func(_ context.Context, req *mcp.RootsListChangedRequest) {

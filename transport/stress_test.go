@@ -52,6 +52,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -101,9 +102,9 @@ func TestStress(t *testing.T) {
 	r.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, PageHooks: metrics.PageHooks()})
 	r.srv = transport.New(transport.Config{Metrics: metrics}, r.sup)
 	r.ts = httptest.NewUnstartedServer(nil)
-	r.ts.Config.Handler = r.srv.HTTPHandler(transport.HTTPConfig{Addr: r.ts.Listener.Addr().String()})
+	r.ts.Config.Handler = httpserve.New(r.srv, httpserve.Config{Addr: r.ts.Listener.Addr().String()}).Handler()
 	r.ts.Start()
-	r.endpoint = r.ts.URL + transport.HTTPPath
+	r.endpoint = r.ts.URL + httpserve.Path
 	// The sessions' own pool: the default transport keeps 2 idle
 	// connections per host, and 30 sessions would churn through them.
 	r.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}

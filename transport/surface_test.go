@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -169,7 +170,7 @@ func TestUntrustedCertificate(t *testing.T) {
 // nor reach a service worker.
 func TestExtensionsInIsolatedSessions(t *testing.T) {
 	t.Parallel()
-	cs := onSharedBrowser(t, transporttest.Options{HTTP: &transport.HTTPConfig{}, Config: transport.Config{IsolateSessions: true,
+	cs := onSharedBrowser(t, transporttest.Options{HTTP: &httpserve.Config{}, Config: transport.Config{IsolateSessions: true,
 		Surface: transport.SurfaceConfig{Categories: map[string]bool{"extensions": true}}}}).Connect(t)
 	for _, c := range []struct {
 		tool string

@@ -18,6 +18,7 @@ import (
 	"github.com/tabhive/tabhive/browser/storagestate"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
@@ -35,7 +36,7 @@ type Config struct {
 	Server transport.Config
 	// HTTP configures the streamable HTTP endpoint; used when HTTPAddr is
 	// set. Its Addr is filled in by run once the listener is bound.
-	HTTP transport.HTTPConfig
+	HTTP httpserve.Config
 	// HTTPAddr is where to serve streamable HTTP (--http), as host:port with
 	// the host defaulted to 127.0.0.1; "" serves stdio.
 	HTTPAddr string
@@ -200,18 +201,19 @@ func (c *Config) check(shotQuality int) error {
 		b.Headers = h
 	}
 	if c.tokensFile != "" {
-		tokens, err := transport.ReadTokens(c.tokensFile)
+		tokens, err := httpserve.ReadTokens(c.tokensFile)
 		if err != nil {
 			return err
 		}
 		c.HTTP.Tokens = tokens
 	}
-	if c.Server.InstanceID == "" {
-		c.Server.InstanceID = transport.DefaultInstanceID()
+	if c.HTTP.InstanceID == "" {
+		c.HTTP.InstanceID = httpserve.DefaultInstanceID()
 	}
-	if err := transport.CheckInstanceID(c.Server.InstanceID); err != nil {
+	if err := httpserve.CheckInstanceID(c.HTTP.InstanceID); err != nil {
 		return err
 	}
+	c.Server.SessionID = httpserve.SessionIDs(c.HTTP.InstanceID)
 	if c.DrainTimeout < 0 {
 		return fmt.Errorf("--drain-timeout %v: give a duration such as 30s, or 0 to close at once", c.DrainTimeout)
 	}
@@ -347,7 +349,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	})
 	integer(&h.MaxSessions, "max-sessions", "maxSessions", 0, "refuse new HTTP sessions while this many are open, counted from their initialize (default 32 over HTTP; 0: no limit)")
 	integer(&h.MaxConnections, "max-connections", "maxConnections", defaultMaxConnections, "at most this many HTTP connections that passed the token and host checks, and as many more waiting to (closed after 5 s, the oldest first); one more authenticated request gets 503 (0: no limit)")
-	str(&c.Server.InstanceID, "instance-id", "instanceId", "", "this instance's name, the prefix of every HTTP session id, for routers in front of several instances (default: from the host name)")
+	str(&c.HTTP.InstanceID, "instance-id", "instanceId", "", "this instance's name, the prefix of every HTTP session id, for routers in front of several instances (default: from the host name)")
 	both("drain-timeout", "drainTimeout", func(n string) {
 		fs.DurationVar(&c.DrainTimeout, n, defaultDrainTimeout, "on SIGTERM over HTTP, take no new sessions or calls and wait this long for the calls in flight before closing (0: close at once)")
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"io"
 	"net/http"
 	"os"
@@ -56,7 +57,7 @@ func flagCases() []struct {
 		rows = append(rows, row{[]string{"-w", "ws://127.0.0.1:9222/devtools/browser/x", n, `{"Authorization":"Bearer t0k","x-tenant":"a"}`},
 			func(c *Config) any { return c.Browser.Headers }, http.Header{"Authorization": {"Bearer t0k"}, "X-Tenant": {"a"}}})
 	}
-	each([]string{"instance-id", "instanceId"}, "web-2", func(c *Config) any { return c.Server.InstanceID }, "web-2")
+	each([]string{"instance-id", "instanceId"}, "web-2", func(c *Config) any { return c.HTTP.InstanceID }, "web-2")
 	each([]string{"drain-timeout", "drainTimeout"}, "5s", func(c *Config) any { return c.DrainTimeout }, 5*time.Second)
 	each([]string{"drain-timeout"}, "0s", func(c *Config) any { return c.DrainTimeout }, time.Duration(0))
 	rows = append(rows, row{[]string{"--chrome-arg=--disable-features=A,B", "--chromeArg", "--mute-audio"},
@@ -154,7 +155,7 @@ func flagCases() []struct {
 		{func(c *Config) any { return c.HTTP.MaxConnections }, defaultMaxConnections},
 		{func(c *Config) any { return c.HTTP.MaxSessions }, 0},
 		{func(c *Config) any { return c.DrainTimeout }, defaultDrainTimeout},
-		{func(c *Config) any { return c.Server.InstanceID }, transport.DefaultInstanceID()},
+		{func(c *Config) any { return c.HTTP.InstanceID }, httpserve.DefaultInstanceID()},
 		{func(c *Config) any { return c.Browser.Headers }, http.Header(nil)},
 		{func(c *Config) any { return c.HTTP.Token }, ""},
 		{func(c *Config) any { return c.Server.MaxPagesPerSession }, 0},

@@ -27,6 +27,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/internal/cdpproxy"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
@@ -133,19 +134,21 @@ func serveHTTP(ctx context.Context, cfg *Config, srv *transport.Server, stop fun
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
 	}
 	cfg.HTTP.Addr = ln.Addr().String()
-	hs := srv.HTTPServer(cfg.HTTP)
-	url := fmt.Sprintf("http://%s%s", ln.Addr(), transport.HTTPPath)
+	cfg.HTTP.Logger = log
+	web := httpserve.New(srv, cfg.HTTP)
+	hs := web.HTTPServer()
+	url := fmt.Sprintf("http://%s%s", ln.Addr(), httpserve.Path)
 	fmt.Fprintf(stdout, "tabhive %s: MCP endpoint %s\n", version, url)
 	log.Info().Str("url", url).Msg("serving MCP over streamable HTTP")
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(transport.LimitListener(ln, cfg.HTTP.MaxConnections)) }() // ends when hs shuts down
+	go func() { errc <- hs.Serve(httpserve.LimitListener(ln, cfg.HTTP.MaxConnections)) }() // ends when hs shuts down
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
 	dctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTimeout)
-	if err := srv.Drain(dctx); err != nil {
+	if err := web.Drain(dctx); err != nil {
 		log.Warn().Dur("drain_timeout", cfg.DrainTimeout).Msg("calls still in flight after --drain-timeout are cut short")
 	}
 	cancel()

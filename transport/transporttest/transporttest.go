@@ -29,6 +29,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 )
 
 // CallTimeout bounds each connection and call the helpers make: longer
@@ -58,10 +59,10 @@ type Options struct {
 	// ends.
 	Browser *browser.Supervisor
 	// HTTP, if set, serves the server over streamable HTTP, through
-	// [transport.Server.HTTPServer] with this configuration (its Addr is
+	// [httpserve.Server.HTTPServer] with this configuration (its Addr is
 	// set to the test listener's), and clients connect through it. If
 	// nil, clients connect in process.
-	HTTP *transport.HTTPConfig
+	HTTP *httpserve.Config
 	// Roots, if not nil (even empty), makes each client declare the roots
 	// capability and these directories as its roots.
 	Roots []string
@@ -107,11 +108,11 @@ func Start(t testing.TB, opts Options) *Server {
 		// The production http.Server, with its read and idle bounds;
 		// httptest only listens and, on Close, waits for the requests
 		// under way.
-		ts.Config = s.Server.HTTPServer(cfg)
+		ts.Config = httpserve.New(s.Server, cfg).HTTPServer()
 		ts.Start()
 		t.Cleanup(ts.Close)
 		s.Addr = cfg.Addr
-		s.URL = ts.URL + transport.HTTPPath
+		s.URL = ts.URL + httpserve.Path
 	}
 	return s
 }

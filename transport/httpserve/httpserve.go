@@ -1,4 +1,20 @@
-package transport
+// Package httpserve serves tabhive's MCP server over streamable HTTP: the
+// endpoint at /mcp and what guards it (Host and Origin checks, bearer
+// tokens bound to the sessions they made, --max-sessions and
+// --max-connections, request read bounds, JSON-RPC batches), routing of
+// sessions between instances, /healthz, /readyz and the drain on
+// shutdown, and /metrics.
+//
+// It knows the MCP server only through [Core]: the SDK's server, and a few
+// calls for what the HTTP side must tell it or ask of it.
+//
+// Goroutines: one per HTTP session it made, started when the response to
+// initialize names the session and ended when the session ends (a DELETE,
+// its idle timeout, or the MCP server's Close, which ends every session);
+// [Server.Wait] waits for them. The http.Server's own goroutines belong to
+// whoever serves it. Time.AfterFunc timers close pre-auth connections
+// (connlimit.go); promoting or closing a connection stops its timer.
+package httpserve
 
 import (
 	"crypto/sha256"
@@ -14,11 +30,31 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/rs/zerolog"
 )
 
-// HTTPConfig configures the streamable HTTP endpoint. The zero value of each
+// Core is what the HTTP layer needs of the MCP server it serves.
+type Core interface {
+	// MCP returns the SDK's server: the HTTP layer serves it, finds its
+	// sessions by id, and reads the revision each negotiated.
+	MCP() *mcp.Server
+	// RemoteSessionOpened tells the server that ss was made over HTTP, as
+	// soon as the response to its initialize names it: its client is on
+	// another machine.
+	RemoteSessionOpened(ss *mcp.ServerSession)
+	// BrowserReadiness returns "" when the browser is connected, else why
+	// not, in a few words for /readyz; asking starts the browser in the
+	// background if no start is under way.
+	BrowserReadiness() string
+	// MetricsGatherer returns the metrics /metrics serves.
+	MetricsGatherer() prometheus.Gatherer
+}
+
+// Config configures the streamable HTTP endpoint. The zero value of each
 // field means its documented default.
-type HTTPConfig struct {
+type Config struct {
 	// Addr is the address the server listens on, host:port, as bound (the
 	// real port when 0 was asked for). Host headers naming it are allowed.
 	Addr string
@@ -54,12 +90,49 @@ type HTTPConfig struct {
 	// for this long. If zero, 2 minutes.
 	IdleTimeout time.Duration
 	// MaxConnections is the most connections open at once; 0 means no
-	// limit. [HTTPServer] cannot see the listener: pass the listener
-	// through [LimitListener] with this value.
+	// limit. [Server.HTTPServer] cannot see the listener: pass the
+	// listener through [LimitListener] with this value.
 	MaxConnections int
+	// InstanceID is this instance's name (--instance-id), the start of
+	// every session id it makes (see [SessionIDs] and routing.go); the
+	// refusals of a request for another instance's session name both.
+	// Check it with [CheckInstanceID].
+	InstanceID string
+	// Logger receives the drain's progress.
+	Logger zerolog.Logger
 }
 
-// Defaults of [HTTPConfig]'s zero fields.
+// Server serves one MCP server over streamable HTTP. Its methods are safe
+// for concurrent use.
+type Server struct {
+	cfg      Config
+	core     Core
+	slots    sessionSlots
+	known    sync.Map       // ids of the HTTP sessions open here → the token that made each
+	gate     drainGate      // requests in flight, and the drain (health.go)
+	watchers sync.WaitGroup // one per session in known, ends with it
+}
+
+// New returns the HTTP side of core, configured by cfg.
+func New(core Core, cfg Config) *Server {
+	if cfg.SessionTimeout == 0 {
+		cfg.SessionTimeout = defaultSessionTimeout
+	}
+	if cfg.ReadTimeout == 0 {
+		cfg.ReadTimeout = defaultReadTimeout
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = defaultIdleTimeout
+	}
+	return &Server{cfg: cfg, core: core, slots: sessionSlots{max: cfg.MaxSessions}}
+}
+
+// Wait waits until the bookkeeping of every session this server made has
+// finished; it returns once those sessions have ended (the MCP server's
+// Close ends them all).
+func (s *Server) Wait() { s.watchers.Wait() }
+
+// Defaults of [Config]'s zero fields.
 const (
 	defaultSessionTimeout    = 30 * time.Minute
 	defaultReadTimeout       = 30 * time.Second
@@ -67,37 +140,32 @@ const (
 	defaultIdleTimeout       = 2 * time.Minute
 )
 
-// HTTPPath is where the MCP endpoint is served.
-const HTTPPath = "/mcp"
+// Path is where the MCP endpoint is served.
+const Path = "/mcp"
 
-// HTTPServer returns an http.Server for [Server.HTTPHandler] with cfg's
-// bounds on reading requests and on idle connections. It sets no write
-// timeout: streamable HTTP answers a tool call, and sends notifications,
-// on responses that live as long as the call or the session.
-func (s *Server) HTTPServer(cfg HTTPConfig) *http.Server {
-	if cfg.ReadTimeout == 0 {
-		cfg.ReadTimeout = defaultReadTimeout
-	}
-	if cfg.IdleTimeout == 0 {
-		cfg.IdleTimeout = defaultIdleTimeout
-	}
+// HTTPServer returns an http.Server for [Server.Handler] with the
+// configuration's bounds on reading requests and on idle connections. It
+// sets no write timeout: streamable HTTP answers a tool call, and sends
+// notifications, on responses that live as long as the call or the
+// session.
+func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
-		Handler:           s.HTTPHandler(cfg),
-		ReadHeaderTimeout: min(defaultReadHeaderTimeout, cfg.ReadTimeout),
-		ReadTimeout:       cfg.ReadTimeout,
-		IdleTimeout:       cfg.IdleTimeout,
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: min(defaultReadHeaderTimeout, s.cfg.ReadTimeout),
+		ReadTimeout:       s.cfg.ReadTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 		ConnContext:       connContext,
 	}
 }
 
-// HTTPHandler returns the streamable HTTP handler: MCP at /mcp, one MCP
-// session per Mcp-Session-Id, each with its own selected page.
-func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
-	if cfg.SessionTimeout == 0 {
-		cfg.SessionTimeout = defaultSessionTimeout
-	}
-	slots := &sessionSlots{max: cfg.MaxSessions}
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+// Handler returns the streamable HTTP handler: MCP at /mcp, one MCP
+// session per Mcp-Session-Id, each with its own selected page. Make one
+// handler per Server: the session slots and the drain are the Server's.
+func (s *Server) Handler() http.Handler {
+	cfg := s.cfg
+	slots := &s.slots
+	mcpServer := s.core.MCP()
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{
 			SessionTimeout: cfg.SessionTimeout,
 			// The handler below checks Host against the listen address,
@@ -109,14 +177,14 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 	hosts := allowedHosts(cfg.Addr, cfg.AllowedHosts)
 	tokens := hashTokens(cfg.Token, cfg.Tokens)
 	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, streamable)
-	mux.Handle("/metrics", s.metrics.Handler())
+	mux.Handle(Path, streamable)
+	mux.Handle("/metrics", promhttp.HandlerFor(s.core.MetricsGatherer(), promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
 		}
-		fmt.Fprintf(w, "tabhive MCP server: point your MCP client at http://%s%s\n", r.Host, HTTPPath)
+		fmt.Fprintf(w, "tabhive MCP server: point your MCP client at http://%s%s\n", r.Host, Path)
 	})
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w := closeOnError{rw}
@@ -130,7 +198,7 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 		}
 		if r.URL.Path == HealthzPath || r.URL.Path == ReadyzPath {
 			// Probes carry no token.
-			s.health(w, r, slots)
+			s.health(w, r)
 			return
 		}
 		who := 0 // the token the request proved, or 0 when none is asked
@@ -144,17 +212,17 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 		if !authenticate(w, r) {
 			return
 		}
-		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == HTTPPath && !s.sessionOf(id, who) {
+		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == Path && !s.sessionOf(id, who) {
 			// Another token's session, or none: the same answer either
 			// way, so that a holder of one token learns nothing of the
 			// sessions another token made.
 			s.sessionGone(w, r, id)
 			return
 		}
-		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && s.refuseBatch(w, r) {
+		if r.Method == http.MethodPost && r.URL.Path == Path && s.refuseBatch(w, r) {
 			return
 		}
-		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == HTTPPath {
+		if id := r.Header.Get(sessionIDHeader); id != "" && r.URL.Path == Path {
 			if !s.knownSession(id) {
 				s.sessionGone(w, r, id)
 				return
@@ -174,7 +242,7 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 				defer s.gate.exit()
 			}
 		}
-		if r.Method == http.MethodPost && r.URL.Path == HTTPPath && r.Header.Get(sessionIDHeader) == "" {
+		if r.Method == http.MethodPost && r.URL.Path == Path && r.Header.Get(sessionIDHeader) == "" {
 			if s.gate.isDraining() {
 				w.Header().Set("Retry-After", "1")
 				http.Error(w, "Service Unavailable: this tabhive instance is shutting down and takes no new sessions; try again, and the balancer gives the session to another instance.", http.StatusServiceUnavailable)
@@ -185,7 +253,7 @@ func (s *Server) HTTPHandler(cfg HTTPConfig) http.Handler {
 			// initializes cannot all pass a count made before any of them
 			// is done, and keeps it if a session came of it.
 			if !slots.reserve() {
-				http.Error(w, fmt.Sprintf("Service Unavailable: tabhive already serves %d sessions, the most allowed (--max-sessions). End one (DELETE %s with its Mcp-Session-Id) or wait for an idle one to time out.", cfg.MaxSessions, HTTPPath), http.StatusServiceUnavailable)
+				http.Error(w, fmt.Sprintf("Service Unavailable: tabhive already serves %d sessions, the most allowed (--max-sessions). End one (DELETE %s with its Mcp-Session-Id) or wait for an idle one to time out.", cfg.MaxSessions, Path), http.StatusServiceUnavailable)
 				return
 			}
 			// The slot is settled when the response starts, before the
@@ -278,7 +346,7 @@ func (l *sessionSlots) release() {
 func (s *Server) holdSlot(id string, who int, release func()) {
 	var ss *mcp.ServerSession
 	if id != "" {
-		for c := range s.mcp.Sessions() {
+		for c := range s.core.MCP().Sessions() {
 			if c.ID() == id {
 				ss = c
 				break
@@ -289,10 +357,10 @@ func (s *Server) holdSlot(id string, who int, release func()) {
 		release()
 		return
 	}
-	s.session(ss).remote.Store(true) // counted in tabhive_sessions from now, not from its first call
+	s.core.RemoteSessionOpened(ss) // counted in tabhive_sessions from now, not from its first call
 	s.known.Store(id, who)
 	s.watchers.Add(1)
-	go func() { // ends with the session; Close ends every session
+	go func() { // ends with the session; the MCP server's Close ends every session
 		defer s.watchers.Done()
 		ss.Wait()
 		s.known.Delete(id)

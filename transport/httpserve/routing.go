@@ -1,4 +1,4 @@
-package transport
+package httpserve
 
 import (
 	"bytes"
@@ -69,9 +69,11 @@ func DefaultInstanceID() string {
 	return id
 }
 
-// sessionIDs returns the generator of session ids for an instance: its id,
-// a dot, and 26 random base32 characters (128 bits).
-func sessionIDs(instance string) func() string {
+// SessionIDs returns the generator of session ids for an instance: its id,
+// a dot, and 26 random base32 characters (128 bits). The MCP server makes
+// the ids (transport.Config.SessionID); [Server] reads the instance back
+// from them.
+func SessionIDs(instance string) func() string {
 	if instance == "" {
 		return rand.Text
 	}

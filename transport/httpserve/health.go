@@ -1,4 +1,4 @@
-package transport
+package httpserve
 
 import (
 	"context"
@@ -97,7 +97,7 @@ func (g *drainGate) isDraining() bool {
 // pass, so that a call in flight that waits on the client can finish.
 func (s *Server) Drain(ctx context.Context) error {
 	idle := s.gate.drain()
-	s.log.Info().Msg("draining: no new sessions or calls; waiting for the calls in flight")
+	s.cfg.Logger.Info().Msg("draining: no new sessions or calls; waiting for the calls in flight")
 	select {
 	case <-idle:
 		return nil
@@ -121,25 +121,22 @@ func (s *Server) drainingReply(w http.ResponseWriter, r *http.Request) {
 }
 
 // health serves /healthz and /readyz.
-func (s *Server) health(w http.ResponseWriter, r *http.Request, slots *sessionSlots) {
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	if r.URL.Path == HealthzPath {
 		fmt.Fprintln(w, "ok")
 		return
 	}
-	open, max := slots.count()
+	open, max := s.slots.count()
 	var why string
 	switch {
 	case s.gate.isDraining():
 		why = "draining: shutting down, no new sessions"
 	case max > 0 && open >= max:
 		why = fmt.Sprintf("full: %d sessions open, the most allowed (--max-sessions)", open)
-	case !s.sup.Connected():
-		why = "no browser yet: starting or reconnecting it"
-		if err := s.warm(); err != "" {
-			why = "no browser: " + err
-		}
+	default:
+		why = s.core.BrowserReadiness()
 	}
 	if why != "" {
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -151,29 +148,4 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request, slots *sessionSl
 		return
 	}
 	fmt.Fprintf(w, "ready: browser connected, %d sessions\n", open)
-}
-
-// warm starts the browser in the background if no start is under way, and
-// returns why the previous start failed, "" if none did.
-func (s *Server) warm() string {
-	s.warmMu.Lock()
-	defer s.warmMu.Unlock()
-	if !s.warming && s.life.Err() == nil {
-		s.warming = true
-		s.watchers.Add(1)
-		go func() { // bounded by LaunchTimeout; Close cancels s.life
-			defer s.watchers.Done()
-			ctx, cancel := context.WithTimeout(s.life, s.cfg.LaunchTimeout)
-			defer cancel()
-			err := s.sup.Ensure(ctx)
-			s.warmMu.Lock()
-			defer s.warmMu.Unlock()
-			s.warming = false
-			s.warmErr = ""
-			if err != nil {
-				s.warmErr = sentence(err)
-			}
-		}()
-	}
-	return s.warmErr
 }

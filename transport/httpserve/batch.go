@@ -1,4 +1,4 @@
-package transport
+package httpserve
 
 import (
 	"bufio"
@@ -88,7 +88,7 @@ func firstByte(br *bufio.Reader) (byte, error) {
 // revision returns the MCP revision the session with Mcp-Session-Id id
 // negotiated, "" if there is no such session.
 func (s *Server) revision(id string) string {
-	for ss := range s.mcp.Sessions() {
+	for ss := range s.core.MCP().Sessions() {
 		if ss.ID() != id {
 			continue
 		}

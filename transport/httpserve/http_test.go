@@ -1,4 +1,4 @@
-package transport_test
+package httpserve_test
 
 import (
 	"bufio"
@@ -13,9 +13,17 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser"
-	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+// withoutBrowser serves over HTTP, configured by cfg, a server whose
+// browser is never started: enough for what the HTTP layer answers alone.
+func withoutBrowser(t *testing.T, cfg httpserve.Config) *transporttest.Server {
+	t.Helper()
+	idle := transporttest.Browser(t, browser.Config{ExecutablePath: "/nonexistent/chromium"})
+	return transporttest.Start(t, transporttest.Options{Browser: idle, HTTP: &cfg})
+}
 
 // TestHTTPReadTimeoutCutsTrickle: a request body sent a byte at a time
 // cannot hold its connection past ReadTimeout (with
@@ -23,9 +31,8 @@ import (
 // its connection open indefinitely).
 func TestHTTPReadTimeoutCutsTrickle(t *testing.T) {
 	t.Parallel()
-	// A server whose browser is never started, served through HTTPServer.
-	idle := transporttest.Browser(t, browser.Config{ExecutablePath: "/nonexistent/chromium"})
-	addr := transporttest.Start(t, transporttest.Options{Browser: idle, HTTP: &transport.HTTPConfig{ReadTimeout: 2 * time.Second}}).Addr
+	// Served through HTTPServer.
+	addr := withoutBrowser(t, httpserve.Config{ReadTimeout: 2 * time.Second}).Addr
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -62,19 +69,19 @@ func TestHTTPReadTimeoutCutsTrickle(t *testing.T) {
 // notification stream (GET), live on past it.
 func TestHTTPStreamsOutliveReadTimeout(t *testing.T) {
 	t.Parallel()
-	srv := onShared(t, transporttest.Options{HTTP: &transport.HTTPConfig{ReadTimeout: time.Second}})
+	srv := transporttest.Start(t, transporttest.Options{HTTP: &httpserve.Config{ReadTimeout: time.Second}})
 	addr, url := srv.Addr, srv.URL
 
 	cs := srv.Connect(t)
-	id := openPage(t, cs, "about:blank")
-	got := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => new Promise(r => setTimeout(() => r("late"), 2500))`})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": "about:blank"}) // and selects it
+	got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": `() => new Promise(r => setTimeout(() => r("late"), 2500))`})
 	if !strings.Contains(got, `"late"`) {
 		t.Errorf("a reply that came 2.5s after its request, with ReadTimeout 1s: %q", got)
 	}
 
 	// A raw session, and its GET stream.
 	post := func(session, body string) *http.Response {
-		req, _ := http.NewRequestWithContext(ctx(t), http.MethodPost, url, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(transporttest.Context(t), http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if session != "" {
@@ -121,9 +128,48 @@ func TestHTTPStreamsOutliveReadTimeout(t *testing.T) {
 	stream.Body.Close()
 	c.Close()
 	// End the raw session.
-	req, _ := http.NewRequestWithContext(ctx(t), http.MethodDelete, url, nil)
+	req, _ := http.NewRequestWithContext(transporttest.Context(t), http.MethodDelete, url, nil)
 	req.Header.Set("Mcp-Session-Id", session)
 	if resp, err := http.DefaultClient.Do(req); err == nil {
 		resp.Body.Close()
+	}
+}
+
+// TestHTTPHostAndOriginChecks: a request naming a foreign Host or Origin
+// is refused (403) whatever its token; one without the right token gets 401.
+func TestHTTPHostAndOriginChecks(t *testing.T) {
+	t.Parallel()
+	url := withoutBrowser(t, httpserve.Config{Token: "s3cret"}).URL
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"foreign host", map[string]string{"Host": "evil.example:80", "Authorization": "Bearer s3cret"}, http.StatusForbidden},
+		{"foreign origin", map[string]string{"Origin": "http://evil.example", "Authorization": "Bearer s3cret"}, http.StatusForbidden},
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer nope"}, http.StatusUnauthorized},
+		{"good", map[string]string{"Authorization": "Bearer s3cret"}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range tt.header {
+			if k == "Host" {
+				req.Host = v
+			} else {
+				req.Header.Set(k, v)
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, resp.StatusCode, tt.want)
+		}
 	}
 }
