@@ -786,7 +786,7 @@ func (p *originPage) run(ctx context.Context, origin, expr string, out any) erro
 		return fmt.Errorf("load %s in the hidden tab: %s", origin, nav.ErrorText)
 	}
 	o, _ := json.Marshal(origin)
-	guarded := fmt.Sprintf("location.origin === %s ? Promise.resolve(%s).then(v => ({v})) : null", o, expr)
+	guarded := strings.NewReplacer("__ORIGIN__", string(o), "__EXPR__", expr).Replace(originGuardJS)
 	// Page.navigate answers once the navigation commits; the document's
 	// context may come a moment later.
 	for {

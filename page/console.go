@@ -17,6 +17,7 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/page/internal/format"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // ErrNoMessage is returned by [Actor.ConsoleMessage] for a msgid that names
@@ -278,7 +279,7 @@ func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 	}
 	conn, id := a.objectRef(arg.Ref)
 	err := a.cdpInvoke(ctx, conn, "Runtime.callFunctionOn", map[string]any{
-		"functionDeclaration": "object => object",
+		"functionDeclaration": js.Identity,
 		"objectId":            id,
 		"arguments":           []map[string]any{{"objectId": id}},
 		"returnByValue":       true,

@@ -10,22 +10,12 @@ package page
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/tabhive/tabhive/page/js"
 )
-
-// discover3pJS is a function that dispatches devtoolstooldiscovery and
-// resolves with the tool groups the page answered with.
-//
-//go:embed js/discover3p.js
-var discover3pJS string
-
-// execute3pJS is a function (name, args, ...elements) that runs one of the
-// discovered tools and resolves with its result, made JSON-safe.
-//
-//go:embed js/execute3p.js
-var execute3pJS string
 
 // ToolGroup is a group of developer tools a page offers.
 type ToolGroup struct {
@@ -47,7 +37,7 @@ const maxDiscovery = 1 << 20
 // DevToolGroups asks the page for the developer tools it offers through
 // the devtoolstooldiscovery event.
 func (a *Actor) DevToolGroups(ctx context.Context) ([]ToolGroup, State, error) {
-	res, err := a.Evaluate(ctx, Script{Source: discover3pJS, SkipStableDOM: true, MaxResult: maxDiscovery})
+	res, err := a.Evaluate(ctx, Script{Source: js.Discover3P, SkipStableDOM: true, MaxResult: maxDiscovery})
 	if err != nil {
 		return nil, State{}, err
 	}
@@ -68,6 +58,6 @@ func (a *Actor) DevToolGroups(ctx context.Context) ([]ToolGroup, State, error) {
 // is "undefined" when the tool returned nothing.
 func (a *Actor) RunDevTool(ctx context.Context, name string, args json.RawMessage, uids []string, maxResult int) (ScriptResult, error) {
 	n, _ := json.Marshal(name)
-	src := fmt.Sprintf("(...elements) => (\n%s\n)(%s, %s, ...elements)", execute3pJS, n, args)
+	src := strings.NewReplacer("__TOOL__", js.Execute3P, "__NAME__", string(n), "__ARGS__", string(args)).Replace(js.RunDevTool)
 	return a.Evaluate(ctx, Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
 }

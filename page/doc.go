@@ -42,8 +42,8 @@
 // streaming the trace to the caller's writer, and its analysis by package
 // internal/devtools/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
-// page/snapshot builds snapshot trees; js/ holds the embedded page-side
-// scripts.
+// page/snapshot builds snapshot trees; package page/js holds the
+// page-side scripts, one file each.
 //
 // # What an actor owns
 //

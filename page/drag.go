@@ -10,6 +10,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // dragSettle is how long a drag waits for Chrome to report an HTML5 drag
@@ -167,25 +168,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// dragStartJS listens, in the walker's isolated world (where the page's
-// scripts cannot replace what it calls), for the next dragstart in the
-// element's window, first of the page's own listeners but for those a
-// capture listener on the window registered earlier; dragStartedJS reports
-// whether it fired and was not cancelled, and stops listening.
-const (
-	dragStartJS = `function () {
-  const w = this.ownerDocument.defaultView;
-  const st = {ev: null, w, on: null};
-  st.on = (e) => { st.ev = e; };
-  w.addEventListener('dragstart', st.on, {capture: true, once: true});
-  return st;
-}`
-	dragStartedJS = `function () {
-  this.w.removeEventListener('dragstart', this.on, {capture: true});
-  return this.ev !== null && !this.ev.defaultPrevented;
-}`
-)
-
 // watchDragStart starts listening for the dragstart a press and move on
 // from may fire, and returns the function that says whether it fired (the
 // first time it is called; later calls do nothing and say false). It
@@ -202,7 +184,7 @@ func watchDragStart(ctx context.Context, from elementRef) func(context.Context) 
 		return no
 	}
 	defer releaseObject(from.c, el)
-	r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(dragStartJS).SetObjectID(el).SetSilent(true))
+	r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStart).SetObjectID(el).SetSilent(true))
 	if err != nil || r.ExceptionDetails != nil || r.Result.ObjectID == nil {
 		return no
 	}
@@ -213,7 +195,7 @@ func watchDragStart(ctx context.Context, from elementRef) func(context.Context) 
 		}
 		asked = true
 		defer releaseObject(from.c, st)
-		r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(dragStartedJS).SetObjectID(st).
+		r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStarted).SetObjectID(st).
 			SetReturnByValue(true).SetSilent(true))
 		if err != nil || r.ExceptionDetails != nil {
 			return false

@@ -17,6 +17,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/jsfmt"
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/waiter"
 )
 
@@ -354,39 +355,10 @@ func (v scriptValue) release(c *cdp.Client) {
 // kept in the page, in an object returned by reference, from which
 // saveResult reads slices.
 //
-// The wrappers below end with checks made of syntax alone (typeof, the
+// The wrappers (js.FunctionWrapper, js.ScriptWrapper) end with checks made of syntax alone (typeof, the
 // length of a string), which no page can replace: whatever the machinery
 // returned (a late tracker holds what the page left in place), no more
 // than the limit crosses CDP by value.
-
-// resultCheck ends both wrappers: r is what the tracker's run or script
-// resolved with, l the limit, k whether the result is kept.
-const resultCheck = `
-  if (__k) return __r;
-  const __j = __r.json, __z = __r.size;
-  if (__j === undefined) return {};
-  if (typeof __j !== 'string' || __j.length > __l) return {bad: true};
-  return typeof __z === 'number' ? {json: __j, size: __z} : {json: __j};`
-
-// functionWrapper runs the agent's function through the tracker __c with
-// its arguments, under a timer of the tracker's that rejects a promise
-// still pending at the deadline.
-const functionWrapper = `async function (__c, __b, __l, __k, ...args) {
-  const __r = await __c.run((
-%s
-), args, __b, __l, __k);` + resultCheck + `
-}`
-
-// scriptWrapper runs classic script text through the tracker (this):
-// an indirect eval, so that its completion value is serialised and bounded
-// in the page like a function's (Runtime.evaluate itself would send a
-// string completion value whole). As in a classic script, var and
-// function declarations become globals; unlike one, top-level let, const
-// and class declarations stay inside the eval. Runtime.callFunctionOn lets
-// the eval run on pages whose Content-Security-Policy forbids eval.
-const scriptWrapper = `async function (__s, __b, __l, __k) {
-  const __r = await this.script(__s, __b, __l, __k);` + resultCheck + `
-}`
 
 // ErrUnreadable is returned for a script whose result the page would not
 // let be read: its own scripts broke what the result is serialised with
@@ -414,7 +386,7 @@ func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID,
 	if s.Format == "script" {
 		src, _ := json.Marshal(s.Source)
 		args := append([]runtime.CallArgument{{Value: src}}, nums...)
-		r, err = c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(scriptWrapper).SetObjectID(tracker).
+		r, err = c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.ScriptWrapper).SetObjectID(tracker).
 			SetArguments(args).SetAwaitPromise(true).SetReturnByValue(!keep).SetUserGesture(true))
 	} else {
 		src := strings.TrimRight(strings.TrimSpace(s.Source), ";")
@@ -430,7 +402,7 @@ func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID,
 			}
 			args = append(args, runtime.CallArgument{ObjectID: r.Object.ObjectID})
 		}
-		r, err = c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fmt.Sprintf(functionWrapper, src)).
+		r, err = c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(strings.Replace(js.FunctionWrapper, "__SOURCE__", src, 1)).
 			SetExecutionContextID(ec).SetArguments(args).SetAwaitPromise(true).SetReturnByValue(!keep).
 			// As Puppeteer's evaluate, which upstream uses: a script may open a
 			// popup or go full screen as a click could.
@@ -500,20 +472,6 @@ func thrownText(exc *runtime.ExceptionDetails) string {
 	return exceptionText(exc)
 }
 
-// resultSizeJS returns the size in bytes of a kept result (the tracker's
-// keepResult), or null when the result is undefined.
-const resultSizeJS = `function () { const s = this.size; return typeof s === 'number' ? s : null; }`
-
-// readChunkJS returns the UTF-16 code units [from, from+n) of a kept
-// result, one fewer when the slice would end between the two halves of a
-// surrogate pair (the tracker's chunk), or null if what it got is not a
-// string of at most n units. It returns a bare string: Chrome serialises
-// one faster than an object holding it.
-const readChunkJS = `function (from, n) {
-  const s = this.chunk(from, n);
-  return typeof s === 'string' && s.length <= n ? s : null;
-}`
-
 // chunkUnits is how many UTF-16 code units of a kept result one CDP round
 // trip reads: at most 768 KiB of UTF-8. Reading 50 MB takes about 200 round
 // trips and two seconds on a loaded two-core machine; much larger chunks
@@ -529,7 +487,7 @@ const chunkUnits = 256 << 10
 // takes on this side.
 func saveResult(ctx context.Context, rpc *rpcc.Conn, c *cdp.Client, kept runtime.RemoteObjectID, w io.Writer, max int64) (int64, error) {
 	var size *int64
-	if err := callResult(ctx, c, kept, resultSizeJS, &size); err != nil {
+	if err := callResult(ctx, c, kept, js.ResultSize, &size); err != nil {
 		return 0, err
 	}
 	if size == nil {
@@ -559,9 +517,9 @@ func saveResult(ctx context.Context, rpc *rpcc.Conn, c *cdp.Client, kept runtime
 }
 
 // readChunk reads the slice of a kept result that starts at from
-// (readChunkJS).
+// (js.ReadChunk).
 func readChunk(ctx context.Context, rpc *rpcc.Conn, kept runtime.RemoteObjectID, from int) (string, error) {
-	args := runtime.NewCallFunctionOnArgs(readChunkJS).SetObjectID(kept).SetReturnByValue(true).SetArguments([]runtime.CallArgument{
+	args := runtime.NewCallFunctionOnArgs(js.ReadChunk).SetObjectID(kept).SetReturnByValue(true).SetArguments([]runtime.CallArgument{
 		{Value: json.RawMessage(strconv.Itoa(from))}, {Value: json.RawMessage(strconv.Itoa(chunkUnits))},
 	})
 	var reply struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/mafredri/cdp/protocol/input"
 
 	"github.com/tabhive/tabhive/page/internal/keys"
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -24,68 +25,6 @@ func (e *UnsupportedFillError) Error() string {
 type FillValueError struct{ Msg string }
 
 func (e *FillValueError) Error() string { return e.Msg }
-
-// fieldJS tells what kind of field this is, and for checkboxes, radios and
-// switches whether it is on: "toggle", "select", "text", "direct" (inputs
-// set by value: date, color, range...), or "unsupported:<what>".
-const fieldJS = `function () {
-  const el = this;
-  if (el instanceof HTMLInputElement) {
-    const t = el.type;
-    if (t === 'checkbox' || t === 'radio') return {kind: 'toggle', on: el.checked};
-    if (['button', 'submit', 'reset', 'image', 'file', 'hidden'].includes(t)) return {kind: 'unsupported:input type=' + t};
-    if (['date', 'datetime-local', 'month', 'time', 'week', 'color', 'range'].includes(t)) return {kind: 'direct'};
-    return {kind: 'text'};
-  }
-  const role = el.getAttribute && el.getAttribute('role');
-  if (role === 'checkbox' || role === 'radio' || role === 'switch') {
-    return {kind: 'toggle', on: el.getAttribute('aria-checked') === 'true'};
-  }
-  if (el instanceof HTMLSelectElement) return {kind: 'select'};
-  if (el instanceof HTMLTextAreaElement || el.isContentEditable) return {kind: 'text'};
-  return {kind: 'unsupported:<' + (el.localName || '#text') + '>'};
-}`
-
-// focusTextJS focuses a text field and selects its content, so that
-// inserted text replaces it.
-const focusTextJS = `function () {
-  const el = this;
-  el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  el.focus();
-  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
-    el.select();
-  } else {
-    const range = document.createRange();
-    range.selectNodeContents(el);
-    const sel = window.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-  }
-}`
-
-// setValueJS sets the value of a field that takes no typing (a select, a
-// date or colour input) the way a user's pick does, with input and change
-// events. For a select, v is an option's value.
-const setValueJS = `function (v) {
-  this.focus();
-  if (this.value !== v) {
-    this.value = v;
-    this.dispatchEvent(new Event('input', {bubbles: true}));
-    this.dispatchEvent(new Event('change', {bubbles: true}));
-  }
-}`
-
-// selectByTextJS picks the option of this <select> whose text is v (or,
-// failing that, whose value is v) and returns its value, or null.
-const selectByTextJS = `function (v) {
-  const norm = (s) => s.replace(/\s+/g, ' ').trim();
-  const opts = Array.from(this.options);
-  const o = opts.find((o) => norm(o.text) === norm(v) || o.label === v) || opts.find((o) => o.value === v);
-  return o ? o.value : null;
-}`
-
-// valueJS returns this element's value property.
-const valueJS = `function () { return typeof this.value === 'string' ? this.value : null; }`
 
 // option is an option of a combobox, from the latest snapshot.
 type option struct {
@@ -212,7 +151,7 @@ func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
 		var v *string
-		if err := callOn(ctx, t.c, picked.id, valueJS, &v); err != nil {
+		if err := callOn(ctx, t.c, picked.id, js.Value, &v); err != nil {
 			return err
 		}
 		if v == nil {
@@ -234,7 +173,7 @@ func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *act
 		Kind string `json:"kind"`
 		On   bool   `json:"on"`
 	}
-	if err := callOn(ctx, t.c, id, fieldJS, &field); err != nil {
+	if err := callOn(ctx, t.c, id, js.Field, &field); err != nil {
 		return err
 	}
 	switch field.Kind {
@@ -252,19 +191,19 @@ func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *act
 		return mouseClick(ctx, t.c, x, y, 1, p)
 	case "select":
 		var v *string
-		if err := callOn(ctx, t.c, id, selectByTextJS, &v, value); err != nil {
+		if err := callOn(ctx, t.c, id, js.SelectByText, &v, value); err != nil {
 			return err
 		}
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
 		}
 		p.commit()
-		return callOn(ctx, t.c, id, setValueJS, nil, *v)
+		return callOn(ctx, t.c, id, js.SetValue, nil, *v)
 	case "direct":
 		p.commit()
-		return callOn(ctx, t.c, id, setValueJS, nil, value)
+		return callOn(ctx, t.c, id, js.SetValue, nil, value)
 	case "text":
-		if err := callOn(ctx, t.c, id, focusTextJS, nil); err != nil {
+		if err := callOn(ctx, t.c, id, js.FocusText, nil); err != nil {
 			return err
 		}
 		p.commit()

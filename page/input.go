@@ -16,6 +16,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/page/internal/keys"
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -199,26 +200,9 @@ func clickNoArea(ctx context.Context, t elementRef, na *NoAreaError, clicks int,
 	return focus()
 }
 
-// selectOptionJS selects this <option> through its <select>, if it belongs
-// to an enabled single-choice one, firing input and change as a user's pick
-// does. It returns whether it did.
-const selectOptionJS = `function () {
-  const opt = this;
-  if (!(opt instanceof HTMLOptionElement) || opt.disabled) return false;
-  const sel = opt.closest('select');
-  if (!sel || sel.multiple || sel.disabled) return false;
-  if (opt.parentElement instanceof HTMLOptGroupElement && opt.parentElement.disabled) return false;
-  if (sel.value !== opt.value) {
-    sel.value = opt.value;
-    sel.dispatchEvent(new Event('input', {bubbles: true}));
-    sel.dispatchEvent(new Event('change', {bubbles: true}));
-  }
-  return true;
-}`
-
 func selectNativeOption(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (bool, error) {
 	var picked bool
-	err := callOn(ctx, c, node, selectOptionJS, &picked)
+	err := callOn(ctx, c, node, js.SelectOption, &picked)
 	return picked, err
 }
 

@@ -5,10 +5,9 @@ import (
 
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
-)
 
-// loadedJS resolves once the document has loaded: at once if it has.
-const loadedJS = `document.readyState === 'complete' || new Promise((resolve) => window.addEventListener('load', () => resolve(true), {once: true}))`
+	"github.com/tabhive/tabhive/page/js"
+)
 
 // WaitLoaded waits, under ctx, until the main frame's document has
 // finished loading, as a page another program opened (a launched web
@@ -25,7 +24,7 @@ func (a *Actor) WaitLoaded(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			_, err = a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(loadedJS).SetContextID(w.ExecutionContextID).SetAwaitPromise(true).SetReturnByValue(true))
+			_, err = a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.Loaded).SetContextID(w.ExecutionContextID).SetAwaitPromise(true).SetReturnByValue(true))
 			return err
 		})
 	})

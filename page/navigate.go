@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // Navigation kinds, as navigate_page names them.
@@ -263,7 +264,7 @@ func (a *Actor) title(ctx context.Context) string {
 	defer cancel()
 	var t string
 	err := a.call(ctx, func(ctx context.Context) error {
-		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("document.title").SetReturnByValue(true))
+		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.Title).SetReturnByValue(true))
 		if err == nil && r.ExceptionDetails == nil {
 			json.Unmarshal(r.Result.Value, &t)
 		}

@@ -40,6 +40,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // session is one CDP session of the page: the page's own, or that of an
@@ -391,15 +392,6 @@ func waitGroup(wg *sync.WaitGroup, d time.Duration) {
 // it). A frame that is not shown draws nothing and is not waited for.
 const paintWait = 10 * time.Second
 
-// paintedJS resolves true after the document has drawn two animation
-// frames (a frame it had not drawn when asked has been drawn since), and
-// at once false for a document that is not shown: it runs no animation
-// frames, so there is nothing to wait for. It runs in the walker's
-// isolated world, so the page's own requestAnimationFrame or Promise,
-// whatever it has made of them, are not the ones called.
-const paintedJS = `document.visibilityState === 'hidden' ? false :
-new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`
-
 // frameClient is an out-of-process iframe's session and the id of the
 // frame at its root.
 type frameClient struct {
@@ -436,7 +428,7 @@ func painted(ctx context.Context, frames ...frameClient) int {
 			if err != nil {
 				return nil
 			}
-			r, err := f.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(paintedJS).SetContextID(w.ExecutionContextID).
+			r, err := f.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.Painted).SetContextID(w.ExecutionContextID).
 				SetAwaitPromise(true).SetReturnByValue(true).SetSilent(true))
 			if err == nil && r.ExceptionDetails == nil && string(r.Result.Value) == "true" {
 				drew.Add(1)

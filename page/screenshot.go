@@ -16,6 +16,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // Image formats of [Actor.Screenshot].
@@ -364,15 +365,9 @@ func roundRect(r rect) rect {
 	return rect{x: x, y: y, w: math.Round(r.w + r.x - x), h: math.Round(r.h + r.y - y)}
 }
 
-// viewportJS returns the viewport in page coordinates, scrollbars included
-// (what a capture without a clip shows), and the device pixel ratio:
-// Page.getLayoutMetrics reports neither an emulated nor a forced device
-// scale factor.
-const viewportJS = `[visualViewport.pageLeft, visualViewport.pageTop, innerWidth, innerHeight, devicePixelRatio]`
-
 // viewport returns the viewport's rectangle and the device pixel ratio.
 func viewport(ctx context.Context, c *cdp.Client) (rect, float64, error) {
-	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(viewportJS).SetReturnByValue(true))
+	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.Viewport).SetReturnByValue(true))
 	if err != nil {
 		return rect{}, 0, fmt.Errorf("screenshot: viewport: %w", err)
 	}

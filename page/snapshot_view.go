@@ -7,7 +7,6 @@ package page
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,14 +14,9 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
-
-// inViewportJS tells which walker ids of a document intersect its frame's
-// viewport: one character per id, '1' in, '2' out, '0' unknown.
-//
-//go:embed js/inview.js
-var inViewportJS string
 
 // SnapshotOptions choose the part of a snapshot printed; see
 // [snapshot.View]. With Depth -1 and nothing else set, all of it.
@@ -126,7 +120,7 @@ func (a *Actor) visibility(ctx context.Context, root *snapshot.Node) (map[*snaps
 				if err != nil {
 					return err
 				}
-				r, err := a.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(inViewportJS).
+				r, err := a.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.InView).
 					SetExecutionContextID(runtime.ExecutionContextID(w.context)).
 					SetArguments([]runtime.CallArgument{{Value: docArg}, {Value: idsArg}}).
 					SetReturnByValue(true).SetSilent(true))

@@ -14,7 +14,6 @@ package page
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,19 +28,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/page/css"
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
-
-//go:embed js/styles.js
-var stylesJS string
-
-// enclosingJS returns the element whose styles a node stands for: itself,
-// or a text node's parent element, as DevTools picks it; null otherwise.
-const enclosingJS = `function () {
-  if (this.nodeType === 1) return this;
-  const p = this.parentNode;
-  return this.nodeType === 3 && p && p.nodeType === 1 ? p : null;
-}`
 
 // stylesGroup is the object group of the remote objects a call makes,
 // released together when it ends.
@@ -265,7 +254,7 @@ func fetchStyles(ctx context.Context, s *session, frameID string, ref snapshot.R
 		}
 		node = *r.Object.ObjectID
 	}
-	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(enclosingJS).
+	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.Enclosing).
 		SetObjectID(node).SetObjectGroup(stylesGroup).SetSilent(true))
 	if err != nil {
 		return out, err
@@ -325,7 +314,7 @@ func fetchStyles(ctx context.Context, s *session, frameID string, ref snapshot.R
 			args = append(args, runtime.CallArgument{ObjectID: &o})
 		}
 	}
-	info, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(stylesJS).
+	info, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.Styles).
 		SetObjectID(el).SetArguments(args).SetReturnByValue(true).SetSilent(true))
 	if err != nil {
 		return out, err
@@ -388,16 +377,7 @@ func findContainer(ctx context.Context, s *session, world runtime.ExecutionConte
 // chainIDs returns the backend node ids of element el and its ancestors in
 // the flat tree, as js/styles.js lists them.
 func chainIDs(ctx context.Context, c *cdp.Client, el runtime.RemoteObjectID) ([]dom.BackendNodeID, error) {
-	const listJS = `function () {
-  const out = [];
-  for (let n = this; n && out.length < 4096; ) {
-    out.push(n);
-    const p = n.parentNode;
-    n = n.assignedSlot || (p && p.nodeType === 11 && p.host ? p.host : p && p.nodeType === 1 ? p : null);
-  }
-  return out;
-}`
-	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(listJS).
+	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.Ancestors).
 		SetObjectID(el).SetObjectGroup(stylesGroup).SetSilent(true))
 	if err != nil || r.Result.ObjectID == nil {
 		return nil, err

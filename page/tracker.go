@@ -16,6 +16,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/page/internal/format"
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/waiter"
 )
 
@@ -54,9 +55,9 @@ const TrackerURL = format.TrackerURL
 // itself; this is for a renderer that did not answer the stop.
 const trackerLifetime = 5 * time.Minute
 
-// trackerScript is js/causal.js, with the key, called: the init script, and
+// trackerScript is js.Causal, with the key, called: the init script, and
 // the expression a late install evaluates (it yields the controller).
-var trackerScript = "(" + strings.TrimSpace(strings.ReplaceAll(causalJS, "__TABHIVE_KEY__", trackerKey)) +
+var trackerScript = "(" + strings.TrimSpace(strings.ReplaceAll(js.Causal, "__TABHIVE_KEY__", trackerKey)) +
 	fmt.Sprintf(")(%d)\n//# sourceURL=%s\n", trackerLifetime.Milliseconds(), TrackerURL)
 
 // installTracker registers the tracker for every new document of the

@@ -11,6 +11,7 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // fileChooserTimeout bounds the wait for a click to open a file chooser
@@ -25,13 +26,6 @@ var ErrNoFileChooser = errors.New("the element could not accept the file directl
 // file input that takes one.
 var ErrMultipleFiles = errors.New("multiple file uploads only work with <input type=file multiple>")
 
-// fileInputJS reports whether this is a file input, and whether it takes
-// several files.
-const fileInputJS = `function () {
-  const ok = this instanceof HTMLInputElement && this.type === 'file';
-  return {file: ok, multiple: ok && this.multiple};
-}`
-
 // UploadFile gives files (paths on the browser's machine) to the element
 // uid names: directly when it is an <input type=file>, otherwise through
 // the file chooser that clicking it opens.
@@ -45,7 +39,7 @@ func (a *Actor) UploadFile(ctx context.Context, uid string, files []string, opts
 			return InputResult{}, err
 		}
 		var kind struct{ File, Multiple bool }
-		if err := a.call(ctx, func(ctx context.Context) error { return callOn(ctx, t.c, t.id, fileInputJS, &kind) }); err != nil {
+		if err := a.call(ctx, func(ctx context.Context) error { return callOn(ctx, t.c, t.id, js.FileInput, &kind) }); err != nil {
 			if errors.Is(err, errNodeGone) {
 				return InputResult{}, &UIDError{UID: uid, PageID: a.id, Gone: true, Cause: err}
 			}

@@ -9,6 +9,8 @@ import (
 	"github.com/mafredri/cdp/protocol/emulation"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
+
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // setMetrics makes m the page's device metrics override, unless it already
@@ -63,7 +65,7 @@ func (a *Actor) awaitViewport(ctx context.Context, prev, m metrics) {
 	for {
 		var size string
 		err := a.call(ctx, func(ctx context.Context) error {
-			r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(`innerWidth + 'x' + innerHeight`).SetReturnByValue(true))
+			r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.WindowSize).SetReturnByValue(true))
 			if err == nil && r.ExceptionDetails == nil {
 				json.Unmarshal(r.Result.Value, &size)
 			}

@@ -2,7 +2,6 @@ package page
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,21 +14,9 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/waiter"
 )
-
-// causalJS is the source of the causal tracker and evaluate_script's
-// machinery (tracker.go says how it is installed; package waiter, what it
-// follows).
-//
-//go:embed js/causal.js
-var causalJS string
-
-// findTextJS is a function (texts, ms) that resolves with the first of texts
-// found in its frame, or null after ms.
-//
-//go:embed js/findtext.js
-var findTextJS string
 
 // causalProbe implements [waiter.Page] over a page's CDP client, with the
 // causal tracker of the document (tracker.go). One serves one action, on
@@ -81,8 +68,6 @@ func (p *causalProbe) follow(id runtime.RemoteObjectID) {
 // execution context.
 const trackerGroup = "tabhive-tracker"
 
-const beginJS = "function (c, h) { this.begin(c, h) }"
-
 // begin finds the tracker of the current document and begins following
 // in it.
 func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Duration) error {
@@ -90,7 +75,7 @@ func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Dur
 		p.cached = ""
 		// The document of a cached controller may have gone: then it is
 		// looked up in the current one.
-		if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err == nil {
+		if err := trackerCall(ctx, p.c, id, js.TrackerBegin, nil, counting, horizon.Milliseconds()); err == nil {
 			p.follow(id)
 			p.first = id
 			p.begun = append(p.begun, id)
@@ -107,7 +92,7 @@ func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Dur
 		p.first = id
 	}
 	p.begun = append(p.begun, id)
-	if err := trackerCall(ctx, p.c, id, beginJS, nil, counting, horizon.Milliseconds()); err != nil {
+	if err := trackerCall(ctx, p.c, id, js.TrackerBegin, nil, counting, horizon.Milliseconds()); err != nil {
 		p.follow("")
 		return err
 	}
@@ -115,7 +100,7 @@ func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Dur
 		var st struct {
 			Missing string `json:"missing"`
 		}
-		if trackerCall(ctx, p.c, id, "function () { return this.state() }", &st) == nil {
+		if trackerCall(ctx, p.c, id, js.TrackerState, &st) == nil {
 			p.missing = st.Missing
 		}
 	}
@@ -128,19 +113,19 @@ func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
 
 func (p *causalProbe) InputDone(ctx context.Context) {
 	if id := p.following(); id != "" {
-		trackerCall(ctx, p.c, id, "function () { this.end() }", nil)
+		trackerCall(ctx, p.c, id, js.TrackerEnd, nil)
 	}
 }
 
 func (p *causalProbe) Hold(ctx context.Context, key string) {
 	if id := p.following(); id != "" {
-		trackerCall(ctx, p.c, id, "function (k) { this.hold(k) }", nil, key)
+		trackerCall(ctx, p.c, id, js.TrackerHold, nil, key)
 	}
 }
 
 func (p *causalProbe) Release(ctx context.Context, key string) {
 	if id := p.following(); id != "" {
-		trackerCall(ctx, p.c, id, "function (k) { this.release(k) }", nil, key)
+		trackerCall(ctx, p.c, id, js.TrackerRelease, nil, key)
 	}
 }
 
@@ -161,7 +146,7 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		Pending string `json:"pending"`
 	}
 	id := p.following()
-	if err := trackerCall(ctx, p.c, id, "function (o) { return this.settle(o) }", &st, opts); err != nil {
+	if err := trackerCall(ctx, p.c, id, js.TrackerSettle, &st, opts); err != nil {
 		return waiter.Settled{}, err
 	}
 	// Settled, the tracker stopped itself.
@@ -188,7 +173,7 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 // their documents.
 func (p *causalProbe) Stop(ctx context.Context) {
 	for _, id := range p.begun {
-		trackerCall(ctx, p.c, id, "function () { this.stop() }", nil)
+		trackerCall(ctx, p.c, id, js.TrackerStop, nil)
 	}
 	p.begun = nil
 	p.follow("")
@@ -613,7 +598,7 @@ type textFrame struct {
 	id string
 }
 
-// findText runs findTextJS in each frame at once and stores the first text
+// findText runs js.FindText in each frame at once and stores the first text
 // found. It runs in the frames' isolated world, where the page's scripts
 // cannot replace what it uses (MutationObserver, timers, String methods)
 // to make it miss a text, see one that is not there, or never return; it
@@ -635,7 +620,7 @@ func findText(ctx context.Context, frames []textFrame, texts []string, wait time
 			if err != nil {
 				return
 			}
-			r, err := f.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(findTextJS).
+			r, err := f.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.FindText).
 				SetExecutionContextID(w.ExecutionContextID).SetArguments([]runtime.CallArgument{textsArg, msArg}).
 				SetAwaitPromise(true).SetReturnByValue(true))
 			if err != nil || r.ExceptionDetails != nil {

@@ -9,7 +9,6 @@ package page
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,35 +23,20 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
-// snapshotJS is the in-page snapshot walker: a function (op, ...) that,
-// called with op "walk" in a frame's isolated world, returns the kept nodes
-// of the default snapshot of that document ([snapshot.DecodeWalk]); with op
-// "id" on an element, that element's walker id; with op "root" on an
-// element, takes the element's closed shadow root; with op "node" (doc,
-// id), the DOM node a walker id names, or null.
-//
-//go:embed js/snapshot.js
-var snapshotJS string
+// js.WalkerCall calls the walker (js.Snapshot, whose walk the package
+// snapshot decodes with [snapshot.DecodeWalk]) once it is installed in the
+// isolated world, and answers walkerMissing when it is not. walkerInstall
+// installs it (in a global of the isolated world, which lives as long as
+// the document) and calls it. So the walker's source is sent and compiled
+// once per document, and V8 keeps its type feedback and optimized code from
+// one snapshot to the next.
+const walkerMissing = "\u0000install"
 
-// walkerCall calls the walker once it is installed in the isolated world,
-// and says so when it is not. walkerInstall installs it (in a global of the
-// isolated world, which lives as long as the document) and calls it. So the
-// walker's source is sent and compiled once per document, and V8 keeps its
-// type feedback and optimized code from one snapshot to the next.
-const (
-	walkerCall = `function (op, a, b) {
-  const w = globalThis.__tabhiveWalker;
-  return w ? w.call(this, op, a, b) : '\u0000install';
-}`
-	walkerMissing = "\u0000install"
-)
-
-var walkerInstall = "function (op, a, b) {\n" +
-	"const w = globalThis.__tabhiveWalker ??= (" + snapshotJS + ");\n" +
-	"return w.call(this, op, a, b);\n}"
+var walkerInstall = strings.Replace(js.WalkerInstall, "__WALKER__", js.Snapshot, 1)
 
 // callWalker runs the walker with op and args, on the element obj if set,
 // else in the isolated world context. byValue returns the result as JSON
@@ -70,7 +54,7 @@ func callWalker(ctx context.Context, c *cdp.Client, world runtime.ExecutionConte
 		}
 		return c.Runtime.CallFunctionOn(ctx, a)
 	}
-	r, err := call(walkerCall)
+	r, err := call(js.WalkerCall)
 	if err != nil {
 		return nil, err
 	}

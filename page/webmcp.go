@@ -21,6 +21,7 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // webmcpEvents are the WebMCP domain's events the actor applies.
@@ -255,7 +256,7 @@ func (a *Actor) hasModelContext(ctx context.Context) (bool, error) {
 		if err != nil {
 			return err
 		}
-		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("'modelContext' in document").
+		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.HasModelContext).
 			SetContextID(w.ExecutionContextID).SetReturnByValue(true))
 		if err != nil {
 			return err

@@ -18,6 +18,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -28,6 +30,7 @@ import (
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/internal/format"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 // WorkerConfig describes the worker target a [Worker] drives.
@@ -167,17 +170,6 @@ func (w *Worker) ConsoleMessages(ctx context.Context, f ConsoleFilter) (ConsoleL
 	})
 }
 
-// workerWrapper runs a script in a worker and returns its result as JSON
-// text, cut to a length: %s is the call that runs the script (the function
-// called, or the script text given to eval), %d the most characters of
-// JSON returned.
-const workerWrapper = `(async () => {
-  const value = await %s;
-  const json = JSON.stringify(value);
-  if (json === undefined) return {json: 'undefined', size: 9};
-  return {json: json.length > %d ? json.slice(0, %d) : json, size: json.length};
-})()`
-
 // Evaluate runs a script in the worker and returns its result, as
 // [Actor.Evaluate] does for a page: format "function" (the default) calls
 // a function declaration, "script" evaluates classic script text; the
@@ -193,7 +185,7 @@ func (w *Worker) Evaluate(ctx context.Context, source, fmtName string, maxResult
 			b, _ := json.Marshal(source)
 			run = "(0, eval)(" + string(b) + ")"
 		}
-		expr := fmt.Sprintf(workerWrapper, run, maxResult, maxResult)
+		expr := strings.NewReplacer("__RUN__", run, "__MAX__", strconv.Itoa(maxResult)).Replace(js.WorkerWrapper)
 		var r *runtime.EvaluateReply
 		callCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		defer cancel()

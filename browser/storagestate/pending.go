@@ -3,6 +3,7 @@ package storagestate
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // PendingScript returns the document-start script that gives a top-level
@@ -36,18 +37,5 @@ func PendingScript(origins map[string][]Item) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("encode the pending storage: %w", err)
 	}
-	return fmt.Sprintf(`(() => {
-  try {
-    if (window !== window.top) return;
-    const text = %s;
-    const key = JSON.stringify(location.origin) + ":";
-    if (!text.includes(key)) return;
-    const items = JSON.parse(text)[location.origin];
-    if (!Array.isArray(items)) return;
-    const ls = window.localStorage;
-    ls.clear();
-    for (const [name, value] of items) ls.setItem(name, value);
-  } catch (e) {}
-})();
-`, lit), nil
+	return strings.Replace(pendingJS, "__ITEMS__", string(lit), 1), nil
 }

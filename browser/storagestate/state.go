@@ -16,7 +16,6 @@
 package storagestate
 
 import (
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -224,15 +223,6 @@ func CheckOrigin(origin string) (string, error) {
 	}
 	return u.Scheme + "://" + u.Host, nil
 }
-
-// storageJS is an object whose collect(withIndexedDB, limit) resolves to
-// the JSON text of the page's origin's entry ({localStorage, indexedDB},
-// without its origin), or rejects with a sentence when that is longer than
-// limit characters; and whose restore(origin) replaces the origin's
-// localStorage and IndexedDB with an [Origin]'s.
-//
-//go:embed storage.js
-var storageJS string
 
 // CollectCall returns the expression that collects the current origin's
 // storage: it resolves to the JSON text of an [Origin] without its origin,

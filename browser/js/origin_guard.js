@@ -1,0 +1,1 @@
+location.origin === __ORIGIN__ ? Promise.resolve(__EXPR__).then(v => ({v})) : null

@@ -1,0 +1,4 @@
+function () {
+  this.w.removeEventListener('dragstart', this.on, {capture: true});
+  return this.ev !== null && !this.ev.defaultPrevented;
+}

@@ -1,0 +1,1 @@
+'modelContext' in document

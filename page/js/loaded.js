@@ -1,0 +1,1 @@
+document.readyState === 'complete' || new Promise((resolve) => window.addEventListener('load', () => resolve(true), {once: true}))

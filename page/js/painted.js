@@ -1,0 +1,2 @@
+document.visibilityState === 'hidden' ? false :
+new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))

@@ -1,0 +1,1 @@
+function () { const s = this.size; return typeof s === 'number' ? s : null; }

@@ -1,0 +1,3 @@
+(...elements) => (
+__TOOL__
+)(__NAME__, __ARGS__, ...elements)

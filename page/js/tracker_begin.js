@@ -1,0 +1,1 @@
+function (c, h) { this.begin(c, h) }

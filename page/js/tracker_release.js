@@ -1,0 +1,1 @@
+function (k) { this.release(k) }

@@ -1,0 +1,1 @@
+function (o) { return this.settle(o) }

@@ -1,0 +1,1 @@
+function () { return typeof this.value === 'string' ? this.value : null; }

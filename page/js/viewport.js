@@ -1,0 +1,1 @@
+[visualViewport.pageLeft, visualViewport.pageTop, innerWidth, innerHeight, devicePixelRatio]
