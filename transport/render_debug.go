@@ -5,10 +5,10 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -162,7 +162,7 @@ func stackLines(stack []collectors.CallFrame, more int, causes []collectors.Caus
 func frameLine(f collectors.CallFrame) string {
 	if f.Async != "" {
 		prefix := "--- " + f.Async + " "
-		return prefix + strings.Repeat("-", max(0, 40-utf16Len(prefix)))
+		return prefix + strings.Repeat("-", max(0, 40-jsfmt.Length(prefix)))
 	}
 	return fmt.Sprintf("at %s (%s:%d:%d)", f.Function, scriptName(f), f.Line+1, f.Column+1)
 }
@@ -308,49 +308,19 @@ func responseBodyText(body []byte, ok bool) string {
 // truncate cuts s to limit UTF-16 code units (JavaScript's string length)
 // followed by "... <truncated>".
 func truncate(s string, limit int) string {
-	if utf16Len(s) <= limit {
+	if jsfmt.Length(s) <= limit {
 		return s
 	}
-	return cutUTF16(s, limit) + "... <truncated>"
+	return jsfmt.Prefix(s, limit) + "... <truncated>"
 }
 
 // trimEnd cuts s to max UTF-16 units, ending it with "…" if cut, as
 // DevTools' trimEndWithMaxLength does.
 func trimEnd(s string, max int) string {
-	if utf16Len(s) <= max {
+	if jsfmt.Length(s) <= max {
 		return s
 	}
-	return cutUTF16(s, max-1) + "…"
-}
-
-// utf16Len is the length of s in UTF-16 code units.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if l := utf16.RuneLen(r); l > 0 {
-			n += l
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
-// cutUTF16 returns the longest prefix of s of at most n UTF-16 code units
-// that does not split a character.
-func cutUTF16(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		l := utf16.RuneLen(r)
-		if l < 0 {
-			l = 1
-		}
-		if units+l > n {
-			return s[:i]
-		}
-		units += l
-	}
-	return s
+	return jsfmt.Prefix(s, max-1) + "…"
 }
 
 // allowedHeaders are the headers --redact-network-headers leaves alone:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -17,7 +18,7 @@ func emulationLines(e page.Emulation) []string {
 			fmt.Sprintf("Default navigation timeout set to %d ms", e.Timeouts().Navigation.Milliseconds()))
 	}
 	if g := e.Geolocation; g != nil {
-		out = append(out, fmt.Sprintf("Emulating geolocation: latitude=%s, longitude=%s", jsNumber(g.Latitude), jsNumber(g.Longitude)))
+		out = append(out, fmt.Sprintf("Emulating geolocation: latitude=%s, longitude=%s", jsfmt.Number(g.Latitude), jsfmt.Number(g.Longitude)))
 	}
 	if v := e.Viewport; v != nil {
 		out = append(out, "Emulating viewport: "+viewportJSON(v))
@@ -26,7 +27,7 @@ func emulationLines(e page.Emulation) []string {
 		out = append(out, "Emulating user agent: "+e.UserAgent)
 	}
 	if cpu := max(e.CPU, 1); cpu > 1 {
-		out = append(out, fmt.Sprintf("Emulating CPU throttling: %sx slowdown", jsNumber(cpu)))
+		out = append(out, fmt.Sprintf("Emulating CPU throttling: %sx slowdown", jsfmt.Number(cpu)))
 	}
 	for _, f := range []struct{ label, value string }{
 		{"color scheme", e.ColorScheme},
@@ -39,19 +40,6 @@ func emulationLines(e page.Emulation) []string {
 		}
 	}
 	return out
-}
-
-// jsNumber formats f as JavaScript prints a number: encoding/json follows
-// ECMAScript's formatting, except that it keeps the sign of -0.
-func jsNumber(f float64) string {
-	if f == 0 {
-		f = 0
-	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Sprint(f)
-	}
-	return string(b)
 }
 
 // viewportJSON renders a viewport as upstream prints it: Puppeteer's
@@ -68,7 +56,7 @@ func viewportJSON(v *page.Viewport) string {
 	}
 	o := out{IsMobile: v.Mobile, HasTouch: v.Touch, IsLandscape: v.Landscape, Width: v.Width, Height: v.Height}
 	if v.DeviceScaleFactor != 0 {
-		n := json.Number(jsNumber(v.DeviceScaleFactor))
+		n := json.Number(jsfmt.Number(v.DeviceScaleFactor))
 		o.DeviceScaleFactor = &n
 	}
 	b, _ := json.Marshal(o) // plain fields: cannot fail

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tabhive/tabhive/internal/devtools/heap"
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // The memory tools' replies, in chrome-devtools-mcp 1.11's text: CSV
@@ -460,7 +461,7 @@ func contextsLines(a heap.ContextAnalysis, r *byteRange, scopeInfo *int, pageIdx
 		}
 		body = append(body,
 			fmt.Sprintf("#### Context @%d in `%s` — %s", x.ctx.ContextNodeID, scopeName(x.scope, maxName), formatKB(x.ctx.DeadFieldsRetainedSize)),
-			fmt.Sprintf("Script @%d, ScopeInfo @%d, offsets %s-%s, %s", x.scope.ScriptNodeID, x.scope.ScopeInfoNodeID, jsNumber(x.scope.ScopeStart), jsNumber(x.scope.ScopeEnd), countOf(x.scope.ContextFieldCount, "context field")))
+			fmt.Sprintf("Script @%d, ScopeInfo @%d, offsets %s-%s, %s", x.scope.ScriptNodeID, x.scope.ScopeInfoNodeID, jsfmt.Number(x.scope.ScopeStart), jsfmt.Number(x.scope.ScopeEnd), countOf(x.scope.ContextFieldCount, "context field")))
 		for _, f := range x.ctx.DeadFields {
 			body = append(body, fmt.Sprintf("- `%s` (%s @%d) — %s", formatName(f.Name, maxName), formatName(f.ValueName, maxName), f.ValueNodeID, formatKB(f.RetainedSize)))
 		}
