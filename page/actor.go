@@ -21,7 +21,6 @@ import (
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/internal/queue"
 	"github.com/tabhive/tabhive/page/css"
-	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -131,7 +130,7 @@ type Actor struct {
 	conn *cdpconn.Conn
 	c    *cdp.Client
 	// top is the page's own session (conn and c), written with them.
-	top *session
+	top *Session
 
 	// ready is signalled when any of the page's sessions has queued events,
 	// or posted has work: the one channel the actor runtime waits on.
@@ -152,13 +151,13 @@ type Actor struct {
 	// session id, nested ones included (oopif.go). Lifecycle: added on
 	// Target.attachedToTarget, removed and closed on
 	// Target.detachedFromTarget and when the actor exits.
-	children map[string]*session
+	children map[string]*Session
 
 	// dialog is non-nil while a JavaScript dialog is open; cleared on
 	// Page.javascriptDialogClosed or after handle_dialog. dialogSess is the
 	// session of the frame that opened it, which must answer it.
 	dialog     *Dialog
-	dialogSess *session
+	dialogSess *Session
 	// dialogOpened, if non-nil, receives each dialog that opens and the
 	// client of its session, for the waiter of an action that answers
 	// dialogs itself (perform). Set and cleared around the action; sends
@@ -205,11 +204,7 @@ type Actor struct {
 	// sheetsOf while a get_css_styles call has the CSS domain on
 	// (styles.go); nil otherwise.
 	sheets   map[string]css.Header
-	sheetsOf *session
-
-	// rec is the screencast recording, if any (screencast.go).
-	rec     *screencast.Recorder
-	recPath string
+	sheetsOf *Session
 
 	// trace is the page's performance recording (tracing.go).
 	trace traceState
@@ -229,6 +224,11 @@ type Actor struct {
 
 	// webmcp is what the page registered with WebMCP (webmcp.go).
 	webmcp webmcpState
+
+	// slices are the registered capabilities' state on this page
+	// (slice.go), by registration order: made before the run goroutine
+	// starts, then owned by it.
+	slices []Slice
 }
 
 // frame is what the actor knows of one frame.
@@ -246,11 +246,11 @@ type frame struct {
 	// sess is the session that reaches the frame: the page's own, or an
 	// out-of-process iframe's; nil until a session reports the frame,
 	// which then counts as the page's own ([Actor.sessionOf]).
-	sess *session
+	sess *Session
 	// navigatedOn is the session whose Page.frameNavigated last set url
 	// and loaderID, if any: that session's frame tree, read earlier, must
 	// not overwrite them (addFrames).
-	navigatedOn *session
+	navigatedOn *Session
 }
 
 // Dialog is an open JavaScript dialog.
@@ -276,7 +276,7 @@ func Start(cfg Config) *Actor {
 		relay:       cfg.Relay,
 		onNavigated: cfg.OnNavigated,
 		frames:      map[string]*frame{},
-		children:    map[string]*session{},
+		children:    map[string]*Session{},
 		ready:       make(chan struct{}, 1),
 		console:     collectors.NewConsole(collectors.Config{}),
 		network:     collectors.NewNetwork(collectors.Config{}),
@@ -289,6 +289,7 @@ func Start(cfg Config) *Actor {
 	}
 	a.posted = queue.New[func()](0, a.ready)
 	a.ids = snapshot.NewIDs(&a.counter.c)
+	a.newSlices()
 	a.act = actor.New(actor.Config{
 		Name:    fmt.Sprintf("page %d", cfg.ID),
 		Events:  (*eventSource)(a),
@@ -298,7 +299,7 @@ func Start(cfg Config) *Actor {
 			if cfg.Hooks.Exiting != nil {
 				cfg.Hooks.Exiting()
 			}
-			a.endScreencast()
+			a.closeSlices()
 			a.closeChildren()
 			if a.conn != nil {
 				a.conn.Close()
@@ -339,7 +340,7 @@ func (a *Actor) init(ctx context.Context) error {
 		return fmt.Errorf("%w (%w)", ErrDisconnected, err)
 	}
 	a.conn, a.c = conn, conn.Client
-	a.top = &session{id: conn.SessionID(), conn: conn, c: conn.Client}
+	a.top = &Session{id: conn.SessionID(), conn: conn, c: conn.Client}
 	// Stop when the session goes away: target closed, browser gone.
 	// Whoever owns the actor knows which (the target was destroyed, the
 	// browser was lost) and stops it with that cause; the session alone

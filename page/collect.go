@@ -48,13 +48,13 @@ var collected = map[string]bool{
 // collect feeds one event of session s to the page's collectors, on the
 // actor goroutine. Out-of-process iframes' console messages and requests
 // join the page's, as same-process frames' do.
-func (a *Actor) collect(s *session, ev cdpconn.Event) {
+func (a *Actor) collect(s *Session, ev cdpconn.Event) {
 	if err := a.collectEvent(s, ev); err != nil {
 		a.log.Debug().Err(err).Str("method", ev.Method).Msg("event not collected")
 	}
 }
 
-func (a *Actor) collectEvent(s *session, ev cdpconn.Event) error {
+func (a *Actor) collectEvent(s *Session, ev cdpconn.Event) error {
 	switch ev.Method {
 	case "Runtime.consoleAPICalled":
 		var e struct {

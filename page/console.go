@@ -34,7 +34,7 @@ const maxStackLines = 50
 // the console stream, as chrome-devtools-mcp lists them: those of the
 // page's own session, except what its workers logged (Puppeteer's page
 // listens to Log there only, and skips source "worker").
-func (a *Actor) collectLogEntry(s *session, params json.RawMessage) error {
+func (a *Actor) collectLogEntry(s *Session, params json.RawMessage) error {
 	if s != a.top {
 		return nil
 	}
@@ -319,7 +319,7 @@ const refSep = "@"
 // sessionRef is the ref under which an object of session s is collected:
 // the object id itself for the page's own session, tagged with the
 // session's id for an out-of-process iframe's.
-func (a *Actor) sessionRef(s *session, objectID string) string {
+func (a *Actor) sessionRef(s *Session, objectID string) string {
 	if objectID == "" || s == a.top {
 		return objectID
 	}

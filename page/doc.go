@@ -36,14 +36,31 @@
 // a snapshot never sits in the server's memory); route.go (request routes,
 // answered as the run goroutine applies Fetch.requestPaused), webstorage.go
 // (localStorage and sessionStorage of any frame's origin), pdf.go (save_pdf),
-// styles.go (get_css_styles, shaped by page/css), screencast.go (recordings,
-// encoded by page/screencast); worker.go, the smaller actor of an extension's
+// styles.go (get_css_styles, shaped by page/css); worker.go, the smaller actor of an extension's
 // service worker; and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // internal/devtools/trace). Package
 // page/internal/format formats JavaScript values, stack traces and headers;
 // page/snapshot builds snapshot trees; package page/js holds the
 // page-side scripts, one file each.
+//
+// # Capabilities
+//
+// What a page can do beyond its core (the session and its children, frames,
+// dialogs, the crash state, the mailbox, the wait that keeps events
+// flowing) moves into packages of its own, one per capability, each
+// declaring its MCP tools beside its state (package page/screencast is the
+// first). A capability registers a [Capability] from a package-level
+// variable ([Register]): every page then holds one [Slice] of its state,
+// made before the page starts and owned by the run goroutine. The
+// capability names the CDP events it needs; the page's sessions queue
+// them, and the run goroutine hands each to the slice's Apply after the
+// core has applied it. Its calls run on the run goroutine through [Do],
+// under the caller's deadline, and reach the page through the narrow
+// [Host]: the page's session, [Host.Call] and [Host.Await] (which keep
+// events flowing and end on a dialog or a crash), and the renderer check.
+// Adding a capability touches its folder and one line of the transport's
+// tool list.
 //
 // # What an actor owns
 //
@@ -172,12 +189,9 @@
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a
 //     tracker in the frame's document beside the page's; the frame's runs
 //     on a goroutine of its own, which Settle waits for before it returns.
-//   - A screencast's recorder (page/screencast). StartScreencast starts it,
-//     with its ffmpeg process; it takes the frames the run goroutine
-//     queues (never blocking it) and writes them to ffmpeg. StopScreencast
-//     ends it and waits for ffmpeg under the caller's deadline (ffmpeg is
-//     killed if that ends); a page that exits while recording ends it in
-//     OnExit, waiting ten seconds at most.
+//   - A capability's own goroutines, listed in its package's doc comment
+//     (a screencast's recorder: page/screencast). A capability's slice is
+//     closed in OnExit, after the last call, and each Close is bounded.
 //   - The trace analysis (tracing.go). StopTrace copies the trace from
 //     Chrome's stream on an Await goroutine, which starts one goroutine
 //     that analyses what the copy feeds it through a pipe, and waits for

@@ -360,13 +360,13 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 	// own; an iframe that attaches later gets the settings in force
 	// (setUpChild).
 	if e.Network != s.cur.Network {
-		if err := a.onAll(ctx, func(ctx context.Context, s *session) error { return setNetwork(ctx, s, e.Network) }); err != nil {
+		if err := a.onAll(ctx, func(ctx context.Context, s *Session) error { return setNetwork(ctx, s, e.Network) }); err != nil {
 			return fmt.Errorf("emulate network conditions: %w", err)
 		}
 		s.cur.Network = e.Network
 	}
 	if e.CPU != s.cur.CPU {
-		err := a.onAll(ctx, func(ctx context.Context, s *session) error {
+		err := a.onAll(ctx, func(ctx context.Context, s *Session) error {
 			return setCPU(ctx, s, e.CPU)
 		})
 		if err != nil {
@@ -382,7 +382,7 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 	}
 	if e.UserAgent != s.cur.UserAgent {
 		// An empty user agent removes the override.
-		err := a.onAll(ctx, func(ctx context.Context, s *session) error {
+		err := a.onAll(ctx, func(ctx context.Context, s *Session) error {
 			return setUserAgent(ctx, s, e.UserAgent)
 		})
 		if err != nil {
@@ -394,7 +394,7 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 		e.PrefersContrast != s.cur.PrefersContrast || e.PrefersReducedMotion != s.cur.PrefersReducedMotion {
 		// setEmulatedMedia replaces every feature at once; an empty value
 		// removes that feature's override.
-		err := a.onAll(ctx, func(ctx context.Context, s *session) error {
+		err := a.onAll(ctx, func(ctx context.Context, s *Session) error {
 			return setMedia(ctx, s, e)
 		})
 		if err != nil {
@@ -408,7 +408,7 @@ func (a *Actor) emulate(ctx context.Context, e Emulation) error {
 		if err != nil {
 			return fmt.Errorf("emulate extra headers: %w", err)
 		}
-		err = a.onAll(ctx, func(ctx context.Context, s *session) error {
+		err = a.onAll(ctx, func(ctx context.Context, s *Session) error {
 			return setHeaders(ctx, s, h)
 		})
 		if err != nil {
@@ -503,7 +503,7 @@ type networkConditions struct {
 // session s. It uses the rule-based commands that replaced
 // Network.emulateNetworkConditions (deprecated), as Puppeteer does, and
 // falls back to the old one on a Chrome that lacks them.
-func setNetwork(ctx context.Context, s *session, name string) error {
+func setNetwork(ctx context.Context, s *Session, name string) error {
 	p := networkPreset(name)
 	state := networkConditions{Offline: name == NetworkOffline, Latency: p.latency, DownloadThroughput: p.download, UploadThroughput: p.upload}
 	if state.Offline {
@@ -531,20 +531,20 @@ func setNetwork(ctx context.Context, s *session, name string) error {
 }
 
 // setCPU emulates a CPU slowdown (0 for none) on session s's renderer.
-func setCPU(ctx context.Context, s *session, cpu float64) error {
+func setCPU(ctx context.Context, s *Session, cpu float64) error {
 	return s.c.Emulation.SetCPUThrottlingRate(ctx, emulation.NewSetCPUThrottlingRateArgs(cpuFactor(cpu)))
 }
 
 // setUserAgent overrides the user agent of session s; "" removes the
 // override.
-func setUserAgent(ctx context.Context, s *session, ua string) error {
+func setUserAgent(ctx context.Context, s *Session, ua string) error {
 	return s.c.Emulation.SetUserAgentOverride(ctx, emulation.NewSetUserAgentOverrideArgs(ua))
 }
 
 // setMedia emulates e's media features on session s. setEmulatedMedia
 // replaces every feature at once; an empty value removes that feature's
 // override.
-func setMedia(ctx context.Context, s *session, e Emulation) error {
+func setMedia(ctx context.Context, s *Session, e Emulation) error {
 	features := []emulation.MediaFeature{
 		{Name: "prefers-color-scheme", Value: e.ColorScheme},
 		{Name: "forced-colors", Value: e.ForcedColors},
@@ -555,7 +555,7 @@ func setMedia(ctx context.Context, s *session, e Emulation) error {
 }
 
 // setHeaders sets the extra HTTP headers (a JSON object) of session s.
-func setHeaders(ctx context.Context, s *session, h json.RawMessage) error {
+func setHeaders(ctx context.Context, s *Session, h json.RawMessage) error {
 	return s.c.Network.SetExtraHTTPHeaders(ctx, network.NewSetExtraHTTPHeadersArgs(network.Headers(h)))
 }
 
@@ -569,7 +569,7 @@ type childEmulation struct {
 // emulateChild applies the page's emulation to a child session as it is
 // set up, before its renderer runs. It runs on an adopt goroutine and
 // touches no actor state.
-func emulateChild(ctx context.Context, s *session, e childEmulation) error {
+func emulateChild(ctx context.Context, s *Session, e childEmulation) error {
 	g, ctx := errgroup.WithContext(ctx)
 	if e.cur.Network != "" {
 		g.Go(func() error { return setNetwork(ctx, s, e.cur.Network) })

@@ -39,19 +39,18 @@ var events = map[string]bool{
 	"Target.detachedFromTarget":         true,
 	"Fetch.requestPaused":               true,
 	"CSS.styleSheetAdded":               true,
-	"Page.screencastFrame":              true,
 	"Tracing.tracingComplete":           true,
 }
 
 // keepEvent says which events the page's sessions queue.
 func keepEvent(method string) bool {
-	return events[method] || collected[method] || heapEvents[method] || webmcpEvents[method]
+	return events[method] || collected[method] || heapEvents[method] || webmcpEvents[method] || sliceEvents[method] != nil
 }
 
 // addFrames records a frame tree, as Page.getFrameTree on session s returns
 // it. A parent's tree also lists the frames of its out-of-process iframes;
 // those stay with the child session that reaches them.
-func (a *Actor) addFrames(s *session, t page.FrameTree) {
+func (a *Actor) addFrames(s *Session, t page.FrameTree) {
 	f := a.frameOf(string(t.Frame.ID))
 	if f.sess == nil || !below(f.sess, s) {
 		f.sess = s
@@ -78,7 +77,7 @@ func (a *Actor) addFrames(s *session, t page.FrameTree) {
 }
 
 // below reports whether session c is attached under s, at any depth.
-func below(c, s *session) bool {
+func below(c, s *Session) bool {
 	for p := c.parent; p != nil; p = p.parent {
 		if p == s {
 			return true
@@ -118,7 +117,7 @@ func (s *eventSource) Apply() {
 	}
 }
 
-func (a *Actor) applyFrom(s *session) {
+func (a *Actor) applyFrom(s *Session) {
 	for _, ev := range s.conn.Take() {
 		if err := a.apply(s, ev); err != nil {
 			a.log.Debug().Err(err).Str("method", ev.Method).Msg("undecodable event")
@@ -137,7 +136,7 @@ type frameStartedNavigating struct {
 
 // apply updates the actor's state from one event of session s, on the
 // actor goroutine.
-func (a *Actor) apply(s *session, ev cdpconn.Event) error {
+func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 	switch ev.Method {
 	case "Target.attachedToTarget":
 		return a.attached(s, ev.Params)
@@ -147,8 +146,6 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 		return a.requestPaused(s, ev.Params)
 	case "CSS.styleSheetAdded":
 		return a.sheetAdded(s, ev.Params)
-	case "Page.screencastFrame":
-		return a.screencastFrame(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
@@ -344,5 +341,5 @@ func (a *Actor) apply(s *session, ev cdpconn.Event) error {
 	if collected[ev.Method] {
 		a.collect(s, ev)
 	}
-	return nil
+	return a.applySlices(s, ev)
 }

@@ -43,14 +43,15 @@ import (
 	"github.com/tabhive/tabhive/page/js"
 )
 
-// session is one CDP session of the page: the page's own, or that of an
-// out-of-process iframe Chrome attached under it.
-type session struct {
+// Session is one CDP session of the page: the page's own, or that of an
+// out-of-process iframe Chrome attached under it. Its fields are fixed at
+// creation; capabilities reach it through its methods.
+type Session struct {
 	// Fixed at creation; conn and c may be used from any goroutine.
 	id     string // CDP session id
 	conn   *cdpconn.Conn
 	c      *cdp.Client
-	parent *session // nil for the page's own session
+	parent *Session // nil for the page's own session
 	// root is the id of the frame the session's target renders (its
 	// target id); "" for the page's own session.
 	root string
@@ -92,7 +93,7 @@ type targetAttached struct {
 // goroutine and makes no call itself: enabling the session's domains and
 // reading its frame tree run on an adopt goroutine (a.adopting), which
 // posts the result back (a.posted) to be applied here.
-func (a *Actor) attached(parent *session, params json.RawMessage) error {
+func (a *Actor) attached(parent *Session, params json.RawMessage) error {
 	var e targetAttached
 	if err := json.Unmarshal(params, &e); err != nil {
 		return err
@@ -112,18 +113,19 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 		conn.Close()
 		return nil
 	}
-	s := &session{id: e.SessionID, conn: conn, c: conn.Client, parent: parent, root: e.TargetInfo.TargetID, setUp: make(chan struct{})}
+	s := &Session{id: e.SessionID, conn: conn, c: conn.Client, parent: parent, root: e.TargetInfo.TargetID, setUp: make(chan struct{})}
 	a.children[s.id] = s
 	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
 	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
 	emu := childEmulation{cur: a.emu.cur, headers: a.emu.headers}
 	intercept := len(a.routes) > 0
+	sliceSetUps := a.childSetUps()
 	a.adopting.Add(1)
 	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
 		defer a.adopting.Done()
 		ctx, cancel := context.WithTimeout(life, a.timeout)
 		defer cancel()
-		tree, err := setUpChild(ctx, s, emu, intercept)
+		tree, err := setUpChild(ctx, s, emu, intercept, sliceSetUps)
 		a.posted.Push(func() { a.childReady(s, tree, err) })
 		close(s.setUp)
 	}()
@@ -135,7 +137,7 @@ func (a *Actor) attached(parent *session, params json.RawMessage) error {
 // pauses its requests if the page has routes (intercept), reads its frame
 // tree, then lets its renderer run. It runs on an adopt goroutine and
 // touches no actor state.
-func setUpChild(ctx context.Context, s *session, emu childEmulation, intercept bool) (*page.GetFrameTreeReply, error) {
+func setUpChild(ctx context.Context, s *Session, emu childEmulation, intercept bool, sliceSetUps []func(context.Context, *Session) error) (*page.GetFrameTreeReply, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
 	g.Go(func() error { return installTracker(gctx, s.c) })
@@ -145,6 +147,9 @@ func setUpChild(ctx context.Context, s *session, emu childEmulation, intercept b
 	g.Go(func() error { return emulateChild(gctx, s, emu) })
 	if intercept {
 		g.Go(func() error { return interceptOn(gctx, s) })
+	}
+	for _, fn := range sliceSetUps {
+		g.Go(func() error { return fn(gctx, s) })
 	}
 	err := g.Wait()
 	var tree *page.GetFrameTreeReply
@@ -164,7 +169,7 @@ func setUpChild(ctx context.Context, s *session, emu childEmulation, intercept b
 
 // childReady applies the outcome of setting up a child session, on the run
 // goroutine.
-func (a *Actor) childReady(s *session, tree *page.GetFrameTreeReply, err error) {
+func (a *Actor) childReady(s *Session, tree *page.GetFrameTreeReply, err error) {
 	if a.children[s.id] != s {
 		return // detached meanwhile
 	}
@@ -194,7 +199,7 @@ func (a *Actor) detached(params json.RawMessage) error {
 
 // dropChild closes a child session and, recursively, those attached under
 // it, and forgets their frames.
-func (a *Actor) dropChild(s *session) {
+func (a *Actor) dropChild(s *Session) {
 	delete(a.children, s.id)
 	s.conn.Close()
 	for _, c := range a.children {
@@ -275,8 +280,8 @@ func (a *Actor) awaitChildren(ctx context.Context) error {
 // iframes' at once, in one exchange, and returns the page's error; an
 // iframe's is logged: a frame that went away meanwhile must not fail the
 // page's call. It runs on the run goroutine.
-func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *session) error) error {
-	sessions := []*session{a.top}
+func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *Session) error) error {
+	sessions := []*Session{a.top}
 	for _, s := range a.children {
 		sessions = append(sessions, s)
 	}
@@ -309,7 +314,7 @@ func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *sessi
 
 // sessionOf returns the session that reaches frame id: the page's own for
 // a frame not known to live elsewhere.
-func (a *Actor) sessionOf(frameID string) *session {
+func (a *Actor) sessionOf(frameID string) *Session {
 	if f := a.frames[frameID]; f != nil && f.sess != nil {
 		return f.sess
 	}

@@ -108,7 +108,7 @@ func (a *Actor) AddRoute(ctx context.Context, r Route) (Route, State, error) {
 			return out{}, ErrTooManyRoutes
 		}
 		if len(a.routes) == 0 {
-			if err := a.onAll(ctx, func(ctx context.Context, s *session) error { return interceptOn(ctx, s) }); err != nil {
+			if err := a.onAll(ctx, func(ctx context.Context, s *Session) error { return interceptOn(ctx, s) }); err != nil {
 				return out{}, fmt.Errorf("pause the page's requests (Fetch.enable): %w", err)
 			}
 		}
@@ -150,7 +150,7 @@ func (a *Actor) RemoveRoutes(ctx context.Context, pattern string) (int, State, e
 		if before > 0 && len(a.routes) == 0 {
 			// Best effort: a session that keeps pausing has each request
 			// continued as it was (requestPaused).
-			if err := a.onAll(ctx, func(ctx context.Context, s *session) error { return interceptOff(ctx, s) }); err != nil {
+			if err := a.onAll(ctx, func(ctx context.Context, s *Session) error { return interceptOff(ctx, s) }); err != nil {
 				a.log.Debug().Err(err).Msg("stop pausing requests (Fetch.disable)")
 			}
 		}
@@ -162,18 +162,18 @@ func (a *Actor) RemoveRoutes(ctx context.Context, pattern string) (int, State, e
 // interceptOn pauses every request of session s at the request stage: a
 // route's URLPattern cannot be written as Fetch's glob, so requests are
 // matched here.
-func interceptOn(ctx context.Context, s *session) error {
+func interceptOn(ctx context.Context, s *Session) error {
 	args := map[string]any{"patterns": []map[string]string{{"urlPattern": "*", "requestStage": "Request"}}}
 	return rpcc.Invoke(ctx, "Fetch.enable", args, nil, s.conn.RPC())
 }
 
-func interceptOff(ctx context.Context, s *session) error {
+func interceptOff(ctx context.Context, s *Session) error {
 	return rpcc.Invoke(ctx, "Fetch.disable", nil, nil, s.conn.RPC())
 }
 
 // requestPaused answers one Fetch.requestPaused of session s, on the run
 // goroutine.
-func (a *Actor) requestPaused(s *session, params json.RawMessage) error {
+func (a *Actor) requestPaused(s *Session, params json.RawMessage) error {
 	var e struct {
 		RequestID string `json:"requestId"`
 		Request   struct {

@@ -147,7 +147,7 @@ func (a *Actor) frameUIDs(frameID string) (byWalker map[int]string, byBackend ma
 
 // sheetAdded records a style sheet Chrome announced on session s, while a
 // get_css_styles call listens for them. It runs on the run goroutine.
-func (a *Actor) sheetAdded(s *session, params json.RawMessage) error {
+func (a *Actor) sheetAdded(s *Session, params json.RawMessage) error {
 	if a.sheets == nil || s != a.sheetsOf {
 		return nil
 	}
@@ -220,7 +220,7 @@ func containerKey(q css.ContainerQuery) string {
 // frame through session s, with the DOM and CSS domains on for the call.
 // withIDs asks for the backend node ids of the element's ancestors too. It
 // runs on a call goroutine and touches no actor state.
-func fetchStyles(ctx context.Context, s *session, frameID string, ref snapshot.Ref, backend dom.BackendNodeID, withIDs bool) (out fetchedStyles, err error) {
+func fetchStyles(ctx context.Context, s *Session, frameID string, ref snapshot.Ref, backend dom.BackendNodeID, withIDs bool) (out fetchedStyles, err error) {
 	c := s.c
 	defer func() {
 		// Off again whatever happened, even past the caller's deadline.
@@ -339,7 +339,7 @@ func fetchStyles(ctx context.Context, s *session, frameID string, ref snapshot.R
 // findContainer finds the element a container query of node queries, as a
 // remote object of the isolated world, and its backend node id; "" when
 // there is none.
-func findContainer(ctx context.Context, s *session, world runtime.ExecutionContextID, node dom.NodeID, q css.ContainerQuery) (runtime.RemoteObjectID, dom.BackendNodeID) {
+func findContainer(ctx context.Context, s *Session, world runtime.ExecutionContextID, node dom.NodeID, q css.ContainerQuery) (runtime.RemoteObjectID, dom.BackendNodeID) {
 	args := map[string]any{"nodeId": node}
 	if q.Name != "" {
 		args["containerName"] = q.Name

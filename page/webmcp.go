@@ -88,7 +88,7 @@ const maxResponses = 64
 
 // applyWebMCP updates the WebMCP state from one event of session s, on the
 // actor goroutine. Only the page's own session has the domain enabled.
-func (a *Actor) applyWebMCP(s *session, ev cdpconn.Event) error {
+func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
 	w := &a.webmcp
 	switch ev.Method {
 	case "Page.frameNavigated":

@@ -129,7 +129,7 @@ func storageID(key string, local bool) map[string]any {
 
 // storageOf finds a frame that shows origin ("" for the main frame's) and
 // returns its session, its storage key and the origin. Run goroutine only.
-func (a *Actor) storageOf(ctx context.Context, origin string) (*session, string, string, error) {
+func (a *Actor) storageOf(ctx context.Context, origin string) (*Session, string, string, error) {
 	if err := a.needRenderer(); err != nil {
 		return nil, "", "", err
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // Tool arguments are declared as structs whose fields carry the JSON name,
@@ -148,13 +150,10 @@ func inputSchema(t reflect.Type) map[string]any {
 	return schema
 }
 
-// argError is bad input: it is reported without the "Error: " prefix of a
-// failed tool, as chrome-devtools-mcp reports its validation errors.
-type argError struct{ msg string }
+// argError is bad input, which a capability's tools report too.
+type argError = kit.ArgError
 
-func (e *argError) Error() string { return e.msg }
-
-func badArgs(format string, a ...any) error { return &argError{fmt.Sprintf(format, a...)} }
+func badArgs(format string, a ...any) error { return kit.BadArgs(format, a...) }
 
 // decodeArgs checks raw tool arguments against the declared arguments of
 // dst's type and decodes them into dst. Every error is one sentence that

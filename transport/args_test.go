@@ -172,7 +172,7 @@ func FuzzDecodeArgs(f *testing.F) {
 			}
 			if err != nil {
 				var ae *argError
-				if !errors.As(err, &ae) || ae.msg == "" {
+				if !errors.As(err, &ae) || ae.Msg == "" {
 					t.Fatalf("%s: decoding %q failed with %T %v, want an argument error", tl.name, raw, err, err)
 				}
 				continue

@@ -116,32 +116,12 @@ func overHTTP(t *testing.T) *mcp.ClientSession {
 // openPage opens url in a new page and returns its id.
 func openPage(t *testing.T, cs *mcp.ClientSession, url string) int {
 	t.Helper()
-	// A load budget a loaded machine meets (45 s and the tool's overhead,
-	// within the helper's minute): at load 20, with another test's page of
-	// 100,000 widgets in the shared browser, the default 10 s ran out.
-	text := must(t, cs, "new_page", map[string]any{"url": url, "timeout": 45000})
-	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
-	if m == nil {
-		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)
-	}
-	if m == nil {
-		t.Fatalf("new_page(%s) did not list the new page as selected:\n%s", url, text)
-	}
-	var id int
-	fmt.Sscan(m[1], &id)
-	t.Cleanup(func() {
-		call(t, cs, "close_page", map[string]any{"pageId": id})
-	})
-	return id
+	return transporttest.OpenPage(t, cs, url)
 }
 
 func uidOf(t *testing.T, snapshot, role, name string) string {
 	t.Helper()
-	m := regexp.MustCompile(`uid=(\S+) ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(snapshot)
-	if m == nil {
-		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
-	}
-	return m[1]
+	return transporttest.UIDOf(t, snapshot, role, name)
 }
 
 // notify tells a test waiting on ch that a request came, once; later

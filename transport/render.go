@@ -400,7 +400,7 @@ func known(err error) (msg string, ok bool) {
 	}
 	var ae *argError
 	if errors.As(err, &ae) {
-		return ae.msg, true
+		return ae.Msg, true
 	}
 	return "", false
 }

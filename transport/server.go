@@ -29,6 +29,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
@@ -129,8 +130,8 @@ type Config struct {
 	// disk together, in bytes (--max-session-disk; sandbox.Config.MaxBytes,
 	// files.go). If zero, no bound.
 	MaxSessionDisk int64
-	// Screencast sets how screencast_start records (tools_screencast.go).
-	Screencast ScreencastConfig
+	// Screencast sets how screencast_start records (package page/screencast).
+	Screencast screencast.Config
 	// Surface says which tools are listed and how (--slim, --category-*,
 	// --page-id-routing, --experimental-structured-content).
 	Surface SurfaceConfig
@@ -372,15 +373,21 @@ type call struct {
 // define makes a tool from a typed handler.
 func define[A any](t tool, budget func(*A) time.Duration, run func(ctx context.Context, c *call, a *A) error) *tool {
 	t.argType = reflect.TypeFor[A]()
-	t.budget = func(a any) time.Duration {
-		d := budget(a.(*A))
+	t.budget = withSnapshotBudget(func(a any) time.Duration { return budget(a.(*A)) })
+	t.run = func(ctx context.Context, c *call, a any) error { return run(ctx, c, a.(*A)) }
+	return &t
+}
+
+// withSnapshotBudget adds the snapshot's budget to a call that ends with
+// one.
+func withSnapshotBudget(budget func(args any) time.Duration) func(args any) time.Duration {
+	return func(a any) time.Duration {
+		d := budget(a)
 		if sn, ok := a.(snapshotter); ok && sn.withSnapshot() {
 			d += snapshotBudget
 		}
 		return d
 	}
-	t.run = func(ctx context.Context, c *call, a any) error { return run(ctx, c, a.(*A)) }
-	return &t
 }
 
 // fixed is a budget that does not depend on the arguments.
@@ -454,7 +461,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		cancel()
 		if err != nil {
 			s.logInternal(t.name, 0, err)
-			return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
+			return c.r.render(nil, "", &argError{Msg: sentence(err)}), "no-browser"
 		}
 		if c.sess.browserChanged(s.sup.Generation()) {
 			c.r.notice = reconnectNotice
@@ -467,7 +474,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		err := s.sup.PrepareContext(lctx, c.sess.isolated)
 		cancel()
 		if err != nil {
-			return c.r.render(nil, "", &argError{sentence(err)}), "no-browser"
+			return c.r.render(nil, "", &argError{Msg: sentence(err)}), "no-browser"
 		}
 		c.sess.contextReady.Store(true)
 	}
@@ -581,7 +588,7 @@ func (c *call) resolvePage(ctx context.Context, pageID *int) error {
 		}
 		id, closed := c.sess.selectedPage(pages)
 		if closed {
-			return &argError{"The selected page has been closed. Call list_pages to see open pages."}
+			return &argError{Msg: "The selected page has been closed. Call list_pages to see open pages."}
 		}
 		c.pageID = id
 	}

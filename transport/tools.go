@@ -1,6 +1,10 @@
 package transport
 
-import "time"
+import (
+	"time"
+
+	"github.com/tabhive/tabhive/page/screencast"
+)
 
 // Descriptions shared by several tools.
 const (
@@ -51,15 +55,31 @@ func millis(ms *int, def time.Duration) time.Duration {
 	return time.Duration(*ms) * time.Millisecond
 }
 
-// toolList returns every tool. Each family lives in its own file; the SDK
-// lists them sorted by name, as chrome-devtools-mcp registers them.
+// toolList returns every tool. Each family lives in its own file, or in
+// its capability's package (one line each below); the SDK lists them
+// sorted by name, as chrome-devtools-mcp registers them.
 func (s *Server) toolList() []*tool {
 	var all []*tool
 	for _, family := range [][]*tool{
-		s.pageTools(), s.inputTools(), s.snapshotTools(),
-		s.screenshotTools(), s.emulationTools(), s.scriptTools(), s.debugTools(),
-		s.stateTools(), s.routeTools(), s.pdfTools(), s.cssTools(), s.screencastTools(),
-		s.slimTools(), s.extensionTools(), s.pwaTools(), s.webmcpTools(), s.traceTools(), s.memoryTools(), s.lighthouseTools(),
+		s.pageTools(),
+		s.inputTools(),
+		s.snapshotTools(),
+		s.screenshotTools(),
+		s.emulationTools(),
+		s.scriptTools(),
+		s.debugTools(),
+		s.stateTools(),
+		s.routeTools(),
+		s.pdfTools(),
+		s.cssTools(),
+		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
+		s.slimTools(),
+		s.extensionTools(),
+		s.pwaTools(),
+		s.webmcpTools(),
+		s.traceTools(),
+		s.memoryTools(),
+		s.lighthouseTools(),
 	} {
 		for _, t := range family {
 			if (t.name == "evaluate_script" || t.name == "evaluate") && s.cfg.Policy.Evaluation(t.name) != nil {

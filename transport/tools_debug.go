@@ -77,7 +77,7 @@ type consoleGetArgs struct {
 func runGetConsole(ctx context.Context, c *call, a *consoleGetArgs) error {
 	d, err := c.page.ConsoleMessage(ctx, a.MsgID)
 	if errors.Is(err, page.ErrNoMessage) {
-		return &argError{notFound}
+		return &argError{Msg: notFound}
 	}
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func (s *Server) runGetNetwork(ctx context.Context, c *call, a *networkGetArgs) 
 			c.r.line("Nothing is currently selected in the DevTools Network panel.")
 			return nil
 		}
-		return &argError{notFound}
+		return &argError{Msg: notFound}
 	}
 	if err != nil {
 		return err

@@ -463,7 +463,7 @@ func heapError(err error) error {
 	case errors.As(err, &ni):
 		return &heapSnapshotError{fmt.Sprintf("Class %s has no objects that filter %s keeps; call get_heapsnapshot_details with that filterName to list the classes it keeps.", ni.ClassName, ni.Filter)}
 	case errors.As(err, &pe):
-		return &argError{fmt.Sprintf("Invalid argument %q: %s is not a regular expression this server can run (%v); give plain text or a simpler pattern.", pe.Field, strconv.Quote(pe.Pattern), pe.Err)}
+		return &argError{Msg: fmt.Sprintf("Invalid argument %q: %s is not a regular expression this server can run (%v); give plain text or a simpler pattern.", pe.Field, strconv.Quote(pe.Pattern), pe.Err)}
 	}
 	return err
 }

@@ -42,9 +42,9 @@ func slimError(err error) error {
 	var se *page.ScriptError
 	switch {
 	case errors.As(err, &ne):
-		return &argError{"Error: " + ne.Reason}
+		return &argError{Msg: "Error: " + ne.Reason}
 	case errors.As(err, &se):
-		return &argError{"Error: " + se.Msg}
+		return &argError{Msg: "Error: " + se.Msg}
 	}
 	return err
 }

@@ -217,24 +217,24 @@ func (c *call) traceError(err error, stopping bool) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, page.ErrTracingElsewhere):
-		return &argError{"Chrome is already recording a trace that this server did not start (DevTools, or another client of this browser); Chrome records one at a time. Stop that recording, then start again."}
+		return &argError{Msg: "Chrome is already recording a trace that this server did not start (DevTools, or another client of this browser); Chrome records one at a time. Stop that recording, then start again."}
 	case errors.Is(err, browser.ErrTraceHeld), errors.Is(err, page.ErrTraceRunning):
-		return &argError{fmt.Sprintf("A performance trace is already running on page %d. Use performance_stop_trace to stop it: one trace at a time can run on a page.", c.pageID)}
+		return &argError{Msg: fmt.Sprintf("A performance trace is already running on page %d. Use performance_stop_trace to stop it: one trace at a time can run on a page.", c.pageID)}
 	case errors.Is(err, page.ErrNoTrace):
-		return &argError{fmt.Sprintf("No performance trace is running on page %d. Start one with performance_start_trace.", c.pageID)}
+		return &argError{Msg: fmt.Sprintf("No performance trace is running on page %d. Start one with performance_start_trace.", c.pageID)}
 	case errors.Is(err, page.ErrClosed), errors.Is(err, page.ErrDisconnected), errors.Is(err, page.ErrStopped):
 		if _, ok := errorsAs[*page.TraceDiscardedError](err); ok || stopping {
-			return &argError{fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded. Call list_pages to see open pages.", c.pageID)}
+			return &argError{Msg: fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded. Call list_pages to see open pages.", c.pageID)}
 		}
 	}
 	if be, ok := errorsAs[*browser.TraceBusyError](err); ok {
-		return &argError{fmt.Sprintf("Page %d is recording a performance trace, and Chrome records one at a time: stop it with performance_stop_trace (pageId %d), or start this one again once it has finished.", be.Page, be.Page)}
+		return &argError{Msg: fmt.Sprintf("Page %d is recording a performance trace, and Chrome records one at a time: stop it with performance_stop_trace (pageId %d), or start this one again once it has finished.", be.Page, be.Page)}
 	}
 	if _, ok := errorsAs[*page.TraceDiscardedError](err); ok && isBudget(err) {
 		stopping = true
 	}
 	if stopping && (isBudget(err) || errors.Is(err, context.DeadlineExceeded)) {
-		return &argError{fmt.Sprintf("The performance trace of page %d could not be saved within the %v budget; the partial trace was discarded.", c.pageID, c.budget)}
+		return &argError{Msg: fmt.Sprintf("The performance trace of page %d could not be saved within the %v budget; the partial trace was discarded.", c.pageID, c.budget)}
 	}
 	return err
 }
@@ -254,10 +254,10 @@ func (s *Server) runAnalyzeInsight(ctx context.Context, c *call, a *analyzeInsig
 		for _, set := range rep.Sets {
 			ids = append(ids, set.ID)
 		}
-		return &argError{fmt.Sprintf("No insight set %q in the last trace of page %d. Only use ids from its \"Available insight sets\" list: %s.", a.InsightSetID, c.pageID, strings.Join(ids, ", "))}
+		return &argError{Msg: fmt.Sprintf("No insight set %q in the last trace of page %d. Only use ids from its \"Available insight sets\" list: %s.", a.InsightSetID, c.pageID, strings.Join(ids, ", "))}
 	}
 	if !ok {
-		return &argError{fmt.Sprintf("No insight named %q in insight set %s. Use a name from its list of available insights, or one of %s.", a.InsightName, a.InsightSetID, strings.Join(ptrace.InsightNames, ", "))}
+		return &argError{Msg: fmt.Sprintf("No insight named %q in insight set %s. Use a name from its list of available insights, or one of %s.", a.InsightName, a.InsightSetID, strings.Join(ptrace.InsightNames, ", "))}
 	}
 	c.r.line("%s", text)
 	return nil

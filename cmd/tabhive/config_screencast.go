@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/page/screencast"
-	"github.com/tabhive/tabhive/transport"
 )
 
 // defaultScreencastMaxDuration is --screencast-max-duration's default: a
@@ -18,7 +17,7 @@ const defaultScreencastMaxDuration = 10 * time.Minute
 // chrome-devtools-mcp's spellings: tabhive always records with ffmpeg,
 // which is what its --experimentalScreencast selects; here that flag lets
 // the video be WebM as well as MP4.
-func screencastFlags(fs *flag.FlagSet, s *transport.ScreencastConfig) {
+func screencastFlags(fs *flag.FlagSet, s *screencast.Config) {
 	for _, n := range []string{"screencast-fps", "screencastFps", "experimental-screencast-fps", "experimentalScreencastFps"} {
 		fs.Var(positiveInt{&s.FPS}, n, "frames per second of screencast_start's videos (default 30)")
 	}

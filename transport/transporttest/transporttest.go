@@ -20,6 +20,8 @@ import (
 	"maps"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +254,37 @@ func Text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// OpenPage opens url in a new page and returns its id; the page is closed
+// when the test ends.
+func OpenPage(t testing.TB, cs *mcp.ClientSession, url string) int {
+	t.Helper()
+	// A load budget a loaded machine meets (45 s and the tool's overhead,
+	// within the helper's minute): at load 20, with another test's page of
+	// 100,000 widgets in the shared browser, the default 10 s ran out.
+	text := Must(t, cs, "new_page", map[string]any{"url": url, "timeout": 45000})
+	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
+	if m == nil {
+		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)
+	}
+	if m == nil {
+		t.Fatalf("new_page(%s) did not list the new page as selected:\n%s", url, text)
+	}
+	id, _ := strconv.Atoi(m[1])
+	t.Cleanup(func() {
+		Call(t, cs, "close_page", map[string]any{"pageId": id})
+	})
+	return id
+}
+
+// UIDOf returns the uid of the snapshot's node of role and name, failing
+// the test if there is none.
+func UIDOf(t testing.TB, snapshot, role, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`uid=(\S+) ` + regexp.QuoteMeta(role) + ` "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(snapshot)
+	if m == nil {
+		t.Fatalf("no %s %q in:\n%s", role, name, snapshot)
+	}
+	return m[1]
 }

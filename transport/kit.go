@@ -1,0 +1,51 @@
+package transport
+
+// Tools that capabilities declare in their own packages (package
+// transport/tool), served as the transport's own are.
+
+import (
+	"context"
+
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/sandbox"
+	kit "github.com/tabhive/tabhive/transport/tool"
+)
+
+// fromKit serves a capability's tool.
+func fromKit(kt *kit.Tool) *tool {
+	return &tool{
+		name:        kt.Name,
+		description: kt.Description,
+		readOnly:    kt.ReadOnly,
+		page:        kt.Page,
+		action:      kt.Action,
+		noBrowser:   kt.NoBrowser,
+		argType:     kt.ArgType(),
+		budget:      withSnapshotBudget(kt.Budget),
+		run:         func(ctx context.Context, c *call, a any) error { return kt.Run(ctx, c, a) },
+	}
+}
+
+// fromKits serves each of a capability's tools.
+func fromKits(kts []*kit.Tool) []*tool {
+	ts := make([]*tool, len(kts))
+	for i, kt := range kts {
+		ts[i] = fromKit(kt)
+	}
+	return ts
+}
+
+// *call is the kit's Call.
+var _ kit.Call = (*call)(nil)
+
+// Page is the page a page-scoped call runs on.
+func (c *call) Page() *page.Actor { return c.page }
+
+// Sandbox is the session's file sandbox, recording what the call writes.
+func (c *call) Sandbox(ctx context.Context) *sandbox.Sandbox { return c.sandbox(ctx) }
+
+// Line adds a line to the reply.
+func (c *call) Line(format string, a ...any) { c.r.line(format, a...) }
+
+// Sentence is the sentence an agent reads for err.
+func (c *call) Sentence(err error) string { return sentence(err) }

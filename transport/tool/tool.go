@@ -1,0 +1,97 @@
+// Package tool is what a capability needs to declare MCP tools of its own:
+// a [Tool] with its typed arguments, its budget and its handler, and the
+// [Call] a handler sees. Package transport serves the tools: it decodes
+// and checks the arguments against the argument type's fields (their json,
+// desc, enum and range tags), routes page-scoped calls to their page,
+// gives each call its deadline, and renders the reply in
+// chrome-devtools-mcp's order and wording (ARCHITECTURE.md §11).
+//
+// A capability's package declares its tools beside its page slice, and the
+// transport lists them (transport/tools.go):
+//
+//	func Tools(cfg Config) []*tool.Tool {
+//		return []*tool.Tool{
+//			tool.Define(tool.Tool{Name: "screencast_stop", Page: true, Description: "..."},
+//				tool.Fixed[stopArgs](2*time.Minute), runStop),
+//		}
+//	}
+package tool
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/sandbox"
+)
+
+// Tool is one MCP tool: its name, description and kind. Make one with
+// [Define], which adds its arguments, budget and handler.
+type Tool struct {
+	Name        string
+	Description string
+	// ReadOnly is the tool's readOnlyHint.
+	ReadOnly bool
+	// Page marks a page-scoped tool: it takes an optional pageId, runs on
+	// that page or the session's selected one ([Call.Page]), and its
+	// reply carries the page's open-dialog notice.
+	Page bool
+	// Action marks a tool that changes the page: when it runs out of
+	// budget, the reply says the action may still take effect.
+	Action bool
+	// NoBrowser marks a tool that never needs the browser (it reads
+	// files): calling it does not start one.
+	NoBrowser bool
+
+	argType reflect.Type
+	budget  func(args any) time.Duration
+	run     func(ctx context.Context, c Call, args any) error
+}
+
+// Define makes a tool from a typed handler. A's exported fields are the
+// tool's arguments; budget gives the call's deadline from them.
+func Define[A any](t Tool, budget func(*A) time.Duration, run func(ctx context.Context, c Call, a *A) error) *Tool {
+	t.argType = reflect.TypeFor[A]()
+	t.budget = func(a any) time.Duration { return budget(a.(*A)) }
+	t.run = func(ctx context.Context, c Call, a any) error { return run(ctx, c, a.(*A)) }
+	return &t
+}
+
+// Fixed is a budget that does not depend on the arguments.
+func Fixed[A any](d time.Duration) func(*A) time.Duration { return func(*A) time.Duration { return d } }
+
+// ArgType is the type of the tool's arguments (a struct).
+func (t *Tool) ArgType() reflect.Type { return t.argType }
+
+// Budget is the deadline of a call with args (a pointer to the tool's
+// argument type).
+func (t *Tool) Budget(args any) time.Duration { return t.budget(args) }
+
+// Run runs the tool's handler.
+func (t *Tool) Run(ctx context.Context, c Call, args any) error { return t.run(ctx, c, args) }
+
+// Call is one tool call in progress, as its handler sees it.
+type Call interface {
+	// Page is the page a page-scoped call runs on.
+	Page() *page.Actor
+	// Sandbox is the file sandbox of the call's session, recording the
+	// files the call writes so that its reply links them.
+	Sandbox(ctx context.Context) *sandbox.Sandbox
+	// Line adds a line to the reply's text.
+	Line(format string, a ...any)
+	// Sentence is the one sentence an agent reads for err, as the reply
+	// would say it.
+	Sentence(err error) string
+}
+
+// ArgError is bad input: one sentence that says what to send instead,
+// reported without the "Error: " prefix of a failed tool, as
+// chrome-devtools-mcp reports its validation errors.
+type ArgError struct{ Msg string }
+
+func (e *ArgError) Error() string { return e.Msg }
+
+// BadArgs makes an [ArgError].
+func BadArgs(format string, a ...any) error { return &ArgError{fmt.Sprintf(format, a...)} }
