@@ -42,7 +42,7 @@ func (w sharedMain) Run() int {
 // -short.
 func OnShared(t testing.TB, opts Options) *Server {
 	t.Helper()
-	exe := Executable(t)
+	exe := browsertest.Executable(t)
 	shared.once.Do(func() {
 		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true})
 	})
