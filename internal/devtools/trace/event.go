@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // event is one trace event as the scanner found it. Its strings are
@@ -49,7 +51,7 @@ func (in interner) get(v []byte) string {
 		if s, ok := in[string(inner)]; ok {
 			return s
 		}
-		s, _ := unquote(v)
+		s, _ := jsfmt.Unquote(v)
 		if len(in) < 1<<16 {
 			in[string(inner)] = s
 		}
@@ -140,7 +142,7 @@ func (ev *event) parse(b []byte, index int, in interner) error {
 // number parses a JSON number, or a string holding one; anything else is 0.
 func number(v []byte) float64 {
 	if len(v) > 0 && v[0] == '"' {
-		s, _ := unquote(v)
+		s, _ := jsfmt.Unquote(v)
 		f, _ := strconv.ParseFloat(s, 64)
 		return f
 	}
@@ -151,7 +153,7 @@ func number(v []byte) float64 {
 // idString turns a JSON id (a string or a number) into a string.
 func idString(v []byte) string {
 	if len(v) > 0 && v[0] == '"' {
-		s, _ := unquote(v)
+		s, _ := jsfmt.Unquote(v)
 		return s
 	}
 	return string(v)

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // The text of a report follows chrome-devtools-mcp 1.11's: the same
@@ -99,11 +101,11 @@ func formatBytes(x float64) string {
 }
 
 func bounds(w window) string {
-	return fmt.Sprintf("{min: %sµs, max: %sµs}", jsNumber(w.Min), jsNumber(w.Max))
+	return fmt.Sprintf("{min: %sµs, max: %sµs}", jsfmt.Number(w.Min), jsfmt.Number(w.Max))
 }
 
 func eventRef(key string, ts float64) string {
-	return fmt.Sprintf("(eventKey: %s, ts: %s)", key, jsNumber(ts))
+	return fmt.Sprintf("(eventKey: %s, ts: %s)", key, jsfmt.Number(ts))
 }
 
 // insightText is what tabhive says about each insight.
@@ -256,7 +258,7 @@ func (r *Report) Summary() string {
 	if cpu == 0 {
 		cpu = 1
 	}
-	fmt.Fprintf(&b, "CPU throttling: %sx\n", jsNumber(cpu))
+	fmt.Fprintf(&b, "CPU throttling: %sx\n", jsfmt.Number(cpu))
 	nt := r.opts.NetworkThrottling
 	if nt == "" {
 		nt = "none"
@@ -324,7 +326,7 @@ func (f *formatter) metrics(b *strings.Builder, s *InsightSet) {
 	if in := s.INP; in != nil {
 		fmt.Fprintf(b, "  - INP: %d ms, event: %s\n", int64(jsRound(in.Value/1000)), eventRef(in.EventKey, in.TS))
 	}
-	cls := fmt.Sprintf("  - CLS: %s", toFixed(s.CLS.Value, 2))
+	cls := fmt.Sprintf("  - CLS: %s", jsfmt.ToFixed(s.CLS.Value, 2))
 	if s.CLS.EventKey != "" {
 		cls += ", event: " + eventRef(s.CLS.EventKey, s.CLS.TS)
 	}
@@ -350,9 +352,9 @@ func savingsText(s []saving) string {
 	var parts []string
 	for _, v := range s {
 		if v.Metric == "CLS" {
-			parts = append(parts, v.Metric+" "+toFixed(v.Value, 2))
+			parts = append(parts, v.Metric+" "+jsfmt.ToFixed(v.Value, 2))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s %s ms", v.Metric, jsNumber(jsRound(v.Value))))
+			parts = append(parts, fmt.Sprintf("%s %s ms", v.Metric, jsfmt.Number(jsRound(v.Value))))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -665,7 +667,7 @@ func (f *formatter) lcpBreakdown(c *context, lcp *LCP) string {
 	var lines []string
 	for _, p := range lcp.Parts {
 		pct := p.Duration() / 1000 / (lcp.Value / 1000) * 100
-		lines = append(lines, fmt.Sprintf("- %s: %s (%s%% of total LCP time)", p.Label, millis(p.Duration()/1000), toFixed(pct, 1)))
+		lines = append(lines, fmt.Sprintf("- %s: %s (%s%% of total LCP time)", p.Label, millis(p.Duration()/1000), jsfmt.ToFixed(pct, 1)))
 	}
 	return fmt.Sprintf("%s\n\nThe LCP time is the sum of these %d subparts:\n\n%s", f.lcpContext(c, lcp), len(lcp.Parts), strings.Join(lines, "\n"))
 }
@@ -721,7 +723,7 @@ func (f *formatter) clsCulprits(c *context, worst *cluster, causes map[*shift]*r
 		shifts = append(shifts, f.layoutShift(s, i, causes[s], base))
 	}
 	return fmt.Sprintf("The worst cluster of layout shifts started at %s and ended at %s, %s in all.\nIts score is %s.\n\nLayout shifts in this cluster:\n%s",
-		micros(worst.TS-base), micros(worst.TS+worst.Dur-base), micros(worst.Dur), toFixed(worst.Score, 4), strings.Join(shifts, "\n"))
+		micros(worst.TS-base), micros(worst.TS+worst.Dur-base), micros(worst.Dur), jsfmt.ToFixed(worst.Score, 4), strings.Join(shifts, "\n"))
 }
 
 func (f *formatter) layoutShift(s *shift, i int, rc *rootCauses, base float64) string {
@@ -766,7 +768,7 @@ func (f *formatter) layoutShift(s *shift, i int, rc *rootCauses, base float64) s
 	if len(names) > 0 {
 		impacted = "\n- Impacted elements:\n  - " + strings.Join(names, "\n  - ") + "\n"
 	}
-	return fmt.Sprintf("### Layout shift %d:%s\n- Start time: %s\n- Score: %s\n%s", i+1, impacted, millis((s.TS-base)/1000), toFixed(s.Score, 4), rootText)
+	return fmt.Sprintf("### Layout shift %d:%s\n- Start time: %s\n- Score: %s\n%s", i+1, impacted, millis((s.TS-base)/1000), jsfmt.ToFixed(s.Score, 4), rootText)
 }
 
 // urlRef names a URL with its request's event, when there is one.
@@ -867,7 +869,7 @@ func (f *formatter) cache(entries []cacheEntry) string {
 	var b strings.Builder
 	b.WriteString("These resources have short cache lifetimes:\n")
 	for _, e := range entries {
-		fmt.Fprintf(&b, "\n- %s\n  - Cache Time to Live (TTL): %s seconds\n  - Wasted bytes: %s", f.requestRef(e.req), jsNumber(e.ttl), formatBytes(e.wasted))
+		fmt.Fprintf(&b, "\n- %s\n  - Cache Time to Live (TTL): %s seconds\n  - Wasted bytes: %s", f.requestRef(e.req), jsfmt.Number(e.ttl), formatBytes(e.wasted))
 	}
 	b.WriteString("\n\nA long cache lifetime (and a new URL for each new version) lets repeat visits skip these downloads.")
 	return b.String()
@@ -881,22 +883,22 @@ func (f *formatter) domSize(state string, stats *domStats, layouts, styles []*la
 	b.WriteString("Large DOMs make style and layout slower.\n")
 	if stats != nil {
 		b.WriteString("\nStatistics:\n\n")
-		fmt.Fprintf(&b, "Total elements: %s.\n", jsNumber(stats.TotalElements))
+		fmt.Fprintf(&b, "Total elements: %s.\n", jsfmt.Number(stats.TotalElements))
 		if d := stats.MaxDepth; d != nil {
-			fmt.Fprintf(&b, "DOM depth: %s nodes, starting with element '%s' (node id: %d).\n", jsNumber(d.Depth), d.NodeName, d.NodeID)
+			fmt.Fprintf(&b, "DOM depth: %s nodes, starting with element '%s' (node id: %d).\n", jsfmt.Number(d.Depth), d.NodeName, d.NodeID)
 		}
 		if ch := stats.MaxChildren; ch != nil {
-			fmt.Fprintf(&b, "Most children: %s, for parent '%s' (node id: %d).\n", jsNumber(ch.NumChildren), ch.NodeName, ch.NodeID)
+			fmt.Fprintf(&b, "Most children: %s, for parent '%s' (node id: %d).\n", jsfmt.Number(ch.NumChildren), ch.NodeName, ch.NodeID)
 		}
 	}
 	if len(layouts)+len(styles) > 0 {
 		b.WriteString("\nLarge layout updates/style calculations:\n")
 	}
 	for _, l := range layouts {
-		fmt.Fprintf(&b, "\n  - Layout update: Duration: %s, with %s of %s nodes needing layout.", micros(l.Dur), jsNumber(l.DirtyObjects), jsNumber(l.TotalObjects))
+		fmt.Fprintf(&b, "\n  - Layout update: Duration: %s, with %s of %s nodes needing layout.", micros(l.Dur), jsfmt.Number(l.DirtyObjects), jsfmt.Number(l.TotalObjects))
 	}
 	for _, s := range styles {
-		fmt.Fprintf(&b, "\n  - Style recalculation: Duration: %s, with %s elements affected.", micros(s.Dur), jsNumber(s.ElementCount))
+		fmt.Fprintf(&b, "\n  - Style recalculation: Duration: %s, with %s elements affected.", micros(s.Dur), jsfmt.Number(s.ElementCount))
 	}
 	return b.String()
 }
@@ -944,7 +946,7 @@ func callFrameText(fr *callFrame) string {
 	if fr.URL == "" {
 		return name + " @ unknown location"
 	}
-	return fmt.Sprintf("%s @ %s:%s:%s", name, fr.URL, jsNumber(fr.LineNumber), jsNumber(fr.ColumnNumber))
+	return fmt.Sprintf("%s @ %s:%s:%s", name, fr.URL, jsfmt.Number(fr.LineNumber), jsfmt.Number(fr.ColumnNumber))
 }
 
 func (f *formatter) forcedReflow(hasTop bool, top *callFrame, topTotal float64, aggregated []*reflowData) string {
@@ -976,9 +978,9 @@ func (f *formatter) duplicatedJavaScript(wasted float64, grouped []*duplication)
 	}
 	var lines []string
 	for _, d := range grouped {
-		lines = append(lines, fmt.Sprintf("- Source: %s - Duplicated bytes: %s bytes", d.source, jsNumber(d.bytes)))
+		lines = append(lines, fmt.Sprintf("- Source: %s - Duplicated bytes: %s bytes", d.source, jsfmt.Number(d.bytes)))
 	}
-	return fmt.Sprintf("Total wasted bytes: %s bytes.\n\nDuplication grouped by Node modules: %s", jsNumber(wasted), strings.Join(lines, "\n"))
+	return fmt.Sprintf("Total wasted bytes: %s bytes.\n\nDuplication grouped by Node modules: %s", jsfmt.Number(wasted), strings.Join(lines, "\n"))
 }
 
 func (f *formatter) inpBreakdown(it *interaction) string {
@@ -1007,7 +1009,7 @@ func (f *formatter) imageDelivery(wasted float64, images []*optimizableImage) st
 				msg = "A video instead of an animated GIF could shrink it"
 			case "RESPONSIVE_SIZE":
 				msg = fmt.Sprintf("The file (%sx%s) is larger than it is shown (%sx%s); responsive images could shrink it",
-					jsNumber(o.fileW), jsNumber(o.fileH), jsNumber(o.displayW), jsNumber(o.displa))
+					jsfmt.Number(o.fileW), jsfmt.Number(o.fileH), jsfmt.Number(o.displayW), jsfmt.Number(o.displa))
 			}
 			opts = append(opts, fmt.Sprintf("%s (Est %s)", msg, formatBytes(o.savings)))
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // Insight states, as DevTools names them. A passing insight is not listed.
@@ -1288,7 +1290,7 @@ func (c *context) forcedReflow() *insight {
 }
 
 func callFrameID(f *callFrame) string {
-	return jsAny(f.ScriptID) + ":" + jsNumber(f.LineNumber) + ":" + jsNumber(f.ColumnNumber)
+	return jsAny(f.ScriptID) + ":" + jsfmt.Number(f.LineNumber) + ":" + jsfmt.Number(f.ColumnNumber)
 }
 
 type duplicate struct {
@@ -1483,25 +1485,13 @@ func compressionRatio(s *script) float64 {
 	}
 	length := r.DecodedBodyLength
 	if length == 0 && s.content != nil {
-		length = float64(utf16Len(s.content.String()))
+		length = float64(jsfmt.Length(s.content.String()))
 	}
 	compressed := estimateCompressedSize(r, length, "Script")
 	if length == 0 || compressed == 0 {
 		return 1
 	}
 	return compressed / length
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 // servedFromCache reports whether a response came from the browser's

@@ -2,13 +2,12 @@ package trace
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // ErrNotTrace is returned by [Analyze] for input that is not a trace: not
@@ -204,7 +203,7 @@ func (rd *reader) key(buf []byte) (string, error) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", fmt.Errorf("%w: expected a key at byte %d", ErrNotTrace, rd.offset())
 	}
-	k, ok := unquote(v)
+	k, ok := jsfmt.Unquote(v)
 	if !ok {
 		return "", fmt.Errorf("%w: bad key at byte %d", ErrNotTrace, rd.offset())
 	}
@@ -390,69 +389,4 @@ func skipSpace(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// unquote decodes a JSON string literal, quotes included.
-func unquote(b []byte) (string, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return "", false
-	}
-	inner := b[1 : len(b)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		if utf8.Valid(inner) {
-			return string(inner), true
-		}
-		return string(bytes.ToValidUTF8(inner, []byte("\uFFFD"))), true
-	}
-	s, err := strconv.Unquote(string(jsonToGoQuote(b)))
-	if err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// jsonToGoQuote rewrites the escapes that JSON allows and Go's strconv does
-// not (an escaped slash), and surrogate pairs, which strconv decodes one
-// half at a time.
-func jsonToGoQuote(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' || i+1 >= len(b) {
-			out = append(out, c)
-			continue
-		}
-		n := b[i+1]
-		switch {
-		case n == '/':
-			out = append(out, '/')
-			i++
-		case n == 'u' && i+5 < len(b):
-			r1, ok := hex4(b[i+2 : i+6])
-			if ok && r1 >= 0xD800 && r1 < 0xDC00 && i+11 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
-				if r2, ok := hex4(b[i+8 : i+12]); ok && r2 >= 0xDC00 && r2 < 0xE000 {
-					r := (r1-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
-					out = append(out, []byte(strconv.QuoteRuneToASCII(rune(r))[1:11])...)
-					i += 11
-					continue
-				}
-			}
-			if ok && r1 >= 0xD800 && r1 < 0xE000 {
-				out = append(out, `\ufffd`...) // a lone surrogate
-				i += 5
-				continue
-			}
-			out = append(out, c, n)
-			i++
-		default:
-			out = append(out, c, n)
-			i++
-		}
-	}
-	return out
-}
-
-func hex4(b []byte) (int, bool) {
-	v, err := strconv.ParseUint(string(b), 16, 32)
-	return int(v), err == nil
 }

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 func TestAnalyzeFileForms(t *testing.T) {
@@ -78,11 +80,6 @@ func TestEventParsing(t *testing.T) {
 	if err := ev.parse([]byte(`{"name":"x",`), 0, in); err == nil {
 		t.Error("a truncated event parsed")
 	}
-	for in, want := range map[string]string{`"\ud83d\ude00"`: "😀", `"a\/b"`: "a/b", `"\ud800x"`: "\ufffdx"} {
-		if got, ok := unquote([]byte(in)); !ok || got != want {
-			t.Errorf("unquote(%s) = %q, %v; want %q", in, got, ok, want)
-		}
-	}
 }
 
 // TestNumberFormats holds the text's numbers to JavaScript's, as DevTools
@@ -91,15 +88,15 @@ func TestNumberFormats(t *testing.T) {
 	for _, tt := range []struct {
 		got, want string
 	}{
-		{jsNumber(645366074.9999999), "645366074.9999999"},
-		{jsNumber(2080328921), "2080328921"},
-		{jsNumber(1e21), "1e+21"},
-		{jsNumber(1.5e-7), "1.5e-7"},
-		{toFixed(0.125, 2), "0.13"},    // a tie: JavaScript rounds it up
-		{toFixed(1.005, 2), "1.00"},    // 1.00499999...: no tie
-		{toFixed(0.0424, 4), "0.0424"}, // a layout shift's score
-		{toFixed(-0.125, 2), "-0.13"},
-		{toFixed(0.706, 2), "0.71"},
+		{jsfmt.Number(645366074.9999999), "645366074.9999999"},
+		{jsfmt.Number(2080328921), "2080328921"},
+		{jsfmt.Number(1e21), "1e+21"},
+		{jsfmt.Number(1.5e-7), "1.5e-7"},
+		{jsfmt.ToFixed(0.125, 2), "0.13"},    // a tie: JavaScript rounds it up
+		{jsfmt.ToFixed(1.005, 2), "1.00"},    // 1.00499999...: no tie
+		{jsfmt.ToFixed(0.0424, 4), "0.0424"}, // a layout shift's score
+		{jsfmt.ToFixed(-0.125, 2), "-0.13"},
+		{jsfmt.ToFixed(0.706, 2), "0.71"},
 		{millis(1234.5), "1,235\u00a0ms"},
 		{millis(0.25), "0.3\u00a0ms"},
 		{millis(2.5), "3\u00a0ms"},

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
-	"unicode/utf16"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // maxScriptText bounds the script sources kept for the duplication check:
@@ -407,7 +408,7 @@ func (sc *script) generatedSizes() (files map[string]int, ok bool) {
 	lines := strings.Split(content, "\n")
 	lengths := make([]int, len(lines))
 	for i, l := range lines {
-		lengths[i] = len(utf16.Encode([]rune(l)))
+		lengths[i] = jsfmt.Length(l)
 	}
 	files = map[string]int{}
 	ms := sc.sourceMap.mappings
