@@ -195,7 +195,8 @@ func TestTrackerLateOnSabotagedPage(t *testing.T) {
 // TestTrackerAtDocumentStart: the same page opened by the actor has the
 // tracker from its start, so its sabotage changes nothing: the click's
 // effect is waited for, and evaluate_script serialises with the
-// browser's own JSON.stringify.
+// browser's own JSON.stringify, even once the page deleted JSON (the
+// tracker named the global JSON when it serialised, which then threw).
 func TestTrackerAtDocumentStart(t *testing.T) {
 	t.Parallel()
 	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage))
@@ -220,6 +221,13 @@ func TestTrackerAtDocumentStart(t *testing.T) {
 	r, err := a.Evaluate(ctx, Script{Source: `() => ({ one: 1 })`})
 	if err != nil || r.JSON != `{"one":1}` {
 		t.Errorf("evaluate = %q, %v", r.JSON, err)
+	}
+	if _, err := a.Evaluate(ctx, Script{Source: `() => { delete window.JSON; }`}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = a.Evaluate(ctx, Script{Source: `() => ({ two: 2 })`})
+	if err != nil || r.JSON != `{"two":2}` {
+		t.Errorf("evaluate after the page deleted JSON = %q, %v", r.JSON, err)
 	}
 	if st, _ := stateOf(t, a); st.Missing != "" {
 		t.Errorf("a tracker installed at document start missed %q", st.Missing)
