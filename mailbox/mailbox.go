@@ -1,8 +1,11 @@
-// Package mailbox provides a bounded, closable queue that one goroutine
-// drains and any number of goroutines fill.
+// Package mailbox provides tabhive's inboxes: [Queue], the FIFO that any
+// number of goroutines fill and one goroutine drains, woken by a channel
+// (bounded or not: a CDP session's events, a waiter's feed, a page actor's
+// posted work), and [Mailbox], the bounded one an actor (package actor)
+// takes its messages from.
 //
-// It knows nothing about browsers or MCP: it is the inbox of an actor
-// (package actor). Its full policy is:
+// It knows nothing about browsers or MCP, holds no state of its own beyond
+// each queue's, and starts no goroutines. A mailbox's full policy is:
 //
 //   - Send never blocks. A full mailbox refuses with [ErrFull], a closed one
 //     with [ErrClosed], and a sender whose context is already done gets the
@@ -15,16 +18,15 @@ package mailbox
 import (
 	"context"
 	"errors"
-
-	"github.com/tabhive/tabhive/internal/queue"
 )
 
 // ErrFull is returned by [Mailbox.Send] when the mailbox already holds its
-// capacity of items. The item is not queued.
+// capacity of items, and by [Queue.Push] when the queue holds its limit.
+// The item is not queued.
 var ErrFull = errors.New("mailbox full")
 
-// ErrClosed is returned by [Mailbox.Send] after [Mailbox.Close]. The item is
-// not queued.
+// ErrClosed is returned by [Mailbox.Send] after [Mailbox.Close], and by
+// [Queue.Push] after [Queue.Close]. The item is not queued.
 var ErrClosed = errors.New("mailbox closed")
 
 // Mailbox is a bounded FIFO queue. Send may be called from any goroutine;
@@ -33,7 +35,7 @@ var ErrClosed = errors.New("mailbox closed")
 //
 // The zero value is not usable; use [New].
 type Mailbox[T any] struct {
-	q *queue.Queue[T] // bounded by the capacity
+	q *Queue[T] // bounded by the capacity
 }
 
 // New returns an empty mailbox that holds at most capacity items.
@@ -42,7 +44,7 @@ func New[T any](capacity int) *Mailbox[T] {
 	if capacity < 1 {
 		panic("mailbox: capacity must be at least 1")
 	}
-	return &Mailbox[T]{q: queue.New[T](capacity, nil)}
+	return &Mailbox[T]{q: NewQueue[T](capacity, nil)}
 }
 
 // Send queues v. It never blocks: it returns ctx's error if ctx is already
@@ -52,14 +54,7 @@ func (m *Mailbox[T]) Send(ctx context.Context, v T) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	err := m.q.Push(v)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, queue.ErrClosed):
-		return ErrClosed
-	}
-	return ErrFull
+	return m.q.Push(v)
 }
 
 // Ready returns a channel that receives a value when items may be queued.

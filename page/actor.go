@@ -19,7 +19,7 @@ import (
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 	"github.com/tabhive/tabhive/page/css"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
@@ -138,7 +138,7 @@ type Actor struct {
 	// posted holds work for the run goroutine from the goroutines that set
 	// up child sessions (oopif.go): each func is the result of one, run in
 	// Apply. Safe from any goroutine.
-	posted *queue.Queue[func()]
+	posted *mailbox.Queue[func()]
 	// adopting counts the goroutines setting up child sessions; the actor
 	// waits for them as it exits (closeChildren).
 	adopting sync.WaitGroup
@@ -287,7 +287,7 @@ func Start(cfg Config) *Actor {
 	if a.timeout == 0 {
 		a.timeout = 30 * time.Second
 	}
-	a.posted = queue.New[func()](0, a.ready)
+	a.posted = mailbox.NewQueue[func()](0, a.ready)
 	a.ids = snapshot.NewIDs(&a.counter.c)
 	a.newSlices()
 	a.act = actor.New(actor.Config{

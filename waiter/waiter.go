@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 )
 
 // Page is what the waiter needs from the page besides its events. Its
@@ -197,7 +197,7 @@ type Waiter struct {
 	cfg Config
 	// events are fed by the page actor and taken by Run; closed when Run
 	// returns, after which feeding drops them.
-	events *queue.Queue[event]
+	events *mailbox.Queue[event]
 }
 
 // New returns a waiter for one action.
@@ -211,7 +211,7 @@ func New(cfg Config) *Waiter {
 	if cfg.NavigationTimeout <= 0 {
 		cfg.NavigationTimeout = scale(navigationCap, cfg.Network)
 	}
-	return &Waiter{cfg: cfg, events: queue.New[event](0, nil)}
+	return &Waiter{cfg: cfg, events: mailbox.NewQueue[event](0, nil)}
 }
 
 func scale(d time.Duration, f float64) time.Duration { return time.Duration(float64(d) * f) }

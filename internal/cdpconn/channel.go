@@ -18,7 +18,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 )
 
 // channel is one connection to a browser carrying every session's
@@ -141,7 +141,7 @@ func open(ctx context.Context, fio frameIO, opts Options) (*Conn, error) {
 
 // open registers a session and gives it an rpcc connection.
 func (ch *channel) open(ctx context.Context, id string, opts Options) (*Conn, error) {
-	s := &session{id: id, ch: ch, keep: opts.Keep, events: queue.New[Event](0, opts.Ready), wake: make(chan struct{}, 1)}
+	s := &session{id: id, ch: ch, keep: opts.Keep, events: mailbox.NewQueue[Event](0, opts.Ready), wake: make(chan struct{}, 1)}
 	ch.mu.Lock()
 	if ch.err != nil {
 		err := ch.err
@@ -532,7 +532,7 @@ type session struct {
 	ch     *channel
 	relay  *Relay // non-nil for a session whose messages go to a relay's client (relay.go)
 	keep   func(string) bool
-	events *queue.Queue[Event] // unbounded: the reader never waits on an owner
+	events *mailbox.Queue[Event] // unbounded: the reader never waits on an owner
 
 	mu      sync.Mutex // guards replies and err
 	replies []rpcc.Response

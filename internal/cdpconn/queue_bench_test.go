@@ -3,13 +3,13 @@ package cdpconn
 import (
 	"testing"
 
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 )
 
 // BenchmarkQueuePushTake is one event queued by the channel's reader and
 // taken by its owner: the cost of a session's event queue.
 func BenchmarkQueuePushTake(b *testing.B) {
-	q := queue.New[Event](0, nil)
+	q := mailbox.NewQueue[Event](0, nil)
 	for b.Loop() {
 		q.Push(Event{Method: "Page.loadEventFired"})
 		<-q.Ready()
@@ -22,7 +22,7 @@ func BenchmarkQueuePushTake(b *testing.B) {
 // BenchmarkQueueBurst is the reader queueing events from its goroutine
 // while the owner takes what is there at each wake-up.
 func BenchmarkQueueBurst(b *testing.B) {
-	q := queue.New[Event](0, nil)
+	q := mailbox.NewQueue[Event](0, nil)
 	go func() {
 		for range b.N {
 			q.Push(Event{Method: "Network.requestWillBeSent"})

@@ -64,7 +64,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/rs/zerolog"
 
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 )
 
 // Page is the target the endpoint shows.
@@ -320,4 +320,4 @@ var errClosed = errors.New("endpoint closed")
 
 // newQueue returns an unbounded outbox, so that the browser channel's
 // reader never waits on the client.
-func newQueue() *queue.Queue[[]byte] { return queue.New[[]byte](0, make(chan struct{}, 1)) }
+func newQueue() *mailbox.Queue[[]byte] { return mailbox.NewQueue[[]byte](0, make(chan struct{}, 1)) }

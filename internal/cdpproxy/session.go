@@ -10,7 +10,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 )
 
 // session is the client's connection: the made-up browser's Target
@@ -18,7 +18,7 @@ import (
 type session struct {
 	e     *Endpoint
 	conn  *websocket.Conn
-	out   *queue.Queue[[]byte]
+	out   *mailbox.Queue[[]byte]
 	relay Relay
 
 	// Owned by run's goroutine.

@@ -1,4 +1,4 @@
-package queue_test
+package mailbox_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tabhive/tabhive/internal/queue"
+	"github.com/tabhive/tabhive/mailbox"
 )
 
 // tokens returns how many tokens ready holds, taking them.
@@ -22,8 +22,8 @@ func tokens(ready <-chan struct{}) int {
 	}
 }
 
-func TestPushTakeInOrder(t *testing.T) {
-	q := queue.New[int](0, nil)
+func TestQueuePushTakeInOrder(t *testing.T) {
+	q := mailbox.NewQueue[int](0, nil)
 	for i := 1; i <= 3; i++ {
 		if err := q.Push(i); err != nil {
 			t.Fatalf("Push(%d) = %v, want nil", i, err)
@@ -40,8 +40,8 @@ func TestPushTakeInOrder(t *testing.T) {
 	}
 }
 
-func TestPopSignalsWhileItemsRemain(t *testing.T) {
-	q := queue.New[string](0, nil)
+func TestQueuePopSignalsWhileItemsRemain(t *testing.T) {
+	q := mailbox.NewQueue[string](0, nil)
 	q.Push("a")
 	q.Push("b")
 	tokens(q.Ready())
@@ -62,11 +62,11 @@ func TestPopSignalsWhileItemsRemain(t *testing.T) {
 	}
 }
 
-func TestLimit(t *testing.T) {
-	q := queue.New[int](2, nil)
+func TestQueueLimit(t *testing.T) {
+	q := mailbox.NewQueue[int](2, nil)
 	q.Push(1)
 	q.Push(2)
-	if err := q.Push(3); !errors.Is(err, queue.ErrFull) {
+	if err := q.Push(3); !errors.Is(err, mailbox.ErrFull) {
 		t.Fatalf("Push past the limit = %v, want ErrFull", err)
 	}
 	if q.Len() != 2 {
@@ -83,8 +83,8 @@ func TestLimit(t *testing.T) {
 	}
 }
 
-func TestPushFront(t *testing.T) {
-	q := queue.New[int](0, nil)
+func TestQueuePushFront(t *testing.T) {
+	q := mailbox.NewQueue[int](0, nil)
 	q.Push(3)
 	tokens(q.Ready())
 	q.PushFront([]int{1, 2})
@@ -100,14 +100,14 @@ func TestPushFront(t *testing.T) {
 	}
 }
 
-func TestClose(t *testing.T) {
-	q := queue.New[int](0, nil)
+func TestQueueClose(t *testing.T) {
+	q := mailbox.NewQueue[int](0, nil)
 	q.Push(1)
 	q.Push(2)
 	if got, want := q.Close(), []int{1, 2}; !slices.Equal(got, want) {
 		t.Errorf("Close = %v, want %v", got, want)
 	}
-	if err := q.Push(3); !errors.Is(err, queue.ErrClosed) {
+	if err := q.Push(3); !errors.Is(err, mailbox.ErrClosed) {
 		t.Errorf("Push after Close = %v, want ErrClosed", err)
 	}
 	q.PushFront([]int{4})
@@ -119,12 +119,12 @@ func TestClose(t *testing.T) {
 	}
 }
 
-// TestSharedReady: queues made with one channel all wake its owner.
-func TestSharedReady(t *testing.T) {
+// TestQueueSharedReady: queues made with one channel all wake its owner.
+func TestQueueSharedReady(t *testing.T) {
 	ready := make(chan struct{}, 1)
-	a, b := queue.New[int](0, ready), queue.New[int](0, ready)
+	a, b := mailbox.NewQueue[int](0, ready), mailbox.NewQueue[int](0, ready)
 	if a.Ready() != (<-chan struct{})(ready) || b.Ready() != (<-chan struct{})(ready) {
-		t.Fatal("Ready is not the channel given to New")
+		t.Fatal("Ready is not the channel given to NewQueue")
 	}
 	b.Push(1)
 	if n := tokens(ready); n != 1 {
@@ -132,11 +132,11 @@ func TestSharedReady(t *testing.T) {
 	}
 }
 
-// TestConcurrentPushers: every item pushed from many goroutines comes out
+// TestQueueConcurrentPushers: every item pushed from many goroutines comes out
 // once, each goroutine's in its order, for a drainer woken by Ready.
-func TestConcurrentPushers(t *testing.T) {
+func TestQueueConcurrentPushers(t *testing.T) {
 	const pushers, each = 8, 1000
-	q := queue.New[[2]int](0, nil)
+	q := mailbox.NewQueue[[2]int](0, nil)
 	var wg sync.WaitGroup
 	for p := range pushers {
 		wg.Go(func() {
@@ -162,11 +162,11 @@ func TestConcurrentPushers(t *testing.T) {
 	}
 }
 
-func TestNewPanicsOnNegativeLimit(t *testing.T) {
+func TestQueueNewPanicsOnNegativeLimit(t *testing.T) {
 	defer func() {
 		if recover() == nil {
-			t.Error("New(-1) did not panic")
+			t.Error("NewQueue(-1) did not panic")
 		}
 	}()
-	queue.New[int](-1, nil)
+	mailbox.NewQueue[int](-1, nil)
 }

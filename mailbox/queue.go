@@ -1,8 +1,10 @@
-// Package queue provides the one queue behind tabhive's inboxes: a FIFO
-// that any goroutine fills and one goroutine drains, with a channel that
-// wakes the drainer. An actor's mailbox (package mailbox), a CDP session's
-// event queue (package cdpconn) and a waiter's event feed (package waiter)
-// are each one of these.
+package mailbox
+
+// The queue behind every inbox of tabhive: a FIFO that any goroutine fills
+// and one goroutine drains, with a channel that wakes the drainer. An
+// actor's mailbox ([Mailbox]), a CDP session's event queue (package
+// cdpconn) and a waiter's event feed (package waiter) are each one of
+// these.
 //
 // Filling never blocks: [Queue.Push] refuses instead when the queue is at
 // its limit or closed. Waking is by token: the ready channel holds at most
@@ -10,23 +12,11 @@
 // the drainer once, and the drainer, once woken, takes what is there
 // ([Queue.Take] for all of it, [Queue.Pop] for the oldest item, which leaves
 // a new token while items remain).
-package queue
 
-import (
-	"errors"
-	"sync"
-)
-
-// ErrFull is returned by [Queue.Push] when the queue holds its limit of
-// items. The item is not queued.
-var ErrFull = errors.New("queue full")
-
-// ErrClosed is returned by [Queue.Push] after [Queue.Close]. The item is
-// not queued.
-var ErrClosed = errors.New("queue closed")
+import "sync"
 
 // Queue is a FIFO of T, bounded or not, that can be closed. Its methods are
-// safe for concurrent use. The zero value is not usable; use [New].
+// safe for concurrent use. The zero value is not usable; use [NewQueue].
 type Queue[T any] struct {
 	// Fixed at creation.
 	limit int           // most items held; 0 for no limit
@@ -37,14 +27,14 @@ type Queue[T any] struct {
 	closed bool
 }
 
-// New returns an empty queue that holds at most limit items, or any number
+// NewQueue returns an empty queue that holds at most limit items, or any number
 // if limit is 0. Pushes leave a token in ready; if ready is nil the queue
 // makes its own. An owner that outlives its queues (a supervisor that
 // reconnects) passes one channel to each of them. ready must have a buffer
-// of at least one. New panics if limit is negative.
-func New[T any](limit int, ready chan struct{}) *Queue[T] {
+// of at least one. NewQueue panics if limit is negative.
+func NewQueue[T any](limit int, ready chan struct{}) *Queue[T] {
 	if limit < 0 {
-		panic("queue: negative limit")
+		panic("mailbox: negative queue limit")
 	}
 	if ready == nil {
 		ready = make(chan struct{}, 1)
