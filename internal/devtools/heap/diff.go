@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // RetainedByContextSummary says how much of the heap only closures'
@@ -219,5 +221,5 @@ type ClassIndexError struct {
 }
 
 func (e *ClassIndexError) Error() string {
-	return fmt.Sprintf("Invalid classIndex: %s. Total classes with changes: %d", formatJSNumber(e.Index), e.Count)
+	return fmt.Sprintf("Invalid classIndex: %s. Total classes with changes: %d", jsfmt.Number(e.Index), e.Count)
 }

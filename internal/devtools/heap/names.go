@@ -7,49 +7,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // Names follow DevTools' rules, lengths counted as JavaScript counts them
 // (UTF-16 code units), since they bound names and appear in replies.
-
-// jsLen returns the length of s as JavaScript counts it.
-func jsLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			for _, r := range s[i:] {
-				if r >= 0x10000 {
-					n += 2
-				} else {
-					n++
-				}
-			}
-			return n
-		}
-		n++
-	}
-	return n
-}
-
-// jsSlice returns the first max UTF-16 code units of s, as s.slice(0, max)
-// would. A surrogate pair cut in half leaves U+FFFD.
-func jsSlice(s string, max int) string {
-	n := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if n+w > max {
-			if n < max { // half a pair
-				return s[:i] + string(utf8.RuneError)
-			}
-			return s[:i]
-		}
-		n += w
-	}
-	return s
-}
 
 // jsLess compares strings as JavaScript's < does, by UTF-16 code units.
 func jsLess(a, b string) bool { return jsCompare(a, b) < 0 }
@@ -102,29 +65,6 @@ func utf16Key(r rune) rune {
 	return r
 }
 
-// formatJSNumber prints a number as JavaScript's String(n) does for the
-// values heap snapshots hold.
-func formatJSNumber(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	if a := math.Abs(f); a >= 1e21 || a < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
-		// Go writes e+21, JavaScript e+21 too, but e-07 as e-7.
-		s = strings.Replace(s, "e-0", "e-", 1)
-		s = strings.Replace(s, "e+0", "e+", 1)
-		return s
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 // edgeName is DevTools' edge name: the index of an element or hidden edge;
 // a shortcut's name read as an integer when it starts with one; else the
 // name.
@@ -135,7 +75,7 @@ func (s *Snapshot) edgeName(ei uint32) string {
 	case s.eShortcut:
 		name := s.str(s.eName[ei])
 		if v, ok := jsParseInt(name); ok {
-			return formatJSNumber(v)
+			return jsfmt.Number(v)
 		}
 		return name
 	}
@@ -195,7 +135,7 @@ func (s *Snapshot) consStringName(o uint32) string {
 		if int(s.nType[n]) != s.tConsString {
 			part := s.name(n)
 			b.WriteString(part)
-			length += jsLen(part)
+			length += jsfmt.Length(part)
 			continue
 		}
 		var first, second uint32
@@ -237,18 +177,18 @@ func (s *Snapshot) plainObjectName(o uint32) string {
 			continue
 		}
 		formatted := formatPropertyName(s.edgeName(ei))
-		if jsLen(start) > 1 && jsLen(start)+jsLen(end)+jsLen(formatted) > 100 {
+		if jsfmt.Length(start) > 1 && jsfmt.Length(start)+jsfmt.Length(end)+jsfmt.Length(formatted) > 100 {
 			break
 		}
 		if fromEnd {
 			hi--
-			if jsLen(end) > 1 {
+			if jsfmt.Length(end) > 1 {
 				end = ", " + end
 			}
 			end = formatted + end
 		} else {
 			lo++
-			if jsLen(start) > 1 {
+			if jsfmt.Length(start) > 1 {
 				start += ", "
 			}
 			start += formatted
@@ -258,7 +198,7 @@ func (s *Snapshot) plainObjectName(o uint32) string {
 	if lo <= hi {
 		start += ", …"
 	}
-	if jsLen(end) > 1 {
+	if jsfmt.Length(end) > 1 {
 		start += ", "
 	}
 	return start + end
@@ -272,41 +212,7 @@ func formatPropertyName(name string) string {
 	if !propertyNeedsQuotes.MatchString(name) {
 		return name
 	}
-	return jsonQuote(name)
-}
-
-// jsonQuote is JavaScript's JSON.stringify of a string.
-func jsonQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[r>>4])
-				b.WriteByte("0123456789abcdef"[r&15])
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
+	return jsfmt.Quote(name)
 }
 
 // calculateObjectNames gives each node its class: its name for objects
@@ -394,7 +300,7 @@ func (s *Snapshot) inferInterfaceDefinitions() []interfaceDef {
 				continue
 			}
 			f := formatPropertyName(en)
-			fl := jsLen(f)
+			fl := jsfmt.Length(f)
 			if nameLen > minInterfacePropertyCount && nameLen+fl > maxInterfaceNameLength {
 				break
 			}

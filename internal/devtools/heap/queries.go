@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // Aggregate is one class of objects.
@@ -111,7 +113,7 @@ func (s *Snapshot) node(o uint32) Node {
 type ClassNotFoundError struct{ ID float64 }
 
 func (e *ClassNotFoundError) Error() string {
-	return fmt.Sprintf("Class with ID %s not found in heap snapshot", formatJSNumber(e.ID))
+	return fmt.Sprintf("Class with ID %s not found in heap snapshot", jsfmt.Number(e.ID))
 }
 
 // ClassNodes returns the instances of class id that a filter keeps, by

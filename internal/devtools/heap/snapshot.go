@@ -10,6 +10,8 @@ import (
 	"slices"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // DOM link states, as the detachedness field and DevTools number them.
@@ -285,7 +287,7 @@ func (s *Snapshot) EdgeCount() int { return s.edgeCount }
 type NodeNotFoundError struct{ ID float64 }
 
 func (e *NodeNotFoundError) Error() string {
-	return fmt.Sprintf("Node with ID %s not found", formatJSNumber(e.ID))
+	return fmt.Sprintf("Node with ID %s not found", jsfmt.Number(e.ID))
 }
 
 // ordinalForID returns the ordinal of the first node with id, as DevTools'
