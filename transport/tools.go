@@ -6,13 +6,6 @@ import (
 	"github.com/tabhive/tabhive/page/screencast"
 )
 
-// Descriptions shared by several tools.
-const (
-	uidDesc             = "The uid of an element on the page from the page content snapshot"
-	includeSnapshotDesc = "Whether to include a snapshot in the response. Default is false."
-	timeoutDesc         = "Maximum wait time in milliseconds. If set to 0, the default timeout will be used. At most 300000 (5 minutes): a larger value is lowered to it."
-)
-
 // Budgets: how long a call may take when the tool has no timeout argument,
 // or on top of it. Each is generous enough for its slowest legitimate case
 // on a loaded machine.
@@ -29,7 +22,8 @@ const (
 // carries the tags min:"0" max:"3600000" (absurdTimeout), so that decoding
 // refuses a negative value, or one like 9223372036854 that would overflow
 // a time.Duration into a negative budget, with one sentence; millis then
-// lowers what is left to maxTimeout. timeoutDesc says both.
+// lowers what is left to maxTimeout. Each such field's description gives
+// the maximum (timeoutArgTypes in args_test.go holds every tool to it).
 const (
 	// maxTimeout is five minutes: ten times the longest default budget (a
 	// script's 30 s), and longer than any page load an agent would wait for.

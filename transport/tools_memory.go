@@ -94,17 +94,6 @@ func (s *Server) memoryTools() []*tool {
 	)
 }
 
-// Argument descriptions shared by several tools.
-const (
-	heapFileDesc     = "A path to a .heapsnapshot file to read."
-	maxNameDesc      = "Maximum length of names before truncation. Defaults to 100."
-	heapPageIdxDesc  = "The page index for pagination."
-	heapPageSizeDesc = "The page size for pagination."
-	filterNameDesc   = "An optional filter to apply to the aggregates."
-	objectIDDesc     = "The object ID (nodeId) of the specific native context to filter by when filterName is attributedToSpecificNativeContext."
-	heapFilters      = "objectsRetainedByDetachedDomNodes,objectsRetainedByConsole,objectsRetainedByEventHandlers,objectsRetainedByContexts,sharedNativeContext,noNativeContext,attributedToSpecificNativeContext"
-)
-
 type takeHeapArgs struct {
 	FilePath string `json:"filePath" required:"true" desc:"A path to a .heapsnapshot file to save the heapsnapshot to."`
 }
