@@ -2,9 +2,10 @@ package page
 
 // Performance traces: the page actor records them (Tracing on its own
 // session), streams them to the writer its caller gives, and analyses them
-// on the way (package internal/devtools/trace). Tracing is the page's business, like
-// any other tool: a page that records holds no lock that other pages wait
-// on, and its own calls keep running in order.
+// on the way (package internal/devtools/trace; its model keeps only the
+// page's part of the trace). Tracing is the page's business, like any other
+// tool: a page that records holds no lock that other pages wait on, and its
+// own calls keep running in order.
 
 import (
 	"context"
@@ -25,6 +26,7 @@ import (
 	"github.com/mafredri/cdp/protocol/tracing"
 
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
+	tracemodel "github.com/tabhive/tabhive/internal/devtools/trace/model"
 )
 
 // ErrTraceRunning is returned by [Actor.StartTrace] when the page is
@@ -411,8 +413,8 @@ type readResult struct {
 // Chrome's trace is of the whole browser: every tab's renderer, with its
 // URLs and script sources, whichever page recorded it. So the stream goes
 // first to a file of the server's own, which says which frames and
-// processes are the page's ([ptrace.PageScope]); only those events reach
-// out and the analysis ([ptrace.Filter]). No agent sees another's pages in
+// processes are the page's ([tracemodel.PageScope]); only those events reach
+// out and the analysis ([tracemodel.Filter]). No agent sees another's pages in
 // its trace. A trace that does not say which page it is of gives nothing.
 func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, opts ptrace.Options) readResult {
 	var r readResult
@@ -432,7 +434,7 @@ func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.
 		whole.Seek(0, io.SeekStart)
 		return ctxReader{ctx, whole}
 	}
-	scope, err := ptrace.PageScope(rewind())
+	scope, err := tracemodel.PageScope(rewind())
 	if err != nil {
 		r.err = fmt.Errorf("read the trace: %w", err)
 		return r
@@ -447,7 +449,7 @@ func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.
 		pr.CloseWithError(errAnalysisDone)
 	}()
 	t := &tee{out: out, analysis: pw, analysing: true}
-	r.err = ptrace.Filter(rewind(), t, scope)
+	r.err = tracemodel.Filter(rewind(), t, scope)
 	r.bytes = t.n
 	pw.CloseWithError(r.err) // nil: the analysis sees the end of the trace
 	<-analysed

@@ -15,17 +15,20 @@
 //	text, _, _ := rep.Insight("NAVIGATION_0", "LCPBreakdown") // performance_analyze_insight's
 //
 // It is one of tabhive's offline engines (internal/devtools): it knows
-// nothing of CDP sessions, actors or MCP. Package page records the trace and
-// hands it over as a reader ([PageScope] and [Filter] keep the page's
-// processes); transport puts its text in the replies.
+// nothing of CDP sessions, actors or MCP. Package page records the trace
+// and hands it over as a reader (keeping only the page's processes, with
+// [model.PageScope] and [model.Filter]); transport puts the text in its
+// replies.
 //
 // [Analyze] is a pure function of the file: no goroutines, no I/O but the
-// reader, nothing shared between two analyses. It reads the file as a
-// stream (a scanner over its bytes, not a JSON tree) and keeps only what
-// the report needs: requests, paints, layout shifts, interactions, long
-// tasks, the main threads' events with their sites, script sources that
-// carry source maps. Its memory grows with those, not with the file; a
-// 100 MB trace is analysed in a few tens of megabytes.
+// reader, nothing shared between two analyses. Package [model] reads the
+// file as a stream (a scanner over its bytes, not a JSON tree) and keeps
+// only what the report needs: requests, paints, layout shifts,
+// interactions, long tasks, the main threads' events with their sites,
+// script sources that carry source maps. Its memory grows with those, not
+// with the file; a 100 MB trace is analysed in a few tens of megabytes.
+// This package computes the insights from that model and writes their
+// text.
 //
 // # The rules
 //
@@ -60,13 +63,10 @@
 //
 // # Files
 //
-// scan.go reads the file; event.go parses one event. meta.go, network.go,
-// metrics.go (paints and LCP), shifts.go, interactions.go, renderer.go
-// (main threads: forced reflows, long tasks, DOM size, sites) and
-// scripts.go follow the events, each as a DevTools handler does;
-// entity.go names sites. report.go builds the insight sets, insights.go the
-// insights, format.go the text; jsnum.go and search.go reproduce
-// JavaScript's number formats and DevTools' searches, so that the text and
-// the choices match DevTools' to the digit. tracetest serves the pages the
-// test traces were recorded on.
+// report.go builds the insight sets from a parsed trace, insights.go the
+// insights, format.go the text, with JavaScript's number formats
+// (internal/jsfmt, and jsRound in jsnum.go), so that it matches DevTools'
+// to the digit. The model
+// (model/) follows the events, each as a DevTools handler does. tracetest
+// serves the pages the test traces were recorded on.
 package trace

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tabhive/tabhive/internal/devtools/trace/model"
 	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
@@ -100,7 +101,7 @@ func formatBytes(x float64) string {
 	return intlFormat(kb/1000, 1) + nbsp + "MB"
 }
 
-func bounds(w window) string {
+func bounds(w model.Window) string {
 	return fmt.Sprintf("{min: %sµs, max: %sµs}", jsfmt.Number(w.Min), jsfmt.Number(w.Max))
 }
 
@@ -319,7 +320,7 @@ func (f *formatter) metrics(b *strings.Builder, s *InsightSet) {
 		if len(l.Parts) > 0 {
 			b.WriteString("  - LCP breakdown:\n")
 			for _, p := range l.Parts {
-				fmt.Fprintf(b, "    - %s: %s, bounds: %s\n", p.Name, micros(p.Duration()), bounds(window{Min: p.Bounds[0], Max: p.Bounds[1]}))
+				fmt.Fprintf(b, "    - %s: %s, bounds: %s\n", p.Name, micros(p.Duration()), bounds(model.Window{Min: p.Bounds[0], Max: p.Bounds[1]}))
 			}
 		}
 	}
@@ -410,27 +411,27 @@ func (f *formatter) node(id int64, name string) string {
 	return ""
 }
 
-func (f *formatter) requestRef(r *request) string {
+func (f *formatter) requestRef(r *model.Request) string {
 	return fmt.Sprintf("%s %s", f.filteredURL(r), eventRef(syntheticKey(r.Index), r.TS))
 }
 
 // sameOrigin reports whether a request (and each of its redirects) stayed
 // on the main frame's origin: only then are its full headers and redirects
 // shown, as DevTools shows them.
-func (f *formatter) sameOrigin(r *request) bool {
-	o := origin(f.r.URL)
+func (f *formatter) sameOrigin(r *model.Request) bool {
+	o := model.Origin(f.r.URL)
 	if o == "null" {
 		return false
 	}
 	for _, rd := range r.Redirects {
-		if rd.URL == "" || origin(rd.URL) != o {
+		if rd.URL == "" || model.Origin(rd.URL) != o {
 			return false
 		}
 	}
-	return origin(r.URL) == o
+	return model.Origin(r.URL) == o
 }
 
-func (f *formatter) filteredURL(r *request) string {
+func (f *formatter) filteredURL(r *model.Request) string {
 	if len(r.Redirects) == 0 || f.sameOrigin(r) {
 		return r.URL
 	}
@@ -443,11 +444,11 @@ func (f *formatter) filteredURL(r *request) string {
 var corsSafelisted = map[string]bool{"cache-control": true, "content-language": true, "content-length": true,
 	"content-type": true, "expires": true, "last-modified": true, "pragma": true}
 
-func (f *formatter) responseHeaders(r *request) []header {
+func (f *formatter) responseHeaders(r *model.Request) []model.Header {
 	if r.Headers == nil || f.sameOrigin(r) {
 		return r.Headers
 	}
-	var out []header
+	var out []model.Header
 	for _, h := range r.Headers {
 		if corsSafelisted[strings.ToLower(strings.TrimSpace(h.Name))] {
 			out = append(out, h)
@@ -478,7 +479,7 @@ x-request-id x-requested-with x-ua-compatible x-wap-profile x-webkit-csp x-xss-p
 	}
 }
 
-func headerValue(h header) string {
+func headerValue(h model.Header) string {
 	if allowedHeaders[strings.ToLower(strings.TrimSpace(h.Name))] {
 		return h.Value
 	}
@@ -486,22 +487,22 @@ func headerValue(h header) string {
 }
 
 // initiatorChain lists the requests that led to r, from the first.
-func (f *formatter) initiatorChain(r *request) []*request {
-	var chain []*request
-	seen := map[*request]bool{r: true}
+func (f *formatter) initiatorChain(r *model.Request) []*model.Request {
+	var chain []*model.Request
+	seen := map[*model.Request]bool{r: true}
 	for cur := f.initiator(r); cur != nil; cur = f.initiator(cur) {
 		if seen[cur] {
 			return nil
 		}
 		seen[cur] = true
-		chain = append([]*request{cur}, chain...)
+		chain = append([]*model.Request{cur}, chain...)
 	}
 	return chain
 }
 
-func (f *formatter) initiator(r *request) *request { return f.r.initiators[r] }
+func (f *formatter) initiator(r *model.Request) *model.Request { return f.r.initiators[r] }
 
-func (f *formatter) baseTime(r *request) float64 {
+func (f *formatter) baseTime(r *model.Request) float64 {
 	if nav := f.r.navFor(r); nav != nil {
 		return nav.TS
 	}
@@ -510,7 +511,7 @@ func (f *formatter) baseTime(r *request) float64 {
 
 // networkRequests formats requests, one in detail or several compactly, as
 // DevTools' trace formatter does.
-func (f *formatter) networkRequests(reqs []*request, verbose bool, title string) string {
+func (f *formatter) networkRequests(reqs []*model.Request, verbose bool, title string) string {
 	if len(reqs) == 0 {
 		return ""
 	}
@@ -550,7 +551,7 @@ func (f *formatter) networkRequests(reqs []*request, verbose bool, title string)
 			inits = append(inits, strconv.Itoa(idx(f.filteredURL(in))))
 		}
 		rb, sw := "f", "f"
-		if r.renderBlocking() {
+		if r.BlocksRendering() {
 			rb = "t"
 		}
 		if r.FromServiceWorker {
@@ -571,7 +572,7 @@ func (f *formatter) networkRequests(reqs []*request, verbose bool, title string)
 	return "\nNetwork requests data:\n\n\n\nallUrls = [" + strings.Join(all, ", ") + "]\n\n" + strings.Join(lines, "\n")
 }
 
-func (f *formatter) requestVerbose(r *request, title string) string {
+func (f *formatter) requestVerbose(r *model.Request, title string) string {
 	if title == "" {
 		title = "Network request"
 	}
@@ -613,7 +614,7 @@ func (f *formatter) requestVerbose(r *request, title string) string {
 		}
 		return "No"
 	}
-	fmt.Fprintf(&b, "Render-blocking: %s\n", yes(r.renderBlocking()))
+	fmt.Fprintf(&b, "Render-blocking: %s\n", yes(r.BlocksRendering()))
 	fmt.Fprintf(&b, "From a service worker: %s\n", yes(r.FromServiceWorker))
 	var inits []string
 	for _, in := range f.initiatorChain(r) {
@@ -651,9 +652,9 @@ func (f *formatter) lcpContext(c *context, lcp *LCP) string {
 			element = fmt.Sprintf("The LCP element (%s, nodeId: %d, on the page: %s)", lcp.NodeName, lcp.NodeID, d)
 		}
 	}
-	if req := c.a.load.lcpRequest[c.nav.ID]; req != nil {
+	if req := c.a.Load.LCPRequest[c.nav.ID]; req != nil {
 		parts = append(parts, fmt.Sprintf("%s is an image fetched from %s.", element, f.requestRef(req)))
-		parts = append(parts, f.networkRequests([]*request{req}, true, "LCP resource network request"))
+		parts = append(parts, f.networkRequests([]*model.Request{req}, true, "LCP resource network request"))
 	} else {
 		parts = append(parts, element+" is text and was not fetched from the network.")
 	}
@@ -695,7 +696,7 @@ func (f *formatter) lcpDiscovery(c *context, ch discoveryChecks) string {
 		f.lcpContext(c, lcp), hint, passed(ch.priorityHinted), passed(ch.eager), passed(ch.discoverable))
 }
 
-func (f *formatter) renderBlocking(reqs []*request) string {
+func (f *formatter) renderBlocking(reqs []*model.Request) string {
 	s := f.networkRequests(reqs, false, "")
 	if s == "" {
 		return "No network request blocked rendering."
@@ -703,17 +704,17 @@ func (f *formatter) renderBlocking(reqs []*request) string {
 	return "These network requests blocked rendering, with their timings:\n\n" + s
 }
 
-func (f *formatter) documentLatency(c *context, doc *request, ch latencyChecks) string {
+func (f *formatter) documentLatency(c *context, doc *model.Request, ch latencyChecks) string {
 	lcp := ""
 	if f.set.LCP != nil {
 		lcp = f.lcpContext(c, f.set.LCP)
 	}
 	return fmt.Sprintf("%s\n\n%s\n\nThe checks of this insight:\n- The request was not redirected: %s\n- The server responded quickly (%s): %s\n- The response was compressed: %s",
-		lcp, f.networkRequests([]*request{doc}, true, "Document network request"),
+		lcp, f.networkRequests([]*model.Request{doc}, true, "Document network request"),
 		passed(ch.noRedirects), millis(ch.serverResponse), passed(ch.fastServer), passed(ch.compressed))
 }
 
-func (f *formatter) clsCulprits(c *context, worst *cluster, causes map[*shift]*rootCauses) string {
+func (f *formatter) clsCulprits(c *context, worst *model.Cluster, causes map[*model.Shift]*rootCauses) string {
 	if worst == nil {
 		return "The page had no layout shifts."
 	}
@@ -726,7 +727,7 @@ func (f *formatter) clsCulprits(c *context, worst *cluster, causes map[*shift]*r
 		micros(worst.TS-base), micros(worst.TS+worst.Dur-base), micros(worst.Dur), jsfmt.ToFixed(worst.Score, 4), strings.Join(shifts, "\n"))
 }
 
-func (f *formatter) layoutShift(s *shift, i int, rc *rootCauses, base float64) string {
+func (f *formatter) layoutShift(s *model.Shift, i int, rc *rootCauses, base float64) string {
 	var causes []string
 	if rc != nil {
 		for _, fr := range rc.iframes {
@@ -815,10 +816,10 @@ func (f *formatter) networkDependencyTree(c *context, roots []*chainNode, maxTim
 	}
 	var pre []string
 	if c.nav != nil {
-		for _, p := range c.a.net.preconnect {
+		for _, p := range c.a.Net.Preconnect {
 			pre = append(pre, "  - "+p.URL+"\n    - Source: 'DOM'")
 		}
-		if doc := c.a.net.byID[c.nav.ID]; doc != nil {
+		if doc := c.a.Net.ByID[c.nav.ID]; doc != nil {
 			for _, h := range doc.Headers {
 				if strings.EqualFold(h.Name, "link") {
 					for _, o := range linkPreconnects(h.Value) {
@@ -875,7 +876,7 @@ func (f *formatter) cache(entries []cacheEntry) string {
 	return b.String()
 }
 
-func (f *formatter) domSize(state string, stats *domStats, layouts, styles []*layoutEvent) string {
+func (f *formatter) domSize(state string, stats *model.DOMStats, layouts, styles []*model.LayoutEvent) string {
 	if state == statePass {
 		return "No DOM size issue was found."
 	}
@@ -903,7 +904,7 @@ func (f *formatter) domSize(state string, stats *domStats, layouts, styles []*la
 	return b.String()
 }
 
-func (f *formatter) thirdParties(summaries []*entitySummary, first *entity) string {
+func (f *formatter) thirdParties(summaries []*entitySummary, first *model.Entity) string {
 	var third []*entitySummary
 	for _, s := range summaries {
 		if s.entity != first {
@@ -915,7 +916,7 @@ func (f *formatter) thirdParties(summaries []*entitySummary, first *entity) stri
 	}
 	var b strings.Builder
 	bySize := append([]*entitySummary(nil), third...)
-	sortStable(bySize, func(a, b *entitySummary) bool { return a.transfer > b.transfer })
+	model.SortStable(bySize, func(a, b *entitySummary) bool { return a.transfer > b.transfer })
 	b.WriteString("Bytes transferred from other sites, largest first:\n\n")
 	for _, s := range bySize {
 		if s.transfer > 0 {
@@ -924,7 +925,7 @@ func (f *formatter) thirdParties(summaries []*entitySummary, first *entity) stri
 	}
 	b.WriteString("\n")
 	byTime := append([]*entitySummary(nil), third...)
-	sortStable(byTime, func(a, b *entitySummary) bool { return a.mainTime > b.mainTime })
+	model.SortStable(byTime, func(a, b *entitySummary) bool { return a.mainTime > b.mainTime })
 	b.WriteString("Main-thread time of other sites' scripts, longest first:\n\n")
 	for _, s := range byTime {
 		if s.mainTime > 0 {
@@ -935,7 +936,7 @@ func (f *formatter) thirdParties(summaries []*entitySummary, first *entity) stri
 	return b.String()
 }
 
-func callFrameText(fr *callFrame) string {
+func callFrameText(fr *model.CallFrame) string {
 	if fr == nil {
 		return "(unattributed)"
 	}
@@ -949,7 +950,7 @@ func callFrameText(fr *callFrame) string {
 	return fmt.Sprintf("%s @ %s:%s:%s", name, fr.URL, jsfmt.Number(fr.LineNumber), jsfmt.Number(fr.ColumnNumber))
 }
 
-func (f *formatter) forcedReflow(hasTop bool, top *callFrame, topTotal float64, aggregated []*reflowData) string {
+func (f *formatter) forcedReflow(hasTop bool, top *model.CallFrame, topTotal float64, aggregated []*reflowData) string {
 	var b strings.Builder
 	b.WriteString("A forced reflow happens when script reads layout (offsetWidth, getBoundingClientRect, ...) after changing the DOM, so the browser must lay out at once.\n\n")
 	if !hasTop && len(aggregated) == 0 {
@@ -983,7 +984,7 @@ func (f *formatter) duplicatedJavaScript(wasted float64, grouped []*duplication)
 	return fmt.Sprintf("Total wasted bytes: %s bytes.\n\nDuplication grouped by Node modules: %s", jsfmt.Number(wasted), strings.Join(lines, "\n"))
 }
 
-func (f *formatter) inpBreakdown(it *interaction) string {
+func (f *formatter) inpBreakdown(it *model.Interaction) string {
 	if it == nil {
 		return ""
 	}
@@ -1040,7 +1041,7 @@ func (f *formatter) fontDisplay(fonts []fontIssue) string {
 	return b.String()
 }
 
-func (f *formatter) viewport(optimized *bool, vp *metaViewport) string {
+func (f *formatter) viewport(optimized *bool, vp *model.MetaViewport) string {
 	var b strings.Builder
 	if optimized != nil && *optimized {
 		b.WriteString("The webpage is already optimized for mobile viewing.\n")
@@ -1055,7 +1056,7 @@ func (f *formatter) viewport(optimized *bool, vp *metaViewport) string {
 	return b.String()
 }
 
-func (f *formatter) modernHTTP(reqs []*request) string {
+func (f *formatter) modernHTTP(reqs []*model.Request) string {
 	s := f.networkRequests(reqs, len(reqs) == 1, "")
 	if s == "" {
 		return "No request was served over an old HTTP protocol."

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabhive/tabhive/internal/devtools/trace/model"
 	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
@@ -38,17 +39,17 @@ type insight struct {
 	WastedBytes float64
 	// overlays are the windows the insight points at; their union is its
 	// relevant bounds (the set's bounds when there are none).
-	overlays []window
+	overlays []model.Window
 	// detail writes the insight's detailed analysis.
 	detail func(f *formatter) string
 
 	// What other parts of the report read.
 	lcp      *LCP
-	clusters []*cluster
-	shifts   map[*shift]*rootCauses
-	longest  *interaction
-	requests []*request // the requests the insight is about
-	sites    []string   // the third parties found, by name
+	clusters []*model.Cluster
+	shifts   map[*model.Shift]*rootCauses
+	longest  *model.Interaction
+	requests []*model.Request // the requests the insight is about
+	sites    []string         // the third parties found, by name
 	// duplicated are the sources found in several scripts, worst first.
 	duplicated []string
 }
@@ -62,7 +63,7 @@ func (in *insight) saving(metric string) float64 {
 	return 0
 }
 
-func reqWindow(r *request) window { return window{Min: r.TS, Max: r.TS + r.Dur} }
+func reqWindow(r *model.Request) model.Window { return model.Window{Min: r.TS, Max: r.TS + r.Dur} }
 
 // insights computes the set's insights. One that cannot be computed (its
 // frame has no metrics at all) is left out, as DevTools leaves out an
@@ -84,8 +85,8 @@ func (c *context) insights() []*insight {
 
 // navMetrics returns the navigation's metrics, or ok=false when DevTools
 // would throw (no metrics for the frame or the navigation).
-func (c *context) navMetrics() (map[string]*metricScore, bool) {
-	byNav, ok := c.a.load.scores[c.frame]
+func (c *context) navMetrics() (map[string]*model.MetricScore, bool) {
+	byNav, ok := c.a.Load.Scores[c.frame]
 	if !ok {
 		return nil, false
 	}
@@ -97,7 +98,7 @@ func (c *context) navMetrics() (map[string]*metricScore, bool) {
 // the LCP to look at. The score is nil when there is nothing to look at:
 // without a navigation or an LCP the insight passes; without the
 // navigation's metrics in is nil too (the insight is not computed).
-func (c *context) lcpInsight(name string) (in *insight, score *metricScore) {
+func (c *context) lcpInsight(name string) (in *insight, score *model.MetricScore) {
 	in = &insight{Name: name, State: statePass}
 	if c.nav == nil {
 		return in, nil
@@ -106,7 +107,7 @@ func (c *context) lcpInsight(name string) (in *insight, score *metricScore) {
 	if !ok {
 		return nil, nil
 	}
-	return in, ms[metricLCP]
+	return in, ms[model.MetricLCP]
 }
 
 func (c *context) lcpBreakdown() *insight {
@@ -116,7 +117,7 @@ func (c *context) lcpBreakdown() *insight {
 	}
 	ev := score.Event
 	lcp := &LCP{Metric: Metric{Value: score.Timing, EventKey: rawKey(ev.Index), TS: ev.TS}, NodeID: ev.NodeID, NodeName: ev.NodeName}
-	req := c.a.load.lcpRequest[c.nav.ID]
+	req := c.a.Load.LCPRequest[c.nav.ID]
 	if req != nil {
 		lcp.Image, lcp.URL = true, req.URL
 	}
@@ -126,11 +127,11 @@ func (c *context) lcpBreakdown() *insight {
 	} else {
 		in.State = stateFail
 	}
-	doc := c.a.net.byID[c.nav.ID]
+	doc := c.a.Net.ByID[c.nav.ID]
 	if doc == nil {
 		return in
 	}
-	firstByte, ok := docFirstByte(doc)
+	firstByte, ok := model.DocFirstByte(doc)
 	if !ok {
 		return in
 	}
@@ -146,11 +147,11 @@ func (c *context) lcpBreakdown() *insight {
 		}
 	}
 	for _, p := range lcp.Parts {
-		in.overlays = append(in.overlays, window{Min: p.Bounds[0], Max: p.Bounds[1]})
+		in.overlays = append(in.overlays, model.Window{Min: p.Bounds[0], Max: p.Bounds[1]})
 	}
 	if req != nil {
 		in.overlays = append(in.overlays, reqWindow(req))
-		in.requests = []*request{req}
+		in.requests = []*model.Request{req}
 	}
 	in.detail = func(f *formatter) string { return f.lcpBreakdown(c, lcp) }
 	return in
@@ -161,8 +162,8 @@ func (c *context) lcpDiscovery() *insight {
 	if score == nil {
 		return in
 	}
-	doc := c.a.net.byID[c.nav.ID]
-	req := c.a.load.lcpRequest[c.nav.ID]
+	doc := c.a.Net.ByID[c.nav.ID]
+	req := c.a.Load.LCPRequest[c.nav.ID]
 	if doc == nil || req == nil {
 		return in
 	}
@@ -176,10 +177,10 @@ func (c *context) lcpDiscovery() *insight {
 	if !checks.priorityHinted || !checks.discoverable || !checks.eager {
 		in.State = stateFail
 	}
-	in.requests = []*request{req}
-	earliest, ok := docFirstByte(doc)
+	in.requests = []*model.Request{req}
+	earliest, ok := model.DocFirstByte(doc)
 	if ok && req.TS-earliest != 0 {
-		in.overlays = []window{reqWindow(req), {Min: earliest, Max: req.TS}}
+		in.overlays = []model.Window{reqWindow(req), {Min: earliest, Max: req.TS}}
 	}
 	in.detail = func(f *formatter) string {
 		if !ok {
@@ -201,12 +202,12 @@ func (c *context) renderBlocking() *insight {
 		return in
 	}
 	ms, _ := c.navMetrics()
-	fp := ms[metricFP]
+	fp := ms[model.MetricFP]
 	if fp == nil {
 		return in
 	}
-	for _, r := range c.a.net.byTime {
-		if r.Frame != c.frame || !r.renderBlocking() || r.FinishTime > fp.Event.TS {
+	for _, r := range c.a.Net.ByTime {
+		if r.Frame != c.frame || !r.BlocksRendering() || r.FinishTime > fp.Event.TS {
 			continue
 		}
 		if r.RenderBlocking == "in_body_parser_blocking" {
@@ -215,13 +216,13 @@ func (c *context) renderBlocking() *insight {
 				continue
 			}
 		}
-		if c.a.meta.navigationFor(r.TS, c.frame) == c.nav {
+		if c.a.Meta.NavigationFor(r.TS, c.frame) == c.nav {
 			in.requests = append(in.requests, r)
 		}
 	}
 	if c.lantern {
 		fcp := 0.0
-		doc := c.a.net.byID[c.nav.ID]
+		doc := c.a.Net.ByID[c.nav.ID]
 		for _, r := range in.requests {
 			if r == doc || r.FinishTime-r.SendStartTime < 50_000 {
 				continue
@@ -230,12 +231,12 @@ func (c *context) renderBlocking() *insight {
 		}
 		fcp = roundTo(fcp, 10)
 		lcp := fcp
-		if c.a.load.lcpRequest[c.nav.ID] != nil {
+		if c.a.Load.LCPRequest[c.nav.ID] != nil {
 			lcp = 0
 		}
 		in.Savings = []saving{{"FCP", fcp}, {"LCP", lcp}}
 	}
-	sortStable(in.requests, func(a, b *request) bool { return a.Dur > b.Dur })
+	model.SortStable(in.requests, func(a, b *model.Request) bool { return a.Dur > b.Dur })
 	for _, r := range in.requests {
 		in.overlays = append(in.overlays, reqWindow(r))
 	}
@@ -249,7 +250,7 @@ func roundTo(v, step float64) float64 { return math.Round(v/step) * step }
 
 // compressionSavings estimates what compressing an uncompressed response
 // would save, as DevTools guesses it from the type; 0 under 1400 bytes.
-func compressionSavings(r *request) float64 {
+func compressionSavings(r *model.Request) float64 {
 	if isCompressed(r) {
 		return 0
 	}
@@ -275,7 +276,7 @@ func compressionSavings(r *request) float64 {
 
 var encodingHeader = regexp.MustCompile(`(?i)^(content-encoding|x-content-encoding-over-network|x-original-content-encoding)$`)
 
-func isCompressed(r *request) bool {
+func isCompressed(r *model.Request) bool {
 	for _, h := range r.Headers {
 		if encodingHeader.MatchString(h.Name) {
 			switch h.Value {
@@ -299,7 +300,7 @@ func (c *context) documentLatency() *insight {
 	if c.nav == nil {
 		return in
 	}
-	doc := c.a.net.byID[c.nav.ID]
+	doc := c.a.Net.ByID[c.nav.ID]
 	if doc == nil {
 		return in
 	}
@@ -321,22 +322,22 @@ func (c *context) documentLatency() *insight {
 	}
 	in.Savings = []saving{{"FCP", savings}, {"LCP", savings}}
 	in.WastedBytes = ch.uncompressedBytes
-	in.requests = []*request{doc}
+	in.requests = []*model.Request{doc}
 	// The windows DevTools outlines. The server-response one is measured from
 	// the request's sendEnd offset, not from its start, as DevTools does.
 	if redirect != 0 {
-		in.overlays = append(in.overlays, window{Min: doc.TS, Max: doc.TS + redirect*1000})
+		in.overlays = append(in.overlays, model.Window{Min: doc.TS, Max: doc.TS + redirect*1000})
 	}
 	if !ch.fastServer {
 		sendEnd := doc.Timing.SendEnd * 1000
-		in.overlays = append(in.overlays, window{Min: sendEnd, Max: sendEnd + server*1000})
+		in.overlays = append(in.overlays, model.Window{Min: sendEnd, Max: sendEnd + server*1000})
 	}
 	if ch.uncompressedBytes != 0 {
 		download := 0.0
 		if doc.Timing != nil {
 			download = doc.FinishTime - doc.DownloadStart
 		}
-		in.overlays = append(in.overlays, window{Min: doc.DownloadStart, Max: doc.DownloadStart + download})
+		in.overlays = append(in.overlays, model.Window{Min: doc.DownloadStart, Max: doc.DownloadStart + download})
 	}
 	in.overlays = append(in.overlays, reqWindow(doc))
 	in.detail = func(f *formatter) string { return f.documentLatency(c, doc, ch) }
@@ -346,9 +347,9 @@ func (c *context) documentLatency() *insight {
 // rootCauses are what may have caused a layout shift.
 type rootCauses struct {
 	iframes       []iframeCause
-	fonts         []*request
-	animations    []*animation
-	unsizedImages []*paintImage
+	fonts         []*model.Request
+	animations    []*model.Animation
+	unsizedImages []*model.PaintImage
 }
 
 type iframeCause struct{ frame, url string }
@@ -359,14 +360,14 @@ func (c *context) clsCulprits() *insight {
 	if c.nav != nil {
 		key = c.nav.ID
 	}
-	clusters := c.a.shifts.byNav[key]
-	var worst *cluster
+	clusters := c.a.Shifts.ByNav[key]
+	var worst *model.Cluster
 	for _, cl := range clusters {
 		if worst == nil || cl.Score > worst.Score {
 			worst = cl
 		}
 	}
-	var shifts []*shift
+	var shifts []*model.Shift
 	for _, cl := range clusters {
 		shifts = append(shifts, cl.Shifts...)
 	}
@@ -380,7 +381,7 @@ func (c *context) clsCulprits() *insight {
 		}
 		if len(worst.Shifts) > 0 {
 			first := worst.Shifts[0].TS
-			in.overlays = []window{{Min: worst.TS, Max: worst.TS + worst.Dur}, {Min: first, Max: first}}
+			in.overlays = []model.Window{{Min: worst.TS, Max: worst.TS + worst.Dur}, {Min: first, Max: first}}
 		}
 	}
 	in.detail = func(f *formatter) string { return f.clsCulprits(c, worst, causes) }
@@ -392,17 +393,17 @@ func (c *context) clsCulprits() *insight {
 // that the first pre-paint after it produced.
 type culprits struct {
 	c          *context
-	prePaints  []timed
-	byPrePaint map[int][]*shift // the shifts each pre-paint produced
-	causes     map[*shift]*rootCauses
+	prePaints  []model.Timed
+	byPrePaint map[int][]*model.Shift // the shifts each pre-paint produced
+	causes     map[*model.Shift]*rootCauses
 }
 
 // shiftCauses finds the root causes of each of shifts: injected iframes,
 // web fonts, unsized images and animations that could not run on the
 // compositor.
-func (c *context) shiftCauses(shifts []*shift) map[*shift]*rootCauses {
-	s := &culprits{c: c, byPrePaint: map[int][]*shift{}, causes: map[*shift]*rootCauses{}}
-	for _, p := range c.a.shifts.prePaints {
+func (c *context) shiftCauses(shifts []*model.Shift) map[*model.Shift]*rootCauses {
+	s := &culprits{c: c, byPrePaint: map[int][]*model.Shift{}, causes: map[*model.Shift]*rootCauses{}}
+	for _, p := range c.a.Shifts.PrePaints {
 		if c.inSet(p) {
 			s.prePaints = append(s.prePaints, p)
 		}
@@ -411,7 +412,7 @@ func (c *context) shiftCauses(shifts []*shift) map[*shift]*rootCauses {
 		s.causes[sh] = &rootCauses{}
 	}
 	for pi, p := range s.prePaints {
-		first := nearestFromBeginning(len(shifts), func(i int) bool { return shifts[i].TS >= p.TS })
+		first := model.NearestFromBeginning(len(shifts), func(i int) bool { return shifts[i].TS >= p.TS })
 		if first < 0 {
 			continue
 		}
@@ -432,12 +433,12 @@ func (c *context) shiftCauses(shifts []*shift) map[*shift]*rootCauses {
 }
 
 // inSet reports whether t overlaps the set's bounds.
-func (c *context) inSet(t timed) bool { return inBounds(t.TS, t.Dur, c.bounds) }
+func (c *context) inSet(t model.Timed) bool { return model.InBounds(t.TS, t.Dur, c.bounds) }
 
 // nextPrePaint returns the index of the first pre-paint after an event
 // that starts at ts and lasts dur, or -1.
 func (s *culprits) nextPrePaint(ts, dur float64) int {
-	return nearestFromBeginning(len(s.prePaints), func(i int) bool { return s.prePaints[i].TS > ts+dur })
+	return model.NearestFromBeginning(len(s.prePaints), func(i int) bool { return s.prePaints[i].TS > ts+dur })
 }
 
 // blame adds a cause to the shifts an event (from ts, lasting dur) may
@@ -448,7 +449,7 @@ func (s *culprits) blame(ts, dur float64, add func(*rootCauses)) {
 	if pi < 0 {
 		return
 	}
-	if target := s.prePaints[pi]; ts+dur >= target.TS || ts+dur < target.TS-rootCauseWindow {
+	if target := s.prePaints[pi]; ts+dur >= target.TS || ts+dur < target.TS-model.RootCauseWindow {
 		return
 	}
 	for _, shift := range s.byPrePaint[pi] {
@@ -458,8 +459,8 @@ func (s *culprits) blame(ts, dur float64, add func(*rootCauses)) {
 
 // iframes blames the shifts after an iframe was injected on it.
 func (s *culprits) iframes() {
-	sh := s.c.a.shifts
-	for _, f := range sh.childFrames {
+	sh := s.c.a.Shifts
+	for _, f := range sh.ChildFrames {
 		if !s.c.inSet(f) {
 			continue
 		}
@@ -468,8 +469,8 @@ func (s *culprits) iframes() {
 			continue
 		}
 		for _, shift := range s.byPrePaint[pi] {
-			for _, d := range sh.domLoading {
-				if !s.c.inSet(d.timed) {
+			for _, d := range sh.DOMLoading {
+				if !s.c.inSet(d.Timed) {
 					continue
 				}
 				if d.TS >= f.TS && d.TS <= f.TS+f.Dur {
@@ -486,9 +487,9 @@ func (s *culprits) iframes() {
 // frameURL returns the URL of a frame as its first renderer process first
 // showed it, or "".
 func (c *context) frameURL(frame string) string {
-	if fp := c.a.meta.rendererByFrame[frame]; fp != nil && len(fp.order) > 0 {
-		if ws := fp.byPID[fp.order[0]]; len(ws) > 0 {
-			return ws[0].frame.URL
+	if fp := c.a.Meta.RendererByFrame[frame]; fp != nil && len(fp.Order) > 0 {
+		if ws := fp.ByPID[fp.Order[0]]; len(ws) > 0 {
+			return ws[0].Frame.URL
 		}
 	}
 	return ""
@@ -496,8 +497,8 @@ func (c *context) frameURL(frame string) string {
 
 // fonts blames shifts on the web fonts that finished loading just before.
 func (s *culprits) fonts() {
-	for _, r := range s.c.a.net.byTime {
-		if !inBounds(r.TS, r.Dur, s.c.bounds) || r.ResourceType != "Font" || !strings.HasPrefix(r.MimeType, "font") {
+	for _, r := range s.c.a.Net.ByTime {
+		if !model.InBounds(r.TS, r.Dur, s.c.bounds) || r.ResourceType != "Font" || !strings.HasPrefix(r.MimeType, "font") {
 			continue
 		}
 		s.blame(r.TS, r.Dur, func(rc *rootCauses) { rc.fonts = append(rc.fonts, r) })
@@ -507,10 +508,10 @@ func (s *culprits) fonts() {
 // unsizedImages blames a pre-paint's shifts on the image painted next
 // when that image has no explicit size.
 func (s *culprits) unsizedImages() {
-	sh := s.c.a.shifts
-	var paints []*paintImage
-	for _, p := range sh.paintImages {
-		if s.c.inSet(p.timed) {
+	sh := s.c.a.Shifts
+	var paints []*model.PaintImage
+	for _, p := range sh.PaintImages {
+		if s.c.inSet(p.Timed) {
 			paints = append(paints, p)
 		}
 	}
@@ -520,14 +521,14 @@ func (s *culprits) unsizedImages() {
 			continue
 		}
 		p := s.prePaints[pi]
-		ni := nearestFromBeginning(len(paints), func(i int) bool { return paints[i].TS > p.TS+p.Dur })
+		ni := model.NearestFromBeginning(len(paints), func(i int) bool { return paints[i].TS > p.TS+p.Dur })
 		if ni < 0 {
 			continue
 		}
 		img := paints[ni]
 		matched := false
-		for _, u := range sh.unsized {
-			if s.c.inSet(u.timed) && u.NodeID == img.NodeID {
+		for _, u := range sh.Unsized {
+			if s.c.inSet(u.Timed) && u.NodeID == img.NodeID {
 				matched = true
 				break
 			}
@@ -544,8 +545,8 @@ func (s *culprits) unsizedImages() {
 // animations blames shifts on animations that could not run on the
 // compositor and ended just before.
 func (s *culprits) animations() {
-	for _, an := range s.c.a.shifts.anims {
-		if !s.c.inSet(an.timed) {
+	for _, an := range s.c.a.Shifts.Anims {
+		if !s.c.inSet(an.Timed) {
 			continue
 		}
 		failed := false
@@ -563,7 +564,7 @@ func (s *culprits) animations() {
 
 // chainNode is a node of the critical request tree.
 type chainNode struct {
-	req      *request
+	req      *model.Request
 	time     float64 // from the first request of the chain to this one's end
 	children []*chainNode
 	longest  bool
@@ -595,12 +596,12 @@ func (c *context) networkDependencyTree() *insight {
 // DevTools builds it from its page dependency graph; this follows the
 // initiators, which that graph is made from.
 func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
-	doc := c.a.net.byID[c.nav.ID]
-	end := c.a.meta.boundsMax
+	doc := c.a.Net.ByID[c.nav.ID]
+	end := c.a.Meta.BoundsMax
 	if c.bounds.Max < end {
 		end = c.bounds.Max
 	}
-	critical := func(r *request) bool {
+	critical := func(r *model.Request) bool {
 		if r.ID == c.nav.ID {
 			return true
 		}
@@ -617,21 +618,21 @@ func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
 		if initiatorURL(r) == "" {
 			return false
 		}
-		return r.highPriority() || r.renderBlocking()
+		return r.HighPriority() || r.BlocksRendering()
 	}
 	var roots []*chainNode
 	maxTime := 0.0
 	var longest []*chainNode
-	for _, r := range c.a.net.byTime {
+	for _, r := range c.a.Net.ByTime {
 		if r.TS < c.nav.TS || r.TS >= end || !critical(r) {
 			continue
 		}
 		// The path from the document down to r, each request repeated once
 		// per redirect it went through (DevTools' graph has a node per hop).
-		var chain []*request
+		var chain []*model.Request
 		ok := true
-		seen := map[*request]bool{}
-		for cur := r; cur != nil; cur = c.a.net.initiatorOf[cur] {
+		seen := map[*model.Request]bool{}
+		for cur := r; cur != nil; cur = c.a.Net.InitiatorOf[cur] {
 			if seen[cur] || !critical(cur) {
 				ok = false
 				break
@@ -651,7 +652,7 @@ func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
 		// DevTools' graph has a node per redirect hop, each carrying a copy
 		// of the request; a hop has no event of its own.
 		type hop struct {
-			req  *request
+			req  *model.Request
 			copy bool
 		}
 		var path []hop
@@ -711,7 +712,7 @@ func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
 	var sortRec func([]*chainNode)
 	sortRec = func(ns []*chainNode) {
 		for _, n := range ns {
-			sortStable(n.children, func(a, b *chainNode) bool { return maxLeaf(a) > maxLeaf(b) })
+			model.SortStable(n.children, func(a, b *chainNode) bool { return maxLeaf(a) > maxLeaf(b) })
 			sortRec(n.children)
 		}
 	}
@@ -719,7 +720,7 @@ func (c *context) criticalChains(in *insight) ([]*chainNode, float64) {
 	return roots, maxTime
 }
 
-func initiatorURL(r *request) string {
+func initiatorURL(r *model.Request) string {
 	if r.Initiator != nil && r.Initiator.URL != "" {
 		return r.Initiator.URL
 	}
@@ -731,7 +732,7 @@ func initiatorURL(r *request) string {
 
 // cacheable reports whether a request could have been cached: a static
 // resource with a status a cache keeps, fetched over the network.
-func cacheable(r *request) bool {
+func cacheable(r *model.Request) bool {
 	switch r.Protocol {
 	case "blob", "data", "intent", "file", "filesystem", "chrome-extension":
 		return false
@@ -749,7 +750,7 @@ func cacheable(r *request) bool {
 }
 
 type cacheEntry struct {
-	req    *request
+	req    *model.Request
 	ttl    float64
 	wasted float64
 }
@@ -757,8 +758,8 @@ type cacheEntry struct {
 func (c *context) cache() *insight {
 	in := &insight{Name: "Cache", State: statePass}
 	var entries []cacheEntry
-	for _, r := range c.a.net.byTime {
-		if !inBounds(r.TS, r.Dur, c.bounds) || r.Headers == nil || !cacheable(r) {
+	for _, r := range c.a.Net.ByTime {
+		if !model.InBounds(r.TS, r.Dur, c.bounds) || r.Headers == nil || !cacheable(r) {
 			continue
 		}
 		combined := map[string]string{}
@@ -794,7 +795,7 @@ func (c *context) cache() *insight {
 		entries = append(entries, cacheEntry{req: r, ttl: ttl, wasted: wasted})
 		in.WastedBytes += wasted
 	}
-	sortStable(entries, func(a, b cacheEntry) bool {
+	model.SortStable(entries, func(a, b cacheEntry) bool {
 		if a.req.DecodedBodyLength != b.req.DecodedBodyLength {
 			return a.req.DecodedBodyLength > b.req.DecodedBodyLength
 		}
@@ -833,7 +834,7 @@ var maxAgeExp = regexp.MustCompile(`^\s*max-age\s*=\s*(.*)$`)
 
 // cacheLifetime returns a response's cache lifetime in seconds from its
 // max-age or expires header; known is false when it has neither.
-func cacheLifetime(headers []header, directives map[string]bool, combined map[string]string) (float64, bool) {
+func cacheLifetime(headers []model.Header, directives map[string]bool, combined map[string]string) (float64, bool) {
 	if directives != nil {
 		for _, d := range strings.Split(combined["cache-control"], ",") {
 			d = strings.TrimSpace(d)
@@ -917,8 +918,8 @@ func (c *context) wastedBytesSavings(wasted float64) []saving {
 	type span struct{ start, end float64 }
 	var spans []span
 	bytes := 0.0
-	for _, r := range c.a.net.byTime {
-		if r.Timing == nil || r.EncodedDataLength <= 0 || !inBounds(r.TS, r.Dur, c.bounds) {
+	for _, r := range c.a.Net.ByTime {
+		if r.Timing == nil || r.EncodedDataLength <= 0 || !model.InBounds(r.TS, r.Dur, c.bounds) {
 			continue
 		}
 		if r.FinishTime > r.DownloadStart {
@@ -926,7 +927,7 @@ func (c *context) wastedBytesSavings(wasted float64) []saving {
 			spans = append(spans, span{r.DownloadStart, r.FinishTime})
 		}
 	}
-	sortStable(spans, func(a, b span) bool { return a.start < b.start })
+	model.SortStable(spans, func(a, b span) bool { return a.start < b.start })
 	micros, end := 0.0, math.Inf(-1)
 	for _, sp := range spans {
 		if sp.start > end {
@@ -946,31 +947,31 @@ func (c *context) wastedBytesSavings(wasted float64) []saving {
 
 func (c *context) domSize() *insight {
 	in := &insight{Name: "DOMSize", State: statePass}
-	var layouts, styles []*layoutEvent
+	var layouts, styles []*model.LayoutEvent
 	mainTID := int64(-1)
 	if c.nav != nil {
 		mainTID = c.nav.TID
 	}
-	for _, l := range c.a.rend.largeLayouts {
+	for _, l := range c.a.Rend.LargeLayouts {
 		if c.nav != nil && l.TID != mainTID {
 			continue
 		}
 		if c.nav == nil && !c.isMainFrameMainThread(l.PID, l.TID) {
 			continue
 		}
-		if !inBounds(l.TS, l.Dur, c.bounds) {
+		if !model.InBounds(l.TS, l.Dur, c.bounds) {
 			continue
 		}
-		if l.Name == "Layout" && l.DirtyObjects > layoutObjects {
+		if l.Name == "Layout" && l.DirtyObjects > model.LayoutObjects {
 			layouts = append(layouts, l)
 		}
-		if l.Name == "UpdateLayoutTree" && l.ElementCount > styleElements {
+		if l.Name == "UpdateLayoutTree" && l.ElementCount > model.StyleElements {
 			styles = append(styles, l)
 		}
 	}
-	var maxStats *domStats
-	for _, d := range c.a.rend.domStats[c.frame] {
-		if !inBounds(d.TS, d.Dur, c.bounds) {
+	var maxStats *model.DOMStats
+	for _, d := range c.a.Rend.DOMStats[c.frame] {
+		if !model.InBounds(d.TS, d.Dur, c.bounds) {
 			continue
 		}
 		if c.nav != nil && c.nav.PID != 0 && d.PID != c.nav.PID {
@@ -983,35 +984,35 @@ func (c *context) domSize() *insight {
 	if len(layouts)+len(styles) > 0 {
 		in.State = stateInformative
 	}
-	for _, l := range append(append([]*layoutEvent{}, styles...), layouts...) {
-		in.overlays = append(in.overlays, window{Min: l.TS, Max: l.TS + l.Dur})
+	for _, l := range append(append([]*model.LayoutEvent{}, styles...), layouts...) {
+		in.overlays = append(in.overlays, model.Window{Min: l.TS, Max: l.TS + l.Dur})
 	}
 	in.detail = func(f *formatter) string { return f.domSize(in.State, maxStats, layouts, styles) }
 	return in
 }
 
 func (c *context) isMainFrameMainThread(pid, tid int64) bool {
-	if c.a.meta.threadNames[pid][tid] != "CrRendererMain" {
+	if c.a.Meta.ThreadNames[pid][tid] != "CrRendererMain" {
 		return false
 	}
-	return c.a.meta.hasRenderer(c.a.meta.mainFrameID, pid)
+	return c.a.Meta.HasRenderer(c.a.Meta.MainFrameID, pid)
 }
 
 // entitySummary is one site's share of the page load.
 type entitySummary struct {
-	entity   *entity
+	entity   *model.Entity
 	transfer float64 // bytes
 	mainTime float64 // ms
-	events   []window
+	events   []model.Window
 }
 
 func (c *context) thirdParties() *insight {
 	in := &insight{Name: "ThirdParties", State: statePass}
-	firstURL := c.a.meta.mainFrameURL
+	firstURL := c.a.Meta.MainFrameURL
 	if c.nav != nil && c.nav.DocumentLoaderURL != "" {
 		firstURL = c.nav.DocumentLoaderURL
 	}
-	first := c.a.entities.forURL(firstURL)
+	first := c.a.Entities.ForURL(firstURL)
 	summaries := c.summarizeByEntity()
 	for _, s := range summaries {
 		if s.entity != first {
@@ -1027,29 +1028,29 @@ func (c *context) thirdParties() *insight {
 // mainFrameThread returns the events of the main frame's renderer main
 // thread, as DevTools picks it for third-party attribution, and its
 // network events.
-func (c *context) mainFrameThread() ([]threadEvent, []recvEvent) {
-	m := c.a.meta
-	fp := m.rendererByFrame[m.mainFrameID]
+func (c *context) mainFrameThread() ([]model.ThreadEvent, []model.RecvEvent) {
+	m := c.a.Meta
+	fp := m.RendererByFrame[m.MainFrameID]
 	if fp == nil {
 		return nil, nil
 	}
-	for _, pid := range c.a.rend.pidOrder {
-		ws, ok := fp.byPID[pid]
+	for _, pid := range c.a.Rend.PIDOrder {
+		ws, ok := fp.ByPID[pid]
 		if !ok {
 			continue
 		}
 		u := ""
 		for _, w := range ws {
-			if (u == "" || u == "about:blank") && strings.Contains(w.frame.URL, ":") {
-				u = w.frame.URL
+			if (u == "" || u == "about:blank") && strings.Contains(w.Frame.URL, ":") {
+				u = w.Frame.URL
 			}
 		}
 		if strings.HasPrefix(u, "about:") || strings.HasPrefix(u, "chrome:") {
 			continue
 		}
-		for tid, name := range m.threadNames[pid] {
+		for tid, name := range m.ThreadNames[pid] {
 			if name == "CrRendererMain" {
-				return c.a.rend.threads[pid][tid], c.a.rend.recv[pid][tid]
+				return c.a.Rend.Threads[pid][tid], c.a.Rend.Recv[pid][tid]
 			}
 		}
 		return nil, nil
@@ -1062,35 +1063,35 @@ func (c *context) mainFrameThread() ([]threadEvent, []recvEvent) {
 // does (without CPU samples: a script's time is its events' own).
 func (c *context) summarizeByEntity() []*entitySummary {
 	events, recv := c.mainFrameThread() // in time order (renderer.finalize)
-	recv = append([]recvEvent(nil), recv...)
-	es := c.a.entities
-	rend := c.a.rend
-	siteEntity := map[uint32]*entity{}
-	entityOfSite := func(site uint32) *entity {
+	recv = append([]model.RecvEvent(nil), recv...)
+	es := c.a.Entities
+	rend := c.a.Rend
+	siteEntity := map[uint32]*model.Entity{}
+	entityOfSite := func(site uint32) *model.Entity {
 		if site == 0 {
 			return nil
 		}
 		if e, ok := siteEntity[site]; ok {
 			return e
 		}
-		key := rend.siteKeys[site]
+		key := rend.SiteKeys[site]
 		u := key[2:]
 		if strings.HasPrefix(key, "r:") {
 			u = ""
-			if r := c.a.net.byID[key[2:]]; r != nil {
+			if r := c.a.Net.ByID[key[2:]]; r != nil {
 				u = r.URL
 			}
 		}
-		var e *entity
+		var e *model.Entity
 		if u != "" {
-			e = es.forURL(u)
+			e = es.ForURL(u)
 		}
 		siteEntity[site] = e
 		return e
 	}
-	entityOfRequest := func(id string) *entity {
-		if r := c.a.net.byID[id]; r != nil {
-			return es.forURL(r.URL)
+	entityOfRequest := func(id string) *model.Entity {
+		if r := c.a.Net.ByID[id]; r != nil {
+			return es.ForURL(r.URL)
 		}
 		return nil
 	}
@@ -1098,7 +1099,7 @@ func (c *context) summarizeByEntity() []*entitySummary {
 	start, end := startMs*1000, endMs*1000
 	type nodeKey struct {
 		id string
-		e  *entity
+		e  *model.Entity
 	}
 	self := map[nodeKey]float64{}
 	transfer := map[nodeKey]float64{}
@@ -1122,7 +1123,7 @@ func (c *context) summarizeByEntity() []*entitySummary {
 		note(f.k)
 		self[f.k] += f.self
 	}
-	windows := map[*entity][]window{}
+	windows := map[*model.Entity][]model.Window{}
 	for _, te := range events {
 		evEnd := te.TS + te.Dur
 		if evEnd < start {
@@ -1134,15 +1135,15 @@ func (c *context) summarizeByEntity() []*entitySummary {
 		for len(stack) > 0 && stack[len(stack)-1].end <= te.TS {
 			pop()
 		}
-		e := entityOfSite(te.site)
+		e := entityOfSite(te.Site)
 		if e != nil && te.Dur >= 1000 {
-			windows[e] = append(windows[e], window{Min: te.TS, Max: evEnd})
+			windows[e] = append(windows[e], model.Window{Min: te.TS, Max: evEnd})
 		}
 		d := math.Min(evEnd/1000, endMs) - math.Max(te.TS/1000, startMs)
 		if len(stack) > 0 {
 			stack[len(stack)-1].self -= d
 		}
-		stack = append(stack, frame{k: nodeKey{rend.names[te.name], e}, self: d, end: evEnd})
+		stack = append(stack, frame{k: nodeKey{rend.Names[te.Name], e}, self: d, end: evEnd})
 	}
 	for len(stack) > 0 {
 		pop()
@@ -1150,34 +1151,34 @@ func (c *context) summarizeByEntity() []*entitySummary {
 	// Bytes: each request's network events, in time order, as DevTools
 	// tallies them (received data adds up; the finish or the response, when
 	// it carries a size, replaces the tally; a cache hit counts nothing).
-	sortStable(recv, func(a, b recvEvent) bool { return a.TS < b.TS })
+	model.SortStable(recv, func(a, b model.RecvEvent) bool { return a.TS < b.TS })
 	cacheHit := map[string]bool{}
 	for _, re := range recv {
-		if re.kind == 3 {
-			cacheHit[re.reqID] = re.cacheHit
+		if re.Kind == 3 {
+			cacheHit[re.ReqID] = re.CacheHit
 		}
 	}
 	for _, re := range recv {
 		if re.TS < start || re.TS > end {
 			continue
 		}
-		k := nodeKey{"req:" + re.reqID, entityOfRequest(re.reqID)}
+		k := nodeKey{"req:" + re.ReqID, entityOfRequest(re.ReqID)}
 		note(k)
 		switch {
-		case re.kind == 1:
-			if cacheHit[re.reqID] {
+		case re.Kind == 1:
+			if cacheHit[re.ReqID] {
 				transfer[k] = 0
 			} else {
-				transfer[k] += re.encoded
+				transfer[k] += re.Encoded
 			}
-		case re.kind == 2 && re.encoded == 0 && cacheHit[re.reqID]:
+		case re.Kind == 2 && re.Encoded == 0 && cacheHit[re.ReqID]:
 			transfer[k] = 0
-		case re.encoded > 0:
-			transfer[k] = re.encoded
+		case re.Encoded > 0:
+			transfer[k] = re.Encoded
 		}
 	}
 	var out []*entitySummary
-	byEntity := map[*entity]*entitySummary{}
+	byEntity := map[*model.Entity]*entitySummary{}
 	for _, k := range order {
 		if self[k] <= 0 && transfer[k] <= 0 {
 			continue
@@ -1195,11 +1196,11 @@ func (c *context) summarizeByEntity() []*entitySummary {
 		s.transfer += transfer[k]
 	}
 	// Network requests count toward their site's outlined events too.
-	for _, r := range c.a.net.byTime {
+	for _, r := range c.a.Net.ByTime {
 		if r.Dur < 1000 {
 			continue
 		}
-		if e := es.forURL(r.URL); e != nil {
+		if e := es.ForURL(r.URL); e != nil {
 			windows[e] = append(windows[e], reqWindow(r))
 		}
 	}
@@ -1211,15 +1212,15 @@ func (c *context) summarizeByEntity() []*entitySummary {
 
 // reflowData is the forced reflows of one bottom call frame.
 type reflowData struct {
-	frame *callFrame // nil when no script is known
+	frame *model.CallFrame // nil when no script is known
 	total float64
 }
 
 func (c *context) forcedReflow() *insight {
 	in := &insight{Name: "ForcedReflow", State: statePass}
-	var events []*layoutEvent
-	for _, l := range c.a.rend.forcedReflows {
-		if l.Frame == c.frame && inBounds(l.TS, l.Dur, c.bounds) {
+	var events []*model.LayoutEvent
+	for _, l := range c.a.Rend.ForcedReflows {
+		if l.Frame == c.frame && model.InBounds(l.TS, l.Dur, c.bounds) {
 			events = append(events, l)
 		}
 	}
@@ -1240,27 +1241,27 @@ func (c *context) forcedReflow() *insight {
 	}
 	// The top-level function that spent the most time forcing reflows.
 	type topData struct {
-		frame  *callFrame
+		frame  *model.CallFrame
 		total  float64
-		events []window
+		events []model.Window
 	}
-	calls := c.a.rend.topLevelCalls
+	calls := c.a.Rend.TopLevelCalls
 	var top *topData
 	tops := map[string]*topData{}
 	var topOrder []*topData
 	for _, l := range events {
-		if l.topLevel == nil {
+		if l.TopLevel == nil {
 			continue
 		}
-		id := callFrameID(l.topLevel)
+		id := callFrameID(l.TopLevel)
 		t := tops[id]
 		if t == nil {
-			t = &topData{frame: l.topLevel}
+			t = &topData{frame: l.TopLevel}
 			tops[id] = t
 			topOrder = append(topOrder, t)
 		}
 		t.total += l.Dur
-		if w, ok := calls[l.topLevelEvent]; ok {
+		if w, ok := calls[l.TopLevelEvent]; ok {
 			t.events = append(t.events, w)
 		}
 	}
@@ -1275,11 +1276,11 @@ func (c *context) forcedReflow() *insight {
 	if top != nil {
 		in.overlays = append(in.overlays, top.events...)
 		for _, l := range events {
-			in.overlays = append(in.overlays, window{Min: l.TS, Max: l.TS + l.Dur})
+			in.overlays = append(in.overlays, model.Window{Min: l.TS, Max: l.TS + l.Dur})
 		}
 	}
 	in.detail = func(f *formatter) string {
-		var topFrame *callFrame
+		var topFrame *model.CallFrame
 		topTotal := 0.0
 		if top != nil {
 			topFrame, topTotal = top.frame, top.total
@@ -1289,12 +1290,12 @@ func (c *context) forcedReflow() *insight {
 	return in
 }
 
-func callFrameID(f *callFrame) string {
-	return jsAny(f.ScriptID) + ":" + jsfmt.Number(f.LineNumber) + ":" + jsfmt.Number(f.ColumnNumber)
+func callFrameID(f *model.CallFrame) string {
+	return model.JSString(f.ScriptID) + ":" + jsfmt.Number(f.LineNumber) + ":" + jsfmt.Number(f.ColumnNumber)
 }
 
 type duplicate struct {
-	script *script
+	script *model.Script
 	size   float64
 }
 
@@ -1306,8 +1307,8 @@ type duplication struct {
 
 func (c *context) duplicatedJavaScript() *insight {
 	in := &insight{Name: "DuplicatedJavaScript", State: statePass}
-	var scripts []*script
-	for _, s := range c.a.scripts.order {
+	var scripts []*model.Script
+	for _, s := range c.a.Scripts.Order {
 		if s.Frame != c.frame || strings.HasPrefix(s.URL, "chrome-extension://") {
 			continue
 		}
@@ -1322,15 +1323,15 @@ func (c *context) duplicatedJavaScript() *insight {
 	bySource := map[string]*duplication{}
 	var order []*duplication
 	for _, s := range scripts {
-		if s.content == nil || s.content.Len() == 0 || s.sourceMap == nil {
+		if s.Content == nil || s.Content.Len() == 0 || s.SourceMap == nil {
 			continue
 		}
-		files, ok := s.generatedSizes()
+		files, ok := s.GeneratedSizes()
 		if !ok {
 			continue
 		}
 		ratio := compressionRatio(s)
-		for _, src := range s.sourceMap.sources {
+		for _, src := range s.SourceMap.Sources {
 			if strings.Contains(src, "webpack/bootstrap") || strings.Contains(src, "(webpack)/buildin") || strings.Contains(src, "external ") {
 				continue
 			}
@@ -1347,23 +1348,23 @@ func (c *context) duplicatedJavaScript() *insight {
 	grouped := groupByNodeModules(order)
 	dup := normalizeDuplication(order)
 	groupedDup := normalizeDuplication(grouped)
-	wasted := map[*request]float64{}
-	var wastedOrder []*request
-	seenScript := map[*script]bool{}
+	wasted := map[*model.Request]float64{}
+	var wastedOrder []*model.Request
+	seenScript := map[*model.Script]bool{}
 	for _, d := range dup {
 		for i, x := range d.duplicates {
-			if !seenScript[x.script] && x.script.request != nil {
+			if !seenScript[x.script] && x.script.Request != nil {
 				seenScript[x.script] = true
-				in.requests = append(in.requests, x.script.request)
-				in.overlays = append(in.overlays, reqWindow(x.script.request))
+				in.requests = append(in.requests, x.script.Request)
+				in.overlays = append(in.overlays, reqWindow(x.script.Request))
 			}
-			if i == 0 || x.script.request == nil {
+			if i == 0 || x.script.Request == nil {
 				continue
 			}
-			if _, ok := wasted[x.script.request]; !ok {
-				wastedOrder = append(wastedOrder, x.script.request)
+			if _, ok := wasted[x.script.Request]; !ok {
+				wastedOrder = append(wastedOrder, x.script.Request)
 			}
-			wasted[x.script.request] += x.size
+			wasted[x.script.Request] += x.size
 		}
 	}
 	for _, r := range wastedOrder {
@@ -1446,7 +1447,7 @@ func normalizeDuplication(dups []*duplication) []*duplication {
 	var out []*duplication
 	for _, d := range dups {
 		list := append([]duplicate(nil), d.duplicates...)
-		sortStable(list, func(a, b duplicate) bool { return a.size > b.size })
+		model.SortStable(list, func(a, b duplicate) bool { return a.size > b.size })
 		if len(list) > 1 {
 			largest := list[0].size
 			kept := list[:0]
@@ -1473,19 +1474,19 @@ func normalizeDuplication(dups []*duplication) []*duplication {
 		}
 		out = append(out, n)
 	}
-	sortStable(out, func(a, b *duplication) bool { return a.bytes > b.bytes })
+	model.SortStable(out, func(a, b *duplication) bool { return a.bytes > b.bytes })
 	return out
 }
 
 // compressionRatio estimates how much a script shrank on the wire.
-func compressionRatio(s *script) float64 {
-	r := s.request
+func compressionRatio(s *model.Script) float64 {
+	r := s.Request
 	if r == nil {
 		return 1
 	}
 	length := r.DecodedBodyLength
-	if length == 0 && s.content != nil {
-		length = float64(jsfmt.Length(s.content.String()))
+	if length == 0 && s.Content != nil {
+		length = float64(jsfmt.Length(s.Content.String()))
 	}
 	compressed := estimateCompressedSize(r, length, "Script")
 	if length == 0 || compressed == 0 {
@@ -1496,7 +1497,7 @@ func compressionRatio(s *script) float64 {
 
 // servedFromCache reports whether a response came from the browser's
 // cache, as DevTools guesses it.
-func servedFromCache(r *request) bool {
+func servedFromCache(r *model.Request) bool {
 	if r.Headers == nil || r.Failed {
 		return false
 	}
@@ -1510,7 +1511,7 @@ func servedFromCache(r *request) bool {
 	return ratio < 0.01
 }
 
-func estimateCompressedSize(r *request, total float64, resourceType string) float64 {
+func estimateCompressedSize(r *model.Request, total float64, resourceType string) float64 {
 	if r == nil || servedFromCache(r) {
 		switch resourceType {
 		case "Stylesheet":
@@ -1536,14 +1537,14 @@ func estimateCompressedSize(r *request, total float64, resourceType string) floa
 
 func (c *context) inpBreakdown() *insight {
 	in := &insight{Name: "INPBreakdown", State: statePass}
-	var events []*interaction
-	for _, it := range c.a.inter.noNesting {
-		if inBounds(it.TS, it.Dur, c.bounds) {
+	var events []*model.Interaction
+	for _, it := range c.a.Inter.NoNesting {
+		if model.InBounds(it.TS, it.Dur, c.bounds) {
 			events = append(events, it)
 		}
 	}
 	if len(events) > 0 {
-		longest := map[int64]*interaction{}
+		longest := map[int64]*model.Interaction{}
 		var order []int64
 		for _, it := range events {
 			cur, ok := longest[it.InterID]
@@ -1554,22 +1555,22 @@ func (c *context) inpBreakdown() *insight {
 				longest[it.InterID] = it
 			}
 		}
-		var norm []*interaction
+		var norm []*model.Interaction
 		for _, id := range order {
 			norm = append(norm, longest[id])
 		}
-		sortStable(norm, func(a, b *interaction) bool { return a.Dur > b.Dur })
+		model.SortStable(norm, func(a, b *model.Interaction) bool { return a.Dur > b.Dur })
 		in.longest = norm[0]
-		if norm[0].Dur <= longInteraction {
+		if norm[0].Dur <= model.LongInteraction {
 			in.State = stateInformative
 		} else {
 			in.State = stateFail
 		}
 		it := norm[0]
-		p1 := window{Min: it.TS, Max: it.TS + it.InputDelay}
-		p2 := window{Min: p1.Max, Max: p1.Max + it.Processing}
-		p3 := window{Min: p2.Max, Max: p2.Max + it.Presentation}
-		in.overlays = []window{p1, p2, p3, {Min: it.TS, Max: it.TS + it.Dur}}
+		p1 := model.Window{Min: it.TS, Max: it.TS + it.InputDelay}
+		p2 := model.Window{Min: p1.Max, Max: p1.Max + it.Processing}
+		p3 := model.Window{Min: p2.Max, Max: p2.Max + it.Presentation}
+		in.overlays = []model.Window{p1, p2, p3, {Min: it.TS, Max: it.TS + it.Dur}}
 	}
 	in.detail = func(f *formatter) string { return f.inpBreakdown(in.longest) }
 	return in
@@ -1584,7 +1585,7 @@ type imageOptimization struct {
 }
 
 type optimizableImage struct {
-	req           *request
+	req           *model.Request
 	optimizations []imageOptimization
 	savings       float64
 }
@@ -1592,34 +1593,34 @@ type optimizableImage struct {
 func (c *context) imageDelivery() *insight {
 	in := &insight{Name: "ImageDelivery", State: statePass}
 	const avifBytesPerPixel = 2.0 * 1 / 12
-	paintsByURL := map[string][]*paintImage{}
-	for _, p := range c.a.shifts.paintImages {
+	paintsByURL := map[string][]*model.PaintImage{}
+	for _, p := range c.a.Shifts.PaintImages {
 		if p.URL != "" {
 			paintsByURL[p.URL] = append(paintsByURL[p.URL], p)
 		}
 	}
 	// The paint events by URL are kept in file order by DevTools.
 	for u := range paintsByURL {
-		sortStable(paintsByURL[u], func(a, b *paintImage) bool { return a.Index < b.Index })
+		model.SortStable(paintsByURL[u], func(a, b *model.PaintImage) bool { return a.Index < b.Index })
 	}
-	display := func(p *paintImage) (float64, float64) {
-		if p.corrected {
+	display := func(p *model.PaintImage) (float64, float64) {
+		if p.Corrected {
 			return p.CorrectedW, p.CorrectedH
 		}
 		return p.Width, p.Height
 	}
 	var images []*optimizableImage
-	for _, r := range c.a.net.byTime {
-		if !inBounds(r.TS, r.Dur, c.bounds) || r.ResourceType != "Image" || r.MimeType == "image/svg+xml" {
+	for _, r := range c.a.Net.ByTime {
+		if !model.InBounds(r.TS, r.Dur, c.bounds) || r.ResourceType != "Image" || r.MimeType == "image/svg+xml" {
 			continue
 		}
 		u := r.URL
 		if len(r.Redirects) > 0 {
 			u = r.Redirects[0].URL
 		}
-		var paints []*paintImage
+		var paints []*model.PaintImage
 		for _, p := range paintsByURL[u] {
-			if inBounds(p.TS, p.Dur, c.bounds) {
+			if model.InBounds(p.TS, p.Dur, c.bounds) {
 				paints = append(paints, p)
 			}
 		}
@@ -1678,7 +1679,7 @@ func (c *context) imageDelivery() *insight {
 			images = append(images, &optimizableImage{req: r, optimizations: kept, savings: total})
 		}
 	}
-	sortStable(images, func(a, b *optimizableImage) bool {
+	model.SortStable(images, func(a, b *optimizableImage) bool {
 		if a.savings != b.savings {
 			return a.savings > b.savings
 		}
@@ -1699,7 +1700,7 @@ func (c *context) imageDelivery() *insight {
 
 type fontIssue struct {
 	name, display string
-	req           *request
+	req           *model.Request
 	wasted        float64 // ms
 }
 
@@ -1707,11 +1708,11 @@ func (c *context) fontDisplay() *insight {
 	in := &insight{Name: "FontDisplay", State: statePass}
 	var fonts []fontIssue
 	display := regexp.MustCompile(`^(block|fallback|auto)$`)
-	for _, f := range c.a.shifts.fonts {
-		if !inBounds(f.Begin.TS, f.Begin.Dur, c.bounds) {
+	for _, f := range c.a.Shifts.Fonts {
+		if !model.InBounds(f.Begin.TS, f.Begin.Dur, c.bounds) {
 			continue
 		}
-		r := c.a.net.byID[f.RequestID]
+		r := c.a.Net.ByID[f.RequestID]
 		if r == nil || !display.MatchString(f.Display) {
 			continue
 		}
@@ -1722,7 +1723,7 @@ func (c *context) fontDisplay() *insight {
 		wasted = math.Min(wasted, 3000)
 		fonts = append(fonts, fontIssue{name: f.Name, display: f.Display, req: r, wasted: wasted})
 	}
-	sortStable(fonts, func(a, b fontIssue) bool { return a.wasted > b.wasted })
+	model.SortStable(fonts, func(a, b fontIssue) bool { return a.wasted > b.wasted })
 	savings := 0.0
 	for _, f := range fonts {
 		savings = math.Max(savings, f.wasted)
@@ -1739,17 +1740,17 @@ func (c *context) fontDisplay() *insight {
 
 func (c *context) viewport() *insight {
 	in := &insight{Name: "Viewport", State: statePass}
-	var vp *metaViewport
-	for i := range c.a.inter.viewports {
-		v := &c.a.inter.viewports[i]
-		if v.Frame == c.frame && inBounds(v.TS, 0, c.bounds) {
+	var vp *model.MetaViewport
+	for i := range c.a.Inter.Viewports {
+		v := &c.a.Inter.Viewports[i]
+		if v.Frame == c.frame && model.InBounds(v.TS, 0, c.bounds) {
 			vp = v
 			break
 		}
 	}
-	var frames []compositorFrame
-	for _, f := range c.a.inter.frames {
-		if f.Frame != c.frame || (vp != nil && f.TS < vp.TS) || !inBounds(f.TS, 0, c.bounds) {
+	var frames []model.CompositorFrame
+	for _, f := range c.a.Inter.Frames {
+		if f.Frame != c.frame || (vp != nil && f.TS < vp.TS) || !model.InBounds(f.TS, 0, c.bounds) {
 			continue
 		}
 		frames = append(frames, f)
@@ -1763,11 +1764,11 @@ func (c *context) viewport() *insight {
 				no := false
 				optimized = &no
 				var delays []float64
-				for _, it := range c.a.inter.overThreshold() {
-					if it.category() == "POINTER" && it.InputDelay >= 50_000 {
+				for _, it := range c.a.Inter.OverThreshold() {
+					if it.Category() == "POINTER" && it.InputDelay >= 50_000 {
 						delays = append(delays, it.InputDelay)
 						d := math.Min(it.InputDelay, 300_000)
-						in.overlays = append(in.overlays, window{Min: it.TS, Max: it.TS + d}, window{Min: it.TS, Max: it.TS + it.Dur})
+						in.overlays = append(in.overlays, model.Window{Min: it.TS, Max: it.TS + d}, model.Window{Min: it.TS, Max: it.TS + it.Dur})
 					}
 				}
 				maxDelay := 0.0
@@ -1786,9 +1787,9 @@ func (c *context) viewport() *insight {
 
 func (c *context) modernHTTP() *insight {
 	in := &insight{Name: "ModernHTTP", State: statePass}
-	var reqs []*request
-	for _, r := range c.a.net.byTime {
-		if inBounds(r.TS, r.Dur, c.bounds) {
+	var reqs []*model.Request
+	for _, r := range c.a.Net.ByTime {
+		if model.InBounds(r.TS, r.Dur, c.bounds) {
 			reqs = append(reqs, r)
 		}
 	}
@@ -1806,10 +1807,10 @@ func (c *context) modernHTTP() *insight {
 		// A tiny resource of a known third party would not count, but every
 		// entity tabhive knows is one it made up from a domain, which
 		// DevTools treats as unrecognized: it counts.
-		if r.isLocalhost() {
+		if r.IsLocalhost() {
 			continue
 		}
-		byOrigin[origin(u.String())]++
+		byOrigin[model.Origin(u.String())]++
 	}
 	seen := map[string]bool{}
 	old := regexp.MustCompile(`(?i)HTTP/[01][.\d]?`)
@@ -1817,7 +1818,7 @@ func (c *context) modernHTTP() *insight {
 		if seen[r.URL] || r.FromServiceWorker || !old.MatchString(r.Protocol) {
 			continue
 		}
-		if byOrigin[origin(r.URL)] < 6 {
+		if byOrigin[model.Origin(r.URL)] < 6 {
 			continue
 		}
 		seen[r.URL] = true
@@ -1832,7 +1833,7 @@ func (c *context) modernHTTP() *insight {
 }
 
 // relevantBounds is the union of an insight's windows, or the set's bounds.
-func (in *insight) relevantBounds(set window) window {
+func (in *insight) relevantBounds(set model.Window) model.Window {
 	if len(in.overlays) == 0 {
 		return set
 	}

@@ -1,12 +1,13 @@
 package trace
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"net/url"
 	"strings"
+
+	"github.com/tabhive/tabhive/internal/devtools/trace/model"
 )
 
 // Options describe how a trace was recorded, for its report.
@@ -28,7 +29,7 @@ type Options struct {
 type Report struct {
 	// URL is the main frame's URL.
 	URL    string
-	bounds window
+	bounds model.Window
 	opts   Options
 	// Sets are the insight sets: one per navigation of the main frame
 	// (NAVIGATION_0, ...), and one for the time before the first
@@ -41,20 +42,22 @@ type Report struct {
 
 	// What the text needs from the analysis: the requests, who initiated
 	// each, and the navigations.
-	requests   []*request
-	initiators map[*request]*request
-	meta       *meta
+	requests   []*model.Request
+	initiators map[*model.Request]*model.Request
+	meta       *model.Meta
 }
 
 // navFor returns the navigation a request belongs to.
-func (r *Report) navFor(req *request) *navigation { return r.meta.navigationFor(req.TS, req.Frame) }
+func (r *Report) navFor(req *model.Request) *model.Navigation {
+	return r.meta.NavigationFor(req.TS, req.Frame)
+}
 
 // InsightSet is the part of a trace that one navigation covers.
 type InsightSet struct {
 	ID     string
 	URL    string
-	bounds window
-	nav    *navigation
+	bounds model.Window
+	nav    *model.Navigation
 
 	LCP       *LCP
 	FCP       *Metric
@@ -178,111 +181,49 @@ func (r *Report) Describe(nodes map[int64]string) { r.nodes = nodes }
 // writes it and DevTools saves it, plain or gzip-compressed) as a stream
 // and returns its report. Only what the report needs is kept: memory
 // grows with the number of requests, layout shifts and long tasks, not
-// with the file's size. It fails with an error wrapping [ErrNotTrace] for
-// a file that is not a trace.
+// with the file's size. It fails with an error wrapping
+// [model.ErrNotTrace] for a file that is not a trace.
 func Analyze(r io.Reader, opts Options) (*Report, error) {
-	a := newAnalyzer()
-	metadata, err := scanFile(r, a.handle)
+	t, err := model.Parse(r)
 	if err != nil {
 		return nil, err
 	}
-	if a.events == 0 {
-		return nil, fmt.Errorf("%w: it has no events", ErrNotTrace)
+	if opts.CPUThrottling == 0 && t.CPUThrottling != nil {
+		opts.CPUThrottling = *t.CPUThrottling
 	}
-	var md struct {
-		CPUThrottling     *float64            `json:"cpuThrottling"`
-		NetworkThrottling *string             `json:"networkThrottling"`
-		HostDPR           float64             `json:"hostDPR"`
-		SourceMaps        []metadataSourceMap `json:"sourceMaps"`
+	if opts.NetworkThrottling == "" && t.NetworkThrottling != nil {
+		opts.NetworkThrottling = *t.NetworkThrottling
 	}
-	if metadata != nil {
-		json.Unmarshal(metadata, &md) // best effort: the events are what matters
-	}
-	if opts.CPUThrottling == 0 && md.CPUThrottling != nil {
-		opts.CPUThrottling = *md.CPUThrottling
-	}
-	if opts.NetworkThrottling == "" && md.NetworkThrottling != nil {
-		opts.NetworkThrottling = *md.NetworkThrottling
-	}
-	a.finalize(md.HostDPR, md.SourceMaps)
+	a := &analyzer{t}
 	return a.report(opts), nil
 }
 
-// analyzer holds the state of one analysis; it is used by one goroutine.
+// analyzer builds the report of one parsed trace; it is used by one
+// goroutine.
 type analyzer struct {
-	events   int
-	meta     *meta
-	net      *network
-	load     *pageLoad
-	shifts   *shifts
-	inter    *interactions
-	rend     *renderer
-	scripts  *scripts
-	entities *entities
-}
-
-func newAnalyzer() *analyzer {
-	return &analyzer{
-		meta:     newMeta(),
-		net:      newNetwork(),
-		load:     newPageLoad(),
-		shifts:   newShifts(),
-		inter:    &interactions{},
-		rend:     newRenderer(),
-		scripts:  newScripts(),
-		entities: newEntities(),
-	}
-}
-
-func (a *analyzer) handle(ev *event) error {
-	a.events++
-	a.meta.handle(ev)
-	a.net.handle(ev)
-	a.load.handle(ev)
-	a.shifts.handle(ev)
-	a.inter.handle(ev)
-	a.rend.handle(ev, a.meta)
-	a.scripts.handle(ev)
-	return nil
-}
-
-func (a *analyzer) finalize(hostDPR float64, maps []metadataSourceMap) {
-	a.meta.finalize()
-	a.net.finalize()
-	a.load.finalize(a.meta, a.net)
-	a.shifts.finalize(a.meta)
-	a.inter.finalize(a.meta)
-	a.rend.finalize()
-	a.scripts.finalize(a.meta, a.net, maps)
-	if hostDPR > 0 && a.meta.dpr > 0 {
-		for _, p := range a.shifts.paintImages {
-			p.CorrectedW = p.Width / hostDPR * a.meta.dpr
-			p.CorrectedH = p.Height / hostDPR * a.meta.dpr
-			p.corrected = true
-		}
-	}
+	*model.Trace
 }
 
 // report builds the insight sets, as DevTools' trace processor does.
 func (a *analyzer) report(opts Options) *Report {
-	m := a.meta
-	r := &Report{URL: m.mainFrameURL, bounds: m.bounds(), opts: opts,
-		requests: a.net.byTime, initiators: a.displayInitiators(), meta: m}
-	var navs []*navigation
-	for _, n := range m.mainNavs {
+	m := a.Meta
+	r := &Report{URL: m.MainFrameURL, bounds: m.Bounds(), opts: opts,
+		requests: a.Net.ByTime, initiators: a.displayInitiators(), meta: m}
+	var navs []*model.Navigation
+	for _, n := range m.MainNavs {
 		if n.Frame != "" && n.ID != "" {
 			navs = append(navs, n)
 		}
 	}
-	initial := m.bounds()
+	initial := m.Bounds()
 	if len(navs) > 0 {
 		initial.Max = navs[0].TS
 	}
-	if s := a.insightSet(r, nil, initial, m.mainFrameID); s != nil {
+	if s := a.insightSet(r, nil, initial, m.MainFrameID); s != nil {
 		r.Sets = append(r.Sets, s)
 	}
 	for i, n := range navs {
-		w := window{Min: n.TS, Max: m.boundsMax}
+		w := model.Window{Min: n.TS, Max: m.BoundsMax}
 		if i+1 < len(navs) {
 			w.Max = navs[i+1].TS
 		}
@@ -297,22 +238,22 @@ func (a *analyzer) report(opts Options) *Report {
 // its initiator, as DevTools' getNetworkInitiator finds it: a stylesheet
 // that asked for it; else the last request, sent before it, of the script
 // that was running when it was sent; else the request its initiator names.
-func (a *analyzer) displayInitiators() map[*request]*request {
-	out := map[*request]*request{}
-	for _, r := range a.net.byTime {
-		init := a.net.initiatorOf[r]
+func (a *analyzer) displayInitiators() map[*model.Request]*model.Request {
+	out := map[*model.Request]*model.Request{}
+	for _, r := range a.Net.ByTime {
+		init := a.Net.InitiatorOf[r]
 		if init != nil && init.MimeType == "text/css" {
 			out[r] = init
 			continue
 		}
-		if u, ok := a.rend.scriptOf[r.ID]; ok && (r.Initiator == nil || r.Initiator.URL == "") {
+		if u, ok := a.Rend.ScriptOf[r.ID]; ok && (r.Initiator == nil || r.Initiator.URL == "") {
 			if u == "" {
 				// Script of unknown origin was running: the frame's
 				// document is the nearest thing to its stack.
-				u = a.meta.activeURL(r.Frame, r.TS)
+				u = a.Meta.ActiveURL(r.Frame, r.TS)
 			}
-			var last *request
-			for _, c := range a.net.byTime {
+			var last *model.Request
+			for _, c := range a.Net.ByTime {
 				if c.URL == u && c.TS < r.TS {
 					last = c
 				}
@@ -332,8 +273,8 @@ func (a *analyzer) displayInitiators() map[*request]*request {
 // context is what every insight of a set is computed from.
 type context struct {
 	a      *analyzer
-	nav    *navigation // nil for the time before any navigation
-	bounds window
+	nav    *model.Navigation // nil for the time before any navigation
+	bounds model.Window
 	frame  string
 	// lantern is whether DevTools could model this page load: it needs a
 	// document request, an FCP and an LCP. Without it DevTools computes no
@@ -341,20 +282,20 @@ type context struct {
 	lantern bool
 }
 
-func (a *analyzer) insightSet(r *Report, nav *navigation, w window, frame string) *InsightSet {
+func (a *analyzer) insightSet(r *Report, nav *model.Navigation, w model.Window, frame string) *InsightSet {
 	c := &context{a: a, nav: nav, bounds: w, frame: frame}
 	id := "NO_NAVIGATION"
 	urlStr := ""
 	if nav != nil {
 		id = fmt.Sprintf("NAVIGATION_%d", len(r.Sets))
-		urlStr = a.meta.finalURLByID[nav.ID]
-		c.lantern = len(a.net.byTime) > 0 && a.net.byID[nav.ID] != nil &&
-			a.load.score(frame, nav, metricFCP) != nil && a.load.score(frame, nav, metricLCP) != nil
+		urlStr = a.Meta.FinalURLByID[nav.ID]
+		c.lantern = len(a.Net.ByTime) > 0 && a.Net.ByID[nav.ID] != nil &&
+			a.Load.Score(frame, nav, model.MetricFCP) != nil && a.Load.Score(frame, nav, model.MetricLCP) != nil
 	} else {
-		urlStr = a.meta.finalURLByID[""]
+		urlStr = a.Meta.FinalURLByID[""]
 	}
 	if urlStr == "" {
-		urlStr = a.meta.mainFrameURL
+		urlStr = a.Meta.MainFrameURL
 	}
 	set := &InsightSet{ID: id, URL: urlStr, bounds: w, nav: nav}
 	set.insights = c.insights()
@@ -388,16 +329,16 @@ func (s *InsightSet) fillMetrics(c *context) {
 		s.LCP = lcp.lcp
 	}
 	if nav := c.nav; nav != nil {
-		if fcp := c.a.load.score(c.frame, nav, metricFCP); fcp != nil {
+		if fcp := c.a.Load.Score(c.frame, nav, model.MetricFCP); fcp != nil {
 			s.FCP = &Metric{Value: fcp.Timing, EventKey: rawKey(fcp.Event.Index), TS: fcp.Event.TS}
 		}
-		if doc := c.a.net.byID[nav.ID]; doc != nil {
-			if fb, ok := docFirstByte(doc); ok {
+		if doc := c.a.Net.ByID[nav.ID]; doc != nil {
+			if fb, ok := model.DocFirstByte(doc); ok {
 				s.TTFB = &Metric{Value: fb - nav.TS, EventKey: syntheticKey(doc.Index), TS: doc.TS}
 			}
 		}
-		for _, t := range c.a.rend.longTasks {
-			if t.PID == nav.PID && t.TID == nav.TID && inBounds(t.TS, t.Dur, c.bounds) {
+		for _, t := range c.a.Rend.LongTasks {
+			if t.PID == nav.PID && t.TID == nav.TID && model.InBounds(t.TS, t.Dur, c.bounds) {
 				s.LongTasks = append(s.LongTasks, LongTask{TS: t.TS, Dur: t.Dur, EventKey: rawKey(t.Index)})
 			}
 		}
@@ -514,6 +455,6 @@ func sortInsights(s *InsightSet) {
 	for i, n := range baselineOrder {
 		pos[n] = i
 	}
-	sortStable(s.insights, func(a, b *insight) bool { return pos[a.Name] < pos[b.Name] })
-	sortStable(s.insights, func(a, b *insight) bool { return rank[a.Name] > rank[b.Name] })
+	model.SortStable(s.insights, func(a, b *insight) bool { return pos[a.Name] < pos[b.Name] })
+	model.SortStable(s.insights, func(a, b *insight) bool { return rank[a.Name] > rank[b.Name] })
 }

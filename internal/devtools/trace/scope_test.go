@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tabhive/tabhive/internal/devtools/trace/model"
 )
 
 // eventKeys are DevTools' event keys, made of an event's position in the
@@ -28,12 +30,12 @@ func TestFilterKeepsThePageAnalysis(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scope, err := PageScope(bytes.NewReader(raw))
+			scope, err := model.PageScope(bytes.NewReader(raw))
 			if err != nil {
 				t.Fatalf("PageScope = %v", err)
 			}
 			var filtered bytes.Buffer
-			if err := Filter(bytes.NewReader(raw), &filtered, scope); err != nil {
+			if err := model.Filter(bytes.NewReader(raw), &filtered, scope); err != nil {
 				t.Fatalf("Filter = %v", err)
 			}
 			whole, err := Analyze(bytes.NewReader(raw), Options{})

@@ -1,7 +1,8 @@
-package trace
+package model
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -11,9 +12,9 @@ import (
 const (
 	maxClusterDuration = 5_000_000 // µs
 	maxShiftGap        = 1_000_000 // µs
-	// rootCauseWindow is how long before a paint a font load or an
+	// RootCauseWindow is how long before a paint a font load or an
 	// animation may end and still be blamed for the paint's shifts.
-	rootCauseWindow = 500_000 // µs
+	RootCauseWindow = 500_000 // µs
 )
 
 // impactedNode is a node a layout shift moved.
@@ -22,8 +23,8 @@ type impactedNode struct {
 	DebugName string `json:"debug_name"`
 }
 
-// shift is a LayoutShift event.
-type shift struct {
+// Shift is a LayoutShift event.
+type Shift struct {
 	Index    int
 	TS       float64
 	PID, TID int64
@@ -31,31 +32,31 @@ type shift struct {
 	Score    float64 // weighted_score_delta
 	Impacted []impactedNode
 	// cluster is the window the shift belongs to.
-	cluster *cluster
+	cluster *Cluster
 }
 
-// cluster is a session window of layout shifts.
-type cluster struct {
-	Shifts       []*shift
-	Win          window
+// Cluster is a session window of layout shifts.
+type Cluster struct {
+	Shifts       []*Shift
+	Win          Window
 	Score        float64
 	NavigationID string // "" when before any navigation
 	TS, Dur      float64
-	Worst        *shift
+	Worst        *Shift
 }
 
-// timed is an event with a start and a duration.
-type timed struct {
+// Timed is an event with a start and a duration.
+type Timed struct {
 	Index    int
 	TS, Dur  float64
 	PID, TID int64
 }
 
-func (t timed) end() float64 { return t.TS + t.Dur }
+func (t Timed) end() float64 { return t.TS + t.Dur }
 
-// paintImage is a PaintImage event.
-type paintImage struct {
-	timed
+// PaintImage is a PaintImage event.
+type PaintImage struct {
+	Timed
 	URL                    string
 	NodeID                 int64
 	NodeName               string
@@ -65,19 +66,19 @@ type paintImage struct {
 	IsCSS, IsPicture       bool
 	SrcsetAttribute        string
 	CorrectedW, CorrectedH float64 // display size corrected for the host's DPR, when known
-	corrected              bool
+	Corrected              bool
 }
 
 // remoteFont is a web font load.
 type remoteFont struct {
 	Display, URL, Name string
-	Begin              timed
+	Begin              Timed
 	RequestID          string // "<pid>.<id>", the font request's id
 }
 
-// animation is a CSS animation, from its begin and end events.
-type animation struct {
-	timed
+// Animation is a CSS animation, from its begin and end events.
+type Animation struct {
+	Timed
 	DisplayName string
 	Failures    []animationFailure
 }
@@ -87,36 +88,36 @@ type animationFailure struct {
 	UnsupportedProperties []string
 }
 
-// shifts gathers layout shifts and what can cause them, as DevTools' layout
+// Shifts gathers layout shifts and what can cause them, as DevTools' layout
 // shifts handler does.
-type shifts struct {
-	events      []*shift
-	prePaints   []timed
-	childFrames []timed // RenderFrameImpl::createChildFrame
-	domLoading  []struct {
-		timed
+type Shifts struct {
+	events      []*Shift
+	PrePaints   []Timed
+	ChildFrames []Timed // RenderFrameImpl::createChildFrame
+	DOMLoading  []struct {
+		Timed
 		Frame string
 	}
-	unsized []struct {
-		timed
+	Unsized []struct {
+		Timed
 		NodeID int64
 	}
-	fonts       []*remoteFont
-	paintImages []*paintImage
+	Fonts       []*remoteFont
+	PaintImages []*PaintImage
 
-	animBegin map[string]*animation // by id, open animations
-	anims     []*animation
+	animBegin map[string]*Animation // by id, open animations
+	Anims     []*Animation
 
-	clusters []*cluster
-	byNav    map[string][]*cluster
+	clusters []*Cluster
+	ByNav    map[string][]*Cluster
 }
 
-func newShifts() *shifts {
-	return &shifts{animBegin: map[string]*animation{}, byNav: map[string][]*cluster{}}
+func newShifts() *Shifts {
+	return &Shifts{animBegin: map[string]*Animation{}, ByNav: map[string][]*Cluster{}}
 }
 
-func (s *shifts) handle(ev *event) {
-	t := timed{Index: ev.Index, TS: ev.TS, Dur: ev.Dur, PID: ev.PID, TID: ev.TID}
+func (s *Shifts) handle(ev *event) {
+	t := Timed{Index: ev.Index, TS: ev.TS, Dur: ev.Dur, PID: ev.PID, TID: ev.TID}
 	switch ev.Name {
 	case "LayoutShift":
 		var a struct {
@@ -131,7 +132,7 @@ func (s *shifts) handle(ev *event) {
 		if a.Data != nil && a.Data.HadRecentInput {
 			return
 		}
-		sh := &shift{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, Frame: a.Frame}
+		sh := &Shift{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, Frame: a.Frame}
 		if a.Data != nil {
 			sh.Score, sh.Impacted = a.Data.Score, a.Data.Impacted
 		} else {
@@ -139,16 +140,16 @@ func (s *shifts) handle(ev *event) {
 		}
 		s.events = append(s.events, sh)
 	case "PrePaint":
-		s.prePaints = append(s.prePaints, t)
+		s.PrePaints = append(s.PrePaints, t)
 	case "RenderFrameImpl::createChildFrame":
-		s.childFrames = append(s.childFrames, t)
+		s.ChildFrames = append(s.ChildFrames, t)
 	case "domLoading":
 		var a struct {
 			Frame string `json:"frame"`
 		}
 		ev.unmarshalArgs(&a)
-		s.domLoading = append(s.domLoading, struct {
-			timed
+		s.DOMLoading = append(s.DOMLoading, struct {
+			Timed
 			Frame string
 		}{t, a.Frame})
 	case "LayoutImageUnsized":
@@ -158,8 +159,8 @@ func (s *shifts) handle(ev *event) {
 			} `json:"data"`
 		}
 		ev.unmarshalArgs(&a)
-		s.unsized = append(s.unsized, struct {
-			timed
+		s.Unsized = append(s.Unsized, struct {
+			Timed
 			NodeID int64
 		}{t, a.Data.NodeID})
 	case "BeginRemoteFontLoad":
@@ -169,15 +170,15 @@ func (s *shifts) handle(ev *event) {
 			ID      any    `json:"id"`
 		}
 		ev.unmarshalArgs(&a)
-		s.fonts = append(s.fonts, &remoteFont{Display: a.Display, URL: a.URL, Begin: t,
-			RequestID: jsString(ev.PID) + "." + jsAny(a.ID)})
+		s.Fonts = append(s.Fonts, &remoteFont{Display: a.Display, URL: a.URL, Begin: t,
+			RequestID: strconv.FormatInt(ev.PID, 10) + "." + JSString(a.ID)})
 	case "RemoteFontLoaded":
 		var a struct {
 			URL  string `json:"url"`
 			Name string `json:"name"`
 		}
 		ev.unmarshalArgs(&a)
-		for _, f := range s.fonts {
+		for _, f := range s.Fonts {
 			if f.URL == a.URL {
 				f.Name = a.Name
 			}
@@ -203,7 +204,7 @@ func (s *shifts) handle(ev *event) {
 		}
 		ev.unmarshalArgs(&a)
 		d := a.Data
-		s.paintImages = append(s.paintImages, &paintImage{timed: t, URL: d.URL, NodeID: d.NodeID, NodeName: d.NodeName,
+		s.PaintImages = append(s.PaintImages, &PaintImage{Timed: t, URL: d.URL, NodeID: d.NodeID, NodeName: d.NodeName,
 			Frame: d.Frame, Width: d.Width, Height: d.Height, SrcWidth: d.SrcWidth, SrcHeight: d.SrcHeight,
 			IsCSS: d.IsCSS, IsPicture: d.IsPicture, SrcsetAttribute: d.SrcsetAttribute})
 	case "Animation":
@@ -217,7 +218,7 @@ func (s *shifts) handle(ev *event) {
 // handleAnimation pairs an animation's begin and end events (by id), with
 // the instant events between them that report why it could not run on
 // the compositor.
-func (s *shifts) handleAnimation(ev *event, t timed) {
+func (s *Shifts) handleAnimation(ev *event, t Timed) {
 	key := ev.Cat + ":" + ev.ID
 	switch ev.Ph {
 	case "b":
@@ -227,7 +228,7 @@ func (s *shifts) handleAnimation(ev *event, t timed) {
 			} `json:"data"`
 		}
 		ev.unmarshalArgs(&a)
-		an := &animation{timed: t, DisplayName: a.Data.DisplayName}
+		an := &Animation{Timed: t, DisplayName: a.Data.DisplayName}
 		s.animBegin[key] = an
 	case "n":
 		an := s.animBegin[key]
@@ -249,39 +250,39 @@ func (s *shifts) handleAnimation(ev *event, t timed) {
 		}
 		delete(s.animBegin, key)
 		an.Dur = ev.TS - an.TS
-		s.anims = append(s.anims, an)
+		s.Anims = append(s.Anims, an)
 	}
 }
 
-func (s *shifts) finalize(m *meta) {
-	sortStable(s.events, func(a, b *shift) bool { return a.TS < b.TS })
-	sortStable(s.prePaints, func(a, b timed) bool { return a.TS < b.TS })
-	sortStable(s.childFrames, func(a, b timed) bool { return a.TS < b.TS })
-	sortStable(s.domLoading, func(a, b struct {
-		timed
+func (s *Shifts) finalize(m *Meta) {
+	SortStable(s.events, func(a, b *Shift) bool { return a.TS < b.TS })
+	SortStable(s.PrePaints, func(a, b Timed) bool { return a.TS < b.TS })
+	SortStable(s.ChildFrames, func(a, b Timed) bool { return a.TS < b.TS })
+	SortStable(s.DOMLoading, func(a, b struct {
+		Timed
 		Frame string
 	}) bool {
 		return a.TS < b.TS
 	})
-	sortStable(s.unsized, func(a, b struct {
-		timed
+	SortStable(s.Unsized, func(a, b struct {
+		Timed
 		NodeID int64
 	}) bool {
 		return a.TS < b.TS
 	})
-	sortStable(s.fonts, func(a, b *remoteFont) bool { return a.Begin.TS < b.Begin.TS })
-	sortStable(s.paintImages, func(a, b *paintImage) bool { return a.TS < b.TS })
-	sortStable(s.anims, func(a, b *animation) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
+	SortStable(s.Fonts, func(a, b *remoteFont) bool { return a.Begin.TS < b.Begin.TS })
+	SortStable(s.PaintImages, func(a, b *PaintImage) bool { return a.TS < b.TS })
+	SortStable(s.Anims, func(a, b *Animation) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
 	s.buildClusters(m)
 }
 
 // buildClusters groups the shifts into session windows.
-func (s *shifts) buildClusters(m *meta) {
+func (s *Shifts) buildClusters(m *Meta) {
 	if len(s.events) == 0 {
 		return
 	}
-	navs := m.navsByFrame[m.mainFrameID]
-	bounds := m.bounds()
+	navs := m.navsByFrame[m.MainFrameID]
+	bounds := m.Bounds()
 	firstShift, lastShift := s.events[0].TS, s.events[0].TS
 	lastNav := -2 // no shift seen yet
 	for _, ev := range s.events {
@@ -303,7 +304,7 @@ func (s *shifts) buildClusters(m *meta) {
 			if n := len(s.clusters); n > 0 {
 				s.clusters[n-1].Win.Max = math.Min(endByDuration, math.Min(endByGap, endByNav))
 			}
-			c := &cluster{Win: window{Min: ev.TS, Max: ev.TS}, TS: ev.TS, Dur: -1}
+			c := &Cluster{Win: Window{Min: ev.TS, Max: ev.TS}, TS: ev.TS, Dur: -1}
 			if curNav >= 0 {
 				c.NavigationID = navs[curNav].ID
 			}
@@ -327,7 +328,7 @@ func (s *shifts) buildClusters(m *meta) {
 		if i == len(s.clusters)-1 {
 			endByDuration := maxClusterDuration + c.Win.Min
 			endByGap := c.Win.Max + maxShiftGap
-			next := nearestFromBeginning(len(navs), func(i int) bool { return navs[i].TS > c.Win.Max })
+			next := NearestFromBeginning(len(navs), func(i int) bool { return navs[i].TS > c.Win.Max })
 			nextNav := math.Inf(1)
 			// DevTools tests the index for truth, so the first navigation
 			// (index 0) never ends the last window.
@@ -349,7 +350,7 @@ func (s *shifts) buildClusters(m *meta) {
 			c.Dur = last.TS - c.Shifts[0].TS + maxShiftGap
 		}
 		if c.NavigationID != "" {
-			s.byNav[c.NavigationID] = append(s.byNav[c.NavigationID], c)
+			s.ByNav[c.NavigationID] = append(s.ByNav[c.NavigationID], c)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package trace
+package model
 
 import (
 	"net/url"
@@ -31,12 +31,12 @@ func (t *timing) headersStart() float64 {
 	return t.ReceiveHeadersEnd
 }
 
-type header struct {
+type Header struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
 }
 
-type callFrame struct {
+type CallFrame struct {
 	FunctionName string  `json:"functionName"`
 	URL          string  `json:"url"`
 	ScriptID     any     `json:"scriptId"`
@@ -63,7 +63,7 @@ type sendRequest struct {
 	IsLinkPreload     bool        `json:"isLinkPreload"`
 	FetchPriorityHint *string     `json:"fetchPriorityHint"`
 	Initiator         *initiator  `json:"initiator"`
-	StackTrace        []callFrame `json:"stackTrace"`
+	StackTrace        []CallFrame `json:"stackTrace"`
 }
 
 type receiveResponse struct {
@@ -75,7 +75,7 @@ type receiveResponse struct {
 	MimeType          string   `json:"mimeType"`
 	Protocol          string   `json:"protocol"`
 	StatusCode        int      `json:"statusCode"`
-	Headers           []header `json:"headers"`
+	Headers           []Header `json:"headers"`
 	EncodedDataLength float64  `json:"encodedDataLength"`
 }
 
@@ -99,9 +99,9 @@ type rawRequest struct {
 	preloadBlock   *string
 }
 
-// request is one network request as DevTools' synthetic network request
+// Request is one network request as DevTools' synthetic network request
 // models it: the final URL after redirects, its timings and its response.
-type request struct {
+type Request struct {
 	Index    int // the final ResourceSendRequest's index: the event key's number
 	TS, Dur  float64
 	PID, TID int64
@@ -115,12 +115,12 @@ type request struct {
 	MimeType          string
 	Protocol          string
 	StatusCode        int
-	Headers           []header // nil without a response
+	Headers           []Header // nil without a response
 	RenderBlocking    string
 	IsLinkPreload     bool
 	FetchPriorityHint string
 	Initiator         *initiator
-	StackTop          *callFrame
+	StackTop          *CallFrame
 	Timing            *timing
 	FromServiceWorker bool
 	EncodedDataLength float64
@@ -142,28 +142,28 @@ type redirect struct {
 	Priority string
 }
 
-// network gathers network events by request id, as DevTools' network
+// Network gathers network events by request id, as DevTools' network
 // requests handler does, and builds the requests at the end.
-type network struct {
+type Network struct {
 	raw        map[string]*rawRequest
 	order      []string // request ids in order of first event
-	preconnect []linkPreconnect
+	Preconnect []linkPreconnect
 
-	byTime []*request // in order of first event (not sorted: DevTools' byTime)
-	byID   map[string]*request
-	// initiatorOf maps a request to the request whose URL is its initiator's.
-	initiatorOf map[*request]*request
+	ByTime []*Request // in order of first event (not sorted: DevTools' byTime)
+	ByID   map[string]*Request
+	// InitiatorOf maps a request to the request whose URL is its initiator's.
+	InitiatorOf map[*Request]*Request
 }
 
 type linkPreconnect struct {
 	URL, Frame string
 }
 
-func newNetwork() *network {
-	return &network{raw: map[string]*rawRequest{}, byID: map[string]*request{}, initiatorOf: map[*request]*request{}}
+func newNetwork() *Network {
+	return &Network{raw: map[string]*rawRequest{}, ByID: map[string]*Request{}, InitiatorOf: map[*Request]*Request{}}
 }
 
-func (n *network) get(id string) *rawRequest {
+func (n *Network) get(id string) *rawRequest {
 	r := n.raw[id]
 	if r == nil {
 		r = &rawRequest{}
@@ -173,7 +173,7 @@ func (n *network) get(id string) *rawRequest {
 	return r
 }
 
-func (n *network) handle(ev *event) {
+func (n *Network) handle(ev *event) {
 	switch ev.Name {
 	case "ResourceChangePriority":
 		if d, ok := eventData[priorityChange](ev); ok {
@@ -215,7 +215,7 @@ func (n *network) handle(ev *event) {
 		}
 	case "LinkPreconnect":
 		if d, ok := eventData[linkPreconnect](ev); ok {
-			n.preconnect = append(n.preconnect, d)
+			n.Preconnect = append(n.Preconnect, d)
 		}
 	}
 }
@@ -237,7 +237,7 @@ type (
 )
 
 // finalize builds the requests, as DevTools' network handler does.
-func (n *network) finalize() {
+func (n *Network) finalize() {
 	for _, id := range n.order {
 		raw := n.raw[id]
 		if len(raw.send) == 0 {
@@ -313,7 +313,7 @@ func (n *network) finalize() {
 		if final.FetchPriorityHint != nil {
 			hint = *final.FetchPriorityHint
 		}
-		req := &request{
+		req := &Request{
 			Index: int(final.index), TS: startTime, Dur: endTime - startTime, PID: final.pid, TID: final.tid,
 			ID: id, URL: final.URL, Frame: final.Frame, Redirects: redirects,
 			Priority: finalPriority, InitialPriority: initialPriority, ResourceType: rt,
@@ -338,18 +338,18 @@ func (n *network) finalize() {
 			}
 			req.Headers = r.Headers
 			if req.Headers == nil {
-				req.Headers = []header{}
+				req.Headers = []Header{}
 			}
 			req.FromServiceWorker = r.FromServiceWorker
 		}
 		if f := raw.finish; f != nil {
 			req.EncodedDataLength, req.DecodedBodyLength, req.Failed = f.EncodedDataLength, f.DecodedBodyLength, f.DidFail
 		}
-		n.byTime = append(n.byTime, req)
-		n.byID[id] = req
+		n.ByTime = append(n.ByTime, req)
+		n.ByID[id] = req
 	}
-	byInitiatorURL := map[string][]*request{}
-	for _, r := range n.byTime {
+	byInitiatorURL := map[string][]*Request{}
+	for _, r := range n.ByTime {
 		u := ""
 		if r.Initiator != nil {
 			u = r.Initiator.URL
@@ -361,16 +361,16 @@ func (n *network) finalize() {
 			byInitiatorURL[u] = append(byInitiatorURL[u], r)
 		}
 	}
-	for _, r := range n.byTime {
+	for _, r := range n.ByTime {
 		for _, initiated := range byInitiatorURL[r.URL] {
-			n.initiatorOf[initiated] = r
+			n.InitiatorOf[initiated] = r
 		}
 	}
 }
 
-// renderBlocking reports whether the request blocked rendering, as DevTools
+// BlocksRendering reports whether the request blocked rendering, as DevTools
 // reads Chrome's renderBlocking field.
-func (r *request) renderBlocking() bool {
+func (r *Request) BlocksRendering() bool {
 	switch r.RenderBlocking {
 	case "non_blocking", "dynamically_injected_non_blocking", "potentially_blocking":
 		return false
@@ -378,7 +378,7 @@ func (r *request) renderBlocking() bool {
 	return true
 }
 
-func (r *request) highPriority() bool {
+func (r *Request) HighPriority() bool {
 	switch r.Priority {
 	case "VeryHigh", "High", "Medium":
 		return true
@@ -386,9 +386,9 @@ func (r *request) highPriority() bool {
 	return false
 }
 
-// origin returns the origin of u as the URL standard serializes it, or
+// Origin returns the origin of u as the URL standard serializes it, or
 // "null".
-func origin(u string) string {
+func Origin(u string) string {
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https" && p.Scheme != "ws" && p.Scheme != "wss" && p.Scheme != "ftp") {
 		return "null"
@@ -401,9 +401,9 @@ func origin(u string) string {
 	return p.Scheme + "://" + host
 }
 
-// docFirstByte is when the document's first byte arrived (DevTools'
+// DocFirstByte is when the document's first byte arrived (DevTools'
 // calculateDocFirstByteTs), or ok=false for a trace without timings.
-func docFirstByte(doc *request) (float64, bool) {
+func DocFirstByte(doc *Request) (float64, bool) {
 	if doc.Protocol == "file" {
 		return doc.TS, true
 	}
@@ -416,7 +416,7 @@ func docFirstByte(doc *request) (float64, bool) {
 }
 
 // headerValue returns the value of the first header called name (any case).
-func (r *request) header(name string) (string, bool) {
+func (r *Request) header(name string) (string, bool) {
 	for _, h := range r.Headers {
 		if strings.EqualFold(h.Name, name) {
 			return h.Value, true
@@ -425,9 +425,9 @@ func (r *request) header(name string) (string, bool) {
 	return "", false
 }
 
-// isLocalhost reports whether the request went to localhost, as DevTools
+// IsLocalhost reports whether the request went to localhost, as DevTools
 // decides which servers developers cannot change.
-func (r *request) isLocalhost() bool {
+func (r *Request) IsLocalhost() bool {
 	p, err := url.Parse(r.URL)
 	if err != nil {
 		return false

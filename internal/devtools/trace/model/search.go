@@ -1,15 +1,15 @@
-package trace
+package model
 
 import (
 	"math"
 	"sort"
 )
 
-// nearestFromBeginning returns the first index i of a sorted sequence of n
+// NearestFromBeginning returns the first index i of a sorted sequence of n
 // items for which pred(i) holds, or -1. It is DevTools' binary search step
 // for step, so that on a sequence that is not quite sorted (events of one
 // frame in file order) it picks the same item DevTools does.
-func nearestFromBeginning(n int, pred func(int) bool) int {
+func NearestFromBeginning(n int, pred func(int) bool) int {
 	return nearestIndex(n, pred, false)
 }
 
@@ -56,9 +56,9 @@ func nearestIndex(n int, pred func(int) bool, fromEnd bool) int {
 	return left
 }
 
-// sortStable sorts s by less, keeping equal items in their order, as
+// SortStable sorts s by less, keeping equal items in their order, as
 // JavaScript's Array.prototype.sort does.
-func sortStable[T any](s []T, less func(a, b T) bool) {
+func SortStable[T any](s []T, less func(a, b T) bool) {
 	sort.SliceStable(s, func(i, j int) bool { return less(s[i], s[j]) })
 }
 
@@ -81,8 +81,8 @@ func byTime(aTS, aDur, bTS, bDur float64) int {
 	return 0
 }
 
-// inBounds reports whether an event overlaps w, as DevTools' eventIsInBounds:
+// InBounds reports whether an event overlaps w, as DevTools' eventIsInBounds:
 // it starts at or before w's end and ends after w's start.
-func inBounds(ts, dur float64, w window) bool {
+func InBounds(ts, dur float64, w Window) bool {
 	return ts <= w.Max && w.Min < ts+dur
 }

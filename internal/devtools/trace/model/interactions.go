@@ -1,8 +1,8 @@
-package trace
+package model
 
 // longInteraction is where an interaction starts to count against INP:
 // more than 200 ms from input to the next paint.
-const longInteraction = 200_000 // µs
+const LongInteraction = 200_000 // µs
 
 // eventTiming is an EventTiming begin or end event.
 type eventTiming struct {
@@ -21,10 +21,10 @@ type eventTiming struct {
 	hasData   bool
 }
 
-// interaction is a user interaction: an event (click, keydown, ...) from
+// Interaction is a user interaction: an event (click, keydown, ...) from
 // input to the next paint, split into input delay, processing and
 // presentation delay.
-type interaction struct {
+type Interaction struct {
 	Index        int // the begin event's index
 	TS, Dur      float64
 	PID, TID     int64
@@ -40,14 +40,14 @@ type interaction struct {
 	begin, end   *eventTiming
 }
 
-func (it *interaction) writeSpans() {
+func (it *Interaction) writeSpans() {
 	it.InputDelay = it.ProcStart - it.begin.TS
 	it.Processing = it.ProcEnd - it.ProcStart
 	it.Presentation = it.end.TS - it.ProcEnd
 }
 
-// category is how DevTools groups interactions when it removes nested ones.
-func (it *interaction) category() string {
+// Category is how DevTools groups interactions when it removes nested ones.
+func (it *Interaction) Category() string {
 	switch it.Type {
 	case "pointerdown", "touchstart", "pointerup", "touchend", "mousedown", "mouseup", "click":
 		return "POINTER"
@@ -57,34 +57,34 @@ func (it *interaction) category() string {
 	return "OTHER"
 }
 
-// compositorFrame is a BeginCommitCompositorFrame: whether the page was
+// CompositorFrame is a BeginCommitCompositorFrame: whether the page was
 // laid out for mobile.
-type compositorFrame struct {
+type CompositorFrame struct {
 	TS              float64
 	Frame           string
 	MobileOptimized bool
 }
 
-// metaViewport is a ParseMetaViewport event.
-type metaViewport struct {
+// MetaViewport is a ParseMetaViewport event.
+type MetaViewport struct {
 	Index   int
 	TS      float64
 	Frame   string
 	Content string
 }
 
-// interactions gathers user interactions and viewport events, as DevTools'
+// Interactions gathers user interactions and viewport events, as DevTools'
 // user interactions handler does.
-type interactions struct {
+type Interactions struct {
 	starts, ends []*eventTiming
-	frames       []compositorFrame
-	viewports    []metaViewport
+	Frames       []CompositorFrame
+	Viewports    []MetaViewport
 
-	all       []*interaction
-	noNesting []*interaction
+	all       []*Interaction
+	NoNesting []*Interaction
 }
 
-func (u *interactions) handle(ev *event) {
+func (u *Interactions) handle(ev *event) {
 	switch ev.Name {
 	case "BeginCommitCompositorFrame":
 		var a struct {
@@ -92,7 +92,7 @@ func (u *interactions) handle(ev *event) {
 			MobileOptimized bool   `json:"is_mobile_optimized"`
 		}
 		ev.unmarshalArgs(&a)
-		u.frames = append(u.frames, compositorFrame{TS: ev.TS, Frame: a.Frame, MobileOptimized: a.MobileOptimized})
+		u.Frames = append(u.Frames, CompositorFrame{TS: ev.TS, Frame: a.Frame, MobileOptimized: a.MobileOptimized})
 	case "ParseMetaViewport":
 		var a struct {
 			Data struct {
@@ -101,7 +101,7 @@ func (u *interactions) handle(ev *event) {
 			} `json:"data"`
 		}
 		ev.unmarshalArgs(&a)
-		u.viewports = append(u.viewports, metaViewport{Index: ev.Index, TS: ev.TS, Frame: a.Data.Frame, Content: a.Data.Content})
+		u.Viewports = append(u.Viewports, MetaViewport{Index: ev.Index, TS: ev.TS, Frame: a.Data.Frame, Content: a.Data.Content})
 	case "EventTiming":
 		et := &eventTiming{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, ID: ev.ID}
 		if ev.Ph == "e" {
@@ -141,7 +141,7 @@ func (u *interactions) handle(ev *event) {
 	}
 }
 
-func (u *interactions) finalize(m *meta) {
+func (u *Interactions) finalize(m *Meta) {
 	// DevTools merges the begin and end lists as if each were sorted (they
 	// are in file order), dropping the second of two equal items.
 	var merged []*eventTiming
@@ -178,35 +178,35 @@ func (u *interactions) finalize(m *meta) {
 		if b.Type == "" || b.InterID == 0 || b.TimeStamp == 0 || b.ProcStart == 0 || b.ProcEnd == 0 {
 			continue
 		}
-		it := &interaction{
+		it := &Interaction{
 			Index: b.Index, TS: b.TS, Dur: e.TS - b.TS, PID: b.PID, TID: b.TID,
 			Type: b.Type, InterID: b.InterID, Frame: b.Frame,
 			ProcStart: b.ProcStart*1000 - b.TimeStamp*1000 + b.TS,
 			ProcEnd:   (b.ProcEnd*1000 - b.TimeStamp*1000) + b.TS,
 			begin:     b, end: e,
 		}
-		if nav := m.navigationFor(b.TS, it.Frame); nav != nil {
+		if nav := m.NavigationFor(b.TS, it.Frame); nav != nil {
 			it.NavigationID = nav.ID
 		}
 		it.writeSpans()
 		u.all = append(u.all, it)
 	}
-	sortStable(u.all, func(a, b *interaction) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
-	u.noNesting = removeNested(u.all)
+	SortStable(u.all, func(a, b *Interaction) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
+	u.NoNesting = removeNested(u.all)
 }
 
 // removeNested keeps, for each category and end time, the interaction
 // that started first, and widens its processing to cover the others', as
 // DevTools does.
-func removeNested(all []*interaction) []*interaction {
+func removeNested(all []*Interaction) []*Interaction {
 	type key struct {
 		cat string
 		end float64
 	}
-	earliest := map[key]*interaction{}
+	earliest := map[key]*Interaction{}
 	var order []key
 	for _, it := range all {
-		k := key{it.category(), it.TS + it.Dur}
+		k := key{it.Category(), it.TS + it.Dur}
 		cur, ok := earliest[k]
 		if !ok {
 			earliest[k] = it
@@ -231,7 +231,7 @@ func removeNested(all []*interaction) []*interaction {
 	}
 	// DevTools lists POINTER, then KEYBOARD, then OTHER, each in insertion
 	// order, then sorts by start.
-	var kept []*interaction
+	var kept []*Interaction
 	for _, cat := range []string{"POINTER", "KEYBOARD", "OTHER"} {
 		for _, k := range order {
 			if k.cat == cat {
@@ -239,15 +239,15 @@ func removeNested(all []*interaction) []*interaction {
 			}
 		}
 	}
-	sortStable(kept, func(a, b *interaction) bool { return a.TS < b.TS })
+	SortStable(kept, func(a, b *Interaction) bool { return a.TS < b.TS })
 	return kept
 }
 
-// overThreshold lists the interactions longer than 200 ms.
-func (u *interactions) overThreshold() []*interaction {
-	var out []*interaction
+// OverThreshold lists the interactions longer than 200 ms.
+func (u *Interactions) OverThreshold() []*Interaction {
+	var out []*Interaction
 	for _, it := range u.all {
-		if it.Dur > longInteraction {
+		if it.Dur > LongInteraction {
 			out = append(out, it)
 		}
 	}

@@ -1,18 +1,18 @@
-package trace
+package model
 
 import (
 	"math"
 	"strings"
 )
 
-// window is a span of trace time in microseconds.
-type window struct{ Min, Max float64 }
+// Window is a span of trace time in microseconds.
+type Window struct{ Min, Max float64 }
 
 // Range is the window's length.
-func (w window) Range() float64 { return w.Max - w.Min }
+func (w Window) Range() float64 { return w.Max - w.Min }
 
-// navigation is a navigationStart event of a frame.
-type navigation struct {
+// Navigation is a navigationStart event of a frame.
+type Navigation struct {
 	Index             int
 	TS                float64
 	PID, TID          int64
@@ -30,77 +30,77 @@ type frameInfo struct {
 
 // processWindow is when a renderer process showed a frame's document.
 type processWindow struct {
-	frame frameInfo
-	win   window
+	Frame frameInfo
+	win   Window
 }
 
 // frameProcesses holds the renderer processes of one frame, in the order
 // they appeared (DevTools keeps them in insertion order, and picks the
 // first where it needs one).
 type frameProcesses struct {
-	order []int64
-	byPID map[int64][]*processWindow
+	Order []int64
+	ByPID map[int64][]*processWindow
 }
 
-// meta follows the trace's processes, frames and navigations, as DevTools'
+// Meta follows the trace's processes, frames and navigations, as DevTools'
 // meta handler does: which frame is the main one, which renderer showed
 // which document when, and the trace's bounds.
-type meta struct {
-	boundsMin, boundsMax float64
+type Meta struct {
+	boundsMin, BoundsMax float64
 	tracingStarted       float64 // TracingStartedInBrowser's ts, or -1
 
-	mainFrameID, mainFrameURL string
+	MainFrameID, MainFrameURL string
 
 	processNames map[int64]string
-	threadNames  map[int64]map[int64]string
+	ThreadNames  map[int64]map[int64]string
 
-	rendererByFrame map[string]*frameProcesses
+	RendererByFrame map[string]*frameProcesses
 	framesByPID     map[int64]map[string]frameInfo
 
-	navsByFrame  map[string][]*navigation
-	navsByID     map[string]*navigation
-	navOrder     []*navigation // navsByID in insertion order
-	finalURLByID map[string]string
-	mainNavs     []*navigation
+	navsByFrame  map[string][]*Navigation
+	navsByID     map[string]*Navigation
+	navOrder     []*Navigation // navsByID in insertion order
+	FinalURLByID map[string]string
+	MainNavs     []*Navigation
 
 	dpr float64 // the main frame's device pixel ratio, 0 if unknown
 }
 
-func newMeta() *meta {
-	return &meta{
+func newMeta() *Meta {
+	return &Meta{
 		boundsMin:       math.Inf(1),
-		boundsMax:       math.Inf(-1),
+		BoundsMax:       math.Inf(-1),
 		tracingStarted:  -1,
 		processNames:    map[int64]string{},
-		threadNames:     map[int64]map[int64]string{},
-		rendererByFrame: map[string]*frameProcesses{},
+		ThreadNames:     map[int64]map[int64]string{},
+		RendererByFrame: map[string]*frameProcesses{},
 		framesByPID:     map[int64]map[string]frameInfo{},
-		navsByFrame:     map[string][]*navigation{},
-		navsByID:        map[string]*navigation{},
-		finalURLByID:    map[string]string{},
+		navsByFrame:     map[string][]*Navigation{},
+		navsByID:        map[string]*Navigation{},
+		FinalURLByID:    map[string]string{},
 	}
 }
 
-func (m *meta) updateRendererProcessByFrame(ts float64, f frameInfo) {
+func (m *Meta) updateRendererProcessByFrame(ts float64, f frameInfo) {
 	byFrame := m.framesByPID[f.ProcessID]
 	if byFrame == nil {
 		byFrame = map[string]frameInfo{}
 		m.framesByPID[f.ProcessID] = byFrame
 	}
 	byFrame[f.Frame] = f
-	fp := m.rendererByFrame[f.Frame]
+	fp := m.RendererByFrame[f.Frame]
 	if fp == nil {
-		fp = &frameProcesses{byPID: map[int64][]*processWindow{}}
-		m.rendererByFrame[f.Frame] = fp
+		fp = &frameProcesses{ByPID: map[int64][]*processWindow{}}
+		m.RendererByFrame[f.Frame] = fp
 	}
-	list, ok := fp.byPID[f.ProcessID]
+	list, ok := fp.ByPID[f.ProcessID]
 	if !ok {
-		fp.order = append(fp.order, f.ProcessID)
+		fp.Order = append(fp.Order, f.ProcessID)
 	}
-	if n := len(list); n > 0 && list[n-1].frame.URL == f.URL {
+	if n := len(list); n > 0 && list[n-1].Frame.URL == f.URL {
 		return
 	}
-	fp.byPID[f.ProcessID] = append(list, &processWindow{frame: f, win: window{Min: ts}})
+	fp.ByPID[f.ProcessID] = append(list, &processWindow{Frame: f, win: Window{Min: ts}})
 }
 
 type frameJSON struct {
@@ -119,12 +119,12 @@ func (f frameJSON) info() frameInfo {
 
 // handle applies ev; it reports whether ev was fully handled here (the
 // meta handler returns early for some events, but others see every event).
-func (m *meta) handle(ev *event) {
+func (m *Meta) handle(ev *event) {
 	switch ev.Ph {
 	case "B", "E", "X", "I":
 		if ev.TS != 0 && !strings.HasSuffix(ev.Name, "::UMA") {
 			m.boundsMin = math.Min(m.boundsMin, ev.TS)
-			m.boundsMax = math.Max(m.boundsMax, ev.TS+ev.Dur)
+			m.BoundsMax = math.Max(m.BoundsMax, ev.TS+ev.Dur)
 		}
 	}
 	switch ev.Name {
@@ -140,10 +140,10 @@ func (m *meta) handle(ev *event) {
 			Name string `json:"name"`
 		}
 		if ev.Ph == "M" && ev.unmarshalArgs(&a) {
-			t := m.threadNames[ev.PID]
+			t := m.ThreadNames[ev.PID]
 			if t == nil {
 				t = map[int64]string{}
-				m.threadNames[ev.PID] = t
+				m.ThreadNames[ev.PID] = t
 			}
 			t[ev.TID] = a.Name
 		}
@@ -171,14 +171,14 @@ func (m *meta) handle(ev *event) {
 			switch {
 			case f.IsInPrimaryMainFrame != nil && f.IsOutermostMainFrame != nil:
 				if *f.IsInPrimaryMainFrame && *f.IsOutermostMainFrame {
-					m.mainFrameID, m.mainFrameURL = f.Frame, f.URL
+					m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
 				}
 			case f.IsOutermostMainFrame != nil:
 				if *f.IsOutermostMainFrame {
-					m.mainFrameID, m.mainFrameURL = f.Frame, f.URL
+					m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
 				}
 			case f.Parent == "" && f.URL != "":
-				m.mainFrameID, m.mainFrameURL = f.Frame, f.URL
+				m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
 			}
 		}
 	case "FrameCommittedInBrowser":
@@ -217,14 +217,14 @@ func (m *meta) handle(ev *event) {
 		if a.Data.DocumentLoaderURL != nil {
 			url = *a.Data.DocumentLoaderURL
 		}
-		n := &navigation{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, Frame: a.Frame,
+		n := &Navigation{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, Frame: a.Frame,
 			ID: a.Data.NavigationID, DocumentLoaderURL: url, OutermostMain: a.Data.IsOutermostMainFrame}
 		m.navsByID[n.ID] = n
 		m.navOrder = append(m.navOrder, n)
-		m.finalURLByID[n.ID] = url
+		m.FinalURLByID[n.ID] = url
 		m.navsByFrame[a.Frame] = append(m.navsByFrame[a.Frame], n)
-		if a.Frame == m.mainFrameID {
-			m.mainNavs = append(m.mainNavs, n)
+		if a.Frame == m.MainFrameID {
+			m.MainNavs = append(m.MainNavs, n)
 		}
 	case "ResourceSendRequest":
 		var a struct {
@@ -238,7 +238,7 @@ func (m *meta) handle(ev *event) {
 			return
 		}
 		if _, ok := m.navsByID[a.Data.RequestID]; ok {
-			m.finalURLByID[a.Data.RequestID] = a.Data.URL
+			m.FinalURLByID[a.Data.RequestID] = a.Data.URL
 		}
 	case "RenderFrameHostImpl::DidCommitSameDocumentNavigation":
 		if ev.Ph != "X" {
@@ -254,33 +254,33 @@ func (m *meta) handle(ev *event) {
 			return
 		}
 		key := ""
-		if n := len(m.mainNavs); n > 0 {
-			key = m.mainNavs[n-1].ID
+		if n := len(m.MainNavs); n > 0 {
+			key = m.MainNavs[n-1].ID
 		}
-		m.finalURLByID[key] = a.URL
+		m.FinalURLByID[key] = a.URL
 	}
 }
 
-func (m *meta) finalize() {
+func (m *Meta) finalize() {
 	if m.tracingStarted >= 0 {
 		m.boundsMin = m.tracingStarted
 	}
-	for _, fp := range m.rendererByFrame {
+	for _, fp := range m.RendererByFrame {
 		var all []*processWindow
-		for _, pid := range fp.order {
-			all = append(all, fp.byPID[pid]...)
+		for _, pid := range fp.Order {
+			all = append(all, fp.ByPID[pid]...)
 		}
-		sortStable(all, func(a, b *processWindow) bool { return a.win.Min < b.win.Min })
+		SortStable(all, func(a, b *processWindow) bool { return a.win.Min < b.win.Min })
 		for i, w := range all {
 			if i+1 < len(all) {
 				w.win.Max = all[i+1].win.Min - 1
 			} else {
-				w.win.Max = m.boundsMax
+				w.win.Max = m.BoundsMax
 			}
 		}
 	}
 	for frame, navs := range m.navsByFrame {
-		if _, ok := m.rendererByFrame[frame]; ok {
+		if _, ok := m.RendererByFrame[frame]; ok {
 			continue
 		}
 		delete(m.navsByFrame, frame)
@@ -295,20 +295,20 @@ func (m *meta) finalize() {
 		}
 	}
 	m.navOrder = kept
-	if len(m.mainNavs) > 0 {
-		first := m.mainNavs[0]
+	if len(m.MainNavs) > 0 {
+		first := m.MainNavs[0]
 		if first.OutermostMain && first.DocumentLoaderURL != "" && first.TS-m.boundsMin < 500_000 {
-			m.mainFrameURL = first.DocumentLoaderURL
+			m.MainFrameURL = first.DocumentLoaderURL
 		}
 	}
 }
 
-// bounds is the trace's time span.
-func (m *meta) bounds() window { return window{Min: m.boundsMin, Max: m.boundsMax} }
+// Bounds is the trace's time span.
+func (m *Meta) Bounds() Window { return Window{Min: m.boundsMin, Max: m.BoundsMax} }
 
-// navigationFor returns the navigation of frame in force at ts: the last one
+// NavigationFor returns the navigation of frame in force at ts: the last one
 // that started at or before it.
-func (m *meta) navigationFor(ts float64, frame string) *navigation {
+func (m *Meta) NavigationFor(ts float64, frame string) *Navigation {
 	navs := m.navsByFrame[frame]
 	if len(navs) == 0 || frame == "" {
 		return nil
@@ -320,29 +320,29 @@ func (m *meta) navigationFor(ts float64, frame string) *navigation {
 	return navs[i]
 }
 
-// activeURL returns the URL frame showed at ts.
-func (m *meta) activeURL(frame string, ts float64) string {
-	fp := m.rendererByFrame[frame]
+// ActiveURL returns the URL frame showed at ts.
+func (m *Meta) ActiveURL(frame string, ts float64) string {
+	fp := m.RendererByFrame[frame]
 	if fp == nil {
 		return ""
 	}
-	for _, pid := range fp.order {
-		for _, w := range fp.byPID[pid] {
+	for _, pid := range fp.Order {
+		for _, w := range fp.ByPID[pid] {
 			if w.win.Min > ts || w.win.Max < ts {
 				continue
 			}
-			return w.frame.URL
+			return w.Frame.URL
 		}
 	}
 	return ""
 }
 
-// hasRenderer reports whether process pid showed frame at some point.
-func (m *meta) hasRenderer(frame string, pid int64) bool {
-	fp := m.rendererByFrame[frame]
+// HasRenderer reports whether process pid showed frame at some point.
+func (m *Meta) HasRenderer(frame string, pid int64) bool {
+	fp := m.RendererByFrame[frame]
 	if fp == nil {
 		return false
 	}
-	_, ok := fp.byPID[pid]
+	_, ok := fp.ByPID[pid]
 	return ok
 }

@@ -1,4 +1,4 @@
-package trace
+package model
 
 import (
 	"encoding/json"
@@ -157,6 +157,22 @@ func idString(v []byte) string {
 		return s
 	}
 	return string(v)
+}
+
+// JSString formats a decoded JSON scalar as JavaScript's String() would:
+// DevTools builds its keys of ids (a script's, an isolate's) that way.
+func JSString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "undefined"
+	case string:
+		return x
+	case float64:
+		return jsfmt.Number(x)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return ""
 }
 
 // eventData decodes the data object of the event's args (args.data), as

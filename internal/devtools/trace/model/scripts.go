@@ -1,4 +1,4 @@
-package trace
+package model
 
 import (
 	"encoding/base64"
@@ -14,8 +14,8 @@ import (
 // source map need theirs.
 const maxScriptText = 64 << 20
 
-// script is a script the trace saw compiled.
-type script struct {
+// Script is a script the trace saw compiled.
+type Script struct {
 	key, scriptID string
 	Frame         string
 	TS            float64
@@ -23,23 +23,23 @@ type script struct {
 	SourceURL     string
 	SourceMapURL  string
 	mapElided     bool
-	content       *strings.Builder
+	Content       *strings.Builder
 	noMap         bool // known to have no source map: its text is not kept
-	request       *request
-	sourceMap     *sourceMap
+	Request       *Request
+	SourceMap     *sourceMap
 }
 
-// scripts gathers scripts and their sources, as DevTools' scripts handler
+// Scripts gathers scripts and their sources, as DevTools' scripts handler
 // does.
-type scripts struct {
-	byKey          map[string]*script
-	order          []*script
+type Scripts struct {
+	byKey          map[string]*Script
+	Order          []*Script
 	frameByIsolate map[string]string
 	textKept       int
 }
 
-func newScripts() *scripts {
-	return &scripts{byKey: map[string]*script{}, frameByIsolate: map[string]string{}}
+func newScripts() *Scripts {
+	return &Scripts{byKey: map[string]*Script{}, frameByIsolate: map[string]string{}}
 }
 
 // v8Script is how V8's events name a script: its isolate, and its id there.
@@ -48,18 +48,18 @@ type v8Script struct {
 	ScriptID any `json:"scriptId"`
 }
 
-func (s *scripts) get(id v8Script, ts float64) *script {
-	key := jsAny(id.Isolate) + "." + jsAny(id.ScriptID)
+func (s *Scripts) get(id v8Script, ts float64) *Script {
+	key := JSString(id.Isolate) + "." + JSString(id.ScriptID)
 	sc := s.byKey[key]
 	if sc == nil {
-		sc = &script{key: key, scriptID: jsAny(id.ScriptID), TS: ts}
+		sc = &Script{key: key, scriptID: JSString(id.ScriptID), TS: ts}
 		s.byKey[key] = sc
-		s.order = append(s.order, sc)
+		s.Order = append(s.Order, sc)
 	}
 	return sc
 }
 
-func (s *scripts) handle(ev *event) {
+func (s *Scripts) handle(ev *event) {
 	switch {
 	case ev.Cat == "disabled-by-default-devtools.target-rundown":
 		d, ok := eventData[*struct {
@@ -83,7 +83,7 @@ func (s *scripts) handle(ev *event) {
 		}
 		sc := s.get(d.v8Script, ev.TS)
 		if sc.Frame == "" {
-			sc.Frame = s.frameByIsolate[jsAny(d.Isolate)]
+			sc.Frame = s.frameByIsolate[JSString(d.Isolate)]
 		}
 		sc.URL, sc.TS = d.URL, ev.TS
 		if d.SourceURL != "" {
@@ -114,10 +114,10 @@ func (s *scripts) handle(ev *event) {
 		if sc.noMap || s.textKept+len(d.SourceText) > maxScriptText {
 			return
 		}
-		if sc.content == nil {
-			sc.content = &strings.Builder{}
+		if sc.Content == nil {
+			sc.Content = &strings.Builder{}
 		}
-		sc.content.WriteString(d.SourceText)
+		sc.Content.WriteString(d.SourceText)
 		s.textKept += len(d.SourceText)
 	case ev.Name == "FunctionCall" && ev.Ph == "X":
 		if !containsAny(ev.Args, `"isolate"`) {
@@ -132,10 +132,10 @@ func (s *scripts) handle(ev *event) {
 		if !ev.unmarshalArgs(&a) || a.Data == nil || a.Data.Isolate == nil || a.Data.Frame == "" {
 			return
 		}
-		iso := jsAny(a.Data.Isolate)
+		iso := JSString(a.Data.Isolate)
 		if s.frameByIsolate[iso] != a.Data.Frame {
 			s.frameByIsolate[iso] = a.Data.Frame
-			for _, sc := range s.order {
+			for _, sc := range s.Order {
 				if sc.Frame == "" && strings.HasPrefix(sc.key, iso+".") {
 					sc.Frame = a.Data.Frame
 				}
@@ -144,10 +144,10 @@ func (s *scripts) handle(ev *event) {
 	}
 }
 
-func (s *scripts) dropText(sc *script) {
-	if sc.content != nil {
-		s.textKept -= sc.content.Len()
-		sc.content = nil
+func (s *Scripts) dropText(sc *Script) {
+	if sc.Content != nil {
+		s.textKept -= sc.Content.Len()
+		sc.Content = nil
 	}
 }
 
@@ -158,18 +158,18 @@ type metadataSourceMap struct {
 	SourceMap    json.RawMessage `json:"sourceMap"`
 }
 
-func (s *scripts) finalize(m *meta, n *network, saved []metadataSourceMap) {
+func (s *Scripts) finalize(m *Meta, n *Network, saved []metadataSourceMap) {
 	docs := map[string]bool{}
 	for _, frames := range m.framesByPID {
 		for _, f := range frames {
 			docs[f.URL] = true
 		}
 	}
-	for _, sc := range s.order {
+	for _, sc := range s.Order {
 		if sc.URL != "" {
-			for _, r := range n.byTime {
+			for _, r := range n.ByTime {
 				if r.URL == sc.URL {
-					sc.request = r
+					sc.Request = r
 					break
 				}
 			}
@@ -228,7 +228,7 @@ func (s *scripts) finalize(m *meta, n *network, saved []metadataSourceMap) {
 		if base == "" || strings.HasPrefix(base, "data:") {
 			base = sc.URL
 		}
-		sc.sourceMap = parseSourceMap(raw, base)
+		sc.SourceMap = parseSourceMap(raw, base)
 	}
 }
 
@@ -282,7 +282,7 @@ type mapping struct {
 }
 
 type sourceMap struct {
-	sources  []string // resolved source URLs, unique, in order
+	Sources  []string // resolved source URLs, unique, in order
 	mappings []mapping
 }
 
@@ -312,10 +312,10 @@ func parseSourceMap(raw []byte, base string) *sourceMap {
 			if sub == nil {
 				continue
 			}
-			for _, s := range sub.sources {
+			for _, s := range sub.Sources {
 				if !seen[s] {
 					seen[s] = true
-					sm.sources = append(sm.sources, s)
+					sm.Sources = append(sm.Sources, s)
 				}
 			}
 			for _, mp := range sub.mappings {
@@ -337,7 +337,7 @@ func parseSourceMap(raw []byte, base string) *sourceMap {
 		resolved[i] = u
 		if !seen[u] {
 			seen[u] = true
-			sm.sources = append(sm.sources, u)
+			sm.Sources = append(sm.Sources, u)
 		}
 	}
 	line, col, src := 0, 0, 0
@@ -363,7 +363,7 @@ func parseSourceMap(raw []byte, base string) *sourceMap {
 		}
 		line++
 	}
-	sortStable(sm.mappings, func(a, b mapping) bool {
+	SortStable(sm.mappings, func(a, b mapping) bool {
 		return a.line < b.line || (a.line == b.line && a.col < b.col)
 	})
 	return sm
@@ -394,16 +394,16 @@ func decodeVLQ(s string) []int {
 	return out
 }
 
-// generatedSizes attributes the script's text to its sources: the bytes
+// GeneratedSizes attributes the script's text to its sources: the bytes
 // (UTF-16 code units, as JavaScript counts them) between each mapping and
 // the next on its line. ok is false when a mapping falls outside the text.
-func (sc *script) generatedSizes() (files map[string]int, ok bool) {
-	if sc.sourceMap == nil {
+func (sc *Script) GeneratedSizes() (files map[string]int, ok bool) {
+	if sc.SourceMap == nil {
 		return nil, false
 	}
 	content := ""
-	if sc.content != nil {
-		content = sc.content.String()
+	if sc.Content != nil {
+		content = sc.Content.String()
 	}
 	lines := strings.Split(content, "\n")
 	lengths := make([]int, len(lines))
@@ -411,7 +411,7 @@ func (sc *script) generatedSizes() (files map[string]int, ok bool) {
 		lengths[i] = jsfmt.Length(l)
 	}
 	files = map[string]int{}
-	ms := sc.sourceMap.mappings
+	ms := sc.SourceMap.mappings
 	for i, mp := range ms {
 		if mp.source == "" {
 			continue

@@ -1,4 +1,4 @@
-package trace
+package model
 
 import (
 	"bytes"
@@ -11,27 +11,27 @@ const (
 	forcedReflowThreshold = 30_000 // µs of layout forced by script in one task
 	longTaskThreshold     = 50_000 // µs
 	domSizeDuration       = 40_000 // µs: a layout or style pass this long counts as large
-	layoutObjects         = 100    // dirty objects that make a layout large
-	styleElements         = 300    // elements that make a style recalculation large
+	LayoutObjects         = 100    // dirty objects that make a layout large
+	StyleElements         = 300    // elements that make a style recalculation large
 )
 
-// layoutEvent is a Layout or UpdateLayoutTree event.
-type layoutEvent struct {
-	timed
+// LayoutEvent is a Layout or UpdateLayoutTree event.
+type LayoutEvent struct {
+	Timed
 	Name          string
 	Frame         string
 	DirtyObjects  float64
 	TotalObjects  float64
 	ElementCount  float64
-	StackTop      *callFrame // the top of its stack, zero-based
+	StackTop      *CallFrame // the top of its stack, zero-based
 	forced        bool
-	topLevel      *callFrame // the FunctionCall that ran it, if any
-	topLevelEvent int
+	TopLevel      *CallFrame // the FunctionCall that ran it, if any
+	TopLevelEvent int
 }
 
-// domStats is a DOMStats event: the DOM's size in a frame.
-type domStats struct {
-	timed
+// DOMStats is a DOMStats event: the DOM's size in a frame.
+type DOMStats struct {
+	Timed
 	Frame         string
 	TotalElements float64
 	MaxDepth      *struct {
@@ -46,13 +46,13 @@ type domStats struct {
 	}
 }
 
-// threadEvent is a main-thread event kept for attributing time to the
+// ThreadEvent is a main-thread event kept for attributing time to the
 // sites (entities) that caused it: a compact record, as a long trace has
 // millions.
-type threadEvent struct {
+type ThreadEvent struct {
 	TS, Dur float64
-	name    uint16 // index into renderer.names
-	site    uint32 // index into renderer.siteKeys; 0 for none
+	Name    uint16 // index into renderer.names
+	Site    uint32 // index into renderer.siteKeys; 0 for none
 }
 
 // recvEvent is a network event of a main thread that carries a transfer
@@ -62,63 +62,63 @@ type siteScope struct {
 	inSite bool
 }
 
-type recvEvent struct {
+type RecvEvent struct {
 	TS       float64
-	reqID    string
-	encoded  float64
-	kind     byte // 1 ResourceReceivedData, 2 ResourceFinish, 3 ResourceReceiveResponse
-	cacheHit bool
+	ReqID    string
+	Encoded  float64
+	Kind     byte // 1 ResourceReceivedData, 2 ResourceFinish, 3 ResourceReceiveResponse
+	CacheHit bool
 }
 
-// renderer follows the renderers' main threads: forced reflows and long
+// Renderer follows the renderers' main threads: forced reflows and long
 // tasks (DevTools' warnings handler), large layouts and style passes, DOM
 // statistics, and the events that third-party time is counted from.
-type renderer struct {
+type Renderer struct {
 	// The warnings state machine runs over every event in file order, as
 	// DevTools' does.
-	allStack      []timed
-	jsStack       []timed
-	taskReflows   []*layoutEvent
-	forcedReflows []*layoutEvent
-	longTasks     []timed
+	allStack      []Timed
+	jsStack       []Timed
+	taskReflows   []*LayoutEvent
+	ForcedReflows []*LayoutEvent
+	LongTasks     []Timed
 
 	// funcStack tracks FunctionCall events per thread, to find the call that
 	// forced a reflow.
 	funcStack map[int64][]funcCall
-	// topLevelCalls are the windows of the FunctionCall events that forced
+	// TopLevelCalls are the windows of the FunctionCall events that forced
 	// layouts ran in, by event index.
-	topLevelCalls map[int]window
+	TopLevelCalls map[int]Window
 	// scriptStack tracks the script running on each thread (EvaluateScript
 	// and FunctionCall events with a URL), and scriptOf is, per request id,
 	// the URL of the script that was running when the request was sent:
 	// DevTools finds a request's initiator from the JavaScript stack at
 	// that moment when the request itself names none.
 	scriptStack map[int64][]scriptRun
-	scriptOf    map[string]string
+	ScriptOf    map[string]string
 
-	largeLayouts []*layoutEvent // Layout/UpdateLayoutTree events over domSizeDuration
-	domStats     map[string][]*domStats
+	LargeLayouts []*LayoutEvent // Layout/UpdateLayoutTree events over domSizeDuration
+	DOMStats     map[string][]*DOMStats
 
 	workerThreads map[int64]bool
 
-	// threads holds the main-thread events of renderer main threads, by pid
+	// Threads holds the main-thread events of renderer main threads, by pid
 	// then tid, and recv their network events; pidOrder is the order in
 	// which processes were first seen.
-	threads  map[int64]map[int64][]threadEvent
-	recv     map[int64]map[int64][]recvEvent
-	pidOrder []int64
+	Threads  map[int64]map[int64][]ThreadEvent
+	Recv     map[int64]map[int64][]RecvEvent
+	PIDOrder []int64
 	seenPID  map[int64]bool
 	// open holds B events waiting for their E, per thread.
-	open map[int64][]threadEvent
+	open map[int64][]ThreadEvent
 	// scopes holds, per thread, the kept events still open and whether a
 	// site is in scope (theirs or an ancestor's): an event outside every
 	// site's scope takes no site's time, and is not kept.
 	scopes map[int64][]siteScope
-	// names and siteKeys intern threadEvent's strings: a site is "u:" and
+	// Names and siteKeys intern threadEvent's strings: a site is "u:" and
 	// a URL, or "r:" and a request id whose URL is known at the end.
-	names    []string
+	Names    []string
 	nameIDs  map[string]uint16
-	siteKeys []string
+	SiteKeys []string
 	siteIDs  map[string]uint32
 }
 
@@ -128,26 +128,26 @@ type scriptRun struct {
 }
 
 type funcCall struct {
-	timed
-	frame callFrame
+	Timed
+	frame CallFrame
 	has   bool
 }
 
-func newRenderer() *renderer {
-	return &renderer{
+func newRenderer() *Renderer {
+	return &Renderer{
 		funcStack:     map[int64][]funcCall{},
-		topLevelCalls: map[int]window{},
+		TopLevelCalls: map[int]Window{},
 		scriptStack:   map[int64][]scriptRun{},
-		scriptOf:      map[string]string{},
-		domStats:      map[string][]*domStats{},
+		ScriptOf:      map[string]string{},
+		DOMStats:      map[string][]*DOMStats{},
 		workerThreads: map[int64]bool{},
-		threads:       map[int64]map[int64][]threadEvent{},
-		recv:          map[int64]map[int64][]recvEvent{},
+		Threads:       map[int64]map[int64][]ThreadEvent{},
+		Recv:          map[int64]map[int64][]RecvEvent{},
 		nameIDs:       map[string]uint16{},
-		siteKeys:      []string{""},
+		SiteKeys:      []string{""},
 		siteIDs:       map[string]uint32{},
 		seenPID:       map[int64]bool{},
-		open:          map[int64][]threadEvent{},
+		open:          map[int64][]ThreadEvent{},
 		scopes:        map[int64][]siteScope{},
 	}
 }
@@ -161,7 +161,7 @@ func isJSInvocation(name string) bool {
 }
 
 // accommodate pops the events of stack that ended before ev, then pushes ev.
-func accommodate(stack []timed, t timed, push bool) []timed {
+func accommodate(stack []Timed, t Timed, push bool) []Timed {
 	for n := len(stack); n > 0 && t.TS > stack[n-1].TS+stack[n-1].Dur; n = len(stack) {
 		stack = stack[:n-1]
 	}
@@ -171,14 +171,14 @@ func accommodate(stack []timed, t timed, push bool) []timed {
 	return stack
 }
 
-func (r *renderer) handle(ev *event, m *meta) {
-	t := timed{Index: ev.Index, TS: ev.TS, Dur: ev.Dur, PID: ev.PID, TID: ev.TID}
+func (r *Renderer) handle(ev *event, m *Meta) {
+	t := Timed{Index: ev.Index, TS: ev.TS, Dur: ev.Dur, PID: ev.PID, TID: ev.TID}
 	if !r.seenPID[ev.PID] && (ev.Ph == "B" || ev.Ph == "E" || ev.Ph == "X" || ev.Ph == "I" || ev.Ph == "i") {
 		r.seenPID[ev.PID] = true
-		r.pidOrder = append(r.pidOrder, ev.PID)
+		r.PIDOrder = append(r.PIDOrder, ev.PID)
 	}
 
-	var layout *layoutEvent
+	var layout *LayoutEvent
 	if (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") && ev.Ph == "X" {
 		layout = r.layoutEvent(ev, t)
 	}
@@ -203,13 +203,13 @@ func (r *renderer) handle(ev *event, m *meta) {
 		if total >= forcedReflowThreshold {
 			for _, l := range r.taskReflows {
 				l.forced = true
-				r.forcedReflows = append(r.forcedReflows, l)
+				r.ForcedReflows = append(r.ForcedReflows, l)
 			}
 		}
 		r.taskReflows = r.taskReflows[:0]
 	}
 	if ev.Name == "RunTask" && ev.Dur > longTaskThreshold {
-		r.longTasks = append(r.longTasks, t)
+		r.LongTasks = append(r.LongTasks, t)
 	}
 
 	switch ev.Name {
@@ -221,14 +221,14 @@ func (r *renderer) handle(ev *event, m *meta) {
 				} `json:"data"`
 			}
 			if ev.unmarshalArgs(&a) {
-				if _, ok := r.scriptOf[a.Data.RequestID]; !ok {
+				if _, ok := r.ScriptOf[a.Data.RequestID]; !ok {
 					u := ""
 					for i := len(st) - 1; i >= 0 && u == ""; i-- {
 						u = st[i].url
 					}
 					// "" still says script was running: its document's,
 					// then (see displayInitiators).
-					r.scriptOf[a.Data.RequestID] = u
+					r.ScriptOf[a.Data.RequestID] = u
 				}
 			}
 		}
@@ -271,14 +271,14 @@ func (r *renderer) handle(ev *event, m *meta) {
 		}
 		if ev.unmarshalArgs(&a) {
 			d := a.Data
-			r.domStats[d.Frame] = append(r.domStats[d.Frame], &domStats{timed: t, Frame: d.Frame,
+			r.DOMStats[d.Frame] = append(r.DOMStats[d.Frame], &DOMStats{Timed: t, Frame: d.Frame,
 				TotalElements: d.TotalElements, MaxDepth: d.MaxDepth, MaxChildren: d.MaxChildren})
 		}
 	case "FunctionCall":
 		if ev.Ph == "X" {
-			fc := funcCall{timed: t}
+			fc := funcCall{Timed: t}
 			var a struct {
-				Data *callFrame `json:"data"`
+				Data *CallFrame `json:"data"`
 			}
 			if ev.unmarshalArgs(&a) && a.Data != nil {
 				fc.frame, fc.has = *a.Data, true
@@ -302,18 +302,18 @@ func (r *renderer) handle(ev *event, m *meta) {
 		r.funcStack[ev.TID] = st
 		if n := len(st); n > 0 && st[n-1].has {
 			f := st[n-1].frame
-			layout.topLevel, layout.topLevelEvent = &f, st[n-1].Index
-			r.topLevelCalls[st[n-1].Index] = window{Min: st[n-1].TS, Max: st[n-1].TS + st[n-1].Dur}
+			layout.TopLevel, layout.TopLevelEvent = &f, st[n-1].Index
+			r.TopLevelCalls[st[n-1].Index] = Window{Min: st[n-1].TS, Max: st[n-1].TS + st[n-1].Dur}
 		}
 		if layout.Dur >= domSizeDuration {
-			r.largeLayouts = append(r.largeLayouts, layout)
+			r.LargeLayouts = append(r.LargeLayouts, layout)
 		}
 	}
 	r.keepThreadEvent(ev, m)
 }
 
 // scripts returns the scripts still running on thread tid at ts.
-func (r *renderer) scripts(tid int64, ts float64) []scriptRun {
+func (r *Renderer) scripts(tid int64, ts float64) []scriptRun {
 	st := r.scriptStack[tid]
 	for n := len(st); n > 0 && ts >= st[n-1].end; n = len(st) {
 		st = st[:n-1]
@@ -322,24 +322,24 @@ func (r *renderer) scripts(tid int64, ts float64) []scriptRun {
 	return st
 }
 
-func (r *renderer) layoutEvent(ev *event, t timed) *layoutEvent {
+func (r *Renderer) layoutEvent(ev *event, t Timed) *LayoutEvent {
 	var a struct {
 		BeginData *struct {
 			Frame        string      `json:"frame"`
 			DirtyObjects float64     `json:"dirtyObjects"`
 			TotalObjects float64     `json:"totalObjects"`
-			StackTrace   []callFrame `json:"stackTrace"`
+			StackTrace   []CallFrame `json:"stackTrace"`
 		} `json:"beginData"`
 		ElementCount float64 `json:"elementCount"`
 		Data         *struct {
 			Frame      string      `json:"frame"`
-			StackTrace []callFrame `json:"stackTrace"`
+			StackTrace []CallFrame `json:"stackTrace"`
 		} `json:"data"`
-		StackTrace []callFrame `json:"stackTrace"`
+		StackTrace []CallFrame `json:"stackTrace"`
 	}
 	ev.unmarshalArgs(&a)
-	l := &layoutEvent{timed: t, Name: ev.Name, ElementCount: a.ElementCount}
-	var stack []callFrame
+	l := &LayoutEvent{Timed: t, Name: ev.Name, ElementCount: a.ElementCount}
+	var stack []CallFrame
 	switch {
 	case a.Data != nil && a.Data.StackTrace != nil:
 		stack = a.Data.StackTrace
@@ -390,8 +390,8 @@ func visibleType(ev *event) string {
 
 // keepThreadEvent keeps what third-party attribution needs of an event of
 // a renderer main thread: its time, and the URL it concerns.
-func (r *renderer) keepThreadEvent(ev *event, m *meta) {
-	if m.threadNames[ev.PID][ev.TID] != "CrRendererMain" {
+func (r *Renderer) keepThreadEvent(ev *event, m *Meta) {
+	if m.ThreadNames[ev.PID][ev.TID] != "CrRendererMain" {
 		return
 	}
 	switch ev.Ph {
@@ -407,7 +407,7 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 		te := st[len(st)-1]
 		r.open[ev.TID] = st[:len(st)-1]
 		te.Dur = ev.TS - te.TS
-		if te.name != 0 && te.Dur > 0 {
+		if te.Name != 0 && te.Dur > 0 {
 			r.addThreadEvent(ev.PID, ev.TID, te)
 		}
 		return
@@ -415,7 +415,7 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 	if !visibleEvents[visibleType(ev)] {
 		if ev.Ph == "B" {
 			// Still paired with its E so that the pairing stays right.
-			r.open[ev.TID] = append(r.open[ev.TID], threadEvent{TS: ev.TS})
+			r.open[ev.TID] = append(r.open[ev.TID], ThreadEvent{TS: ev.TS})
 		}
 		return
 	}
@@ -428,12 +428,12 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 			} `json:"data"`
 		}
 		ev.unmarshalArgs(&a)
-		re := recvEvent{TS: ev.TS, reqID: a.Data.RequestID, encoded: a.Data.EncodedDataLength, cacheHit: a.Data.FromCache,
-			kind: map[string]byte{"ResourceReceivedData": 1, "ResourceFinish": 2, "ResourceReceiveResponse": 3}[ev.Name]}
-		byTID := r.recv[ev.PID]
+		re := RecvEvent{TS: ev.TS, ReqID: a.Data.RequestID, Encoded: a.Data.EncodedDataLength, CacheHit: a.Data.FromCache,
+			Kind: map[string]byte{"ResourceReceivedData": 1, "ResourceFinish": 2, "ResourceReceiveResponse": 3}[ev.Name]}
+		byTID := r.Recv[ev.PID]
 		if byTID == nil {
-			byTID = map[int64][]recvEvent{}
-			r.recv[ev.PID] = byTID
+			byTID = map[int64][]RecvEvent{}
+			r.Recv[ev.PID] = byTID
 		}
 		byTID[ev.TID] = append(byTID[ev.TID], re)
 		if ev.Ph != "X" && ev.Ph != "B" {
@@ -443,12 +443,12 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 	if ev.Ph != "X" && ev.Ph != "B" {
 		return // an instant event takes no time
 	}
-	te := threadEvent{TS: ev.TS, Dur: ev.Dur, name: r.nameID(ev.Name)}
+	te := ThreadEvent{TS: ev.TS, Dur: ev.Dur, Name: r.nameID(ev.Name)}
 	if ev.Args != nil {
 		if u, req := eventURL(ev); u != "" {
-			te.site = r.siteID("u:" + u)
+			te.Site = r.siteID("u:" + u)
 		} else if req != "" {
-			te.site = r.siteID("r:" + req)
+			te.Site = r.siteID("r:" + req)
 		}
 	}
 	if ev.Ph == "B" {
@@ -462,41 +462,41 @@ func (r *renderer) keepThreadEvent(ev *event, m *meta) {
 	for n := len(sc); n > 0 && sc[n-1].end <= te.TS; n = len(sc) {
 		sc = sc[:n-1]
 	}
-	inSite := te.site != 0 || (len(sc) > 0 && sc[len(sc)-1].inSite)
+	inSite := te.Site != 0 || (len(sc) > 0 && sc[len(sc)-1].inSite)
 	r.scopes[ev.TID] = append(sc, siteScope{end: te.TS + te.Dur, inSite: inSite})
 	if inSite {
 		r.addThreadEvent(ev.PID, ev.TID, te)
 	}
 }
 
-func (r *renderer) nameID(n string) uint16 {
+func (r *Renderer) nameID(n string) uint16 {
 	if id, ok := r.nameIDs[n]; ok {
 		return id
 	}
-	if len(r.names) == 0 {
-		r.names = append(r.names, "") // 0: none
+	if len(r.Names) == 0 {
+		r.Names = append(r.Names, "") // 0: none
 	}
-	id := uint16(len(r.names))
-	r.names = append(r.names, n)
+	id := uint16(len(r.Names))
+	r.Names = append(r.Names, n)
 	r.nameIDs[n] = id
 	return id
 }
 
-func (r *renderer) siteID(key string) uint32 {
+func (r *Renderer) siteID(key string) uint32 {
 	if id, ok := r.siteIDs[key]; ok {
 		return id
 	}
-	id := uint32(len(r.siteKeys))
-	r.siteKeys = append(r.siteKeys, key)
+	id := uint32(len(r.SiteKeys))
+	r.SiteKeys = append(r.SiteKeys, key)
 	r.siteIDs[key] = id
 	return id
 }
 
-func (r *renderer) addThreadEvent(pid, tid int64, te threadEvent) {
-	byTID := r.threads[pid]
+func (r *Renderer) addThreadEvent(pid, tid int64, te ThreadEvent) {
+	byTID := r.Threads[pid]
 	if byTID == nil {
-		byTID = map[int64][]threadEvent{}
-		r.threads[pid] = byTID
+		byTID = map[int64][]ThreadEvent{}
+		r.Threads[pid] = byTID
 	}
 	byTID[tid] = append(byTID[tid], te)
 }
@@ -518,7 +518,7 @@ func findEventURL(ev *event) (url, reqID string) {
 	var a struct {
 		Data *struct {
 			StylesheetURL string      `json:"stylesheetUrl"`
-			StackTrace    []callFrame `json:"stackTrace"`
+			StackTrace    []CallFrame `json:"stackTrace"`
 			URL           string      `json:"url"`
 			RequestID     string      `json:"requestId"`
 		} `json:"data"`
@@ -554,20 +554,20 @@ func containsAny(b []byte, subs ...string) bool {
 	return false
 }
 
-func (r *renderer) finalize() {
+func (r *Renderer) finalize() {
 	// The main threads' events in time order, once for every insight set.
-	for _, byTID := range r.threads {
+	for _, byTID := range r.Threads {
 		for tid, evs := range byTID {
-			sortStable(evs, func(a, b threadEvent) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
+			SortStable(evs, func(a, b ThreadEvent) bool { return byTime(a.TS, a.Dur, b.TS, b.Dur) < 0 })
 			byTID[tid] = slices.Clip(evs)
 		}
 	}
 	r.scopes, r.open = nil, nil
-	kept := r.longTasks[:0]
-	for _, t := range r.longTasks {
+	kept := r.LongTasks[:0]
+	for _, t := range r.LongTasks {
 		if !r.workerThreads[t.TID] {
 			kept = append(kept, t)
 		}
 	}
-	r.longTasks = kept
+	r.LongTasks = kept
 }

@@ -1,4 +1,4 @@
-package trace
+package model
 
 // mark is a page-load event: a navigation start, a paint, an LCP
 // candidate, DOMContentLoaded or load.
@@ -19,31 +19,31 @@ type mark struct {
 
 // Metric names, as DevTools keys them.
 const (
-	metricFCP = "FCP"
-	metricFP  = "FP"
-	metricLCP = "LCP"
+	MetricFCP = "FCP"
+	MetricFP  = "FP"
+	MetricLCP = "LCP"
 	metricDCL = "DCL"
 	metricL   = "L"
 )
 
-// metricScore is a metric of a navigation and the event that set it.
-type metricScore struct {
+// MetricScore is a metric of a navigation and the event that set it.
+type MetricScore struct {
 	Name   string
 	Event  *mark
 	Timing float64 // microseconds after the navigation start
 }
 
-// pageLoad gathers page-load events and assigns them to navigations, as
+// PageLoad gathers page-load events and assigns them to navigations, as
 // DevTools' page load metrics handler does.
-type pageLoad struct {
+type PageLoad struct {
 	events []*mark
-	// scores: frame → navigation → metric name → score.
-	scores map[string]map[*navigation]map[string]*metricScore
+	// Scores: frame → navigation → metric name → score.
+	Scores map[string]map[*Navigation]map[string]*MetricScore
 
 	// imagePaints: pid → DOM node id → the last LargestImagePaint::Candidate.
 	imagePaints map[int64]map[int64]imagePaint
 	// textPaints: DOM node id → seen (LargestTextPaint::Candidate).
-	lcpRequest map[string]*request // navigation id → the LCP image's request
+	LCPRequest map[string]*Request // navigation id → the LCP image's request
 }
 
 type imagePaint struct {
@@ -51,15 +51,15 @@ type imagePaint struct {
 	ImageURL string
 }
 
-func newPageLoad() *pageLoad {
-	return &pageLoad{
-		scores:      map[string]map[*navigation]map[string]*metricScore{},
+func newPageLoad() *PageLoad {
+	return &PageLoad{
+		Scores:      map[string]map[*Navigation]map[string]*MetricScore{},
 		imagePaints: map[int64]map[int64]imagePaint{},
-		lcpRequest:  map[string]*request{},
+		LCPRequest:  map[string]*Request{},
 	}
 }
 
-func (p *pageLoad) handle(ev *event) {
+func (p *PageLoad) handle(ev *event) {
 	switch ev.Name {
 	case "LargestImagePaint::Candidate":
 		var a struct {
@@ -110,63 +110,63 @@ func (p *pageLoad) handle(ev *event) {
 	p.events = append(p.events, m)
 }
 
-func (p *pageLoad) metrics(frame string, nav *navigation) map[string]*metricScore {
-	byNav := p.scores[frame]
+func (p *PageLoad) metrics(frame string, nav *Navigation) map[string]*MetricScore {
+	byNav := p.Scores[frame]
 	if byNav == nil {
-		byNav = map[*navigation]map[string]*metricScore{}
-		p.scores[frame] = byNav
+		byNav = map[*Navigation]map[string]*MetricScore{}
+		p.Scores[frame] = byNav
 	}
 	ms := byNav[nav]
 	if ms == nil {
-		ms = map[string]*metricScore{}
+		ms = map[string]*MetricScore{}
 		byNav[nav] = ms
 	}
 	return ms
 }
 
-// score returns a navigation's metric, or nil.
-func (p *pageLoad) score(frame string, nav *navigation, name string) *metricScore {
-	return p.scores[frame][nav][name]
+// Score returns a navigation's metric, or nil.
+func (p *PageLoad) Score(frame string, nav *Navigation, name string) *MetricScore {
+	return p.Scores[frame][nav][name]
 }
 
-func (p *pageLoad) finalize(m *meta, n *network) {
-	sortStable(p.events, func(a, b *mark) bool { return a.TS < b.TS })
+func (p *PageLoad) finalize(m *Meta, n *Network) {
+	SortStable(p.events, func(a, b *mark) bool { return a.TS < b.TS })
 	for _, e := range p.events {
-		var nav *navigation
+		var nav *Navigation
 		switch e.Name {
 		case "firstContentfulPaint", "firstPaint", "largestContentfulPaint::Candidate":
 			nav = m.navsByID[e.NavigationID]
 		case "MarkDOMContent", "MarkLoad", "InteractiveTime":
-			nav = m.navigationFor(e.TS, e.Frame)
+			nav = m.NavigationFor(e.TS, e.Frame)
 		}
-		if nav == nil || !m.hasRenderer(e.Frame, e.PID) {
+		if nav == nil || !m.HasRenderer(e.Frame, e.PID) {
 			continue
 		}
 		t := e.TS - nav.TS
 		switch e.Name {
 		case "firstContentfulPaint":
-			p.metrics(e.Frame, nav)[metricFCP] = &metricScore{Name: metricFCP, Event: e, Timing: t}
+			p.metrics(e.Frame, nav)[MetricFCP] = &MetricScore{Name: MetricFCP, Event: e, Timing: t}
 		case "firstPaint":
-			p.metrics(e.Frame, nav)[metricFP] = &metricScore{Name: metricFP, Event: e, Timing: t}
+			p.metrics(e.Frame, nav)[MetricFP] = &MetricScore{Name: MetricFP, Event: e, Timing: t}
 		case "MarkDOMContent":
-			p.metrics(e.Frame, nav)[metricDCL] = &metricScore{Name: metricDCL, Event: e, Timing: t}
+			p.metrics(e.Frame, nav)[metricDCL] = &MetricScore{Name: metricDCL, Event: e, Timing: t}
 		case "MarkLoad":
-			p.metrics(e.Frame, nav)[metricL] = &metricScore{Name: metricL, Event: e, Timing: t}
+			p.metrics(e.Frame, nav)[metricL] = &MetricScore{Name: metricL, Event: e, Timing: t}
 		case "largestContentfulPaint::Candidate":
 			if e.CandidateIndex == 0 {
 				continue // DevTools fails the whole trace here; skip the odd event instead
 			}
 			ms := p.metrics(e.Frame, nav)
-			last := ms[metricLCP]
+			last := ms[MetricLCP]
 			if last == nil || (last.Event.CandidateIndex != 0 && last.Event.CandidateIndex < e.CandidateIndex) {
-				ms[metricLCP] = &metricScore{Name: metricLCP, Event: e, Timing: t}
+				ms[MetricLCP] = &MetricScore{Name: MetricLCP, Event: e, Timing: t}
 			}
 		}
 	}
 	// The LCP image's request: the first request for its URL between the
 	// navigation and the paint.
 	for _, nav := range m.navOrder {
-		lcp := p.score(nav.Frame, nav, metricLCP)
+		lcp := p.Score(nav.Frame, nav, MetricLCP)
 		if lcp == nil || lcp.Event.NodeID == 0 {
 			continue
 		}
@@ -175,7 +175,7 @@ func (p *pageLoad) finalize(m *meta, n *network) {
 			continue
 		}
 		start, end := nav.TS, paint.TS
-		for _, r := range n.byTime {
+		for _, r := range n.ByTime {
 			if r.TS < start {
 				continue
 			}
@@ -187,7 +187,7 @@ func (p *pageLoad) finalize(m *meta, n *network) {
 				match = match || rd.URL == paint.ImageURL
 			}
 			if match {
-				p.lcpRequest[nav.ID] = r
+				p.LCPRequest[nav.ID] = r
 				break
 			}
 		}

@@ -1,4 +1,4 @@
-package trace
+package model
 
 import (
 	"net/url"
@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// entity is a site a resource or a script belongs to. DevTools names the
+// Entity is a site a resource or a script belongs to. DevTools names the
 // known ones from the third-party-web dataset (Google Analytics, ...);
 // tabhive does not carry that dataset, so every entity is named by its
 // registrable domain, as DevTools names the sites it does not know.
-type entity struct {
+type Entity struct {
 	Name string
 }
 
@@ -47,20 +47,20 @@ func rootDomain(u string) string {
 	return domain
 }
 
-// entities maps URLs to entities, making one per root domain (and one per
+// Entities maps URLs to entities, making one per root domain (and one per
 // extension) on first use.
-type entities struct {
-	byName map[string]*entity
-	byURL  map[string]*entity
+type Entities struct {
+	byName map[string]*Entity
+	byURL  map[string]*Entity
 }
 
-func newEntities() *entities {
-	return &entities{byName: map[string]*entity{}, byURL: map[string]*entity{}}
+func newEntities() *Entities {
+	return &Entities{byName: map[string]*Entity{}, byURL: map[string]*Entity{}}
 }
 
-// forURL returns u's entity, or nil for a URL that is not http(s) or an
+// ForURL returns u's entity, or nil for a URL that is not http(s) or an
 // extension's.
-func (es *entities) forURL(u string) *entity {
+func (es *Entities) ForURL(u string) *Entity {
 	if e, ok := es.byURL[u]; ok {
 		return e
 	}
@@ -80,7 +80,7 @@ func (es *entities) forURL(u string) *entity {
 	}
 	e := es.byName[name]
 	if e == nil {
-		e = &entity{Name: name}
+		e = &Entity{Name: name}
 		es.byName[name] = e
 	}
 	es.byURL[u] = e
