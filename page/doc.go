@@ -40,7 +40,8 @@
 // service worker; and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // internal/devtools/trace). Package
-// page/internal/format formats JavaScript values, stack traces and headers;
+// page/internal/format formats CDP's JavaScript values, stack traces and
+// headers (JavaScript's own number and JSON rules are internal/jsfmt's);
 // page/snapshot builds snapshot trees; package page/js holds the
 // page-side scripts, one file each.
 //
