@@ -311,7 +311,6 @@ func unfollowedReason(err error) string {
 // first. A Waiter must not be reused after Run.
 func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Context) error) (res Result, err error) {
 	defer w.events.Close()
-	cpu, net := w.cfg.CPU, w.cfg.Network
 	// Following ends on every path, whatever ended the wait, under a bound
 	// of its own; except with a dialog open, whose renderer answers nothing
 	// until the dialog is handled (Page.Stop says who stops it then).
@@ -319,244 +318,38 @@ func (w *Waiter) Run(ctx context.Context, page Page, action func(ctx context.Con
 		if res.Dialog {
 			return
 		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), scale(stopCap, cpu))
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), scale(stopCap, w.cfg.CPU))
 		defer cancel()
 		page.Stop(sctx)
 	}()
-	follow := !w.cfg.SkipStableDOM && !w.cfg.Navigates
-	tracked := false
-	if follow {
-		// Bounded: a paused renderer must not hang the setup (upstream #2427).
-		tctx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
-		// Nothing followed (the document was going away, or its state
-		// keeps it from being followed): the wait falls back to a probe
-		// window and the DOM going quiet, which tries the page once more.
-		tracked = page.Track(tctx, scale(horizon, cpu)) == nil
-		follow = tracked
-		cancel()
-	}
+	tracked := w.track(ctx, page)
 	if done, err := w.act(ctx, &res, action); done {
 		return res, err
 	}
 	if tracked {
-		ictx, cancel := context.WithTimeout(ctx, scale(quietCap, cpu))
+		ictx, cancel := context.WithTimeout(ctx, scale(quietCap, w.cfg.CPU))
 		page.InputDone(ictx)
 		cancel()
 	}
+	aw := w.newAfter(page, &res, tracked)
+	defer aw.stop()
+	aw.begin(ctx)
+	return res, aw.wait(ctx)
+}
 
-	var (
-		pending   = map[string]bool{}
-		scripts   = map[string]bool{} // held in the page until loaded
-		inputOver bool                // requests sent from now on are not the action's
-		navDone   bool
-		navOver   bool // the navigation cap has passed
-		reqsOver  bool // the request cap has passed
-		// probed: no navigation is to be expected any more. Following the
-		// page, it says itself whether it navigates; otherwise a
-		// navigation must start within the probe window.
-		probed = follow
-		// tries counts settle waits that failed or found a navigation
-		// that never started: one more is tried, then the wait ends.
-		tries int
-
-		settleDone   = w.cfg.SkipStableDOM
-		settleCh     chan settleResult
-		settleCancel context.CancelCauseFunc = func(error) {}
-	)
-	// settling is closed when the running Settle returns: the page is
-	// not safe to use from two goroutines, so a cancelled Settle is
-	// waited for before another starts, and before Run returns (and its
-	// deferred Stop runs).
-	settling := make(chan struct{})
-	close(settling)
-	defer func() {
-		settleCancel(context.Canceled)
-		<-settling
-	}()
-	startSettle := func(s Settling) {
-		if w.cfg.SkipStableDOM {
-			return
-		}
-		settleCancel(errNavigating)
-		<-settling // prompt: its context is cancelled
-		var sctx context.Context
-		sctx, settleCancel = context.WithCancelCause(ctx)
-		ch, done := make(chan settleResult, 1), make(chan struct{})
-		settleCh, settleDone, settling = ch, false, done
-		go func() { // ends when Settle does, at sctx's end at the latest
-			defer close(done)
-			st, err := page.Settle(sctx, s)
-			ch <- settleResult{st, err}
-		}()
+// track starts following the page for the action, unless the action
+// navigates or is not to be waited for, and reports whether it does.
+// Nothing followed (the document was going away, or its state keeps it
+// from being followed): the wait falls back to a probe window and the DOM
+// going quiet, which tries the page once more.
+func (w *Waiter) track(ctx context.Context, page Page) bool {
+	if w.cfg.SkipStableDOM || w.cfg.Navigates {
+		return false
 	}
-	// fresh is the wait on a document nobody followed: a new one, or one
-	// the tracker could not be put in.
-	fresh := Settling{Fresh: true, Min: scale(quietWindow, cpu), Tail: scale(quietTail, cpu), Max: scale(quietCap, cpu)}
-	followed := Settling{
-		Tail:     scale(causalTail, cpu),
-		Horizon:  scale(horizon, cpu),
-		Requests: scale(requestCap, net),
-		Max:      max(scale(requestCap, net), scale(quietCap, cpu)),
-	}
-	switch {
-	case follow:
-		startSettle(followed)
-	case w.cfg.Navigates:
-		// The new document is waited for once the navigation finished;
-		// a navigation that stays in the document (a fragment) leaves
-		// the probe window.
-		settleDone = true
-	default:
-		startSettle(fresh)
-	}
-
-	var probe <-chan time.Time
-	startProbe := func() {
-		t := time.NewTimer(scale(probeWindow, cpu))
-		probe = t.C
-	}
-	if !probed {
-		startProbe()
-	}
-	// unfollow ends the wait on the page: what it did cannot be followed.
-	// A navigation still has the probe window to start.
-	unfollow := func(why string) {
-		if res.Unfollowed == "" {
-			res.Unfollowed = why
-		}
-		settleCancel(context.Canceled)
-		settleCh, settleDone = nil, true
-		if probed && !res.Navigated {
-			probed = false
-			startProbe()
-		}
-	}
-	reqCap := time.NewTimer(scale(requestCap, net))
-	defer reqCap.Stop()
-	var navTimer, navStart <-chan time.Time
-
-	for {
-		for _, e := range w.events.Take() {
-			switch e.kind {
-			case dialogOpened:
-				if w.cfg.HandleDialog != nil && w.cfg.HandleDialog(ctx, e.id) {
-					res.DialogsHandled++
-					continue
-				}
-				res.Dialog = true
-				return res, nil
-			case navStarted:
-				if !res.Navigated {
-					res.Navigated = true
-					settleCancel(errNavigating)
-					settleCh, settleDone, navStart = nil, w.cfg.SkipStableDOM, nil
-					t := time.NewTimer(w.cfg.NavigationTimeout)
-					defer t.Stop()
-					navTimer = t.C
-				}
-			case navFinished:
-				if res.Navigated && !navDone {
-					navDone = true
-					navTimer = nil
-					startSettle(fresh)
-				}
-			case requestStarted:
-				// Requests sent while the action's input is delivered
-				// are its own (a form posted, a document requested); what
-				// its scripts fetch later the page follows itself. A page
-				// that polls must not keep every action waiting.
-				if !inputOver {
-					pending[e.id] = true
-				}
-			case scriptStarted:
-				// A script the document loads while the action is
-				// followed (a lazily imported module) is its work: its
-				// code runs when it arrives.
-				if tracked && !res.Navigated && !scripts[e.id] {
-					scripts[e.id], pending[e.id] = true, true
-					hctx, cancel := context.WithTimeout(ctx, scale(stopCap, cpu))
-					page.Hold(hctx, e.id)
-					cancel()
-				}
-			case requestFinished:
-				delete(pending, e.id)
-				if scripts[e.id] {
-					delete(scripts, e.id)
-					hctx, cancel := context.WithTimeout(ctx, scale(stopCap, cpu))
-					page.Release(hctx, e.id)
-					cancel()
-					if settleDone && !res.Navigated && res.Unfollowed == "" && !w.cfg.SkipStableDOM {
-						// The page had settled (and stopped following)
-						// before the script ran: what the script does
-						// shows in the DOM going quiet after it.
-						startSettle(fresh)
-					}
-				}
-			}
-		}
-		inputOver = true
-
-		navSettled := (!res.Navigated && probed) || navDone || navOver
-		reqSettled := len(pending) == 0 || reqsOver
-		if navSettled && settleDone && reqSettled {
-			return res, nil
-		}
-
-		select {
-		case <-ctx.Done():
-			return res, context.Cause(ctx)
-		case <-w.events.Ready():
-		case <-probe:
-			probed, probe = true, nil
-		case <-navStart:
-			// The page said it navigates and Chrome reports no start: the
-			// navigation was cancelled, or stayed in the document. Wait on
-			// the DOM alone.
-			navStart = nil
-			startSettle(fresh)
-		case <-reqCap.C:
-			reqsOver = true
-			if len(pending) > 0 {
-				res.GaveUp = "requests"
-			}
-		case <-navTimer:
-			navOver, navTimer = true, nil
-			res.GaveUp = "navigation"
-			startSettle(fresh)
-		case r := <-settleCh:
-			settleCh = nil
-			switch {
-			case r.err != nil && errors.Is(r.err, ErrUnfollowable) && !res.Navigated:
-				unfollow(unfollowedReason(r.err))
-			case (r.err != nil || r.st.Reason == "navigating") && !res.Navigated:
-				// The document went away under the wait, or said it
-				// navigates: a navigation Chrome has not reported yet.
-				// Once; a page that keeps saying so is not believed.
-				if tries++; tries > 1 {
-					if r.err != nil {
-						unfollow("its document did not answer")
-					} else {
-						settleDone = true
-					}
-					break
-				}
-				t := time.NewTimer(scale(navStartWait, cpu))
-				defer t.Stop()
-				navStart = t.C
-			case r.err != nil:
-				settleDone = true
-			default:
-				settleDone = true
-				res.Pending = boundPending(r.st.Pending)
-				switch r.st.Reason {
-				case "requests":
-					res.GaveUp = "requests"
-				case "max":
-					res.GaveUp = "dom"
-				}
-			}
-		}
-	}
+	// Bounded: a paused renderer must not hang the setup (upstream #2427).
+	tctx, cancel := context.WithTimeout(ctx, scale(quietCap, w.cfg.CPU))
+	defer cancel()
+	return page.Track(tctx, scale(horizon, w.cfg.CPU)) == nil
 }
 
 // settleResult is what one [Page.Settle] returned.
