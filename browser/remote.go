@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/launch"
 )
@@ -69,6 +70,9 @@ func (e *ConnectError) Error() string {
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
+
+// AgentSentence is the Error text: why, and when tabhive tries again.
+func (e *ConnectError) AgentSentence() string { return agenterr.OwnSentence(e) }
 
 // record notes an attempt's outcome.
 func (r *retryState) record(err error) {

@@ -53,6 +53,7 @@ import (
 
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser/storagestate"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
@@ -68,7 +69,8 @@ var ErrLastPage = errors.New("the last open page cannot be closed")
 // ErrBrowserLost is the cause of calls cut short because the browser's
 // connection went away (its process died, or a connected browser closed):
 // the next call relaunches or reconnects.
-var ErrBrowserLost = errors.New("the browser connection was lost")
+var ErrBrowserLost = agenterr.New("the browser connection was lost",
+	"The browser connection was lost. The next call starts a new browser, or reconnects to it; call list_pages to see its pages.")
 
 // ErrShutdown is the cause of calls cut short by [Supervisor.Close].
 var ErrShutdown = errors.New("tabhive is shutting down")

@@ -28,6 +28,16 @@ func (e *AnsweredError) Error() string {
 	return fmt.Sprintf("the %s dialog was already %s by the script that opened it", e.Type, how)
 }
 
+// AgentSentence says the dialog cannot be answered again, and how to
+// answer the next one the other way.
+func (e *AnsweredError) AgentSentence() string {
+	how, other := "accepted", "dismiss"
+	if !e.Accepted {
+		how, other = "dismissed", "accept"
+	}
+	return fmt.Sprintf("The dialog (%s: %s) was already %s by evaluate_script, as its dialogAction said, and cannot be answered again. To %s the dialogs a script opens, pass dialogAction %q to evaluate_script.", e.Type, e.Message, how, other, other)
+}
+
 // HandleDialog accepts or dismisses the open dialog; promptText answers a
 // prompt when accepting. It returns [ErrNoDialog] if no dialog is open.
 //

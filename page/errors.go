@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tabhive/tabhive/actor"
+	"github.com/tabhive/tabhive/internal/agenterr"
 )
 
 // ErrNoSnapshot is returned when a tool needs a uid but the page has no
@@ -12,18 +13,21 @@ import (
 var ErrNoSnapshot = errors.New("no snapshot taken on this page")
 
 // ErrNoDialog is returned by [Actor.HandleDialog] when no dialog is open.
-var ErrNoDialog = errors.New("no open dialog")
+var ErrNoDialog = agenterr.New("no open dialog", "No open dialog found")
 
 // ErrCrashed is returned for calls to a page whose renderer crashed.
-var ErrCrashed = errors.New("page crashed")
+var ErrCrashed = agenterr.New("page crashed",
+	"The page's renderer crashed; other pages are unaffected. Navigate it (navigate_page) to load it again, or close it with close_page.")
 
 // ErrClosed is the cause given to a page actor whose target went away.
-var ErrClosed = errors.New("page closed")
+var ErrClosed = agenterr.New("page closed", "The page was closed while the call ran. Call list_pages to see open pages.")
 
 // ErrDisconnected is why a call failed when the page's DevTools connection
 // closed under it, or could not be opened, and nobody said why within
 // [goneWait]: rpcc's wording names sockets, not what happened.
-var ErrDisconnected = errors.New("its DevTools connection was lost: the tab was closed or the browser exited")
+var ErrDisconnected = agenterr.New(disconnected, "The page went away while the call ran ("+disconnected+"). Call list_pages to see open pages.")
+
+const disconnected = "its DevTools connection was lost: the tab was closed or the browser exited"
 
 // ErrStopped is returned, wrapped with the reason the page's actor stopped
 // (such as [ErrClosed]), for a call made to a page whose actor has stopped,
@@ -55,6 +59,19 @@ func (e *UIDError) Error() string {
 
 func (e *UIDError) Unwrap() error { return e.Cause }
 
+// AgentSentence is chrome-devtools-mcp's sentence, then what to do; a
+// dialog that kept the uid from resolving speaks instead.
+func (e *UIDError) AgentSentence() string {
+	var de *DialogError
+	if errors.As(e.Cause, &de) {
+		return de.AgentSentence()
+	}
+	if e.Gone {
+		return fmt.Sprintf("Element with uid %s no longer exists on the page. Take a new snapshot (take_snapshot) and use the uids it gives.", e.UID)
+	}
+	return fmt.Sprintf("Element uid %q not found on page %d. Take a new snapshot (take_snapshot) and use a uid from it.", e.UID, e.PageID)
+}
+
 // DialogError is returned by tools that need the renderer while a
 // JavaScript dialog blocks it, and by actions a dialog cut short.
 type DialogError struct {
@@ -71,6 +88,19 @@ func (e *DialogError) Error() string {
 	return fmt.Sprintf("a dialog is open (%s: %s)", e.Dialog.Type, e.Dialog.Message)
 }
 
+// AgentSentence names the dialog, and what it did to the action it cut
+// short.
+func (e *DialogError) AgentSentence() string {
+	open := fmt.Sprintf("A dialog is open (%s: %s)", e.Dialog.Type, e.Dialog.Message)
+	switch e.Cut {
+	case "":
+		return open + "."
+	case "navigation":
+		return open + ": the page being left opened it before the navigation finished, so the navigation has not happened yet and may complete once the dialog is handled. Handle it with handle_dialog, then take a snapshot to see which page is loaded."
+	}
+	return fmt.Sprintf("%s: it opened before the %s took effect, so the %s did not happen, or only in part. Handle it with handle_dialog, then check the page and retry.", open, e.Cut, e.Cut)
+}
+
 // InteractError reports an input action that failed on a resolved element:
 // hidden, detached mid-action, or never given a box within the budget.
 type InteractError struct {
@@ -84,6 +114,25 @@ func (e *InteractError) Error() string {
 
 func (e *InteractError) Unwrap() error { return e.Cause }
 
+// AgentSentence says the element did not become interactive, and the
+// cause's innermost message: what went wrong, not the chain of calls it
+// came through. A dialog, a uid that did not resolve or an element with
+// no area speaks instead.
+func (e *InteractError) AgentSentence() string {
+	var de *DialogError
+	var ue *UIDError
+	var na *NoAreaError
+	switch {
+	case errors.As(e.Cause, &de):
+		return de.AgentSentence()
+	case errors.As(e.Cause, &ue):
+		return ue.AgentSentence()
+	case errors.As(e.Cause, &na):
+		return na.sentence("the element with uid " + e.UID)
+	}
+	return fmt.Sprintf("Failed to interact with the element with uid %s. The element did not become interactive within the configured timeout.\nCause: %s", e.UID, agenterr.RootCause(e.Cause))
+}
+
 // NoAreaError reports an element that is attached and has boxes, none of
 // any area (a code editor's input 0 px wide), and that an action could not
 // reach: it cannot take focus, or the action needs the mouse over it.
@@ -94,6 +143,15 @@ type NoAreaError struct {
 
 func (e *NoAreaError) Error() string {
 	return fmt.Sprintf("the element has no area (%g×%g px)", e.Width, e.Height)
+}
+
+// AgentSentence says the element cannot be reached, and what to act on
+// instead.
+func (e *NoAreaError) AgentSentence() string { return e.sentence("the element") }
+
+// sentence is AgentSentence naming the element as what.
+func (e *NoAreaError) sentence(what string) string {
+	return fmt.Sprintf("%s has no area (%g×%g px), and cannot take focus or be reached by the mouse. Act on a visible element near it, such as its container, or use evaluate_script.", agenterr.Capitalize(what), e.Width, e.Height)
 }
 
 // NavigationError reports a navigation Chrome refused or could not complete.
@@ -107,6 +165,17 @@ func (e *NavigationError) Error() string {
 	return fmt.Sprintf("navigate (%s): %s", e.Kind, e.Reason)
 }
 
+// AgentSentence is chrome-devtools-mcp's sentence, with Chrome's reason.
+func (e *NavigationError) AgentSentence() string {
+	switch e.Kind {
+	case NavigateBack, NavigateForward:
+		return fmt.Sprintf("Unable to navigate %s in the selected page: %s.", e.Kind, e.Reason)
+	case NavigateReload:
+		return fmt.Sprintf("Unable to reload the selected page: %s.", e.Reason)
+	}
+	return fmt.Sprintf("Unable to navigate in the selected page: %s.", e.Reason)
+}
+
 // TimeoutError reports a page-level wait that ran out of its budget. It
 // carries what was being waited for so the reply can say so.
 type TimeoutError struct {
@@ -116,9 +185,17 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string { return fmt.Sprintf("%s: timed out after %s", e.What, e.Budget) }
 
+// AgentSentence is chrome-devtools-mcp's sentence.
+func (e *TimeoutError) AgentSentence() string {
+	return fmt.Sprintf("Timed out after waiting %s", e.Budget)
+}
+
 // KeyError reports a key or key combination press_key cannot press. Its
 // message says what to write instead.
 type KeyError struct{ Err error }
 
 func (e *KeyError) Error() string { return e.Err.Error() }
 func (e *KeyError) Unwrap() error { return e.Err }
+
+// AgentSentence is the message, as a sentence.
+func (e *KeyError) AgentSentence() string { return agenterr.Capitalize(e.Error()) + "." }

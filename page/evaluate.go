@@ -16,6 +16,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/waiter"
@@ -30,7 +31,8 @@ import (
 
 // ErrFramesMixed is returned when evaluate_script's element arguments live
 // in different frames.
-var ErrFramesMixed = errors.New("elements from different frames can't be evaluated together")
+var ErrFramesMixed = agenterr.New("elements from different frames can't be evaluated together",
+	"Elements from different frames can't be evaluated together.")
 
 // ScriptError is an exception the script threw (or a syntax error in it).
 // Msg is the page's message: an Error's first line ("TypeError: x"), or
@@ -38,6 +40,16 @@ var ErrFramesMixed = errors.New("elements from different frames can't be evaluat
 type ScriptError struct{ Msg string }
 
 func (e *ScriptError) Error() string { return e.Msg }
+
+// AgentSentence is chrome-devtools-mcp's "Error: boom" for an Error (the
+// reply adds "Error: "); another class keeps its name ("Error: TypeError:
+// x"), which upstream drops.
+func (e *ScriptError) AgentSentence() string {
+	if msg, ok := strings.CutPrefix(e.Msg, "Error: "); ok {
+		return msg
+	}
+	return e.Msg
+}
 
 // ResultTooLargeError is returned when a script's result, asked for in
 // [Script.Output], is longer than [Script.MaxOutput]. Nothing was written.

@@ -20,11 +20,17 @@ func (e *UnsupportedFillError) Error() string {
 	return fmt.Sprintf("fill does not support %s elements", e.Kind)
 }
 
+// AgentSentence says what to do instead.
+func (e *UnsupportedFillError) AgentSentence() string {
+	return fmt.Sprintf("fill cannot set a %s; use click, press_key or type the value into a text field.", e.Kind)
+}
+
 // FillValueError reports a value the element cannot take. Its message is
 // chrome-devtools-mcp's sentence.
 type FillValueError struct{ Msg string }
 
-func (e *FillValueError) Error() string { return e.Msg }
+func (e *FillValueError) Error() string         { return e.Msg }
+func (e *FillValueError) AgentSentence() string { return e.Msg }
 
 // option is an option of a combobox, from the latest snapshot.
 type option struct {

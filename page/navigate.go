@@ -35,6 +35,11 @@ type InvalidURLError struct{ URL string }
 
 func (e *InvalidURLError) Error() string { return fmt.Sprintf("invalid URL %q", e.URL) }
 
+// AgentSentence is chrome-devtools-mcp's sentence.
+func (e *InvalidURLError) AgentSentence() string {
+	return fmt.Sprintf("Invalid URL: %q. URLs must be valid according to the URL standard.", e.URL)
+}
+
 // Navigation says where to go.
 type Navigation struct {
 	Kind        string // NavigateURL, NavigateBack, NavigateForward or NavigateReload

@@ -38,6 +38,8 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/internal/agenterr"
 )
 
 // Route actions.
@@ -328,6 +330,23 @@ func (e *RedirectBlockedError) Error() string {
 }
 
 func (e *RedirectBlockedError) Unwrap() error { return e.Cause }
+
+// AgentSentence says which route redirected where, after the cause's own
+// sentence when it has one the agent may read.
+func (e *RedirectBlockedError) AgentSentence() string {
+	why := fmt.Sprintf("route %d answered %s with a %d redirect to %s, a URL the URL policy blocks, so the request failed as blocked (net::ERR_BLOCKED_BY_CLIENT)", e.Route, e.URL, e.Status, e.Location)
+	if e.InErrorPage {
+		return fmt.Sprintf("The page shows Chrome's error page, as its navigation was redirected to a URL the policy blocks: %s. Navigate it to a URL the policy allows, then retry.", why)
+	}
+	cause, internal := agenterr.Words(e.Cause)
+	if internal {
+		return fmt.Sprintf("The call failed as a request was redirected to a URL the policy blocks: %s. Change the route's Location, or remove the route with unroute_requests.", why)
+	}
+	if !strings.HasSuffix(cause, ".") {
+		cause += "."
+	}
+	return fmt.Sprintf("%s The request was redirected to a URL the policy blocks: %s. Change the route's Location, or remove the route with unroute_requests.", cause, why)
+}
 
 // redirectBlocked returns err as a [*RedirectBlockedError] if a refused
 // route redirect explains it: one refused since the call began (the

@@ -89,6 +89,9 @@ type ScreenshotError struct {
 	Empty bool
 }
 
+// AgentSentence is the Error text, written for the agent.
+func (e *ScreenshotError) AgentSentence() string { return e.Error() }
+
 func (e *ScreenshotError) Error() string {
 	switch {
 	case e.Conflict:

@@ -10,6 +10,7 @@ import (
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/js"
 )
@@ -20,11 +21,13 @@ const fileChooserTimeout = 3 * time.Second
 
 // ErrNoFileChooser is returned by [Actor.UploadFile] when the element is
 // not a file input and clicking it opened no file chooser.
-var ErrNoFileChooser = errors.New("the element could not accept the file directly, and clicking it did not trigger a file chooser")
+var ErrNoFileChooser = agenterr.New("the element could not accept the file directly, and clicking it did not trigger a file chooser",
+	"Failed to upload file. The element could not accept the file directly, and clicking it did not trigger a file chooser.")
 
 // ErrMultipleFiles is returned by [Actor.UploadFile] for several files on a
 // file input that takes one.
-var ErrMultipleFiles = errors.New("multiple file uploads only work with <input type=file multiple>")
+var ErrMultipleFiles = agenterr.New("multiple file uploads only work with <input type=file multiple>",
+	"Multiple file uploads only work with <input type=file multiple>: give one file, or use an input that takes several.")
 
 // UploadFile gives files (paths on the browser's machine) to the element
 // uid names: directly when it is an <input type=file>, otherwise through

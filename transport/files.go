@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -51,7 +52,7 @@ func readScriptFile(sb *sandbox.Sandbox, path string) (string, error) {
 		if ne, ok := errorsAs[*sandbox.NotRegularError](err); ok {
 			return "", fmt.Errorf("Unable to read script source from %s: it is %s; give the path of a regular file.", path, ne.Kind())
 		}
-		return "", fmt.Errorf("Unable to read script source from %s: %s", path, rootCause(err))
+		return "", fmt.Errorf("Unable to read script source from %s: %s", path, agenterr.RootCause(err))
 	}
 	return string(b), nil
 }

@@ -101,7 +101,8 @@ func (c *heapCache) close() {
 // loaded; its text is the whole sentence.
 type heapSnapshotError struct{ msg string }
 
-func (e *heapSnapshotError) Error() string { return e.msg }
+func (e *heapSnapshotError) Error() string         { return e.msg }
+func (e *heapSnapshotError) AgentSentence() string { return e.msg } // upstream's words, verbatim
 
 // use returns the snapshot at path for sess, loading it if needed, and a
 // function the caller must call when done with it. Canonical is the

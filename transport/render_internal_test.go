@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
+	"github.com/tabhive/tabhive/internal/agenterr"
 )
 
 // TestInternalErrorsAreNamedNotShown: an error no rule words and that is
@@ -48,7 +49,7 @@ func TestInternalErrorsAreNamedNotShown(t *testing.T) {
 		{"a file's reason", file, "Could not write /w/x.png: permission denied.", false},
 	}
 	for _, tt := range tests {
-		got, internal := words(tt.err)
+		got, internal := agenterr.Words(tt.err)
 		if !strings.HasPrefix(got, tt.want) || internal != tt.internal {
 			t.Errorf("%s: words = %q, internal %v; want %q..., internal %v", tt.name, got, internal, tt.want, tt.internal)
 		}

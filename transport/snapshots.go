@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -272,7 +273,7 @@ func (c *call) showBounded(ctx context.Context, title, text, outlined string) {
 	if err == nil {
 		saved = "saved to " + path
 	} else {
-		saved += " (" + rootCause(err) + ")"
+		saved += " (" + agenterr.RootCause(err) + ")"
 	}
 	what := "The snapshot"
 	if title != "" {

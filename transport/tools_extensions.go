@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
@@ -131,7 +132,7 @@ func extensionError(id string, err error) error {
 		if strings.Contains(pe.Message, "wasn't found") || strings.Contains(pe.Message, "not available") {
 			return errors.New("This browser does not let DevTools load or remove extensions: Chrome allows it to a browser driven over its DevTools pipe, as tabhive launches it, or started with --enable-unsafe-extension-debugging.")
 		}
-		return errors.New(period(pe.Message))
+		return errors.New(agenterr.Period(pe.Message))
 	}
 	return err
 }
@@ -219,7 +220,7 @@ func runTriggerExtensionAction(ctx context.Context, c *call, a *triggerExtension
 	}
 	if err := c.s.sup.TriggerExtensionAction(ctx, a.ID, c.pageID); err != nil {
 		if pe, ok := errorsAs[*browser.ProtocolError](err); ok {
-			return fmt.Errorf("Extension %s has no action to trigger on page %d: %s", a.ID, c.pageID, period(pe.Message))
+			return fmt.Errorf("Extension %s has no action to trigger on page %d: %s", a.ID, c.pageID, agenterr.Period(pe.Message))
 		}
 		return extensionError(a.ID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -273,7 +274,7 @@ func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
 				return err
 			}
 			if err != nil {
-				return fmt.Errorf("cannot upload %s: %s", p, rootCause(err))
+				return fmt.Errorf("cannot upload %s: %s", p, agenterr.RootCause(err))
 			}
 			paths[i] = canonical
 		}

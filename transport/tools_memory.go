@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/devtools/heap"
 	"github.com/tabhive/tabhive/page"
 )
@@ -505,7 +506,7 @@ func parseByteSize(v string) (float64, error) {
 // parseByteRange reads "1MB", "1MB-2MB", "-1MB" or "1MB-".
 func parseByteRange(tool, arg, v string) (byteRange, error) {
 	bad := func(err error) error {
-		return badArgs("Invalid argument %q for tool %q: %v", arg, tool, period(err.Error()))
+		return badArgs("Invalid argument %q for tool %q: %v", arg, tool, agenterr.Period(err.Error()))
 	}
 	t := strings.TrimSpace(v)
 	if !strings.Contains(t, "-") {

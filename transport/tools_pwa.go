@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/agenterr"
 )
 
 // pwaBudget bounds the PWA tools. An install loads the app in a window of
@@ -90,7 +91,7 @@ func pwaError(manifestID string, err error) error {
 	case strings.Contains(pe.Message, "wasn't found") || strings.Contains(pe.Message, "not available"):
 		return errors.New("This browser does not offer the PWA domain over DevTools: Chrome offers it to a browser driven over its DevTools pipe, as tabhive launches it.")
 	}
-	return errors.New(period(pe.Message))
+	return errors.New(agenterr.Period(pe.Message))
 }
 
 // installSource checks installUrlOrBundleUrl: an http(s) URL the URL

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tabhive/tabhive/browser/urlpolicy"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -55,7 +56,7 @@ func compileRoute(pattern string) (func(string) bool, error) {
 	if isGlob(p) {
 		re, err := compileGlob(p)
 		if err != nil {
-			return nil, badArgs("Invalid urlPattern %q: as a glob, it has %s. Write a glob such as **/api/*, a URLPattern such as https://example.com/api/*, or a path such as /api/*.", pattern, strings.TrimSuffix(rootCause(err), "."))
+			return nil, badArgs("Invalid urlPattern %q: as a glob, it has %s. Write a glob such as **/api/*, a URLPattern such as https://example.com/api/*, or a path such as /api/*.", pattern, strings.TrimSuffix(agenterr.RootCause(err), "."))
 		}
 		return re.MatchString, nil
 	}
@@ -64,7 +65,7 @@ func compileRoute(pattern string) (func(string) bool, error) {
 	}
 	compiled, err := urlpolicy.Compile(p)
 	if err != nil {
-		return nil, badArgs("Invalid urlPattern %q: %s. Write a URLPattern such as https://example.com/api/*, a path such as /api/*, or a glob such as **/api/*.", pattern, strings.TrimSuffix(rootCause(err), "."))
+		return nil, badArgs("Invalid urlPattern %q: %s. Write a URLPattern such as https://example.com/api/*, a path such as /api/*, or a glob such as **/api/*.", pattern, strings.TrimSuffix(agenterr.RootCause(err), "."))
 	}
 	return compiled.Match, nil
 }
@@ -196,7 +197,7 @@ func readBodyFile(sb *sandbox.Sandbox, path string) ([]byte, string, error) {
 		if _, ok := errorsAs[*sandbox.DeniedError](err); ok {
 			return nil, "", err
 		}
-		return nil, "", fmt.Errorf("Unable to read the body file %s: %s.", path, rootCause(err))
+		return nil, "", fmt.Errorf("Unable to read the body file %s: %s.", path, agenterr.RootCause(err))
 	}
 	return b, canonical, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/storagestate"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -434,7 +435,7 @@ func readStateFile(sb *sandbox.Sandbox, path string) (*storagestate.State, strin
 		if _, ok := errorsAs[*sandbox.DeniedError](err); ok {
 			return nil, "", err
 		}
-		return nil, "", fmt.Errorf("Unable to read the storage state file %s: %s.", path, rootCause(err))
+		return nil, "", fmt.Errorf("Unable to read the storage state file %s: %s.", path, agenterr.RootCause(err))
 	}
 	st, err := storagestate.Parse(data)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/agenterr"
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
@@ -160,7 +161,7 @@ func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error 
 	c.r.line("The raw trace data was saved to %s.", f.Name())
 	c.r.line("The performance trace has been stopped.")
 	if res.Report == nil {
-		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", rootCause(res.AnalyzeErr))
+		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", agenterr.RootCause(res.AnalyzeErr))
 	}
 	c.r.line("%s", res.Report.Summary())
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -197,7 +198,7 @@ func runExecute3pTool(ctx context.Context, c *call, a *execute3pArgs) error {
 		c.r.state(state)
 		if res.Status != "Completed" {
 			if res.Error != "" {
-				return errors.New(period(res.Error))
+				return errors.New(agenterr.Period(res.Error))
 			}
 			return fmt.Errorf("Tool execution failed: %s", res.Status)
 		}
@@ -241,7 +242,7 @@ func runExecute3pTool(ctx context.Context, c *call, a *execute3pArgs) error {
 	out, err := c.page.RunDevTool(ctx, a.ToolName, params, uids, inlineResultLimit(c.s.replyLimit()))
 	if err != nil {
 		if se, ok := errorsAs[*page.ScriptError](err); ok {
-			return errors.New(period(strings.TrimPrefix(se.Msg, "Error: ")))
+			return errors.New(agenterr.Period(strings.TrimPrefix(se.Msg, "Error: ")))
 		}
 		return err
 	}

@@ -27,11 +27,15 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/tabhive/tabhive/internal/agenterr"
 )
 
 // ErrNotFound is returned by [FindExecutable] when no Chrome or Chromium
 // binary can be found.
-var ErrNotFound = errors.New("could not find Chrome or Chromium: install it (for example `apt-get install -y chromium`) or pass --executable-path")
+var ErrNotFound = agenterr.New(notFound, agenterr.Capitalize(notFound)+".")
+
+const notFound = "could not find Chrome or Chromium: install it (for example `apt-get install -y chromium`) or pass --executable-path"
 
 // candidates are the binary names looked up on PATH, in order.
 var candidates = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}

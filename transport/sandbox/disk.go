@@ -20,6 +20,9 @@ type DiskFullError struct {
 
 // Error says what happened and what to do, naming the flag that sets the
 // bound.
+// AgentSentence is the Error text, written for the agent.
+func (e *DiskFullError) AgentSentence() string { return e.Error() }
+
 func (e *DiskFullError) Error() string {
 	return fmt.Sprintf("Not saved: %s would take the files this session wrote past their bound of %s (--max-session-disk; %s already in use). Delete files the session wrote and no longer needs, or ask the operator for a larger --max-session-disk.",
 		e.Path, FormatBytes(e.Limit), FormatBytes(e.Used))
@@ -34,6 +37,9 @@ type NotRegularError struct {
 	// Mode is what stands there.
 	Mode fs.FileMode
 }
+
+// AgentSentence is the Error text, written for the agent.
+func (e *NotRegularError) AgentSentence() string { return e.Error() }
 
 func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s is %s: file tools read and write regular files only. Give the path of a regular file, or of one that does not exist yet.", e.Path, e.Kind())

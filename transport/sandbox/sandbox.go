@@ -186,6 +186,9 @@ type DeniedError struct {
 // Error returns chrome-devtools-mcp's sentence for a denied path, verbatim,
 // followed by where the agent may write instead; or, for a protected path,
 // a sentence of tabhive's own.
+// AgentSentence is the Error text, written for the agent.
+func (e *DeniedError) AgentSentence() string { return e.Error() }
+
 func (e *DeniedError) Error() string {
 	if e.Protected {
 		return fmt.Sprintf("Access denied: path %s (canonical: %s) is inside the browser's profile, which no tool may read or write.", e.Path, e.Canonical)

@@ -91,7 +91,8 @@ type Call interface {
 // chrome-devtools-mcp reports its validation errors.
 type ArgError struct{ Msg string }
 
-func (e *ArgError) Error() string { return e.Msg }
+func (e *ArgError) Error() string         { return e.Msg }
+func (e *ArgError) AgentSentence() string { return e.Msg }
 
 // BadArgs makes an [ArgError].
 func BadArgs(format string, a ...any) error { return &ArgError{fmt.Sprintf(format, a...)} }
