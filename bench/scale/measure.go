@@ -58,77 +58,131 @@ func runMeasure(args []string) error {
 	url := "http://" + in.addr + "/mcp"
 	pid := in.cmd.Process.Pid
 	out := map[string]any{"date": time.Now().UTC().Format(time.RFC3339), "n": *n, "calls_per_kind": *calls, "load_start": loadavg()}
-	step := func(name string, before, after treeUsage, per int) {
-		out[name] = map[string]any{
-			"tabhive_pss_kb":         (after.serverPss - before.serverPss) / per,
-			"chromium_pss_kb":        (after.chromiumPss - before.chromiumPss) / per,
-			"chromium_processes":     float64(after.chromiumProcs-before.chromiumProcs) / float64(per),
-			"tabhive_fds":            float64(after.serverFds-before.serverFds) / float64(per),
-			"chromium_fds":           float64(after.chromiumFds-before.chromiumFds) / float64(per),
-			"tabhive_goroutines":     float64(after.goroutines-before.goroutines) / float64(per),
-			"tabhive_heap_inuse_kb":  (after.heapInuse - before.heapInuse) / per,
-			"browser_process_pss_kb": (after.browserPss - before.browserPss) / per,
-			"browser_process_fds":    float64(after.browserFds-before.browserFds) / float64(per),
-			"count":                  per,
-			"total_after_chrome_mb":  after.chromiumPss / 1024,
-			"total_after_server_mb":  after.serverPss / 1024,
-		}
-	}
-	settle := func() treeUsage {
-		// Let the browser finish what the last step started (GC, tab
-		// teardown) before reading.
-		time.Sleep(3 * time.Second)
-		return measureTree(pid, in.addr)
-	}
+	settle := func() treeUsage { return settledUsage(pid, in.addr) }
 
 	// The browser is up (the readiness probe started it), one blank tab.
 	base := settle()
 	out["base"] = base.json()
 
 	// Idle MCP sessions: initialize, no page.
-	var sessions []*mcp.ClientSession
-	for i := range *n {
-		c := mcp.NewClient(&mcp.Implementation{Name: "measure", Version: "0"}, nil)
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-		if err != nil {
-			return fmt.Errorf("session %d: %w", i, err)
+	sessions, err := openSessions(ctx, url, *n)
+	defer func() {
+		for _, cs := range sessions {
+			cs.Close()
 		}
-		sessions = append(sessions, cs)
+	}()
+	if err != nil {
+		return err
 	}
 	withSessions := settle()
-	step("per_session", base, withSessions, *n)
+	out["per_session"] = usageStep(base, withSessions, *n)
 
 	// Idle tabs on one site: a small page each, sharing a renderer.
 	a := &agent{name: "m", site: s, cs: sessions[0]}
-	var tabs []int
-	for i := range *n {
-		text, err := a.call(ctx, "new_page", map[string]any{"url": fmt.Sprintf("%s/s/m%d", s.url, i), "timeout": 60000})
+	same := make([]string, *n)
+	for i := range same {
+		same[i] = fmt.Sprintf("%s/s/m%d", s.url, i)
+	}
+	if _, err := openTabs(ctx, a, same); err != nil {
+		return err
+	}
+	withTabs := settle()
+	out["per_tab_same_site"] = usageStep(withSessions, withTabs, *n)
+
+	// Tabs on sites of their own (127.0.0.2, .3, ...): one renderer each.
+	ownURLs := make([]string, *n)
+	for i := range ownURLs {
+		ownURLs[i] = sites.urls[i] + "/s/o" + strconv.Itoa(i)
+	}
+	own, err := openTabs(ctx, a, ownURLs)
+	if err != nil {
+		return err
+	}
+	withOwn := settle()
+	out["per_tab_own_site"] = usageStep(withTabs, withOwn, *n)
+
+	if err := driveBusyTabs(ctx, sessions, own, sites.urls); err != nil {
+		return err
+	}
+	busy := settle()
+	out["per_busy_tab"] = usageStep(withOwn, busy, *n)
+	out["busy_total"] = busy.json()
+
+	c := &agent{name: "cpu", site: s, cs: sessions[len(sessions)-1]}
+	if out["cpu_per_call"], err = cpuPerCall(ctx, c, pid, *calls); err != nil {
+		return err
+	}
+	out["load_end"] = loadavg()
+	line, _ := json.MarshalIndent(out, "", "  ")
+	fmt.Println(string(line))
+	return nil
+}
+
+// settledUsage reads what the instance of process pid (its HTTP address
+// addr) and its Chromium hold, once the browser has had time to finish
+// what the last step started (GC, tab teardown).
+func settledUsage(pid int, addr string) treeUsage {
+	time.Sleep(3 * time.Second)
+	return measureTree(pid, addr)
+}
+
+// usageStep is what a step of per items added, from before to after, per
+// item, and the totals after it.
+func usageStep(before, after treeUsage, per int) map[string]any {
+	return map[string]any{
+		"tabhive_pss_kb":         (after.serverPss - before.serverPss) / per,
+		"chromium_pss_kb":        (after.chromiumPss - before.chromiumPss) / per,
+		"chromium_processes":     float64(after.chromiumProcs-before.chromiumProcs) / float64(per),
+		"tabhive_fds":            float64(after.serverFds-before.serverFds) / float64(per),
+		"chromium_fds":           float64(after.chromiumFds-before.chromiumFds) / float64(per),
+		"tabhive_goroutines":     float64(after.goroutines-before.goroutines) / float64(per),
+		"tabhive_heap_inuse_kb":  (after.heapInuse - before.heapInuse) / per,
+		"browser_process_pss_kb": (after.browserPss - before.browserPss) / per,
+		"browser_process_fds":    float64(after.browserFds-before.browserFds) / float64(per),
+		"count":                  per,
+		"total_after_chrome_mb":  after.chromiumPss / 1024,
+		"total_after_server_mb":  after.serverPss / 1024,
+	}
+}
+
+// openSessions opens n MCP sessions to url, each initialized, with no
+// page. It returns the sessions opened so far with its error, for the
+// caller to close.
+func openSessions(ctx context.Context, url string, n int) ([]*mcp.ClientSession, error) {
+	var sessions []*mcp.ClientSession
+	for i := range n {
+		c := mcp.NewClient(&mcp.Implementation{Name: "measure", Version: "0"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 		if err != nil {
-			return err
+			return sessions, fmt.Errorf("session %d: %w", i, err)
+		}
+		sessions = append(sessions, cs)
+	}
+	return sessions, nil
+}
+
+// openTabs opens a tab on each of urls through agent a, and returns their
+// page ids.
+func openTabs(ctx context.Context, a *agent, urls []string) ([]int, error) {
+	var tabs []int
+	for _, u := range urls {
+		text, err := a.call(ctx, "new_page", map[string]any{"url": u, "timeout": 60000})
+		if err != nil {
+			return nil, err
 		}
 		tabs = append(tabs, selectedID(text))
 	}
-	withTabs := settle()
-	step("per_tab_same_site", withSessions, withTabs, *n)
+	return tabs, nil
+}
 
-	// Tabs on sites of their own (127.0.0.2, .3, ...): one renderer each.
-	var own []int
-	for i := range *n {
-		text, err := a.call(ctx, "new_page", map[string]any{"url": sites.urls[i] + "/s/o" + strconv.Itoa(i), "timeout": 60000})
-		if err != nil {
-			return err
-		}
-		own = append(own, selectedID(text))
-	}
-	withOwn := settle()
-	step("per_tab_own_site", withTabs, withOwn, *n)
-
-	// Busy tabs: the own-site tabs, each given a 2,000-item page (16,000
-	// DOM nodes) driven as an agent would (snapshot, script, snapshot),
-	// each by a session of its own, one tab after the other.
+// driveBusyTabs makes the tabs of own busy: each is given a 2,000-item
+// page (16,000 DOM nodes) of its site (siteURLs, in the same order) and
+// driven as an agent would (snapshot, script, snapshot), each by a session
+// of its own among sessions[1:], one tab after the other.
+func driveBusyTabs(ctx context.Context, sessions []*mcp.ClientSession, own []int, siteURLs []string) error {
 	for i, id := range own {
 		b := &agent{name: "b", cs: sessions[1+i%(len(sessions)-1)]}
-		if _, err := b.call(ctx, "navigate_page", map[string]any{"pageId": id, "url": sites.urls[i] + "/large", "timeout": 60000}); err != nil {
+		if _, err := b.call(ctx, "navigate_page", map[string]any{"pageId": id, "url": siteURLs[i] + "/large", "timeout": 60000}); err != nil {
 			return err
 		}
 		for _, tool := range []string{"take_snapshot", "evaluate_script", "take_snapshot"} {
@@ -141,21 +195,21 @@ func runMeasure(args []string) error {
 			}
 		}
 	}
-	busy := settle()
-	step("per_busy_tab", withOwn, busy, *n)
-	out["busy_total"] = busy.json()
+	return nil
+}
 
-	// CPU per call kind, on one page of the harness's kind.
-	cpu := map[string]any{}
-	c := &agent{name: "cpu", site: s, cs: sessions[len(sessions)-1]}
-	text, err := c.call(ctx, "new_page", map[string]any{"url": s.url + "/s/cpu", "timeout": 60000})
+// cpuPerCall measures the CPU time per call of each call kind, tabhive's
+// (process pid) and Chromium's by process type, over calls calls on one
+// page of the harness's kind that agent c opens.
+func cpuPerCall(ctx context.Context, c *agent, pid, calls int) (map[string]any, error) {
+	text, err := c.call(ctx, "new_page", map[string]any{"url": c.site.url + "/s/cpu", "timeout": 60000})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.page = selectedID(text)
 	snap, err := c.call(ctx, "take_snapshot", nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	uid := regexp.MustCompile(`uid=(\S+) button`).FindStringSubmatch(snap)[1]
 	kinds := []struct {
@@ -168,21 +222,22 @@ func runMeasure(args []string) error {
 		{"evaluate_script", func(int) map[string]any { return map[string]any{"function": "() => document.title"} }},
 		{"take_screenshot", func(int) map[string]any { return nil }},
 		{"navigate_page", func(i int) map[string]any {
-			return map[string]any{"url": fmt.Sprintf("%s/s/cpu%d", s.url, i%2)}
+			return map[string]any{"url": fmt.Sprintf("%s/s/cpu%d", c.site.url, i%2)}
 		}},
 	}
+	cpu := map[string]any{}
 	for _, k := range kinds {
 		t0, b0 := cpuTree(pid)
 		start := time.Now()
-		for i := range *calls {
+		for i := range calls {
 			if _, err := c.call(ctx, k.name, k.args(i)); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		wall := time.Since(start)
 		t1, b1 := cpuTree(pid)
-		per := func(d int) float64 { return round2(float64(d) * 1000 / clockTicks / float64(*calls)) }
-		row := map[string]any{"tabhive_cpu_ms": per(t1 - t0), "wall_ms": round2(float64(wall.Milliseconds()) / float64(*calls))}
+		per := func(d int) float64 { return round2(float64(d) * 1000 / clockTicks / float64(calls)) }
+		row := map[string]any{"tabhive_cpu_ms": per(t1 - t0), "wall_ms": round2(float64(wall.Milliseconds()) / float64(calls))}
 		total := 0
 		for typ, v := range b1 {
 			row["chromium_"+typ+"_cpu_ms"] = per(v - b0[typ])
@@ -191,14 +246,7 @@ func runMeasure(args []string) error {
 		row["chromium_cpu_ms"] = per(total)
 		cpu[k.name] = row
 	}
-	out["cpu_per_call"] = cpu
-	out["load_end"] = loadavg()
-	for _, cs := range sessions {
-		cs.Close()
-	}
-	line, _ := json.MarshalIndent(out, "", "  ")
-	fmt.Println(string(line))
-	return nil
+	return cpu, nil
 }
 
 func round2(x float64) float64 { return float64(int(x*100+0.5)) / 100 }
