@@ -143,8 +143,18 @@ func flagCases() []struct {
 	each([]string{"log-file", "logFile"}, "/tmp/tabhive.log", func(c *Config) any { return c.LogFile }, "/tmp/tabhive.log")
 	each([]string{"version"}, "", func(c *Config) any { return c.ShowVersion }, true)
 	rows = append(rows, compatFlagCases()...)
+	return append(rows, defaultFlagCases()...)
+}
 
-	// Defaults, with no flag at all.
+// defaultFlagCases are the defaults, with no flag at all, as flagCases
+// gives its rows.
+func defaultFlagCases() []struct {
+	args []string
+	got  func(*Config) any
+	want any
+} {
+	js := func(c *Config) any { return c.URLPolicy.JavaScript }
+	files := func(c *Config) any { return c.URLPolicy.FileNavigations }
 	defaults := []struct {
 		got  func(*Config) any
 		want any
@@ -172,8 +182,13 @@ func flagCases() []struct {
 		{js, true},
 		{func(c *Config) any { return c.Server.Policy != nil && c.Server.Policy == c.Browser.Policy }, true},
 	}
-	for _, d := range defaults {
-		rows = append(rows, row{nil, d.got, d.want})
+	rows := make([]struct {
+		args []string
+		got  func(*Config) any
+		want any
+	}, len(defaults))
+	for i, d := range defaults {
+		rows[i].got, rows[i].want = d.got, d.want
 	}
 	return rows
 }
