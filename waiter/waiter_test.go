@@ -156,141 +156,147 @@ func (p *fakePage) Settle(ctx context.Context, s waiter.Settling) (waiter.Settle
 // after runs fn at offset d from now, in the bubble.
 func after(d time.Duration, fn func()) { go func() { time.Sleep(d); fn() }() }
 
+// ms shortens the durations of runTests.
+const ms = time.Millisecond
+
+// runTests are TestRun's cases: what the page does (its mutations, the
+// work the action causes, the events the actor feeds) and what Run
+// returns, after how long in the bubble's time.
+var runTests = []struct {
+	name       string
+	cfg        waiter.Config
+	mutations  []time.Duration
+	work       []work
+	navigateAt time.Duration
+	trackErr   error
+	events     func(w *waiter.Waiter)
+	want       waiter.Result
+	wantTime   time.Duration
+}{
+	{
+		name:     "an action that causes nothing settles after the tail",
+		wantTime: 15 * ms,
+	},
+	{
+		name:     "cpu multiplier scales the tail",
+		cfg:      waiter.Config{CPU: 4},
+		wantTime: 60 * ms,
+	},
+	{
+		name:      "a timer's effect 120ms later is waited for",
+		work:      []work{{what: "a timer of 120 ms", end: 120 * ms}},
+		mutations: []time.Duration{120 * ms},
+		wantTime:  135 * ms,
+	},
+	{
+		name:      "a chain of timers and a fetch, 600ms in all",
+		work:      []work{{what: "a timer of 50 ms", end: 50 * ms}, {what: "a fetch of /x", end: 350 * ms, net: true}, {what: "a timer of 250 ms", end: 600 * ms}},
+		mutations: []time.Duration{600 * ms},
+		wantTime:  615 * ms,
+	},
+	{
+		name:     "a timer past the horizon is reported, not waited for",
+		work:     []work{{what: "a timer of 5 s", ignored: true}},
+		want:     waiter.Result{Pending: []string{"a timer of 5 s"}},
+		wantTime: 15 * ms,
+	},
+	{
+		name:     "an animation that never changes the page is given up after the horizon",
+		work:     []work{{what: "an animation frame"}},
+		want:     waiter.Result{Pending: []string{"an animation frame"}},
+		wantTime: time.Second,
+	},
+	{
+		name:     "a fetch that never ends stops at the request cap",
+		work:     []work{{what: "a fetch of /slow", net: true}},
+		want:     waiter.Result{GaveUp: "requests", Pending: []string{"a fetch of /slow"}},
+		wantTime: 3 * time.Second,
+	},
+	{
+		name:       "the page starts a navigation: waited for, then the new document's quiet",
+		work:       []work{{what: "a timer of 100 ms", end: 100 * ms}},
+		navigateAt: 100 * ms,
+		events: func(w *waiter.Waiter) {
+			after(130*ms, w.NavigationStarted)
+			after(400*ms, w.NavigationFinished)
+		},
+		want:     waiter.Result{Navigated: true},
+		wantTime: 500 * ms,
+	},
+	{
+		name:       "a navigation the page announced but Chrome never started",
+		work:       []work{{what: "a timer of 100 ms", end: 100 * ms}},
+		navigateAt: 100 * ms,
+		want:       waiter.Result{},
+		wantTime:   1200 * ms,
+	},
+	{
+		name: "a navigation Chrome reports is waited for, even unannounced",
+		events: func(w *waiter.Waiter) {
+			after(5*ms, w.NavigationStarted)
+			after(300*ms, w.NavigationFinished)
+		},
+		want:     waiter.Result{Navigated: true},
+		wantTime: 400 * ms,
+	},
+	{
+		name: "navigation that never finishes stops at its cap",
+		cfg:  waiter.Config{NavigationTimeout: time.Second},
+		events: func(w *waiter.Waiter) {
+			after(5*ms, w.NavigationStarted)
+		},
+		want:     waiter.Result{Navigated: true, GaveUp: "navigation"},
+		wantTime: 1105 * ms,
+	},
+	{
+		name: "a document request sent during the action is waited for",
+		events: func(w *waiter.Waiter) {
+			w.RequestStarted("r1")
+			after(600*ms, func() { w.RequestFinished("r1") })
+		},
+		wantTime: 600 * ms,
+	},
+	{
+		name: "a request sent after the action is not its own",
+		events: func(w *waiter.Waiter) {
+			after(5*ms, func() { w.RequestStarted("poll") })
+		},
+		wantTime: 15 * ms,
+	},
+	{
+		name:      "dialog ends the wait at once",
+		work:      []work{{what: "a timer of 150 ms", end: 150 * ms}},
+		mutations: []time.Duration{10 * ms, 80 * ms},
+		events: func(w *waiter.Waiter) {
+			after(20*ms, func() { w.DialogOpened("alert") })
+		},
+		want:     waiter.Result{Dialog: true},
+		wantTime: 20 * ms,
+	},
+	{
+		name:     "a page that cannot be followed falls back to the probe and a quiet window",
+		trackErr: errors.New("document gone"),
+		wantTime: 100 * ms,
+	},
+	{
+		name: "skip stable DOM still waits for navigation",
+		cfg:  waiter.Config{SkipStableDOM: true},
+		events: func(w *waiter.Waiter) {
+			after(30*ms, w.NavigationStarted)
+			after(200*ms, w.NavigationFinished)
+		},
+		want:     waiter.Result{Navigated: true},
+		wantTime: 200 * ms,
+	},
+	{
+		name:     "skip stable DOM: a probe window for a navigation",
+		cfg:      waiter.Config{SkipStableDOM: true},
+		wantTime: 100 * ms,
+	},
+}
+
 func TestRun(t *testing.T) {
-	ms := time.Millisecond
-	tests := []struct {
-		name       string
-		cfg        waiter.Config
-		mutations  []time.Duration
-		work       []work
-		navigateAt time.Duration
-		trackErr   error
-		events     func(w *waiter.Waiter)
-		want       waiter.Result
-		wantTime   time.Duration
-	}{
-		{
-			name:     "an action that causes nothing settles after the tail",
-			wantTime: 15 * ms,
-		},
-		{
-			name:     "cpu multiplier scales the tail",
-			cfg:      waiter.Config{CPU: 4},
-			wantTime: 60 * ms,
-		},
-		{
-			name:      "a timer's effect 120ms later is waited for",
-			work:      []work{{what: "a timer of 120 ms", end: 120 * ms}},
-			mutations: []time.Duration{120 * ms},
-			wantTime:  135 * ms,
-		},
-		{
-			name:      "a chain of timers and a fetch, 600ms in all",
-			work:      []work{{what: "a timer of 50 ms", end: 50 * ms}, {what: "a fetch of /x", end: 350 * ms, net: true}, {what: "a timer of 250 ms", end: 600 * ms}},
-			mutations: []time.Duration{600 * ms},
-			wantTime:  615 * ms,
-		},
-		{
-			name:     "a timer past the horizon is reported, not waited for",
-			work:     []work{{what: "a timer of 5 s", ignored: true}},
-			want:     waiter.Result{Pending: []string{"a timer of 5 s"}},
-			wantTime: 15 * ms,
-		},
-		{
-			name:     "an animation that never changes the page is given up after the horizon",
-			work:     []work{{what: "an animation frame"}},
-			want:     waiter.Result{Pending: []string{"an animation frame"}},
-			wantTime: time.Second,
-		},
-		{
-			name:     "a fetch that never ends stops at the request cap",
-			work:     []work{{what: "a fetch of /slow", net: true}},
-			want:     waiter.Result{GaveUp: "requests", Pending: []string{"a fetch of /slow"}},
-			wantTime: 3 * time.Second,
-		},
-		{
-			name:       "the page starts a navigation: waited for, then the new document's quiet",
-			work:       []work{{what: "a timer of 100 ms", end: 100 * ms}},
-			navigateAt: 100 * ms,
-			events: func(w *waiter.Waiter) {
-				after(130*ms, w.NavigationStarted)
-				after(400*ms, w.NavigationFinished)
-			},
-			want:     waiter.Result{Navigated: true},
-			wantTime: 500 * ms,
-		},
-		{
-			name:       "a navigation the page announced but Chrome never started",
-			work:       []work{{what: "a timer of 100 ms", end: 100 * ms}},
-			navigateAt: 100 * ms,
-			want:       waiter.Result{},
-			wantTime:   1200 * ms,
-		},
-		{
-			name: "a navigation Chrome reports is waited for, even unannounced",
-			events: func(w *waiter.Waiter) {
-				after(5*ms, w.NavigationStarted)
-				after(300*ms, w.NavigationFinished)
-			},
-			want:     waiter.Result{Navigated: true},
-			wantTime: 400 * ms,
-		},
-		{
-			name: "navigation that never finishes stops at its cap",
-			cfg:  waiter.Config{NavigationTimeout: time.Second},
-			events: func(w *waiter.Waiter) {
-				after(5*ms, w.NavigationStarted)
-			},
-			want:     waiter.Result{Navigated: true, GaveUp: "navigation"},
-			wantTime: 1105 * ms,
-		},
-		{
-			name: "a document request sent during the action is waited for",
-			events: func(w *waiter.Waiter) {
-				w.RequestStarted("r1")
-				after(600*ms, func() { w.RequestFinished("r1") })
-			},
-			wantTime: 600 * ms,
-		},
-		{
-			name: "a request sent after the action is not its own",
-			events: func(w *waiter.Waiter) {
-				after(5*ms, func() { w.RequestStarted("poll") })
-			},
-			wantTime: 15 * ms,
-		},
-		{
-			name:      "dialog ends the wait at once",
-			work:      []work{{what: "a timer of 150 ms", end: 150 * ms}},
-			mutations: []time.Duration{10 * ms, 80 * ms},
-			events: func(w *waiter.Waiter) {
-				after(20*ms, func() { w.DialogOpened("alert") })
-			},
-			want:     waiter.Result{Dialog: true},
-			wantTime: 20 * ms,
-		},
-		{
-			name:     "a page that cannot be followed falls back to the probe and a quiet window",
-			trackErr: errors.New("document gone"),
-			wantTime: 100 * ms,
-		},
-		{
-			name: "skip stable DOM still waits for navigation",
-			cfg:  waiter.Config{SkipStableDOM: true},
-			events: func(w *waiter.Waiter) {
-				after(30*ms, w.NavigationStarted)
-				after(200*ms, w.NavigationFinished)
-			},
-			want:     waiter.Result{Navigated: true},
-			wantTime: 200 * ms,
-		},
-		{
-			name:     "skip stable DOM: a probe window for a navigation",
-			cfg:      waiter.Config{SkipStableDOM: true},
-			wantTime: 100 * ms,
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range runTests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := &fakePage{t0: time.Now(), mutations: tt.mutations, work: tt.work, navigateAt: tt.navigateAt, trackErr: tt.trackErr}
