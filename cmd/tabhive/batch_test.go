@@ -16,20 +16,6 @@ func batchOf(n int) string {
 	return "[" + strings.Join(calls, ",") + "]"
 }
 
-// session initializes a bare session speaking revision and returns its id.
-func (in *instance) session(revision string) string {
-	in.t.Helper()
-	status, id, answer := in.post(strings.Replace(initializeBody, "2025-06-18", revision, 1), nil)
-	if status != http.StatusOK || id == "" {
-		in.t.Fatalf("initialize %s: %d %q", revision, status, answer)
-	}
-	h := http.Header{"Mcp-Session-Id": {id}, "Mcp-Protocol-Version": {revision}}
-	if status, _, answer := in.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, h); status != http.StatusAccepted {
-		in.t.Fatalf("initialized %s: %d %q", revision, status, answer)
-	}
-	return id
-}
-
 // TestBatchesThroughBinary: a JSON-RPC batch is refused, with a sentence
 // and no call run, unless the session speaks the one MCP revision that has
 // batches (2025-03-26), whatever MCP-Protocol-Version header the request
@@ -40,12 +26,12 @@ func TestBatchesThroughBinary(t *testing.T) {
 	in := startHTTP(t)
 	refused := func(what, body string, header http.Header, want string) {
 		t.Helper()
-		status, _, answer := in.post(body, header)
+		status, _, answer := in.Post(body, header)
 		if status != http.StatusBadRequest || !strings.Contains(answer, want) || strings.Contains(answer, "## Pages") {
 			t.Errorf("%s: %d %.300q, want 400 saying %q", what, status, answer, want)
 		}
 	}
-	modern := in.session("2025-11-25")
+	modern := in.Session("2025-11-25")
 	for _, h := range []http.Header{
 		{"Mcp-Session-Id": {modern}},
 		{"Mcp-Session-Id": {modern}, "Mcp-Protocol-Version": {"2025-03-26"}},
@@ -57,9 +43,9 @@ func TestBatchesThroughBinary(t *testing.T) {
 	refused("a batch without a session", "  ["+initializeBody+"]", nil,
 		"a JSON-RPC batch cannot start a session (initialize must be sent alone)")
 
-	old := in.session("2025-03-26")
+	old := in.Session("2025-03-26")
 	h := http.Header{"Mcp-Session-Id": {old}, "Mcp-Protocol-Version": {"2025-03-26"}}
-	if status, _, answer := in.post(batchOf(2), h); status != http.StatusOK || strings.Count(answer, "## Pages") != 2 {
+	if status, _, answer := in.Post(batchOf(2), h); status != http.StatusOK || strings.Count(answer, "## Pages") != 2 {
 		t.Errorf("a batch of 2 on 2025-03-26: %d %.300q, want both answered", status, answer)
 	}
 	refused("500 calls in a batch on 2025-03-26", batchOf(500), h, "this batch holds 500 messages, more than the 32 tabhive takes in one request")

@@ -19,13 +19,13 @@ func TestMaxConnectionsThroughBinary(t *testing.T) {
 	in := startHTTP(t, "--max-connections", "2")
 	var held []net.Conn
 	for i := range 2 {
-		c, err := net.Dial("tcp", in.addr)
+		c, err := net.Dial("tcp", in.Addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
 		// A request kept alive: the connection is counted from it on.
-		io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+in.addr+"\r\n\r\n")
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: "+in.Addr+"\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("held connection %d: %v %v", i, resp, err)
@@ -33,13 +33,13 @@ func TestMaxConnectionsThroughBinary(t *testing.T) {
 		resp.Body.Close()
 		held = append(held, c)
 	}
-	status, body := rawGet(t, in.addr)
+	status, body := rawGet(t, in.Addr)
 	if status != http.StatusServiceUnavailable || !strings.Contains(body, "tabhive has 2 connections open, the most allowed (--max-connections).") {
 		t.Fatalf("third connection: %d %q, want 503 naming --max-connections", status, body)
 	}
 	held[0].Close()
 	waitFor(t, "the closed connection's place", func() bool {
-		status, _ := rawGet(t, in.addr)
+		status, _ := rawGet(t, in.Addr)
 		return status == http.StatusOK
 	})
 }

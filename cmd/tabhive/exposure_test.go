@@ -86,7 +86,7 @@ func TestUnauthenticatedExposureThroughBinary(t *testing.T) {
 		if got := strings.Contains(string(logged), warning); got != tt.warn {
 			t.Errorf("%q %s: stderr %q; warning %q shown: %v, want %v", tt.args, tt.env, logged, warning, got, tt.warn)
 		}
-		req, _ := http.NewRequest(http.MethodGet, in.base+"/healthz", nil)
+		req, _ := http.NewRequest(http.MethodGet, in.Base+"/healthz", nil)
 		req.Close = true // no idle connection left behind
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -96,7 +96,7 @@ func TestUnauthenticatedExposureThroughBinary(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("%q: GET /healthz = %s, want 200", tt.args, resp.Status)
 		}
-		if err := in.stop(); err != nil {
+		if err := in.Stop(); err != nil {
 			t.Error(err)
 		}
 	}

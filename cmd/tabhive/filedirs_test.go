@@ -15,7 +15,7 @@ import (
 func TestFileNavigationsSparePrivateDirsThroughBinary(t *testing.T) {
 	profile := filepath.Join(t.TempDir(), "profile")
 	in := startHTTP(t, "--file-navigations", "--isolate-sessions", "--user-data-dir", profile)
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 
 	saved := text(t, a, "take_snapshot", map[string]any{"filePath": "a-secret.txt"})
 	m := regexp.MustCompile(`Saved snapshot to (\S+)\.`).FindStringSubmatch(saved)

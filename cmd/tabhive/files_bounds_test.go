@@ -51,7 +51,7 @@ func TestFIFOThroughBinary(t *testing.T) {
 		}
 	}
 	in := startHTTP(t, "--workspace", dir, "--drain-timeout", "0")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	srv := browsertest.Serve(t, browsertest.HTML("Pipes", `<h1>Pipes</h1><button>Go</button>`))
 	text(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 
@@ -80,7 +80,7 @@ func TestFIFOThroughBinary(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	if err := in.stop(); err != nil {
+	if err := in.Stop(); err != nil {
 		t.Error(err)
 	}
 	t.Logf("exit after SIGTERM took %v", time.Since(start).Round(time.Millisecond))
@@ -95,7 +95,7 @@ func TestMaxSessionDiskThroughBinary(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	in := startHTTP(t, "--workspace", dir, "--max-session-disk", "10MB")
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 	srv := browsertest.Serve(t, browsertest.HTML("Disk", `<p>Disk</p>`))
 	text(t, a, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 	pageID := 2
@@ -175,7 +175,7 @@ func TestScreencastBoundsThroughBinary(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
 		in := startHTTP(t, "--workspace", dir, "--screencast-max-duration", "2s", "--screencast-fps", "10")
-		cs := in.client(nil)
+		cs := in.Client(nil)
 		srv := browsertest.Serve(t, browsertest.HTML("Ticker", `<p id=t>0</p><script>
 let n = 0;
 setInterval(() => { document.getElementById('t').textContent = ++n; }, 100);
@@ -202,7 +202,7 @@ setInterval(() => { document.getElementById('t').textContent = ++n; }, 100);
 		t.Parallel()
 		dir := t.TempDir()
 		in := startHTTP(t, "--workspace", dir, "--max-session-disk", "12MB", "--screencast-fps", "10")
-		cs := in.client(nil)
+		cs := in.Client(nil)
 		// A canvas of noise, drawn anew at each frame: a video no encoder
 		// can make small.
 		srv := browsertest.Serve(t, browsertest.HTML("Noise", `<canvas width=1280 height=720 style="display:block"></canvas><script>

@@ -176,7 +176,7 @@ func TestHeapLeakThroughBinary(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		t.Parallel()
 		in := startHTTP(t, "--memoryDebugging", "--workspace", dir)
-		investigateLeak(t, in.client(nil), site, dir, "http")
+		investigateLeak(t, in.Client(nil), site, dir, "http")
 	})
 }
 
@@ -187,7 +187,7 @@ func TestHeapTwoSessionsThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Leaky", leakPage)).URL
 	dir := t.TempDir()
 	in := startHTTP(t, "--memory-debugging", "--workspace", dir)
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 	text(t, a, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
 	files := map[int]string{100: filepath.Join(dir, "small.heapsnapshot"), 3100: filepath.Join(dir, "big.heapsnapshot")}
 	text(t, a, "take_heapsnapshot", map[string]any{"filePath": files[100]})
@@ -221,7 +221,7 @@ func TestHeapBadInputThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Leaky", leakPage)).URL
 	dir, elsewhere := t.TempDir(), t.TempDir()
 	in := startHTTP(t, "--memory-debugging", "--workspace", dir)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
 	good := filepath.Join(dir, "good.heapsnapshot")
 	text(t, cs, "take_heapsnapshot", map[string]any{"filePath": good})

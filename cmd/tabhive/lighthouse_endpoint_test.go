@@ -67,7 +67,7 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 	cmd := command(t, "--http", "127.0.0.1:0", "--isolate-sessions")
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())
 	in := serve(t, cmd, nil)
-	auditor, other := in.client(nil), in.client(nil)
+	auditor, other := in.Client(nil), in.Client(nil)
 	text(t, auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
 	text(t, other, "list_pages", nil)
 
@@ -84,7 +84,7 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 
 	// The endpoint is the listener of tabhive's process other than its
 	// own HTTP port.
-	own := in.addr[strings.LastIndex(in.addr, ":")+1:]
+	own := in.Addr[strings.LastIndex(in.Addr, ":")+1:]
 	var port string
 	deadline := time.Now().Add(2 * time.Minute)
 	for port == "" {
@@ -96,7 +96,7 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("no endpoint listened within 2 minutes of the call")
 		}
-		for _, p := range listeners(t, in.cmd.Process.Pid) {
+		for _, p := range listeners(t, in.Cmd.Process.Pid) {
 			if p != own {
 				port = p
 			}

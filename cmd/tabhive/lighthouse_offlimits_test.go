@@ -57,7 +57,7 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 	cmd := command(t, append([]string{"--http", "127.0.0.1:0", "--isolate-sessions"}, flags...)...)
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())
 	h := &heldAudit{in: serve(t, cmd, flags), release: let}
-	h.auditor, h.other = h.in.client(nil), h.in.client(nil)
+	h.auditor, h.other = h.in.Client(nil), h.in.Client(nil)
 	text(t, h.auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
 	text(t, h.other, "list_pages", nil)
 	done := make(chan struct{})
@@ -67,7 +67,7 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 	}()
 	t.Cleanup(func() { let(); <-done })
 
-	own := h.in.addr[strings.LastIndex(h.in.addr, ":")+1:]
+	own := h.in.Addr[strings.LastIndex(h.in.Addr, ":")+1:]
 	deadline := time.Now().Add(2 * time.Minute)
 	for h.port == "" {
 		select {
@@ -78,7 +78,7 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 		if time.Now().After(deadline) {
 			t.Fatal("no endpoint listened within 2 minutes of the call")
 		}
-		for _, p := range listeners(t, h.in.cmd.Process.Pid) {
+		for _, p := range listeners(t, h.in.Cmd.Process.Pid) {
 			if p != own {
 				h.port = p
 			}

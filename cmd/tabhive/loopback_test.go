@@ -54,7 +54,7 @@ Promise.allSettled(`+list+`.map(u => fetch(u, {mode: 'no-cors'}))).finally(() =>
 
 	pattern := fmt.Sprintf("*://127.0.0.1:%d/*", port)
 	in := startHTTP(t, "--blocked-url-pattern", pattern)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	for _, u := range aliases {
 		got, isErr := try(t, cs, "navigate_page", map[string]any{"url": u})
 		if !isErr || !strings.Contains(got, "matches --blocked-url-pattern") {

@@ -15,7 +15,7 @@ import (
 func TestMaxPagesCountsGivenPageThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Site", `<p>site</p>`)).URL
 	in := startHTTP(t, "--isolate-sessions", "--max-pages-per-session", "3")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	refusal := "This session already has 3 open pages, the most allowed (--max-pages-per-session)."
 
 	text(t, cs, "list_pages", nil) // the page it is given

@@ -24,7 +24,7 @@ func TestPlaywrightUsersGapsThroughBinary(t *testing.T) {
 	mux.HandleFunc("/real", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "real") })
 	site := browsertest.Serve(t, mux).URL
 	in := startHTTP(t, "--isolate-sessions")
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 	text(t, a, "navigate_page", map[string]any{"url": site + "/"})
 	text(t, b, "navigate_page", map[string]any{"url": site + "/"})
 

@@ -20,7 +20,7 @@ func TestPreAuthConnectionsThroughBinary(t *testing.T) {
 	t.Parallel()
 	in := startHTTP(t, "--max-connections", "20", "--auth-token", "s3cret")
 	dial := func() net.Conn {
-		c, err := net.Dial("tcp", in.addr)
+		c, err := net.Dial("tcp", in.Addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestPreAuthConnectionsThroughBinary(t *testing.T) {
 	refused := make([]net.Conn, 20)
 	for i := range refused {
 		c := dial()
-		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", in.addr)
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}", in.Addr)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
 			t.Fatalf("request %d without the token: %v", i, err)
@@ -57,7 +57,7 @@ func TestPreAuthConnectionsThroughBinary(t *testing.T) {
 	}
 
 	// A client with the token gets in and works.
-	cs := in.client(http.Header{"Authorization": {"Bearer s3cret"}})
+	cs := in.Client(http.Header{"Authorization": {"Bearer s3cret"}})
 	if got := text(t, cs, "list_pages", nil); !strings.Contains(got, "## Pages") {
 		t.Errorf("list_pages with the token = %q", got)
 	}

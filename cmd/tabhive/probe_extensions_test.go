@@ -55,7 +55,7 @@ func TestExtensionPathsThroughBinary(t *testing.T) {
 	parent := extension(filepath.Join(work, "parent"))
 	profile := filepath.Join(parent, "profile")
 	in := startHTTP(t, "--category-extensions", "--workspace", work, "--user-data-dir", profile)
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 	text(t, a, "list_pages", nil) // the browser, and its profile, are up
 	inProfile := extension(filepath.Join(profile, "ext"))
 	leaky := extension(filepath.Join(work, "leaky"))

@@ -59,13 +59,13 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	mux.Handle("/other", browsertest.HTML("Other", `<button onclick="this.textContent = 'Clicked ' + (++window.n || (window.n = 1))">Click me</button>`))
 	site := browsertest.Serve(t, mux).URL
 	in := startHTTP(t, "--isolate-sessions", "--max-session-disk", "1GiB")
-	a, other := in.client(nil), in.client(nil)
+	a, other := in.Client(nil), in.Client(nil)
 	heapURL := fmt.Sprintf("%s/heap?mb=%d&objs=%d", site, mb, objs)
 	if got := mustTrace(t, a, "navigate_page", map[string]any{"url": heapURL, "timeout": pageLoadTimeout}); !strings.Contains(got, "Heap ready") {
 		t.Fatalf("the heap page did not finish allocating:\n%s", got)
 	}
 	mustTrace(t, other, "navigate_page", map[string]any{"url": site + "/other", "timeout": pageLoadTimeout})
-	pid := in.cmd.Process.Pid
+	pid := in.Cmd.Process.Pid
 	before := memoryOf(t, pid, "VmHWM")
 
 	// The other session's calls on its page, and its page list (which no
@@ -165,7 +165,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 
 	// The disk bound: a session of 2 MiB takes a snapshot of this page.
 	small := startHTTP(t, "--isolate-sessions", "--max-session-disk", "2MiB")
-	c := small.client(nil)
+	c := small.Client(nil)
 	mustTrace(t, c, "navigate_page", map[string]any{"url": heapURL, "timeout": pageLoadTimeout})
 	got, isErr, err = traceCall(c, "take_heapsnapshot", map[string]any{"filePath": "over.heapsnapshot"})
 	if err != nil || !isErr || !strings.Contains(got, "--max-session-disk") || strings.Contains(strings.TrimSpace(got), "\n") {

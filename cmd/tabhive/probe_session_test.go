@@ -29,7 +29,7 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 	in := serve(t, cmd, nil)
 	bearerA := http.Header{"Authorization": {"Bearer token-of-a"}}
 	bearerB := http.Header{"Authorization": {"Bearer token-of-b"}}
-	a, b := in.client(bearerA), in.client(bearerB)
+	a, b := in.Client(bearerA), in.Client(bearerB)
 	idA := selectedID(t, text(t, a, "navigate_page", map[string]any{"url": site}))
 	text(t, b, "list_pages", nil) // B has a session of its own
 	version := a.InitializeResult().ProtocolVersion
@@ -38,10 +38,10 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 		t.Helper()
 		var req *http.Request
 		if body != "" {
-			req, _ = http.NewRequest(method, in.url, strings.NewReader(body))
+			req, _ = http.NewRequest(method, in.URL, strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 		} else {
-			req, _ = http.NewRequest(method, in.url, nil)
+			req, _ = http.NewRequest(method, in.URL, nil)
 		}
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Session-Id", a.ID())
@@ -60,7 +60,7 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 			resp.Body.Close()
 			return resp.StatusCode, ""
 		}
-		status, _, answer := in.do(req)
+		status, _, answer := in.Do(req)
 		return status, answer
 	}
 	const listPages = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_pages","arguments":{}}}`
@@ -85,9 +85,9 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 	// The id is nowhere else to be read: not in the metrics, the health
 	// probes or the server's debug log.
 	for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
-		req, _ := http.NewRequest(http.MethodGet, in.base+path, nil)
+		req, _ := http.NewRequest(http.MethodGet, in.Base+path, nil)
 		req.Header.Set("Authorization", "Bearer token-of-b")
-		if _, _, answer := in.do(req); strings.Contains(answer, a.ID()) || strings.Contains(answer, b.ID()) {
+		if _, _, answer := in.Do(req); strings.Contains(answer, a.ID()) || strings.Contains(answer, b.ID()) {
 			t.Errorf("%s shows a session id:\n%s", path, answer)
 		}
 	}

@@ -29,7 +29,7 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	log := &requestLog{h: mux}
 	site := browsertest.Serve(t, log).URL
 	in := startHTTP(t, "--isolate-sessions")
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 	mustTrace(t, a, "navigate_page", map[string]any{"url": site + "/mine", "timeout": pageLoadTimeout})
 	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank", "timeout": pageLoadTimeout})
 

@@ -85,21 +85,21 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 	// The test's command has launch flags; a connected tabhive has none.
 	cmd := []string{"--ws-endpoint", bs.endpoint(), "--wsHeaders", `{"Authorization":"` + serviceToken + `"}`}
 	in := startHTTPConnected(t, cmd...)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	if got := text(t, cs, "new_page", map[string]any{"url": site + "/"}); !strings.Contains(got, "Remote ("+site+"/) [selected]") {
 		t.Fatalf("new_page on the remote browser: %q", got)
 	}
 	if n := bs.accepted.Load(); n != 1 {
 		t.Errorf("the service passed on %d connections, want 1", n)
 	}
-	if got := metric(t, in, "tabhive_browser_connected"); got != 1 {
+	if got := in.Metric("tabhive_browser_connected"); got != 1 {
 		t.Errorf("tabhive_browser_connected = %v, want 1", got)
 	}
 
 	// The browser goes away; the service has none for a while.
 	bs.backend.Store(nil)
 	first.Close()
-	waitFor(t, "tabhive to notice the browser is gone", func() bool { return metric(t, in, "tabhive_browser_connected") == 0 })
+	waitFor(t, "tabhive to notice the browser is gone", func() bool { return in.Metric("tabhive_browser_connected") == 0 })
 	// A call made while no browser is there fails at once, saying why and
 	// when tabhive tries again. The first few may still meet the old
 	// connection going away; on a loaded machine, give it a minute and a
@@ -119,14 +119,14 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 
 	// A browser again: tabhive connects by itself.
 	bs.start(t)
-	waitFor(t, "tabhive to connect again on its own", func() bool { return metric(t, in, "tabhive_browser_connected") == 1 })
+	waitFor(t, "tabhive to connect again on its own", func() bool { return in.Metric("tabhive_browser_connected") == 1 })
 	if got := text(t, cs, "list_pages", nil); !strings.Contains(got, "Note: the browser was restarted or reconnected since the last call.") {
 		t.Errorf("first call after reconnecting: %q, want the reconnect notice", got)
 	}
 
 	// The wrong token is refused, and the reply says how.
 	bad := startHTTPConnected(t, "--ws-endpoint", bs.endpoint(), "--ws-headers", `{"Authorization":"Bearer wrong"}`)
-	if got, isErr := try(t, bad.client(nil), "list_pages", nil); !isErr || !strings.Contains(got, "the endpoint answered 401 Unauthorized") {
+	if got, isErr := try(t, bad.Client(nil), "list_pages", nil); !isErr || !strings.Contains(got, "the endpoint answered 401 Unauthorized") {
 		t.Errorf("list_pages with the wrong token: %v %q", isErr, got)
 	}
 }

@@ -54,7 +54,7 @@ func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
 		return upload, snap
 	}
 	in := startHTTP(t)
-	upload, snap := try(rootsClient(t, &mcp.StreamableClientTransport{Endpoint: in.url}, "/"), "http")
+	upload, snap := try(rootsClient(t, &mcp.StreamableClientTransport{Endpoint: in.URL}, "/"), "http")
 	if !strings.Contains(upload, "Access denied") || !strings.Contains(snap, "Access denied") {
 		t.Errorf("over HTTP with the client's root file:///: upload_file %q, take_snapshot %q; want both denied", upload, snap)
 	}
@@ -63,7 +63,7 @@ func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
 	}
 
 	trusted := startHTTP(t, "--trust-client-roots")
-	upload, snap = try(rootsClient(t, &mcp.StreamableClientTransport{Endpoint: trusted.url}, dir), "trusted")
+	upload, snap = try(rootsClient(t, &mcp.StreamableClientTransport{Endpoint: trusted.URL}, dir), "trusted")
 	if !strings.Contains(upload, "File uploaded from "+secret) || !strings.Contains(snap, "Saved snapshot to") {
 		t.Errorf("over HTTP with --trust-client-roots: upload_file %q, take_snapshot %q; want both done", upload, snap)
 	}

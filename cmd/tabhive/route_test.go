@@ -27,7 +27,7 @@ func TestRouteRedirectToBlockedThroughBinary(t *testing.T) {
 	}))
 	site := browsertest.Serve(t, browsertest.HTML("App", `<p>app</p>`))
 	in := startHTTP(t, "--blocked-url-pattern", blocked.URL+"/*")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": site.URL + "/"})
 	text(t, cs, "route_requests", map[string]any{"urlPattern": "/redir", "action": "fulfill", "status": 302,
 		"headers": `{"Location": "` + blocked.URL + `/secret"}`})

@@ -30,30 +30,18 @@ func rpcError(t *testing.T, body string) (id string, code int, message string) {
 	return string(m.ID), m.Error.Code, m.Error.Message
 }
 
-// get sends a GET to the instance's path with header and returns the
-// status and body.
-func (in *instance) get(path string, header http.Header) (int, string) {
-	in.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, in.base+path, nil)
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	status, _, body := in.do(req)
-	return status, body
-}
-
 // TestInstanceIDThroughBinary: every session id starts with the instance
 // id; a request for a session of another instance, or one that ended,
 // gets 404 with a JSON-RPC error that says which, and to start over.
 func TestInstanceIDThroughBinary(t *testing.T) {
 	t.Parallel()
 	in := startHTTP(t, "--instance-id", "web-7")
-	status, session, answer := in.post(initializeBody, nil)
+	status, session, answer := in.Post(initializeBody, nil)
 	if status != http.StatusOK || !strings.HasPrefix(session, "web-7.") || len(session) != len("web-7.")+26 {
 		t.Fatalf("initialize: %d, session id %q (%q); want web-7. and 26 characters", status, session, answer)
 	}
 	ping := `{"jsonrpc":"2.0","id":42,"method":"ping"}`
-	if status, _, answer := in.post(ping, http.Header{"Mcp-Session-Id": {session}}); status != http.StatusOK {
+	if status, _, answer := in.Post(ping, http.Header{"Mcp-Session-Id": {session}}); status != http.StatusOK {
 		t.Fatalf("ping in the session: %d %q", status, answer)
 	}
 
@@ -65,7 +53,7 @@ func TestInstanceIDThroughBinary(t *testing.T) {
 		{"web-7.AAAAAAAAAAAAAAAAAAAAAAAAAA", []string{"has ended on this tabhive instance (web-7)", "start a new session"}},
 		{"no-dot-at-all", []string{"has ended on this tabhive instance (web-7)"}},
 	} {
-		status, _, answer := in.post(ping, http.Header{"Mcp-Session-Id": {tt.session}})
+		status, _, answer := in.Post(ping, http.Header{"Mcp-Session-Id": {tt.session}})
 		id, code, msg := rpcError(t, answer)
 		if status != http.StatusNotFound || id != "42" || code != -32001 {
 			t.Errorf("ping for session %s: status %d, id %s, code %d; want 404, the request's id 42, -32001", tt.session, status, id, code)
@@ -77,17 +65,17 @@ func TestInstanceIDThroughBinary(t *testing.T) {
 		}
 	}
 	// GET and DELETE name no request: the id is null.
-	status, body := in.get("/mcp", http.Header{"Mcp-Session-Id": {"web-1.X"}, "Accept": {"text/event-stream"}})
+	status, body := in.Get("/mcp", http.Header{"Mcp-Session-Id": {"web-1.X"}, "Accept": {"text/event-stream"}})
 	if id, code, _ := rpcError(t, body); status != http.StatusNotFound || id != "null" || code != -32001 {
 		t.Errorf("GET for another instance's session: %d %q", status, body)
 	}
 
 	// A real client sees the sentence when its session is gone.
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "list_pages", nil)
-	req, _ := http.NewRequest(http.MethodDelete, in.url, nil)
+	req, _ := http.NewRequest(http.MethodDelete, in.URL, nil)
 	req.Header.Set("Mcp-Session-Id", cs.ID())
-	if status, _, answer := in.do(req); status != http.StatusNoContent {
+	if status, _, answer := in.Do(req); status != http.StatusNoContent {
 		t.Fatalf("DELETE: %d %q", status, answer)
 	}
 	_, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "list_pages"})
@@ -102,50 +90,50 @@ func TestInstanceIDThroughBinary(t *testing.T) {
 func TestHealthThroughBinary(t *testing.T) {
 	t.Parallel()
 	in := startHTTP(t, "--max-sessions", "2", "--auth-token", "s3cret")
-	if status, body := in.get("/healthz", nil); status != http.StatusOK || body != "ok\n" {
+	if status, body := in.Get("/healthz", nil); status != http.StatusOK || body != "ok\n" {
 		t.Errorf("/healthz: %d %q", status, body)
 	}
 	// The first probe finds no browser and starts it.
-	status, body := in.get("/readyz", nil)
+	status, body := in.Get("/readyz", nil)
 	if status == http.StatusServiceUnavailable && !strings.Contains(body, "not ready: no browser yet: starting or reconnecting it") {
 		t.Errorf("/readyz before the browser: %d %q", status, body)
 	}
 	waitFor(t, "/readyz to answer 200 once the browser is up", func() bool {
-		status, body = in.get("/readyz", nil)
+		status, body = in.Get("/readyz", nil)
 		return status == http.StatusOK
 	})
 	if body != "ready: browser connected, 0 of 2 sessions\n" {
 		t.Errorf("/readyz = %q", body)
 	}
 	for _, p := range []string{"/healthz", "/readyz"} {
-		req, _ := http.NewRequest(http.MethodGet, in.base+p, nil)
+		req, _ := http.NewRequest(http.MethodGet, in.Base+p, nil)
 		req.Host = "attacker.example"
-		if status, _, _ := in.do(req); status != http.StatusForbidden {
+		if status, _, _ := in.Do(req); status != http.StatusForbidden {
 			t.Errorf("%s with a foreign Host: %d, want 403", p, status)
 		}
 	}
-	if status, _ := in.get("/metrics", nil); status != http.StatusUnauthorized {
+	if status, _ := in.Get("/metrics", nil); status != http.StatusUnauthorized {
 		t.Errorf("/metrics without the token: %d, want 401 (only the probes are exempt)", status)
 	}
 
 	auth := http.Header{"Authorization": {"Bearer s3cret"}}
 	var sessions []string
 	for range 2 {
-		status, session, answer := in.post(initializeBody, auth)
+		status, session, answer := in.Post(initializeBody, auth)
 		if status != http.StatusOK {
 			t.Fatalf("initialize: %d %q", status, answer)
 		}
 		sessions = append(sessions, session)
 	}
-	if status, body := in.get("/readyz", nil); status != http.StatusServiceUnavailable || body != "not ready: full: 2 sessions open, the most allowed (--max-sessions)\n" {
+	if status, body := in.Get("/readyz", nil); status != http.StatusServiceUnavailable || body != "not ready: full: 2 sessions open, the most allowed (--max-sessions)\n" {
 		t.Errorf("/readyz with 2 of 2 sessions: %d %q", status, body)
 	}
-	req, _ := http.NewRequest(http.MethodDelete, in.url, nil)
+	req, _ := http.NewRequest(http.MethodDelete, in.URL, nil)
 	req.Header = auth.Clone()
 	req.Header.Set("Mcp-Session-Id", sessions[0])
-	in.do(req)
+	in.Do(req)
 	waitFor(t, "/readyz once a session ended", func() bool {
-		status, body = in.get("/readyz", nil)
+		status, body = in.Get("/readyz", nil)
 		return status == http.StatusOK
 	})
 	if body != "ready: browser connected, 1 of 2 sessions\n" {
@@ -177,7 +165,7 @@ func TestDrainThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, mux).URL
 
 	in := startHTTP(t, "--instance-id", "drainer", "--drain-timeout", "60s")
-	busy, other := in.client(nil), in.client(nil)
+	busy, other := in.Client(nil), in.Client(nil)
 	text(t, busy, "navigate_page", map[string]any{"url": site + "/"})
 	text(t, other, "list_pages", nil)
 
@@ -195,17 +183,17 @@ func TestDrainThroughBinary(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the call in flight never reached its page")
 	}
-	if got := metric(t, in, "tabhive_calls_in_flight"); got != 1 {
+	if got := in.Metric("tabhive_calls_in_flight"); got != 1 {
 		t.Errorf("tabhive_calls_in_flight = %v with one call in flight, want 1", got)
 	}
 
-	in.cmd.Process.Signal(syscall.SIGTERM)
+	in.Cmd.Process.Signal(syscall.SIGTERM)
 	// Draining starts at once: poll only for the signal to be delivered.
 	waitFor(t, "/readyz to say draining", func() bool {
-		status, body := in.get("/readyz", nil)
+		status, body := in.Get("/readyz", nil)
 		return status == http.StatusServiceUnavailable && body == "not ready: draining: shutting down, no new sessions\n"
 	})
-	if status, _, answer := in.post(initializeBody, nil); status != http.StatusServiceUnavailable || !strings.Contains(answer, "shutting down and takes no new sessions") {
+	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable || !strings.Contains(answer, "shutting down and takes no new sessions") {
 		t.Errorf("initialize while draining: %d %q", status, answer)
 	}
 	_, err := other.CallTool(ctx(t), &mcp.CallToolParams{Name: "list_pages"})
@@ -215,8 +203,8 @@ func TestDrainThroughBinary(t *testing.T) {
 	select {
 	case res := <-inflight:
 		t.Fatalf("the call in flight ended before its page answered: %q", res.Content[0].(*mcp.TextContent).Text)
-	case err := <-in.exited:
-		in.exited <- err
+	case err := <-in.Exited:
+		in.Exited <- err
 		t.Fatalf("tabhive exited while a call was in flight: %v", err)
 	default:
 	}
@@ -231,8 +219,8 @@ func TestDrainThroughBinary(t *testing.T) {
 		t.Fatal("the call in flight was not answered after its page finished")
 	}
 	select {
-	case err := <-in.exited:
-		in.exited <- err
+	case err := <-in.Exited:
+		in.Exited <- err
 		if err != nil {
 			t.Errorf("exit after the drain: %v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 )
 
 // noisePage is where drawNoise draws random pixels over 1280x4000 CSS
@@ -54,12 +55,12 @@ func procKB(t *testing.T, pid int, field string) int {
 func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Noise", noisePage)).URL
 	in := startHTTP(t)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": 60000})
 	if got := text(t, cs, "evaluate_script", map[string]any{"function": drawNoise, "timeout": 120000}); !strings.Contains(got, "4000") {
 		t.Fatalf("noise page: %q", got)
 	}
-	pid := in.cmd.Process.Pid
+	pid := in.Cmd.Process.Pid
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 		t.Skipf("cannot reset the peak resident size: %v", err)
 	}
@@ -84,7 +85,7 @@ func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 		t.Errorf("saved screenshot: %+v, %v; want a 1280x4000 PNG", cfg, err)
 	}
 	bound := fi.Size()
-	if raceEnabled {
+	if tabhivetest.RaceEnabled {
 		bound *= 4
 	}
 	if grew := int64(peak-before) << 10; grew > bound {

@@ -22,14 +22,14 @@ func TestWorkspaceThroughBinary(t *testing.T) {
 	dir := t.TempDir()
 	shot := filepath.Join(dir, "shot.png")
 	in := startHTTP(t)
-	got, isErr := try(t, in.client(nil), "take_screenshot", map[string]any{"filePath": shot})
+	got, isErr := try(t, in.Client(nil), "take_screenshot", map[string]any{"filePath": shot})
 	if !isErr || !strings.Contains(got, "Access denied") {
 		t.Fatalf("screenshot into %s without --workspace = %v %q, want Access denied", dir, isErr, got)
 	}
-	in.stop()
+	in.Stop()
 
 	in = startHTTP(t, "--workspace", dir)
-	text(t, in.client(nil), "take_screenshot", map[string]any{"filePath": shot})
+	text(t, in.Client(nil), "take_screenshot", map[string]any{"filePath": shot})
 	if fi, err := os.Stat(shot); err != nil || fi.Size() == 0 {
 		t.Fatalf("screenshot into the workspace: %v", err)
 	}
@@ -86,7 +86,7 @@ func TestFileNavigationsDefault(t *testing.T) {
 	}
 	fileURL := "file://" + secret
 	in := startHTTP(t)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	for _, tc := range []struct{ tool, url, want string }{
 		{"navigate_page", fileURL, "Navigation to " + fileURL + " refused: this server does not allow file: URLs (start it with --file-navigations to allow them)."},
 		{"new_page", fileURL, "this server does not allow file: URLs"},
@@ -100,10 +100,10 @@ func TestFileNavigationsDefault(t *testing.T) {
 			t.Errorf("%s %s over HTTP = %v %q, want refused: %q", tc.tool, tc.url, isErr, got, tc.want)
 		}
 	}
-	in.stop()
+	in.Stop()
 
 	in = startHTTP(t, "--file-navigations")
-	cs = in.client(nil)
+	cs = in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": fileURL})
 	if got := text(t, cs, "take_snapshot", nil); !strings.Contains(got, "the secret text") {
 		t.Errorf("file: page with --file-navigations: snapshot %q", got)
@@ -128,7 +128,7 @@ func TestBlockedURLPatternThroughBinary(t *testing.T) {
 new Worker(URL.createObjectURL(new Blob(["fetch(location.origin + '/blocked/worker').catch(() => {}).finally(() => fetch(location.origin + '/worker-done'))".replaceAll('location.origin', JSON.stringify(location.origin))])));</script>`,
 	})
 	in := startHTTP(t, "--blocked-url-pattern", "*://*:*/blocked/*")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	got, isErr := try(t, cs, "new_page", map[string]any{"url": w.url + "/blocked/page"})
 	if !isErr || !strings.Contains(got, `refused: it matches --blocked-url-pattern "*://*:*/blocked/*".`) {
 		t.Errorf("new_page of a blocked URL = %v %q", isErr, got)
@@ -155,7 +155,7 @@ func TestAllowedURLPatternThroughBinary(t *testing.T) {
 <script>fetch('` + outside.url + `/fetch').catch(() => {}).finally(() => fetch('/done'))</script>`,
 	})
 	in := startHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	got, isErr := try(t, cs, "navigate_page", map[string]any{"url": outside.url + "/"})
 	if !isErr || !strings.Contains(got, "is not allowed by any --allowed-url-pattern") {
 		t.Errorf("navigate_page outside the allow list = %v %q", isErr, got)
@@ -172,7 +172,7 @@ func TestAllowedURLPatternThroughBinary(t *testing.T) {
 // and data: URLs.
 func TestJavaScriptEvaluationOff(t *testing.T) {
 	in := startHTTP(t, "--javascript-evaluation=false")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	tools, err := cs.ListTools(ctx(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestJavaScriptEvaluationOff(t *testing.T) {
 // --chrome-arg that would open one is refused at launch.
 func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 	in := startHTTP(t)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "new_page", map[string]any{"url": "about:blank"})
 	procs := browsertest.ChromiumProcesses()
 	if len(procs) == 0 {
@@ -211,10 +211,10 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 	if ports := browsertest.ListeningPorts(procs); len(ports) > 0 {
 		t.Errorf("the browser tabhive launched listens on %v", ports)
 	}
-	in.stop()
+	in.Stop()
 
 	in = startHTTP(t, "--chrome-arg=--remote-debugging-port=9229")
-	got, isErr := try(t, in.client(nil), "list_pages", nil)
+	got, isErr := try(t, in.Client(nil), "list_pages", nil)
 	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port=9229 is refused") {
 		t.Errorf("list_pages with --chrome-arg=--remote-debugging-port = %v %q, want the launch refused", isErr, got)
 	}
@@ -225,7 +225,7 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 // is cut in the page.
 func TestMaxReplyBytesThroughBinary(t *testing.T) {
 	in := startHTTP(t, "--max-reply-bytes", "4096")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	// A 50 MB result, made and cut in the page: past the default 30 s on
 	// a loaded machine.
 	got := text(t, cs, "evaluate_script", map[string]any{"function": `() => 'x'.repeat(50 << 20)`, "timeout": 45000})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -53,7 +51,7 @@ func TestIsolateSessionsThroughBinary(t *testing.T) {
 	mux.Handle("/read", browsertest.HTML("Read", `<p>read</p>`))
 	site := browsertest.Serve(t, mux).URL
 	in := startHTTP(t, "--isolate-sessions")
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 
 	idA := selectedID(t, text(t, a, "navigate_page", map[string]any{"url": site + "/set"}))
 	listB := text(t, b, "navigate_page", map[string]any{"url": site + "/read"})
@@ -106,7 +104,7 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 	mux.Handle("/popup", browsertest.HTML("Popup", `<p>popup</p>`))
 	site := browsertest.Serve(t, mux).URL
 	in := startHTTP(t, "--isolate-sessions", "--max-pages-per-session", "3")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	refusal := "This session already has 3 open pages, the most allowed (--max-pages-per-session). Close one with close_page first."
 
 	given := selectedID(t, text(t, cs, "list_pages", nil))
@@ -162,7 +160,7 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 func TestMaxPagesPerSessionShared(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Page", `<p>page</p>`)).URL
 	in := startHTTP(t, "--max-pages-per-session", "1")
-	a, b := in.client(nil), in.client(nil)
+	a, b := in.Client(nil), in.Client(nil)
 	opener := selectedID(t, text(t, a, "new_page", map[string]any{"url": site + "/"}))
 	got, isErr := try(t, a, "new_page", map[string]any{"url": "about:blank"})
 	if !isErr || !strings.Contains(got, "This session already has 1 open pages, the most allowed (--max-pages-per-session).") {
@@ -183,49 +181,6 @@ func TestMaxPagesPerSessionShared(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after 30 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bare","version":"0"}}}`
-
-// post sends an MCP POST with body, and header, and returns the status,
-// the Mcp-Session-Id it was given and the body of the answer.
-func (in *instance) post(body string, header http.Header) (status int, session, answer string) {
-	in.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, in.url, strings.NewReader(body))
-	if err != nil {
-		in.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	return in.do(req)
-}
-
-// do sends req and returns the status, the Mcp-Session-Id and the body of
-// the answer.
-func (in *instance) do(req *http.Request) (status int, session, answer string) {
-	in.t.Helper()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx(in.t)))
-	if err != nil {
-		in.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), string(b)
-}
-
 // TestMaxSessionsThroughBinary: a session counts from its initialize, not
 // from initialized or its first call, so 50 bare initializes sent at once
 // make exactly N sessions (counted later, 200 of them once all got 200
@@ -242,7 +197,7 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 	for i := range results {
 		wg.Go(func() {
 			var r result
-			r.status, r.session, r.answer = in.post(initializeBody, nil)
+			r.status, r.session, r.answer = in.Post(initializeBody, nil)
 			results[i] = r
 		})
 	}
@@ -263,24 +218,24 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 	if len(sessions) != 5 || len(slices.Compact(slices.Clone(sessions))) != 5 || refused != 45 {
 		t.Fatalf("50 parallel initializes with --max-sessions 5: %d sessions (%d distinct), %d refused; want 5 and 45", len(sessions), len(slices.Compact(slices.Clone(sessions))), refused)
 	}
-	if got := metric(t, in, "tabhive_sessions"); got != 5 {
+	if got := in.Metric("tabhive_sessions"); got != 5 {
 		t.Errorf("tabhive_sessions = %v with 5 bare sessions open, want 5", got)
 	}
-	if status, _, answer := in.post(initializeBody, nil); status != http.StatusServiceUnavailable {
+	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Errorf("initialize with 5 sessions open: %d %q, want 503", status, answer)
 	}
 
 	// Ending a session frees its place, for one more.
-	req, _ := http.NewRequest(http.MethodDelete, in.url, nil)
+	req, _ := http.NewRequest(http.MethodDelete, in.URL, nil)
 	req.Header.Set("Mcp-Session-Id", sessions[0])
-	if status, _, answer := in.do(req); status != http.StatusNoContent {
+	if status, _, answer := in.Do(req); status != http.StatusNoContent {
 		t.Fatalf("DELETE a session: %d %q", status, answer)
 	}
 	waitFor(t, "a place for a new session after DELETE", func() bool {
-		status, _, _ := in.post(initializeBody, nil)
+		status, _, _ := in.Post(initializeBody, nil)
 		return status == http.StatusOK
 	})
-	if status, _, answer := in.post(initializeBody, nil); status != http.StatusServiceUnavailable {
+	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Errorf("initialize after the freed place was taken: %d %q, want 503", status, answer)
 	}
 }
@@ -291,46 +246,24 @@ func TestMaxSessionsIdleTimeout(t *testing.T) {
 	t.Parallel()
 	in := startHTTP(t, "--max-sessions", "1", "--session-idle-timeout", "3s")
 	// Not an initialize: the SDK makes a session for it and closes it.
-	in.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
+	in.Post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
 	var first string
 	waitFor(t, "the place of a request that made no session", func() bool {
 		var status int
-		status, first, _ = in.post(initializeBody, nil)
+		status, first, _ = in.Post(initializeBody, nil)
 		return status == http.StatusOK
 	})
-	if status, _, answer := in.post(initializeBody, nil); status != http.StatusServiceUnavailable {
+	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Fatalf("second session with --max-sessions 1: %d %q, want 503", status, answer)
 	}
 	waitFor(t, "the idle session's place", func() bool {
-		status, _, _ := in.post(initializeBody, nil)
+		status, _, _ := in.Post(initializeBody, nil)
 		return status == http.StatusOK
 	})
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
-	if status, _, _ := in.post(ping, http.Header{"Mcp-Session-Id": {first}}); status != http.StatusNotFound {
+	if status, _, _ := in.Post(ping, http.Header{"Mcp-Session-Id": {first}}); status != http.StatusNotFound {
 		t.Errorf("the idle session still answers: %d, want 404", status)
 	}
-}
-
-// metric reads a sample of the instance's /metrics.
-func metric(t *testing.T, in *instance, name string, header ...http.Header) float64 {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, in.base+"/metrics", nil)
-	for _, h := range header {
-		req.Header = h.Clone()
-	}
-	status, _, body := in.do(req)
-	if status != http.StatusOK {
-		t.Fatalf("GET /metrics: %d %q", status, body)
-	}
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` (\S+)$`).FindStringSubmatch(body)
-	if m == nil {
-		t.Fatalf("/metrics has no %s", name)
-	}
-	v, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestMetricsThroughBinary: a hung script and a dialog move /metrics'
@@ -339,10 +272,10 @@ func metric(t *testing.T, in *instance, name string, header ...http.Header) floa
 func TestMetricsThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Dialog", `<button onclick="alert('hello')">Alert</button>`)).URL
 	in := startHTTP(t)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	names := []string{"tabhive_evaluate_timeouts_total", "tabhive_evaluate_terminations_total", "tabhive_dialogs_total"}
 	for _, n := range names {
-		if got := metric(t, in, n); got != 0 {
+		if got := in.Metric(n); got != 0 {
 			t.Fatalf("%s = %v before anything ran, want 0", n, got)
 		}
 	}
@@ -358,7 +291,7 @@ func TestMetricsThroughBinary(t *testing.T) {
 		t.Errorf("click on the alert button: %q", got)
 	}
 	for _, n := range names {
-		if got := metric(t, in, n); got < 1 {
+		if got := in.Metric(n); got < 1 {
 			t.Errorf("%s = %v after a hung script and a dialog, want at least 1", n, got)
 		}
 	}
@@ -369,7 +302,7 @@ func TestMetricsThroughBinary(t *testing.T) {
 func TestAuthHostsOriginsThroughBinary(t *testing.T) {
 	t.Parallel()
 	in := startHTTP(t, "--auth-token", "s3cret", "--allowed-hosts", "tabhive.test", "--allowedOrigins", "http://app.example")
-	port := in.addr[strings.LastIndex(in.addr, ":")+1:]
+	port := in.Addr[strings.LastIndex(in.Addr, ":")+1:]
 	auth := "Bearer s3cret"
 	tests := []struct {
 		name   string
@@ -387,11 +320,11 @@ func TestAuthHostsOriginsThroughBinary(t *testing.T) {
 		{"localhost", "localhost:" + port, map[string]string{"Authorization": auth}, http.StatusOK},
 		{"foreign origin", "", map[string]string{"Authorization": auth, "Origin": "http://evil.example"}, http.StatusForbidden},
 		{"allowed origin", "", map[string]string{"Authorization": auth, "Origin": "http://app.example"}, http.StatusOK},
-		{"own origin", "", map[string]string{"Authorization": auth, "Origin": in.base}, http.StatusOK},
+		{"own origin", "", map[string]string{"Authorization": auth, "Origin": in.Base}, http.StatusOK},
 		{"foreign origin without token", "", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
 	}
 	for _, tt := range tests {
-		req, _ := http.NewRequest(http.MethodPost, in.url, strings.NewReader(initializeBody))
+		req, _ := http.NewRequest(http.MethodPost, in.URL, strings.NewReader(initializeBody))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if tt.host != "" {
@@ -400,22 +333,22 @@ func TestAuthHostsOriginsThroughBinary(t *testing.T) {
 		for k, v := range tt.header {
 			req.Header.Set(k, v)
 		}
-		if status, _, answer := in.do(req); status != tt.want {
+		if status, _, answer := in.Do(req); status != tt.want {
 			t.Errorf("%s: status %d %q, want %d", tt.name, status, answer, tt.want)
 		}
 	}
-	req, _ := http.NewRequest(http.MethodGet, in.base+"/metrics", nil)
-	if status, _, _ := in.do(req); status != http.StatusUnauthorized {
+	req, _ := http.NewRequest(http.MethodGet, in.Base+"/metrics", nil)
+	if status, _, _ := in.Do(req); status != http.StatusUnauthorized {
 		t.Errorf("/metrics without the token: %d, want 401", status)
 	}
 
 	// An MCP client with the token works; one without is told why not.
-	cs := in.client(http.Header{"Authorization": {auth}})
+	cs := in.Client(http.Header{"Authorization": {auth}})
 	if _, err := cs.ListTools(ctx(t), nil); err != nil {
 		t.Errorf("tools/list with the token: %v", err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	if cs, err := c.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: in.url}, nil); err == nil {
+	if cs, err := c.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: in.URL}, nil); err == nil {
 		cs.Close()
 		t.Error("a client without the token connected")
 	} else if !strings.Contains(err.Error(), "Unauthorized") {

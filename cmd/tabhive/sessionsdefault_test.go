@@ -18,7 +18,7 @@ func TestMaxSessionsDefaultThroughBinary(t *testing.T) {
 	// as it closes fails (the client does not retry a POST).
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	post := func(in *instance) (status int, session, answer string) {
-		req, err := http.NewRequestWithContext(ctx(t), http.MethodPost, in.url, strings.NewReader(initializeBody))
+		req, err := http.NewRequestWithContext(ctx(t), http.MethodPost, in.URL, strings.NewReader(initializeBody))
 		if err != nil {
 			t.Error(err)
 			return

@@ -43,7 +43,7 @@ func TestSnapshotMaxBytesThroughBinary(t *testing.T) {
 		t.Run(strings.Join(append([]string{"flags"}, tt.flags...), " "), func(t *testing.T) {
 			t.Parallel()
 			in := startHTTP(t, tt.flags...)
-			cs := in.client(nil)
+			cs := in.Client(nil)
 			text(t, cs, "navigate_page", map[string]any{"url": srv.URL + "/"})
 			got := text(t, cs, "take_snapshot", nil)
 			if !tt.outline {

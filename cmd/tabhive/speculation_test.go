@@ -14,7 +14,7 @@ func TestSpeculationRulesThroughBinary(t *testing.T) {
 	outside := newWitness(t, map[string]string{"/secret": "<title>Outside</title><p>outside content</p>"})
 	allowed := newWitness(t, map[string]string{"/": "<title>Allowed</title><p>allowed</p>"})
 	in := startHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/", "timeout": 60000})
 	text(t, cs, "evaluate_script", map[string]any{"function": `() => {
   const s = document.createElement('script'); s.type = 'speculationrules';

@@ -26,7 +26,7 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 	other := browsertest.Serve(t, first).URL
 	dir := t.TempDir()
 	in := startHTTP(t, "--workspace", dir)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 
 	n := 3000
 	path := stateFile(t, dir, n, site)

@@ -45,7 +45,7 @@ func TestLoadStorageStateOriginsThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Site", `<p>site</p>`)).URL
 	dir := t.TempDir()
 	in := startHTTP(t, "--workspace", dir)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": site + "/"})
 	text(t, cs, "set_web_storage", map[string]any{"key": "k", "value": "before"})
 

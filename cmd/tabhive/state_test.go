@@ -52,7 +52,7 @@ func TestStorageStateThroughBinary(t *testing.T) {
 	state := filepath.Join(dir, "state.json")
 
 	first := startHTTP(t, "--isolate-sessions", "--workspace", dir)
-	a := first.client(nil)
+	a := first.Client(nil)
 	text(t, a, "navigate_page", map[string]any{"url": site + "/"})
 	snap := text(t, a, "take_snapshot", nil)
 	uid := func(role, name string) string {
@@ -72,14 +72,14 @@ func TestStorageStateThroughBinary(t *testing.T) {
 	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("state file: %v, mode %v; want 0600", err, fi.Mode().Perm())
 	}
-	if err := first.stop(); err != nil {
+	if err := first.Stop(); err != nil {
 		t.Fatal(err)
 	}
 
 	second := startHTTP(t, "--isolate-sessions", "--storage-state", state)
 	agents := make([]*mcp.ClientSession, 8)
 	for i := range agents {
-		agents[i] = second.client(nil)
+		agents[i] = second.Client(nil)
 	}
 	// The eight sessions start at once: each first call makes the
 	// session's browser context and gives it the state, eight hidden tabs
@@ -177,7 +177,7 @@ func TestStorageStateSharedThroughBinary(t *testing.T) {
 	os.WriteFile(state, []byte(`{"cookies": [{"name": "session", "value": "for-carol", "domain": "127.0.0.1", "path": "/", "expires": -1, "httpOnly": true, "secure": false, "sameSite": "Lax"}],
 "origins": [{"origin": "`+site+`", "localStorage": [{"name": "token", "value": "tok-carol"}]}]}`), 0o600)
 	in := startHTTP(t, "--storage-state", state)
-	cs := in.client(nil)
+	cs := in.Client(nil)
 	text(t, cs, "navigate_page", map[string]any{"url": site + "/account"})
 	text(t, cs, "new_page", map[string]any{"url": site + "/account", "isolatedContext": "other"})
 	for _, id := range pageIDs(text(t, cs, "list_pages", nil)) {

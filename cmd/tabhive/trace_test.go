@@ -44,7 +44,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			if mode == "stdio" {
 				cs = transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--workspace", work)})
 			} else {
-				cs = startHTTP(t, "--workspace", work).client(nil)
+				cs = startHTTP(t, "--workspace", work).Client(nil)
 			}
 			tools, err := cs.ListTools(ctx(t), nil)
 			if err != nil {
@@ -274,8 +274,8 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
 	counter := browsertest.ServeOwnSite(t, browsertest.HTML("Counter", `<button onclick="this.textContent = 'Clicked ' + (++window.n || (window.n = 1))">Click me</button>`)).URL
 	in := startHTTP(t)
-	tracers := []*mcp.ClientSession{in.client(nil), in.client(nil)}
-	clicker := in.client(nil)
+	tracers := []*mcp.ClientSession{in.Client(nil), in.Client(nil)}
+	clicker := in.Client(nil)
 	pageOf := func(cs *mcp.ClientSession, url string) int {
 		got := mustTrace(t, cs, "new_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
 		m := regexp.MustCompile(`(\d+): .*\[selected\]`).FindStringSubmatch(got)

@@ -53,7 +53,7 @@ Promise.all([...`+list+`.map(open), new Promise(r => w.onmessage = r)]).finally(
 	site := browsertest.Serve(t, mux)
 
 	in := startHTTP(t, "--allowed-url-pattern", site.URL+"/*")
-	text(t, in.client(nil), "navigate_page", map[string]any{"url": site.URL + "/", "timeout": 60000})
+	text(t, in.Client(nil), "navigate_page", map[string]any{"url": site.URL + "/", "timeout": 60000})
 	waitFor(t, "every socket to close", func() bool {
 		select {
 		case <-done:
