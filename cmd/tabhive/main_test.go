@@ -48,6 +48,7 @@ var (
 
 	binary             = tabhivetest.Binary
 	command            = tabhivetest.Command
+	client             = tabhivetest.Stdio
 	startHTTP          = tabhivetest.StartHTTP
 	startHTTPConnected = tabhivetest.StartHTTPConnected
 	serve              = tabhivetest.Serve

@@ -30,13 +30,6 @@ import (
 // within the helpers' minute.
 const slowLoad = 45000
 
-// client starts the tabhive command (headless, isolated, the tests'
-// Chromium) with extra flags over stdio and connects to it.
-func client(t *testing.T, extra ...string) *mcp.ClientSession {
-	t.Helper()
-	return transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, extra...), TerminateDuration: 30 * time.Second})
-}
-
 // longCall is transporttest.Call with room for the tools whose budget is
 // longer than the helpers' (the PWA tools' is 2 minutes, for a loaded
 // machine): the client waits past the budget, so that the reply is the

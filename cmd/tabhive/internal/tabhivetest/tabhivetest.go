@@ -125,6 +125,13 @@ func Command(t testing.TB, extra ...string) *exec.Cmd {
 	return Binary(t, append([]string{"--headless", "--isolated", "--executable-path", exe, "--log-level", "warn"}, extra...)...)
 }
 
+// Stdio starts the tabhive command (headless, isolated, the tests'
+// Chromium) with extra flags over stdio and connects to it.
+func Stdio(t testing.TB, extra ...string) *mcp.ClientSession {
+	t.Helper()
+	return transporttest.Dial(t, &mcp.CommandTransport{Command: Command(t, extra...), TerminateDuration: 30 * time.Second})
+}
+
 // Instance is a tabhive command serving streamable HTTP for one test.
 type Instance struct {
 	T    testing.TB

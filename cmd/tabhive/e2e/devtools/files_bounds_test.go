@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/page/screencast/probe"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -26,7 +27,7 @@ const fifoCallWait = 25 * time.Second
 // fifoCallWait. It returns the reply's text and whether it is an error.
 func callWithin(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	cctx, cancel := context.WithTimeout(ctx(t), fifoCallWait)
+	cctx, cancel := context.WithTimeout(transporttest.Context(t), fifoCallWait)
 	defer cancel()
 	start := time.Now()
 	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -50,10 +51,10 @@ func TestFIFOThroughBinary(t *testing.T) {
 			t.Skipf("mkfifo: %v", err)
 		}
 	}
-	in := startHTTP(t, "--workspace", dir, "--drain-timeout", "0")
+	in := tabhivetest.StartHTTP(t, "--workspace", dir, "--drain-timeout", "0")
 	cs := in.Client(nil)
 	srv := browsertest.Serve(t, browsertest.HTML("Pipes", `<h1>Pipes</h1><button>Go</button>`))
-	text(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 
 	for _, c := range []struct {
 		tool string
@@ -94,10 +95,10 @@ func TestFIFOThroughBinary(t *testing.T) {
 func TestMaxSessionDiskThroughBinary(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	in := startHTTP(t, "--workspace", dir, "--max-session-disk", "10MB")
+	in := tabhivetest.StartHTTP(t, "--workspace", dir, "--max-session-disk", "10MB")
 	a, b := in.Client(nil), in.Client(nil)
 	srv := browsertest.Serve(t, browsertest.HTML("Disk", `<p>Disk</p>`))
-	text(t, a, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
+	transporttest.Must(t, a, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 	pageID := 2
 	// 6 MiB of JSON (a string of 6 MiB less its quotes).
 	big := map[string]any{"function": "() => 'x'.repeat(6 * 1024 * 1024 - 2)", "pageId": pageID, "timeout": 60000}
@@ -174,23 +175,23 @@ func TestScreencastBoundsThroughBinary(t *testing.T) {
 	t.Run("duration", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		in := startHTTP(t, "--workspace", dir, "--screencast-max-duration", "2s", "--screencast-fps", "10")
+		in := tabhivetest.StartHTTP(t, "--workspace", dir, "--screencast-max-duration", "2s", "--screencast-fps", "10")
 		cs := in.Client(nil)
 		srv := browsertest.Serve(t, browsertest.HTML("Ticker", `<p id=t>0</p><script>
 let n = 0;
 setInterval(() => { document.getElementById('t').textContent = ++n; }, 100);
 </script>`))
-		text(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
+		transporttest.Must(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 		video := filepath.Join(dir, "d.mp4")
-		text(t, cs, "screencast_start", map[string]any{"filePath": video, "pageId": 2})
+		transporttest.Must(t, cs, "screencast_start", map[string]any{"filePath": video, "pageId": 2})
 		if got := screencastEnded(t, cs, 2, video); !strings.Contains(got, "--screencast-max-duration") || !strings.Contains(got, video) {
 			t.Errorf("screencast_start after the bound = %q, want the bound and the video named", got)
 		}
-		got := text(t, cs, "screencast_stop", map[string]any{"pageId": 2})
+		got := transporttest.Must(t, cs, "screencast_stop", map[string]any{"pageId": 2})
 		if !strings.Contains(got, "saved to "+video) || !strings.Contains(got, "It had ended on its own") || !strings.Contains(got, "it reached 2s, the longest a recording may last (--screencast-max-duration)") {
 			t.Errorf("screencast_stop = %q", got)
 		}
-		info, err := probe.File(ctx(t), "", video)
+		info, err := probe.File(transporttest.Context(t), "", video)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ setInterval(() => { document.getElementById('t').textContent = ++n; }, 100);
 	t.Run("disk", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		in := startHTTP(t, "--workspace", dir, "--max-session-disk", "12MB", "--screencast-fps", "10")
+		in := tabhivetest.StartHTTP(t, "--workspace", dir, "--max-session-disk", "12MB", "--screencast-fps", "10")
 		cs := in.Client(nil)
 		// A canvas of noise, drawn anew at each frame: a video no encoder
 		// can make small.
@@ -216,15 +217,15 @@ function draw() {
 }
 draw();
 </script>`))
-		text(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
+		transporttest.Must(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 		// 4 MiB of other files: the recording starts with 8 MiB left,
 		// the least it needs, and ends 4 MiB short of the bound.
-		text(t, cs, "evaluate_script", map[string]any{
+		transporttest.Must(t, cs, "evaluate_script", map[string]any{
 			"function": "() => 'x'.repeat(4 * 1024 * 1024 - 2)", "filePath": filepath.Join(dir, "before.json"), "pageId": 2, "timeout": 60000})
 		video := filepath.Join(dir, "n.mp4")
-		text(t, cs, "screencast_start", map[string]any{"filePath": video, "pageId": 2})
+		transporttest.Must(t, cs, "screencast_start", map[string]any{"filePath": video, "pageId": 2})
 		screencastEnded(t, cs, 2, video)
-		got := text(t, cs, "screencast_stop", map[string]any{"pageId": 2})
+		got := transporttest.Must(t, cs, "screencast_stop", map[string]any{"pageId": 2})
 		if !strings.Contains(got, "saved to "+video) || !strings.Contains(got, "neared their bound of 12 MiB (--max-session-disk)") {
 			t.Errorf("screencast_stop = %q", got)
 		}
@@ -235,7 +236,7 @@ draw();
 		if fi.Size() > 8<<20 {
 			t.Errorf("the video holds %d bytes, past the 8 MiB the session's 12 MiB left it", fi.Size())
 		}
-		info, err := probe.File(ctx(t), "", video)
+		info, err := probe.File(transporttest.Context(t), "", video)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestTraceHoldsNoOtherSessionThroughBinary: with --isolate-sessions over
@@ -28,7 +30,7 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	mux.Handle("/bsecret-poll", browsertest.HTML("bsecret-poll", "x"))
 	log := &requestLog{h: mux}
 	site := browsertest.Serve(t, log).URL
-	in := startHTTP(t, "--isolate-sessions")
+	in := tabhivetest.StartHTTP(t, "--isolate-sessions")
 	a, b := in.Client(nil), in.Client(nil)
 	mustTrace(t, a, "navigate_page", map[string]any{"url": site + "/mine", "timeout": pageLoadTimeout})
 	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank", "timeout": pageLoadTimeout})
@@ -37,13 +39,13 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page", "timeout": pageLoadTimeout})
 	select {
 	case <-log.wait("/bsecret-poll?bsecret-token", 5):
-	case <-ctx(t).Done():
+	case <-transporttest.Context(t).Done():
 		t.Fatal("B's page did not poll")
 	}
 	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page?again", "timeout": pageLoadTimeout})
 	select {
 	case <-log.wait("/bsecret-poll?bsecret-token", 10):
-	case <-ctx(t).Done():
+	case <-transporttest.Context(t).Done():
 		t.Fatal("B's page did not poll after its second load")
 	}
 	// URLs without "://": a data: document, and a fragment and history

@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 )
 
 // heapPage allocates mb megabytes of typed arrays (outside the JavaScript
@@ -58,7 +59,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	mux.Handle("/heap", browsertest.HTML("", heapPage))
 	mux.Handle("/other", browsertest.HTML("Other", `<button onclick="this.textContent = 'Clicked ' + (++window.n || (window.n = 1))">Click me</button>`))
 	site := browsertest.Serve(t, mux).URL
-	in := startHTTP(t, "--isolate-sessions", "--max-session-disk", "1GiB")
+	in := tabhivetest.StartHTTP(t, "--isolate-sessions", "--max-session-disk", "1GiB")
 	a, other := in.Client(nil), in.Client(nil)
 	heapURL := fmt.Sprintf("%s/heap?mb=%d&objs=%d", site, mb, objs)
 	if got := mustTrace(t, a, "navigate_page", map[string]any{"url": heapURL, "timeout": pageLoadTimeout}); !strings.Contains(got, "Heap ready") {
@@ -164,7 +165,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	}
 
 	// The disk bound: a session of 2 MiB takes a snapshot of this page.
-	small := startHTTP(t, "--isolate-sessions", "--max-session-disk", "2MiB")
+	small := tabhivetest.StartHTTP(t, "--isolate-sessions", "--max-session-disk", "2MiB")
 	c := small.Client(nil)
 	mustTrace(t, c, "navigate_page", map[string]any{"url": heapURL, "timeout": pageLoadTimeout})
 	got, isErr, err = traceCall(c, "take_heapsnapshot", map[string]any{"filePath": "over.heapsnapshot"})

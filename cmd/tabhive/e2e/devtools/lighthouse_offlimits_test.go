@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"fmt"
@@ -12,12 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // heldAudit is a lighthouse_audit held open: its endpoint listens on
 // port until release is called, when its (stand-in) Lighthouse fails.
 type heldAudit struct {
-	in             *instance
+	in             *tabhivetest.Instance
 	auditor, other *mcp.ClientSession
 	port           string
 	release        func()
@@ -54,12 +56,12 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 	let := func() { os.WriteFile(release, nil, 0o600) }
 	t.Cleanup(let) // a failed test lets it go
 
-	cmd := command(t, append([]string{"--http", "127.0.0.1:0", "--isolate-sessions"}, flags...)...)
+	cmd := tabhivetest.Command(t, append([]string{"--http", "127.0.0.1:0", "--isolate-sessions"}, flags...)...)
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())
-	h := &heldAudit{in: serve(t, cmd, flags), release: let}
+	h := &heldAudit{in: tabhivetest.Serve(t, cmd, flags), release: let}
 	h.auditor, h.other = h.in.Client(nil), h.in.Client(nil)
-	text(t, h.auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
-	text(t, h.other, "list_pages", nil)
+	transporttest.Must(t, h.auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, h.other, "list_pages", nil)
 	done := make(chan struct{})
 	go func() { // ends when the audit does: release lets it end
 		defer close(done)
@@ -124,27 +126,27 @@ func TestLighthouseEndpointOffLimits(t *testing.T) {
 		"ws://127.0.0.1:" + h.port + "/devtools/browser/x", "http://0.0.0.0:" + h.port + "/json/list",
 	} {
 		for _, tool := range []string{"navigate_page", "new_page"} {
-			got, isErr := try(t, h.other, tool, map[string]any{"url": u, "timeout": pageLoadTimeout})
+			got, isErr := transporttest.Call(t, h.other, tool, map[string]any{"url": u, "timeout": pageLoadTimeout})
 			if !isErr || got != "Error: Navigation to "+u+" "+offLimits {
 				t.Errorf("%s %s = %v %q, want refused as the endpoint", tool, u, isErr, got)
 			}
 		}
 	}
-	pages := text(t, h.other, "list_pages", nil)
+	pages := transporttest.Must(t, h.other, "list_pages", nil)
 	if strings.Contains(pages, h.port) {
 		t.Errorf("a refused navigation left a page on the endpoint:\n%s", pages)
 	}
 
 	// The page's own loads, in the browser.
-	text(t, h.other, "navigate_page", map[string]any{"url": site + "/links.html?port=" + h.port, "timeout": pageLoadTimeout})
-	fetched := text(t, h.other, "evaluate_script", map[string]any{"function": `() => fetch("http://127.0.0.1:` + h.port + `/json/version", {mode: "no-cors"}).then(() => "reached", e => "failed: " + e.message)`})
+	transporttest.Must(t, h.other, "navigate_page", map[string]any{"url": site + "/links.html?port=" + h.port, "timeout": pageLoadTimeout})
+	fetched := transporttest.Must(t, h.other, "evaluate_script", map[string]any{"function": `() => fetch("http://127.0.0.1:` + h.port + `/json/version", {mode: "no-cors"}).then(() => "reached", e => "failed: " + e.message)`})
 	if !strings.Contains(fetched, "failed") {
 		t.Errorf("the page's fetch of the endpoint: %s, want it failed in the browser", fetched)
 	}
-	text(t, h.other, "evaluate_script", map[string]any{"function": `() => { document.getElementById("go").click() }`})
+	transporttest.Must(t, h.other, "evaluate_script", map[string]any{"function": `() => { document.getElementById("go").click() }`})
 	var seen string
 	for deadline := time.Now().Add(time.Minute); ; {
-		seen, _ = try(t, h.other, "evaluate_script", map[string]any{"function": `() => location.href + " " + document.documentElement.innerText`})
+		seen, _ = transporttest.Call(t, h.other, "evaluate_script", map[string]any{"function": `() => location.href + " " + document.documentElement.innerText`})
 		if !strings.Contains(seen, "/links.html") && (strings.Contains(seen, "ERR_BLOCKED_BY_CLIENT") || strings.Contains(seen, "refused")) {
 			break
 		}

@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // noisePage is where drawNoise draws random pixels over 1280x4000 CSS
@@ -54,10 +55,10 @@ func procKB(t *testing.T, pid int, field string) int {
 // measured), still below what holding it took without the detector.
 func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Noise", noisePage)).URL
-	in := startHTTP(t)
+	in := tabhivetest.StartHTTP(t)
 	cs := in.Client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": 60000})
-	if got := text(t, cs, "evaluate_script", map[string]any{"function": drawNoise, "timeout": 120000}); !strings.Contains(got, "4000") {
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": 60000})
+	if got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": drawNoise, "timeout": 120000}); !strings.Contains(got, "4000") {
 		t.Fatalf("noise page: %q", got)
 	}
 	pid := in.Cmd.Process.Pid
@@ -65,7 +66,7 @@ func TestLargeScreenshotMemoryThroughBinary(t *testing.T) {
 		t.Skipf("cannot reset the peak resident size: %v", err)
 	}
 	before := procKB(t, pid, "VmRSS")
-	got, isErr := try(t, cs, "take_screenshot", map[string]any{"fullPage": true})
+	got, isErr := transporttest.Call(t, cs, "take_screenshot", map[string]any{"fullPage": true})
 	peak := procKB(t, pid, "VmHWM")
 	t.Logf("full-page screenshot of noise: RSS %d MB before, peak %d MB during (+%d MB): %q", before>>10, peak>>10, (peak-before)>>10, got)
 	m := regexp.MustCompile(`Saved screenshot to (\S+)\.`).FindStringSubmatch(got)

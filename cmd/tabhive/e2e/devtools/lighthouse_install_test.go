@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -67,7 +68,7 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(lighthouseFixture))
 	})).URL
-	cmd := command(t)
+	cmd := tabhivetest.Command(t)
 	cmd.Env = append(cmd.Env, "PATH="+path, "XDG_CACHE_HOME="+cache)
 	var mu sync.Mutex
 	var progress []string
@@ -79,8 +80,8 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 		},
 	})
 	cs := transporttest.DialClient(t, c, &mcp.CommandTransport{Command: cmd}, nil)
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": pageLoadTimeout})
-	text(t, cs, "new_page", map[string]any{"url": site + "/", "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/", "timeout": pageLoadTimeout})
 
 	// Two audits at once, while npm is held back until it has started.
 	type result struct {
@@ -103,7 +104,7 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 			results <- result{text: transporttest.Text(res), isErr: res.IsError}
 		}()
 	}
-	waitFor(t, "npm to be run", func() bool { _, err := os.Stat(args); return err == nil })
+	tabhivetest.WaitFor(t, "npm to be run", func() bool { _, err := os.Stat(args); return err == nil })
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 		}
 	}
 	// Later calls use the install.
-	if got := text(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "mode": "snapshot"}); !strings.Contains(got, "Mode: snapshot") {
+	if got := transporttest.Must(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "mode": "snapshot"}); !strings.Contains(got, "Mode: snapshot") {
 		t.Errorf("a later lighthouse_audit: %s", got)
 	}
 

@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"compress/gzip"
@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -42,11 +43,11 @@ func TestTraceThroughBinary(t *testing.T) {
 			t.Parallel()
 			var cs *mcp.ClientSession
 			if mode == "stdio" {
-				cs = transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--workspace", work)})
+				cs = transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--workspace", work)})
 			} else {
-				cs = startHTTP(t, "--workspace", work).Client(nil)
+				cs = tabhivetest.StartHTTP(t, "--workspace", work).Client(nil)
 			}
-			tools, err := cs.ListTools(ctx(t), nil)
+			tools, err := cs.ListTools(transporttest.Context(t), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,13 +101,13 @@ func TestTraceThroughBinary(t *testing.T) {
 				t.Fatalf("the summary does not list LCPBreakdown:\n%s", got)
 			}
 			for _, n := range names {
-				a := text(t, cs, "performance_analyze_insight", map[string]any{"insightSetId": "NAVIGATION_0", "insightName": n[1]})
+				a := transporttest.Must(t, cs, "performance_analyze_insight", map[string]any{"insightSetId": "NAVIGATION_0", "insightName": n[1]})
 				if !strings.HasPrefix(a, "## Insight Title: ") || !strings.Contains(a, "## Detailed analysis:\n") || !strings.Contains(a, "## External resources:\n- https://") {
 					t.Errorf("performance_analyze_insight %s =\n%s", n[1], a)
 				}
 			}
 			if strings.Contains(got, "insight name: CLSCulprits") {
-				if a := text(t, cs, "performance_analyze_insight", map[string]any{"insightSetId": "NAVIGATION_0", "insightName": "CLSCulprits"}); !strings.Contains(a, "An image without width and height (IMG)") {
+				if a := transporttest.Must(t, cs, "performance_analyze_insight", map[string]any{"insightSetId": "NAVIGATION_0", "insightName": "CLSCulprits"}); !strings.Contains(a, "An image without width and height (IMG)") {
 					t.Errorf("CLSCulprits does not name the unsized image:\n%s", a)
 				}
 			}
@@ -122,16 +123,16 @@ func TestTraceThroughBinary(t *testing.T) {
 				{"performance_stop_trace", nil, "No performance trace is running on page 1. Start one with performance_start_trace."},
 				{"performance_start_trace", map[string]any{"filePath": "/etc/tabhive-trace.json"}, "Access denied"},
 			} {
-				got, isErr := try(t, cs, tt.tool, tt.args)
+				got, isErr := transporttest.Call(t, cs, tt.tool, tt.args)
 				if !isErr || !strings.Contains(got, tt.want) || strings.Count(got, "\n") > 0 {
 					t.Errorf("%s %v = %v %q, want one sentence with %q", tt.tool, tt.args, isErr, got, tt.want)
 				}
 			}
-			text(t, cs, "performance_start_trace", map[string]any{"reload": false, "autoStop": false})
-			if got, isErr := try(t, cs, "performance_start_trace", map[string]any{"autoStop": false}); !isErr || !strings.Contains(got, "A performance trace is already running on page 1.") {
+			transporttest.Must(t, cs, "performance_start_trace", map[string]any{"reload": false, "autoStop": false})
+			if got, isErr := transporttest.Call(t, cs, "performance_start_trace", map[string]any{"autoStop": false}); !isErr || !strings.Contains(got, "A performance trace is already running on page 1.") {
 				t.Errorf("a second performance_start_trace = %v %q", isErr, got)
 			}
-			if got, isErr := try(t, cs, "performance_stop_trace", map[string]any{"filePath": "/etc/tabhive-trace.json"}); !isErr || !strings.Contains(got, "Access denied") {
+			if got, isErr := transporttest.Call(t, cs, "performance_stop_trace", map[string]any{"filePath": "/etc/tabhive-trace.json"}); !isErr || !strings.Contains(got, "Access denied") {
 				t.Errorf("performance_stop_trace outside the sandbox = %v %q", isErr, got)
 			}
 			file := filepath.Join(work, mode+"-manual.json.gz")
@@ -139,7 +140,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			if !strings.Contains(got, "The raw trace data was saved to "+file+".") {
 				t.Errorf("performance_stop_trace with filePath =\n%s", got)
 			}
-			if _, isErr := try(t, cs, "performance_stop_trace", nil); !isErr {
+			if _, isErr := transporttest.Call(t, cs, "performance_stop_trace", nil); !isErr {
 				t.Error("a trace is still running after performance_stop_trace")
 			}
 
@@ -171,7 +172,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatal("the trace's reload did not ask for the page within a minute")
 			}
-			text(t, cs, "close_page", map[string]any{"pageId": id})
+			transporttest.Must(t, cs, "close_page", map[string]any{"pageId": id})
 			wg.Wait()
 			if want := fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded.", id); !closedErr || !strings.Contains(closedReply, want) {
 				t.Errorf("performance_start_trace on a page that closed = %v %q, want %q", closedErr, closedReply, want)
@@ -273,7 +274,7 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	t.Parallel()
 	site := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
 	counter := browsertest.ServeOwnSite(t, browsertest.HTML("Counter", `<button onclick="this.textContent = 'Clicked ' + (++window.n || (window.n = 1))">Click me</button>`)).URL
-	in := startHTTP(t)
+	in := tabhivetest.StartHTTP(t)
 	tracers := []*mcp.ClientSession{in.Client(nil), in.Client(nil)}
 	clicker := in.Client(nil)
 	pageOf := func(cs *mcp.ClientSession, url string) int {
@@ -289,8 +290,8 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	clickPage := pageOf(clicker, counter+"/")
 	// In front: headless Chromium gives a tab behind others no animation
 	// frames, and clicks wait for one.
-	text(t, clicker, "select_page", map[string]any{"pageId": clickPage, "bringToFront": true})
-	snap := text(t, clicker, "take_snapshot", map[string]any{"pageId": clickPage})
+	transporttest.Must(t, clicker, "select_page", map[string]any{"pageId": clickPage, "bringToFront": true})
+	snap := transporttest.Must(t, clicker, "take_snapshot", map[string]any{"pageId": clickPage})
 	uid := regexp.MustCompile(`uid=(\S+) button "Click me"`).FindStringSubmatch(snap)
 	if uid == nil {
 		t.Fatalf("no button in the snapshot:\n%s", snap)

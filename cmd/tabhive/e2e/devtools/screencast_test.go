@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/page/screencast/probe"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -28,7 +29,7 @@ func TestScreencastFlags(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\ntouch '"+mark+"'\nexec ffmpeg \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := command(t, "--screencastFps", "5", "--experimentalScreencast", "--experimental-ffmpeg-path", wrapper, "--workspace", dir)
+	cmd := tabhivetest.Command(t, "--screencastFps", "5", "--experimentalScreencast", "--experimental-ffmpeg-path", wrapper, "--workspace", dir)
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second})
 	srv := browsertest.Serve(t, browsertest.HTML("Ticker", `<p id=t>0</p><script>
 let n = 0;
@@ -38,22 +39,22 @@ setInterval(() => {
   if (n === 5) document.body.append('Five ticks');
 }, 100);
 </script>`))
-	text(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": srv.URL + "/", "timeout": 60000})
 	for _, tt := range []struct{ file, video, codec string }{
 		{"a.webm", "a.webm", "vp9"},
 		{"b", "b.mp4", "h264"},
 	} {
 		os.Remove(mark)
 		video := filepath.Join(dir, tt.video)
-		if got := text(t, cs, "screencast_start", map[string]any{"filePath": filepath.Join(dir, tt.file)}); !strings.Contains(got, "saved to "+video+".") {
+		if got := transporttest.Must(t, cs, "screencast_start", map[string]any{"filePath": filepath.Join(dir, tt.file)}); !strings.Contains(got, "saved to "+video+".") {
 			t.Errorf("screencast_start(%s) = %q", tt.file, got)
 		}
-		text(t, cs, "navigate_page", map[string]any{"type": "reload", "timeout": 60000})
-		text(t, cs, "wait_for", map[string]any{"text": []string{"Five ticks"}, "timeout": 60000})
-		if got := text(t, cs, "screencast_stop", nil); !strings.Contains(got, "saved to "+video+".") {
+		transporttest.Must(t, cs, "navigate_page", map[string]any{"type": "reload", "timeout": 60000})
+		transporttest.Must(t, cs, "wait_for", map[string]any{"text": []string{"Five ticks"}, "timeout": 60000})
+		if got := transporttest.Must(t, cs, "screencast_stop", nil); !strings.Contains(got, "saved to "+video+".") {
 			t.Errorf("screencast_stop = %q", got)
 		}
-		info, err := probe.File(ctx(t), "", video)
+		info, err := probe.File(transporttest.Context(t), "", video)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -41,7 +42,7 @@ var memoryTools = map[string][]string{
 // parameter names, sorted.
 func listedMemoryTools(t *testing.T, cs *mcp.ClientSession) map[string][]string {
 	t.Helper()
-	res, err := cs.ListTools(ctx(t), nil)
+	res, err := cs.ListTools(transporttest.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func listedMemoryTools(t *testing.T, cs *mcp.ClientSession) map[string][]string 
 // chrome-devtools-mcp's parameters.
 func TestMemoryToolsListed(t *testing.T) {
 	t.Parallel()
-	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t)})
+	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t)})
 	got := listedMemoryTools(t, cs)
 	if len(got) != 1 || !slices.Equal(got["take_heapsnapshot"], memoryTools["take_heapsnapshot"]) {
 		t.Errorf("by default the memory tools listed are %v, want take_heapsnapshot alone", got)
@@ -75,7 +76,7 @@ func TestMemoryToolsListed(t *testing.T) {
 	for _, flag := range []string{"--memory-debugging", "--memoryDebugging", "--experimental-memory", "--experimentalMemory"} {
 		t.Run(flag, func(t *testing.T) {
 			t.Parallel()
-			cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, flag)})
+			cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, flag)})
 			got := listedMemoryTools(t, cs)
 			for name, params := range memoryTools {
 				if !slices.Equal(got[name], params) {
@@ -111,47 +112,47 @@ var (
 // it is kept.
 func investigateLeak(t *testing.T, cs *mcp.ClientSession, site, dir, name string) {
 	t.Helper()
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
 	before, after := filepath.Join(dir, name+"-before.heapsnapshot"), filepath.Join(dir, name+"-after.heapsnapshot")
-	if got := text(t, cs, "take_heapsnapshot", map[string]any{"filePath": before}); got != "Heap snapshot saved to "+before {
+	if got := transporttest.Must(t, cs, "take_heapsnapshot", map[string]any{"filePath": before}); got != "Heap snapshot saved to "+before {
 		t.Fatalf("take_heapsnapshot = %q", got)
 	}
-	text(t, cs, "evaluate_script", map[string]any{"function": "() => leak(2000)"})
-	text(t, cs, "take_heapsnapshot", map[string]any{"filePath": after})
+	transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": "() => leak(2000)"})
+	transporttest.Must(t, cs, "take_heapsnapshot", map[string]any{"filePath": after})
 
-	summary := text(t, cs, "get_heapsnapshot_summary", map[string]any{"filePath": after})
+	summary := transporttest.Must(t, cs, "get_heapsnapshot_summary", map[string]any{"filePath": after})
 	if !strings.Contains(summary, "### Native Contexts") || !strings.Contains(summary, "### Retained by Context Summary") {
 		t.Errorf("summary:\n%s", summary)
 	}
-	diff := text(t, cs, "compare_heapsnapshots", map[string]any{"baseFilePath": before, "currentFilePath": after})
+	diff := transporttest.Must(t, cs, "compare_heapsnapshots", map[string]any{"baseFilePath": before, "currentFilePath": after})
 	m := diffRow.FindStringSubmatch(diff)
 	if m == nil || m[2] != "2000" || m[4] != "2000" {
 		t.Fatalf("compare_heapsnapshots does not show 2000 new Widgets:\n%s", firstLines(diff, 15))
 	}
-	details := text(t, cs, "get_heapsnapshot_details", map[string]any{"filePath": after})
+	details := transporttest.Must(t, cs, "get_heapsnapshot_details", map[string]any{"filePath": after})
 	c := classRow.FindStringSubmatch(details)
 	if c == nil || c[2] != "2100" {
 		t.Fatalf("details does not list 2100 Widgets:\n%s", firstLines(details, 15))
 	}
 	var classID int
 	fmt.Sscan(c[1], &classID)
-	nodes := text(t, cs, "get_heapsnapshot_class_nodes", map[string]any{"filePath": after, "id": classID, "pageSize": 3})
+	nodes := transporttest.Must(t, cs, "get_heapsnapshot_class_nodes", map[string]any{"filePath": after, "id": classID, "pageSize": 3})
 	n := firstNode.FindStringSubmatch(nodes)
 	if n == nil {
 		t.Fatalf("class nodes:\n%s", nodes)
 	}
 	var nodeID int
 	fmt.Sscan(n[1], &nodeID)
-	paths := text(t, cs, "get_heapsnapshot_retaining_paths", map[string]any{"filePath": after, "nodeId": nodeID, "maxDepth": 6})
+	paths := transporttest.Must(t, cs, "get_heapsnapshot_retaining_paths", map[string]any{"filePath": after, "nodeId": nodeID, "maxDepth": 6})
 	if !strings.Contains(paths, "via property widgets") {
 		t.Errorf("the retaining paths do not go through window.widgets:\n%s", firstLines(paths, 10))
 	}
-	doms := text(t, cs, "get_heapsnapshot_dominators", map[string]any{"filePath": after, "nodeId": nodeID})
+	doms := transporttest.Must(t, cs, "get_heapsnapshot_dominators", map[string]any{"filePath": after, "nodeId": nodeID})
 	if !strings.Contains(doms, fmt.Sprintf("\n%d,Widget,", nodeID)) || !strings.Contains(doms, ",Array,") {
 		t.Errorf("dominators:\n%s", doms)
 	}
-	text(t, cs, "close_heapsnapshot", map[string]any{"filePath": before})
-	text(t, cs, "close_heapsnapshot", map[string]any{"filePath": after})
+	transporttest.Must(t, cs, "close_heapsnapshot", map[string]any{"filePath": before})
+	transporttest.Must(t, cs, "close_heapsnapshot", map[string]any{"filePath": after})
 }
 
 func firstLines(s string, n int) string {
@@ -170,12 +171,12 @@ func TestHeapLeakThroughBinary(t *testing.T) {
 	dir := t.TempDir()
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
-		cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--memory-debugging", "--workspace", dir)})
+		cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--memory-debugging", "--workspace", dir)})
 		investigateLeak(t, cs, site, dir, "stdio")
 	})
 	t.Run("http", func(t *testing.T) {
 		t.Parallel()
-		in := startHTTP(t, "--memoryDebugging", "--workspace", dir)
+		in := tabhivetest.StartHTTP(t, "--memoryDebugging", "--workspace", dir)
 		investigateLeak(t, in.Client(nil), site, dir, "http")
 	})
 }
@@ -186,13 +187,13 @@ func TestHeapTwoSessionsThroughBinary(t *testing.T) {
 	t.Parallel()
 	site := browsertest.Serve(t, browsertest.HTML("Leaky", leakPage)).URL
 	dir := t.TempDir()
-	in := startHTTP(t, "--memory-debugging", "--workspace", dir)
+	in := tabhivetest.StartHTTP(t, "--memory-debugging", "--workspace", dir)
 	a, b := in.Client(nil), in.Client(nil)
-	text(t, a, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
+	transporttest.Must(t, a, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
 	files := map[int]string{100: filepath.Join(dir, "small.heapsnapshot"), 3100: filepath.Join(dir, "big.heapsnapshot")}
-	text(t, a, "take_heapsnapshot", map[string]any{"filePath": files[100]})
-	text(t, a, "evaluate_script", map[string]any{"function": "() => leak(3000)"})
-	text(t, a, "take_heapsnapshot", map[string]any{"filePath": files[3100]})
+	transporttest.Must(t, a, "take_heapsnapshot", map[string]any{"filePath": files[100]})
+	transporttest.Must(t, a, "evaluate_script", map[string]any{"function": "() => leak(3000)"})
+	transporttest.Must(t, a, "take_heapsnapshot", map[string]any{"filePath": files[3100]})
 
 	var wg sync.WaitGroup
 	for cs, widgets := range map[*mcp.ClientSession]int{a: 3100, b: 100} {
@@ -200,13 +201,13 @@ func TestHeapTwoSessionsThroughBinary(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 3 {
-				details, isErr := try(t, cs, "get_heapsnapshot_details", map[string]any{"filePath": files[widgets]})
+				details, isErr := transporttest.Call(t, cs, "get_heapsnapshot_details", map[string]any{"filePath": files[widgets]})
 				c := classRow.FindStringSubmatch(details)
 				if isErr || c == nil || c[2] != fmt.Sprint(widgets) {
 					t.Errorf("session with %d widgets: %s", widgets, firstLines(details, 12))
 					return
 				}
-				if _, isErr := try(t, cs, "get_heapsnapshot_duplicate_strings", map[string]any{"filePath": files[widgets], "pageSize": 2}); isErr {
+				if _, isErr := transporttest.Call(t, cs, "get_heapsnapshot_duplicate_strings", map[string]any{"filePath": files[widgets], "pageSize": 2}); isErr {
 					t.Errorf("duplicate strings failed")
 				}
 			}
@@ -220,11 +221,11 @@ func TestHeapBadInputThroughBinary(t *testing.T) {
 	t.Parallel()
 	site := browsertest.Serve(t, browsertest.HTML("Leaky", leakPage)).URL
 	dir, elsewhere := t.TempDir(), t.TempDir()
-	in := startHTTP(t, "--memory-debugging", "--workspace", dir)
+	in := tabhivetest.StartHTTP(t, "--memory-debugging", "--workspace", dir)
 	cs := in.Client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
 	good := filepath.Join(dir, "good.heapsnapshot")
-	text(t, cs, "take_heapsnapshot", map[string]any{"filePath": good})
+	transporttest.Must(t, cs, "take_heapsnapshot", map[string]any{"filePath": good})
 	data, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestHeapBadInputThroughBinary(t *testing.T) {
 		{"outside the sandbox", "get_heapsnapshot_summary", map[string]any{"filePath": write(elsewhere, "x.heapsnapshot", data)}, "is not within any of the configured workspace roots"},
 		{"snapshot written outside the sandbox", "take_heapsnapshot", map[string]any{"filePath": filepath.Join(elsewhere, "y.heapsnapshot")}, "is not within any of the configured workspace roots"},
 	} {
-		got, isErr := try(t, cs, c.tool, c.args)
+		got, isErr := transporttest.Call(t, cs, c.tool, c.args)
 		if !isErr || strings.Contains(got, "\n") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: got %q (error %v), want one sentence saying %q", c.name, got, isErr, c.want)
 		}
@@ -256,8 +257,8 @@ func TestHeapBadInputThroughBinary(t *testing.T) {
 	}
 	// A server whose budget is too small for the snapshot (a blank page's
 	// is 3 MB): the analysis tools need no browser, so none starts.
-	small := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--memory-debugging", "--workspace", dir, "--heap-snapshot-memory-bytes", "1000000")})
-	got, isErr := try(t, small, "get_heapsnapshot_summary", map[string]any{"filePath": good})
+	small := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--memory-debugging", "--workspace", dir, "--heap-snapshot-memory-bytes", "1000000")})
+	got, isErr := transporttest.Call(t, small, "get_heapsnapshot_summary", map[string]any{"filePath": good})
 	if want := "more than the 1000000 bytes this server allows for loaded snapshots (--heap-snapshot-memory-bytes)"; !isErr || strings.Contains(got, "\n") || !strings.Contains(got, want) {
 		t.Errorf("larger than the budget: got %q (error %v), want one sentence saying %q", got, isErr, want)
 	}
@@ -268,12 +269,12 @@ func TestHeapUnknownNodeThroughBinary(t *testing.T) {
 	t.Parallel()
 	site := browsertest.Serve(t, browsertest.HTML("Leaky", leakPage)).URL
 	dir := t.TempDir()
-	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--memory-debugging", "--workspace", dir), TerminateDuration: 30 * time.Second})
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
+	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--memory-debugging", "--workspace", dir), TerminateDuration: 30 * time.Second})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": loadedTimeout})
 	file := filepath.Join(dir, "s.heapsnapshot")
-	text(t, cs, "take_heapsnapshot", map[string]any{"filePath": file})
+	transporttest.Must(t, cs, "take_heapsnapshot", map[string]any{"filePath": file})
 	for _, tool := range []string{"get_heapsnapshot_retainers", "get_heapsnapshot_retaining_paths", "get_heapsnapshot_dominators", "get_heapsnapshot_edges", "get_heapsnapshot_object_details"} {
-		got, isErr := try(t, cs, tool, map[string]any{"filePath": file, "nodeId": 4000000001})
+		got, isErr := transporttest.Call(t, cs, tool, map[string]any{"filePath": file, "nodeId": 4000000001})
 		if !isErr || got != "Error: Node with ID 4000000001 not found" {
 			t.Errorf("%s with an unknown node id = %q (error %v)", tool, got, isErr)
 		}

@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"bufio"
@@ -16,6 +16,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestLighthouseEndpointKeepsItsSecret: while lighthouse_audit
@@ -64,12 +66,12 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 		w.Write(pixelPNG)
 	})
 	site := browsertest.Serve(t, mux).URL
-	cmd := command(t, "--http", "127.0.0.1:0", "--isolate-sessions")
+	cmd := tabhivetest.Command(t, "--http", "127.0.0.1:0", "--isolate-sessions")
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())
-	in := serve(t, cmd, nil)
+	in := tabhivetest.Serve(t, cmd, nil)
 	auditor, other := in.Client(nil), in.Client(nil)
-	text(t, auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
-	text(t, other, "list_pages", nil)
+	transporttest.Must(t, auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, other, "list_pages", nil)
 
 	type result struct {
 		text  string
@@ -139,17 +141,17 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 	// itself, which with no URL pattern nothing intercepts.
 	for _, path := range []string{"/json/version", "/json/list"} {
 		url := "http://127.0.0.1:" + port + path
-		nav, _ := try(t, other, "evaluate_script", map[string]any{"function": "() => { location.href = " + strconv.Quote(url) + " }"})
+		nav, _ := transporttest.Call(t, other, "evaluate_script", map[string]any{"function": "() => { location.href = " + strconv.Quote(url) + " }"})
 		var seen string
 		for deadline := time.Now().Add(time.Minute); !strings.HasPrefix(seen, url); {
 			if time.Now().After(deadline) {
 				t.Fatalf("the page did not go to %s within a minute: %s", url, seen)
 			}
 			time.Sleep(50 * time.Millisecond)
-			got, _ := try(t, other, "evaluate_script", map[string]any{"function": "() => location.href + ' ' + document.documentElement.outerHTML"})
+			got, _ := transporttest.Call(t, other, "evaluate_script", map[string]any{"function": "() => location.href + ' ' + document.documentElement.outerHTML"})
 			_, seen, _ = strings.Cut(got, `"`)
 		}
-		snap, _ := try(t, other, "take_snapshot", nil)
+		snap, _ := transporttest.Call(t, other, "take_snapshot", nil)
 		if leaks(nav) || leaks(seen) || leaks(snap) {
 			t.Errorf("another session's page loaded %s and read the endpoint's WebSocket:\n%s\n%s\n%s", path, nav, seen, snap)
 		}

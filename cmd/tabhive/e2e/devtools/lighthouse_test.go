@@ -1,4 +1,4 @@
-package main
+package devtools
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -62,15 +63,15 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	})
 	site := browsertest.Serve(t, mux).URL
 	work := t.TempDir()
-	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, "--workspace", work, "--experimental-structured-content")})
+	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--workspace", work, "--experimental-structured-content")})
 
 	url := site + "/audit.html"
-	text(t, cs, "navigate_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
 	// Another tab, which the audit must never see.
-	text(t, cs, "new_page", map[string]any{"url": site + "/other-agents-secret.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/other-agents-secret.html", "timeout": pageLoadTimeout})
 	// The audited page emulates a viewport of its own, which Lighthouse's
 	// screen emulation replaces while it runs.
-	text(t, cs, "emulate", map[string]any{"pageId": 1, "viewport": "800x600x1"})
+	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": 1, "viewport": "800x600x1"})
 
 	for _, tt := range []struct {
 		args map[string]any
@@ -79,7 +80,7 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		{map[string]any{"pageId": 1, "mode": "timespan"}, "mode"},
 		{map[string]any{"pageId": 1, "outputDirPath": "/etc/tabhive-lighthouse"}, "Access denied"},
 	} {
-		got, isErr := try(t, cs, "lighthouse_audit", tt.args)
+		got, isErr := transporttest.Call(t, cs, "lighthouse_audit", tt.args)
 		if !isErr || !strings.Contains(got, tt.want) || strings.Contains(got, "\n") {
 			t.Errorf("lighthouse_audit %v = %v %q, want one sentence with %q", tt.args, isErr, got, tt.want)
 		}
@@ -200,36 +201,36 @@ func TestLighthouseThroughBinary(t *testing.T) {
 
 	// Snapshot mode audits the page as it is, without reloading it: what
 	// a script left in the page is still there afterwards.
-	text(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => { window.__notReloaded = 'kept'; document.title = 'Changed by the agent' }"})
-	snap := text(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "mode": "snapshot"})
+	transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => { window.__notReloaded = 'kept'; document.title = 'Changed by the agent' }"})
+	snap := transporttest.Must(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "mode": "snapshot"})
 	for _, want := range []string{"Mode: snapshot\nDevice: desktop\nURL: " + url + "\n", "- image-alt [accessibility, seo]: ", `button#noname"`, "### Reports\n- "} {
 		if !strings.Contains(snap, want) {
 			t.Errorf("the snapshot audit's reply lacks %q:\n%s", want, snap)
 		}
 	}
-	if kept := text(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => window.__notReloaded + ' ' + document.title"}); !strings.Contains(kept, "kept Changed by the agent") {
+	if kept := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => window.__notReloaded + ' ' + document.title"}); !strings.Contains(kept, "kept Changed by the agent") {
 		t.Errorf("after a snapshot audit the page was reloaded: %s", kept)
 	}
 
 	// The page emulates its own viewport again, and still answers.
-	if size := text(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => innerWidth + 'x' + innerHeight"}); !strings.Contains(size, `"800x600"`) {
+	if size := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => innerWidth + 'x' + innerHeight"}); !strings.Contains(size, `"800x600"`) {
 		t.Errorf("after the audit the page's viewport is not its own 800x600:\n%s", size)
 	}
 	// The other tab still shows its own page.
-	if pages := text(t, cs, "list_pages", nil); !strings.Contains(pages, "other-agents-secret.html") {
+	if pages := transporttest.Must(t, cs, "list_pages", nil); !strings.Contains(pages, "other-agents-secret.html") {
 		t.Errorf("list_pages after the audit:\n%s", pages)
 	}
 
 	// A page with a dialog open is not audited: the usual sentence.
-	text(t, cs, "navigate_page", map[string]any{"pageId": 2, "url": site + "/dialog.html", "timeout": pageLoadTimeout})
-	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(text(t, cs, "take_snapshot", map[string]any{"pageId": 2}))
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": 2, "url": site + "/dialog.html", "timeout": pageLoadTimeout})
+	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": 2}))
 	if button == nil {
 		t.Fatal("no button in the snapshot")
 	}
-	if got := text(t, cs, "click", map[string]any{"pageId": 2, "uid": button[1]}); !strings.Contains(got, "# Open dialog") {
+	if got := transporttest.Must(t, cs, "click", map[string]any{"pageId": 2, "uid": button[1]}); !strings.Contains(got, "# Open dialog") {
 		t.Fatalf("click on the alert button: %q", got)
 	}
-	if got, isErr := try(t, cs, "lighthouse_audit", map[string]any{"pageId": 2}); !isErr || !strings.Contains(got, "dialog") || strings.Count(got, "\n") > 3 {
+	if got, isErr := transporttest.Call(t, cs, "lighthouse_audit", map[string]any{"pageId": 2}); !isErr || !strings.Contains(got, "dialog") || strings.Count(got, "\n") > 3 {
 		t.Errorf("lighthouse_audit with a dialog open = %v %q", isErr, got)
 	}
 }
@@ -242,11 +243,11 @@ func TestLighthouseWithoutCLI(t *testing.T) {
 	site := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<!doctype html><title>x</title><p>x`))
 	})).URL
-	cmd := command(t)
+	cmd := tabhivetest.Command(t)
 	cmd.Env = append(cmd.Env, "PATH="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd})
-	text(t, cs, "navigate_page", map[string]any{"url": site, "timeout": pageLoadTimeout})
-	got, isErr := try(t, cs, "lighthouse_audit", nil)
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site, "timeout": pageLoadTimeout})
+	got, isErr := transporttest.Call(t, cs, "lighthouse_audit", nil)
 	if !isErr || !strings.Contains(got, "install Node.js with npm") || !strings.Contains(got, "npm install -g lighthouse@12.8.2") || strings.Contains(got, "\n") {
 		t.Errorf("lighthouse_audit without the CLI = %v %q", isErr, got)
 	}
