@@ -46,13 +46,12 @@ var (
 	text = transporttest.Must
 	try  = transporttest.Call
 
-	binary             = tabhivetest.Binary
-	command            = tabhivetest.Command
-	client             = tabhivetest.Stdio
-	startHTTP          = tabhivetest.StartHTTP
-	startHTTPConnected = tabhivetest.StartHTTPConnected
-	serve              = tabhivetest.Serve
-	waitFor            = tabhivetest.WaitFor
+	binary    = tabhivetest.Binary
+	command   = tabhivetest.Command
+	client    = tabhivetest.Stdio
+	startHTTP = tabhivetest.StartHTTP
+	serve     = tabhivetest.Serve
+	waitFor   = tabhivetest.WaitFor
 )
 
 type instance = tabhivetest.Instance

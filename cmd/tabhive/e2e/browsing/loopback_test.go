@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestBlockedLoopbackAliasesThroughBinary: --blocked-url-pattern naming
@@ -53,16 +55,16 @@ Promise.allSettled(`+list+`.map(u => fetch(u, {mode: 'no-cors'}))).finally(() =>
 	}))
 
 	pattern := fmt.Sprintf("*://127.0.0.1:%d/*", port)
-	in := startHTTP(t, "--blocked-url-pattern", pattern)
+	in := tabhivetest.StartHTTP(t, "--blocked-url-pattern", pattern)
 	cs := in.Client(nil)
 	for _, u := range aliases {
-		got, isErr := try(t, cs, "navigate_page", map[string]any{"url": u})
+		got, isErr := transporttest.Call(t, cs, "navigate_page", map[string]any{"url": u})
 		if !isErr || !strings.Contains(got, "matches --blocked-url-pattern") {
 			t.Errorf("navigate_page %s = %v %q, want refused by the pattern", u, isErr, got)
 		}
 	}
-	text(t, cs, "navigate_page", map[string]any{"url": pageSite.URL + "/", "timeout": 60000})
-	waitFor(t, "the page's fetches", func() bool {
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": pageSite.URL + "/", "timeout": 60000})
+	tabhivetest.WaitFor(t, "the page's fetches", func() bool {
 		select {
 		case <-done:
 			return true

@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // These tests start the tabhive command with a session flag and observe
@@ -50,21 +52,21 @@ func TestIsolateSessionsThroughBinary(t *testing.T) {
 	mux.Handle("/set", browsertest.HTML("Set", `<p>set</p><script>document.cookie = "who=a; path=/"; localStorage.setItem("who", "a")</script>`))
 	mux.Handle("/read", browsertest.HTML("Read", `<p>read</p>`))
 	site := browsertest.Serve(t, mux).URL
-	in := startHTTP(t, "--isolate-sessions")
+	in := tabhivetest.StartHTTP(t, "--isolate-sessions")
 	a, b := in.Client(nil), in.Client(nil)
 
-	idA := selectedID(t, text(t, a, "navigate_page", map[string]any{"url": site + "/set"}))
-	listB := text(t, b, "navigate_page", map[string]any{"url": site + "/read"})
+	idA := selectedID(t, transporttest.Must(t, a, "navigate_page", map[string]any{"url": site + "/set"}))
+	listB := transporttest.Must(t, b, "navigate_page", map[string]any{"url": site + "/read"})
 	idB := selectedID(t, listB)
 	if slices.Contains(pageIDs(listB), idA) || idA == idB {
 		t.Fatalf("session B lists session A's page %d:\n%s", idA, listB)
 	}
 
 	read := map[string]any{"function": `() => document.cookie + "|" + localStorage.getItem("who")`}
-	if got := text(t, a, "evaluate_script", read); !strings.Contains(got, `who=a|a`) {
+	if got := transporttest.Must(t, a, "evaluate_script", read); !strings.Contains(got, `who=a|a`) {
 		t.Fatalf("session A's own page does not see what it stored: %q", got)
 	}
-	if got := text(t, b, "evaluate_script", read); !strings.Contains(got, `"|null"`) {
+	if got := transporttest.Must(t, b, "evaluate_script", read); !strings.Contains(got, `"|null"`) {
 		t.Errorf("session B's page sees session A's cookie or storage: %q", got)
 	}
 
@@ -81,16 +83,16 @@ func TestIsolateSessionsThroughBinary(t *testing.T) {
 			{"navigate_page", map[string]any{"pageId": id, "url": site + "/read"}},
 			{"close_page", map[string]any{"pageId": id}},
 		} {
-			got, isErr := try(t, b, c.tool, c.args)
+			got, isErr := transporttest.Call(t, b, c.tool, c.args)
 			if !isErr || !strings.Contains(got, fmt.Sprintf("No page found with id %d", id)) {
 				t.Errorf("session B: %s(pageId %d) = %v %q, want No page found", c.tool, id, isErr, got)
 			}
 		}
 	}
-	if got := text(t, a, "list_pages", nil); !slices.Contains(pageIDs(got), idA) {
+	if got := transporttest.Must(t, a, "list_pages", nil); !slices.Contains(pageIDs(got), idA) {
 		t.Errorf("session A lost its page to B's calls:\n%s", got)
 	}
-	if got := text(t, a, "take_snapshot", nil); !strings.Contains(got, "set") {
+	if got := transporttest.Must(t, a, "take_snapshot", nil); !strings.Contains(got, "set") {
 		t.Errorf("session A's page changed under B's calls:\n%s", got)
 	}
 }
@@ -103,45 +105,45 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 	mux.Handle("/opener", browsertest.HTML("Opener", `<a href="/popup" target="_blank">Open popup</a>`))
 	mux.Handle("/popup", browsertest.HTML("Popup", `<p>popup</p>`))
 	site := browsertest.Serve(t, mux).URL
-	in := startHTTP(t, "--isolate-sessions", "--max-pages-per-session", "3")
+	in := tabhivetest.StartHTTP(t, "--isolate-sessions", "--max-pages-per-session", "3")
 	cs := in.Client(nil)
 	refusal := "This session already has 3 open pages, the most allowed (--max-pages-per-session). Close one with close_page first."
 
-	given := selectedID(t, text(t, cs, "list_pages", nil))
-	opener := selectedID(t, text(t, cs, "new_page", map[string]any{"url": site + "/opener"}))
-	extra := selectedID(t, text(t, cs, "new_page", map[string]any{"url": "about:blank"}))
-	if got, isErr := try(t, cs, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(got, refusal) {
+	given := selectedID(t, transporttest.Must(t, cs, "list_pages", nil))
+	opener := selectedID(t, transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/opener"}))
+	extra := selectedID(t, transporttest.Must(t, cs, "new_page", map[string]any{"url": "about:blank"}))
+	if got, isErr := transporttest.Call(t, cs, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(got, refusal) {
 		t.Fatalf("third new_page with --max-pages-per-session 3 (the given page counts) = %v %q", isErr, got)
 	}
-	text(t, cs, "close_page", map[string]any{"pageId": extra})
+	transporttest.Must(t, cs, "close_page", map[string]any{"pageId": extra})
 
 	// A popup under the limit is the session's page, and counts.
-	link := regexp.MustCompile(`uid=(\S+) link "Open popup"`).FindStringSubmatch(text(t, cs, "take_snapshot", map[string]any{"pageId": opener}))
+	link := regexp.MustCompile(`uid=(\S+) link "Open popup"`).FindStringSubmatch(transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": opener}))
 	if link == nil {
 		t.Fatal("no link in the opener's snapshot")
 	}
-	text(t, cs, "click", map[string]any{"pageId": opener, "uid": link[1]})
+	transporttest.Must(t, cs, "click", map[string]any{"pageId": opener, "uid": link[1]})
 	popup := 0
-	waitFor(t, "the popup to be listed", func() bool {
-		for _, id := range pageIDs(text(t, cs, "list_pages", nil)) {
+	tabhivetest.WaitFor(t, "the popup to be listed", func() bool {
+		for _, id := range pageIDs(transporttest.Must(t, cs, "list_pages", nil)) {
 			if id != given && id != opener {
 				popup = id
 			}
 		}
 		return popup != 0
 	})
-	if got, isErr := try(t, cs, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(got, refusal) {
+	if got, isErr := transporttest.Call(t, cs, "new_page", map[string]any{"url": "about:blank"}); !isErr || !strings.Contains(got, refusal) {
 		t.Errorf("new_page with the given page, a page and a popup open, limit 3 = %v %q; want refused", isErr, got)
 	}
 
 	// A popup past the limit is closed; the reply of the call that opened
 	// it says so, or, if the browser reported it only after that reply,
 	// the next one.
-	replies := text(t, cs, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup?2"); return "opened" }`})
+	replies := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup?2"); return "opened" }`})
 	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 3 open pages, the most allowed \(--max-pages-per-session\)\.`)
 	var list string
-	waitFor(t, "the popup past the limit to be closed", func() bool {
-		list = text(t, cs, "list_pages", nil)
+	tabhivetest.WaitFor(t, "the popup past the limit to be closed", func() bool {
+		list = transporttest.Must(t, cs, "list_pages", nil)
 		replies += "\n" + list
 		return closed.MatchString(replies)
 	})
@@ -150,8 +152,8 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 	}
 
 	// Closing the first popup makes room for a new page.
-	text(t, cs, "close_page", map[string]any{"pageId": popup})
-	text(t, cs, "new_page", map[string]any{"url": "about:blank"})
+	transporttest.Must(t, cs, "close_page", map[string]any{"pageId": popup})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": "about:blank"})
 }
 
 // TestMaxPagesPerSessionShared: without isolation the limit counts the
@@ -159,24 +161,24 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 // by their opener; another session's count is its own.
 func TestMaxPagesPerSessionShared(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Page", `<p>page</p>`)).URL
-	in := startHTTP(t, "--max-pages-per-session", "1")
+	in := tabhivetest.StartHTTP(t, "--max-pages-per-session", "1")
 	a, b := in.Client(nil), in.Client(nil)
-	opener := selectedID(t, text(t, a, "new_page", map[string]any{"url": site + "/"}))
-	got, isErr := try(t, a, "new_page", map[string]any{"url": "about:blank"})
+	opener := selectedID(t, transporttest.Must(t, a, "new_page", map[string]any{"url": site + "/"}))
+	got, isErr := transporttest.Call(t, a, "new_page", map[string]any{"url": "about:blank"})
 	if !isErr || !strings.Contains(got, "This session already has 1 open pages, the most allowed (--max-pages-per-session).") {
 		t.Errorf("second new_page with --max-pages-per-session 1 = %v %q", isErr, got)
 	}
 	// A popup of the session's page takes it past the limit: closed.
-	replies := text(t, a, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup"); return "opened" }`})
+	replies := transporttest.Must(t, a, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup"); return "opened" }`})
 	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 1 open pages, the most allowed \(--max-pages-per-session\)\.`)
-	waitFor(t, "the popup past the limit to be closed", func() bool {
-		replies += "\n" + text(t, a, "list_pages", nil)
+	tabhivetest.WaitFor(t, "the popup past the limit to be closed", func() bool {
+		replies += "\n" + transporttest.Must(t, a, "list_pages", nil)
 		return closed.MatchString(replies)
 	})
 	// Another session has its own count: its new page, and a popup of the
 	// page it did not open, are not a's.
-	text(t, b, "new_page", map[string]any{"url": "about:blank"})
-	if got, isErr := try(t, b, "new_page", map[string]any{"url": "about:blank"}); !isErr {
+	transporttest.Must(t, b, "new_page", map[string]any{"url": "about:blank"})
+	if got, isErr := transporttest.Call(t, b, "new_page", map[string]any{"url": "about:blank"}); !isErr {
 		t.Errorf("b's second new_page with --max-pages-per-session 1 = %q, want refused", got)
 	}
 }
@@ -187,7 +189,7 @@ func TestMaxPagesPerSessionShared(t *testing.T) {
 // with the limit at 5); a session that ends frees its place.
 func TestMaxSessionsThroughBinary(t *testing.T) {
 	t.Parallel()
-	in := startHTTP(t, "--max-sessions", "5")
+	in := tabhivetest.StartHTTP(t, "--max-sessions", "5")
 	type result struct {
 		status          int
 		session, answer string
@@ -197,7 +199,7 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 	for i := range results {
 		wg.Go(func() {
 			var r result
-			r.status, r.session, r.answer = in.Post(initializeBody, nil)
+			r.status, r.session, r.answer = in.Post(tabhivetest.InitializeBody, nil)
 			results[i] = r
 		})
 	}
@@ -221,7 +223,7 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 	if got := in.Metric("tabhive_sessions"); got != 5 {
 		t.Errorf("tabhive_sessions = %v with 5 bare sessions open, want 5", got)
 	}
-	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable {
+	if status, _, answer := in.Post(tabhivetest.InitializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Errorf("initialize with 5 sessions open: %d %q, want 503", status, answer)
 	}
 
@@ -231,11 +233,11 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 	if status, _, answer := in.Do(req); status != http.StatusNoContent {
 		t.Fatalf("DELETE a session: %d %q", status, answer)
 	}
-	waitFor(t, "a place for a new session after DELETE", func() bool {
-		status, _, _ := in.Post(initializeBody, nil)
+	tabhivetest.WaitFor(t, "a place for a new session after DELETE", func() bool {
+		status, _, _ := in.Post(tabhivetest.InitializeBody, nil)
 		return status == http.StatusOK
 	})
-	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable {
+	if status, _, answer := in.Post(tabhivetest.InitializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Errorf("initialize after the freed place was taken: %d %q, want 503", status, answer)
 	}
 }
@@ -244,20 +246,20 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 // a request that makes no session takes none.
 func TestMaxSessionsIdleTimeout(t *testing.T) {
 	t.Parallel()
-	in := startHTTP(t, "--max-sessions", "1", "--session-idle-timeout", "3s")
+	in := tabhivetest.StartHTTP(t, "--max-sessions", "1", "--session-idle-timeout", "3s")
 	// Not an initialize: the SDK makes a session for it and closes it.
 	in.Post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
 	var first string
-	waitFor(t, "the place of a request that made no session", func() bool {
+	tabhivetest.WaitFor(t, "the place of a request that made no session", func() bool {
 		var status int
-		status, first, _ = in.Post(initializeBody, nil)
+		status, first, _ = in.Post(tabhivetest.InitializeBody, nil)
 		return status == http.StatusOK
 	})
-	if status, _, answer := in.Post(initializeBody, nil); status != http.StatusServiceUnavailable {
+	if status, _, answer := in.Post(tabhivetest.InitializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Fatalf("second session with --max-sessions 1: %d %q, want 503", status, answer)
 	}
-	waitFor(t, "the idle session's place", func() bool {
-		status, _, _ := in.Post(initializeBody, nil)
+	tabhivetest.WaitFor(t, "the idle session's place", func() bool {
+		status, _, _ := in.Post(tabhivetest.InitializeBody, nil)
 		return status == http.StatusOK
 	})
 	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
@@ -271,7 +273,7 @@ func TestMaxSessionsIdleTimeout(t *testing.T) {
 // not serve).
 func TestMetricsThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Dialog", `<button onclick="alert('hello')">Alert</button>`)).URL
-	in := startHTTP(t)
+	in := tabhivetest.StartHTTP(t)
 	cs := in.Client(nil)
 	names := []string{"tabhive_evaluate_timeouts_total", "tabhive_evaluate_terminations_total", "tabhive_dialogs_total"}
 	for _, n := range names {
@@ -279,15 +281,15 @@ func TestMetricsThroughBinary(t *testing.T) {
 			t.Fatalf("%s = %v before anything ran, want 0", n, got)
 		}
 	}
-	text(t, cs, "new_page", map[string]any{"url": site + "/"})
-	if got, isErr := try(t, cs, "evaluate_script", map[string]any{"function": "() => { while (true) {} }", "timeout": 1000}); !isErr {
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/"})
+	if got, isErr := transporttest.Call(t, cs, "evaluate_script", map[string]any{"function": "() => { while (true) {} }", "timeout": 1000}); !isErr {
 		t.Errorf("a hung script returned %q", got)
 	}
-	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(text(t, cs, "take_snapshot", nil))
+	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(transporttest.Must(t, cs, "take_snapshot", nil))
 	if button == nil {
 		t.Fatal("no button in the snapshot")
 	}
-	if got := text(t, cs, "click", map[string]any{"uid": button[1]}); !strings.Contains(got, "# Open dialog") {
+	if got := transporttest.Must(t, cs, "click", map[string]any{"uid": button[1]}); !strings.Contains(got, "# Open dialog") {
 		t.Errorf("click on the alert button: %q", got)
 	}
 	for _, n := range names {
@@ -301,7 +303,7 @@ func TestMetricsThroughBinary(t *testing.T) {
 // --allowed-origins as the binary applies them.
 func TestAuthHostsOriginsThroughBinary(t *testing.T) {
 	t.Parallel()
-	in := startHTTP(t, "--auth-token", "s3cret", "--allowed-hosts", "tabhive.test", "--allowedOrigins", "http://app.example")
+	in := tabhivetest.StartHTTP(t, "--auth-token", "s3cret", "--allowed-hosts", "tabhive.test", "--allowedOrigins", "http://app.example")
 	port := in.Addr[strings.LastIndex(in.Addr, ":")+1:]
 	auth := "Bearer s3cret"
 	tests := []struct {
@@ -324,7 +326,7 @@ func TestAuthHostsOriginsThroughBinary(t *testing.T) {
 		{"foreign origin without token", "", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
 	}
 	for _, tt := range tests {
-		req, _ := http.NewRequest(http.MethodPost, in.URL, strings.NewReader(initializeBody))
+		req, _ := http.NewRequest(http.MethodPost, in.URL, strings.NewReader(tabhivetest.InitializeBody))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if tt.host != "" {
@@ -344,11 +346,11 @@ func TestAuthHostsOriginsThroughBinary(t *testing.T) {
 
 	// An MCP client with the token works; one without is told why not.
 	cs := in.Client(http.Header{"Authorization": {auth}})
-	if _, err := cs.ListTools(ctx(t), nil); err != nil {
+	if _, err := cs.ListTools(transporttest.Context(t), nil); err != nil {
 		t.Errorf("tools/list with the token: %v", err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	if cs, err := c.Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: in.URL}, nil); err == nil {
+	if cs, err := c.Connect(transporttest.Context(t), &mcp.StreamableClientTransport{Endpoint: in.URL}, nil); err == nil {
 		cs.Close()
 		t.Error("a client without the token connected")
 	} else if !strings.Contains(err.Error(), "Unauthorized") {

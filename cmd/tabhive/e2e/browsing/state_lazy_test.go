@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestLoadStorageStateLazyThroughBinary: a state of
@@ -25,7 +27,7 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, first).URL
 	other := browsertest.Serve(t, first).URL
 	dir := t.TempDir()
-	in := startHTTP(t, "--workspace", dir)
+	in := tabhivetest.StartHTTP(t, "--workspace", dir)
 	cs := in.Client(nil)
 
 	n := 3000
@@ -51,7 +53,7 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 	}
 
 	start := time.Now()
-	got, isErr := try(t, cs, "load_storage_state", map[string]any{"filePath": path})
+	got, isErr := transporttest.Call(t, cs, "load_storage_state", map[string]any{"filePath": path})
 	took := time.Since(start)
 	t.Logf("load_storage_state of %d origins took %v", n, took)
 	if isErr || !strings.Contains(got, fmt.Sprintf("(0 cookies, %d origins).\nThe localStorage of %d origins is written into the first document of each that a page of this context shows, before its scripts run; a page already showing one gets it when it reloads.", n, n)) {
@@ -61,23 +63,23 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 		t.Errorf("load_storage_state of %d origins took %v, want under 10 s", n, took)
 	}
 
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/"})
-	if got, want := text(t, cs, "evaluate_script", map[string]any{"function": "() => document.title"}), fmt.Sprintf("k=v%d", n-1); !strings.Contains(got, want) {
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/"})
+	if got, want := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": "() => document.title"}), fmt.Sprintf("k=v%d", n-1); !strings.Contains(got, want) {
 		t.Errorf("the site's first script saw %q, want %s", got, want)
 	}
-	text(t, cs, "set_web_storage", map[string]any{"key": "k", "value": "after"})
-	text(t, cs, "navigate_page", map[string]any{"type": "reload"})
-	if got := text(t, cs, "evaluate_script", map[string]any{"function": "() => document.title"}); !strings.Contains(got, "k=after") {
+	transporttest.Must(t, cs, "set_web_storage", map[string]any{"key": "k", "value": "after"})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"type": "reload"})
+	if got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": "() => document.title"}); !strings.Contains(got, "k=after") {
 		t.Errorf("after a reload, the site's first script saw %q, want k=after (the state applied again over the page's write)", got)
 	}
 
-	text(t, cs, "new_page", map[string]any{"url": other + "/"})
-	if got, want := text(t, cs, "evaluate_script", map[string]any{"function": "() => document.title"}), fmt.Sprintf("k=v%d", n-2); !strings.Contains(got, want) {
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": other + "/"})
+	if got, want := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": "() => document.title"}), fmt.Sprintf("k=v%d", n-2); !strings.Contains(got, want) {
 		t.Errorf("a new page's first script saw %q, want %s", got, want)
 	}
 
 	saved := filepath.Join(dir, "saved.json")
-	text(t, cs, "save_storage_state", map[string]any{"filePath": saved})
+	transporttest.Must(t, cs, "save_storage_state", map[string]any{"filePath": saved})
 	if b, err = os.ReadFile(saved); err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +100,8 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 	}
 	// A later load replaces what is pending: saved, only its origin and
 	// the one the new page showed remain.
-	text(t, cs, "load_storage_state", map[string]any{"filePath": stateFile(t, dir, 1, site)})
-	text(t, cs, "save_storage_state", map[string]any{"filePath": saved})
+	transporttest.Must(t, cs, "load_storage_state", map[string]any{"filePath": stateFile(t, dir, 1, site)})
+	transporttest.Must(t, cs, "save_storage_state", map[string]any{"filePath": saved})
 	if b, err = os.ReadFile(saved); err != nil {
 		t.Fatal(err)
 	}

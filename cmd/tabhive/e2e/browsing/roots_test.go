@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"net/url"
@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -40,8 +41,8 @@ func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
 	// try reports whether the client could read secret and write next to it.
 	try := func(cs *mcp.ClientSession, name string) (upload, snap string) {
 		t.Helper()
-		text(t, cs, "navigate_page", map[string]any{"url": site, "timeout": 60000})
-		m := regexp.MustCompile(`uid=(\S+) button "File"`).FindStringSubmatch(text(t, cs, "take_snapshot", nil))
+		transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site, "timeout": 60000})
+		m := regexp.MustCompile(`uid=(\S+) button "File"`).FindStringSubmatch(transporttest.Must(t, cs, "take_snapshot", nil))
 		if m == nil {
 			t.Fatalf("%s: no file input in the snapshot", name)
 		}
@@ -53,7 +54,7 @@ func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
 		}
 		return upload, snap
 	}
-	in := startHTTP(t)
+	in := tabhivetest.StartHTTP(t)
 	upload, snap := try(rootsClient(t, &mcp.StreamableClientTransport{Endpoint: in.URL}, "/"), "http")
 	if !strings.Contains(upload, "Access denied") || !strings.Contains(snap, "Access denied") {
 		t.Errorf("over HTTP with the client's root file:///: upload_file %q, take_snapshot %q; want both denied", upload, snap)
@@ -62,13 +63,13 @@ func TestClientRootsOverHTTPThroughBinary(t *testing.T) {
 		t.Error("over HTTP a client's root let take_snapshot write outside its sandbox")
 	}
 
-	trusted := startHTTP(t, "--trust-client-roots")
+	trusted := tabhivetest.StartHTTP(t, "--trust-client-roots")
 	upload, snap = try(rootsClient(t, &mcp.StreamableClientTransport{Endpoint: trusted.URL}, dir), "trusted")
 	if !strings.Contains(upload, "File uploaded from "+secret) || !strings.Contains(snap, "Saved snapshot to") {
 		t.Errorf("over HTTP with --trust-client-roots: upload_file %q, take_snapshot %q; want both done", upload, snap)
 	}
 
-	stdio := rootsClient(t, &mcp.CommandTransport{Command: command(t), TerminateDuration: 10 * time.Second}, dir)
+	stdio := rootsClient(t, &mcp.CommandTransport{Command: tabhivetest.Command(t), TerminateDuration: 10 * time.Second}, dir)
 	upload, snap = try(stdio, "stdio")
 	if !strings.Contains(upload, "File uploaded from "+secret) || !strings.Contains(snap, "Saved snapshot to") {
 		t.Errorf("over stdio with the client's root: upload_file %q, take_snapshot %q; want both done", upload, snap)

@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -21,15 +22,15 @@ import (
 func TestWorkspaceThroughBinary(t *testing.T) {
 	dir := t.TempDir()
 	shot := filepath.Join(dir, "shot.png")
-	in := startHTTP(t)
-	got, isErr := try(t, in.Client(nil), "take_screenshot", map[string]any{"filePath": shot})
+	in := tabhivetest.StartHTTP(t)
+	got, isErr := transporttest.Call(t, in.Client(nil), "take_screenshot", map[string]any{"filePath": shot})
 	if !isErr || !strings.Contains(got, "Access denied") {
 		t.Fatalf("screenshot into %s without --workspace = %v %q, want Access denied", dir, isErr, got)
 	}
 	in.Stop()
 
-	in = startHTTP(t, "--workspace", dir)
-	text(t, in.Client(nil), "take_screenshot", map[string]any{"filePath": shot})
+	in = tabhivetest.StartHTTP(t, "--workspace", dir)
+	transporttest.Must(t, in.Client(nil), "take_screenshot", map[string]any{"filePath": shot})
 	if fi, err := os.Stat(shot); err != nil || fi.Size() == 0 {
 		t.Fatalf("screenshot into the workspace: %v", err)
 	}
@@ -85,7 +86,7 @@ func TestFileNavigationsDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	fileURL := "file://" + secret
-	in := startHTTP(t)
+	in := tabhivetest.StartHTTP(t)
 	cs := in.Client(nil)
 	for _, tc := range []struct{ tool, url, want string }{
 		{"navigate_page", fileURL, "Navigation to " + fileURL + " refused: this server does not allow file: URLs (start it with --file-navigations to allow them)."},
@@ -95,23 +96,23 @@ func TestFileNavigationsDefault(t *testing.T) {
 		{"navigate_page", "chrome://settings", "chrome: URLs are the browser's own pages, which this server never opens"},
 		{"new_page", "devtools://devtools/bundled/inspector.html", "devtools: URLs are the browser's own pages"},
 	} {
-		got, isErr := try(t, cs, tc.tool, map[string]any{"url": tc.url})
+		got, isErr := transporttest.Call(t, cs, tc.tool, map[string]any{"url": tc.url})
 		if !isErr || !strings.Contains(got, tc.want) || strings.Contains(got, "the secret text") {
 			t.Errorf("%s %s over HTTP = %v %q, want refused: %q", tc.tool, tc.url, isErr, got, tc.want)
 		}
 	}
 	in.Stop()
 
-	in = startHTTP(t, "--file-navigations")
+	in = tabhivetest.StartHTTP(t, "--file-navigations")
 	cs = in.Client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": fileURL})
-	if got := text(t, cs, "take_snapshot", nil); !strings.Contains(got, "the secret text") {
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": fileURL})
+	if got := transporttest.Must(t, cs, "take_snapshot", nil); !strings.Contains(got, "the secret text") {
 		t.Errorf("file: page with --file-navigations: snapshot %q", got)
 	}
 
-	stdio := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t)})
-	text(t, stdio, "navigate_page", map[string]any{"url": fileURL})
-	if got := text(t, stdio, "take_snapshot", nil); !strings.Contains(got, "the secret text") {
+	stdio := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t)})
+	transporttest.Must(t, stdio, "navigate_page", map[string]any{"url": fileURL})
+	if got := transporttest.Must(t, stdio, "take_snapshot", nil); !strings.Contains(got, "the secret text") {
 		t.Errorf("file: page over stdio: snapshot %q", got)
 	}
 }
@@ -127,16 +128,16 @@ func TestBlockedURLPatternThroughBinary(t *testing.T) {
 <script>fetch('/blocked/fetch').catch(() => {}).finally(() => fetch('/fetch-done'));
 new Worker(URL.createObjectURL(new Blob(["fetch(location.origin + '/blocked/worker').catch(() => {}).finally(() => fetch(location.origin + '/worker-done'))".replaceAll('location.origin', JSON.stringify(location.origin))])));</script>`,
 	})
-	in := startHTTP(t, "--blocked-url-pattern", "*://*:*/blocked/*")
+	in := tabhivetest.StartHTTP(t, "--blocked-url-pattern", "*://*:*/blocked/*")
 	cs := in.Client(nil)
-	got, isErr := try(t, cs, "new_page", map[string]any{"url": w.url + "/blocked/page"})
+	got, isErr := transporttest.Call(t, cs, "new_page", map[string]any{"url": w.url + "/blocked/page"})
 	if !isErr || !strings.Contains(got, `refused: it matches --blocked-url-pattern "*://*:*/blocked/*".`) {
 		t.Errorf("new_page of a blocked URL = %v %q", isErr, got)
 	}
-	id := selectedID(t, text(t, cs, "new_page", map[string]any{"url": w.url + "/"}))
-	text(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => { window.open('/blocked/popup'); return 1 }`})
-	text(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => { window.open('/popup-done'); return 1 }`})
-	waitFor(t, "the page's requests", func() bool {
+	id := selectedID(t, transporttest.Must(t, cs, "new_page", map[string]any{"url": w.url + "/"}))
+	transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => { window.open('/blocked/popup'); return 1 }`})
+	transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => { window.open('/popup-done'); return 1 }`})
+	tabhivetest.WaitFor(t, "the page's requests", func() bool {
 		return w.asked("/fetch-done") && w.asked("/worker-done") && w.asked("/redirect") && w.asked("/popup-done")
 	})
 	for _, p := range w.paths() {
@@ -154,14 +155,14 @@ func TestAllowedURLPatternThroughBinary(t *testing.T) {
 		"/": `<!doctype html><title>Allowed</title><img src="` + outside.url + `/image">
 <script>fetch('` + outside.url + `/fetch').catch(() => {}).finally(() => fetch('/done'))</script>`,
 	})
-	in := startHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
+	in := tabhivetest.StartHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
 	cs := in.Client(nil)
-	got, isErr := try(t, cs, "navigate_page", map[string]any{"url": outside.url + "/"})
+	got, isErr := transporttest.Call(t, cs, "navigate_page", map[string]any{"url": outside.url + "/"})
 	if !isErr || !strings.Contains(got, "is not allowed by any --allowed-url-pattern") {
 		t.Errorf("navigate_page outside the allow list = %v %q", isErr, got)
 	}
-	text(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/"})
-	waitFor(t, "the allowed page's fetch", func() bool { return allowed.asked("/done") })
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/"})
+	tabhivetest.WaitFor(t, "the allowed page's fetch", func() bool { return allowed.asked("/done") })
 	if p := outside.paths(); len(p) > 0 {
 		t.Errorf("a site outside the allow list was asked for %v", p)
 	}
@@ -171,9 +172,9 @@ func TestAllowedURLPatternThroughBinary(t *testing.T) {
 // evaluate_script off the tool list and refuses initScript and javascript:
 // and data: URLs.
 func TestJavaScriptEvaluationOff(t *testing.T) {
-	in := startHTTP(t, "--javascript-evaluation=false")
+	in := tabhivetest.StartHTTP(t, "--javascript-evaluation=false")
 	cs := in.Client(nil)
-	tools, err := cs.ListTools(ctx(t), nil)
+	tools, err := cs.ListTools(transporttest.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func TestJavaScriptEvaluationOff(t *testing.T) {
 		{map[string]any{"url": "javascript:alert(1)"}, "which refuses javascript: URLs"},
 		{map[string]any{"url": "data:text/html,<script>1</script>"}, "which refuses data: URLs"},
 	} {
-		if got, isErr := try(t, cs, "navigate_page", tc.args); !isErr || !strings.Contains(got, tc.want) {
+		if got, isErr := transporttest.Call(t, cs, "navigate_page", tc.args); !isErr || !strings.Contains(got, tc.want) {
 			t.Errorf("navigate_page %v = %v %q, want %q", tc.args, isErr, got, tc.want)
 		}
 	}
@@ -201,9 +202,9 @@ func TestJavaScriptEvaluationOff(t *testing.T) {
 // reach its control channel, whatever address spelling it tries; and a
 // --chrome-arg that would open one is refused at launch.
 func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
-	in := startHTTP(t)
+	in := tabhivetest.StartHTTP(t)
 	cs := in.Client(nil)
-	text(t, cs, "new_page", map[string]any{"url": "about:blank"})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": "about:blank"})
 	procs := browsertest.ChromiumProcesses()
 	if len(procs) == 0 {
 		t.Fatal("no Chromium process found under the test")
@@ -213,8 +214,8 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 	}
 	in.Stop()
 
-	in = startHTTP(t, "--chrome-arg=--remote-debugging-port=9229")
-	got, isErr := try(t, in.Client(nil), "list_pages", nil)
+	in = tabhivetest.StartHTTP(t, "--chrome-arg=--remote-debugging-port=9229")
+	got, isErr := transporttest.Call(t, in.Client(nil), "list_pages", nil)
 	if !isErr || !strings.Contains(got, "--chrome-arg --remote-debugging-port=9229 is refused") {
 		t.Errorf("list_pages with --chrome-arg=--remote-debugging-port = %v %q, want the launch refused", isErr, got)
 	}
@@ -224,11 +225,11 @@ func TestNoDevToolsEndpointThroughBinary(t *testing.T) {
 // and says how much and how to get the rest; a big evaluate_script result
 // is cut in the page.
 func TestMaxReplyBytesThroughBinary(t *testing.T) {
-	in := startHTTP(t, "--max-reply-bytes", "4096")
+	in := tabhivetest.StartHTTP(t, "--max-reply-bytes", "4096")
 	cs := in.Client(nil)
 	// A 50 MB result, made and cut in the page: past the default 30 s on
 	// a loaded machine.
-	got := text(t, cs, "evaluate_script", map[string]any{"function": `() => 'x'.repeat(50 << 20)`, "timeout": 45000})
+	got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": `() => 'x'.repeat(50 << 20)`, "timeout": 45000})
 	if len(got) > 4096 {
 		t.Errorf("reply of %d bytes with --max-reply-bytes 4096", len(got))
 	}

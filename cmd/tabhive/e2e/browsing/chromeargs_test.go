@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -35,9 +36,9 @@ func TestChromeArgSpellingsThroughBinary(t *testing.T) {
 		"-user-data-dir=/tmp/elsewhere",
 		"remote-debugging-port=9",
 	} {
-		cmd := command(t, "--chrome-arg="+arg)
+		cmd := tabhivetest.Command(t, "--chrome-arg="+arg)
 		cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second})
-		got, isErr := try(t, cs, "list_pages", nil)
+		got, isErr := transporttest.Call(t, cs, "list_pages", nil)
 		if !isErr || !strings.Contains(got, "--chrome-arg "+arg+" is refused") {
 			t.Errorf("--chrome-arg=%s: list_pages = %v %q, want the launch refused naming it", arg, isErr, got)
 		}
@@ -67,10 +68,10 @@ func freePort(t *testing.T) int {
 // replaced by it.
 func TestJSFlagsThroughBinary(t *testing.T) {
 	t.Parallel()
-	cmd := command(t, "--chrome-arg=--js-flags=--expose-gc")
+	cmd := tabhivetest.Command(t, "--chrome-arg=--js-flags=--expose-gc")
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second})
-	text(t, cs, "new_page", map[string]any{"url": "about:blank", "timeout": 60000})
-	if got := text(t, cs, "evaluate_script", map[string]any{"function": "() => typeof gc"}); !strings.Contains(got, `"function"`) {
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": "about:blank", "timeout": 60000})
+	if got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": "() => typeof gc"}); !strings.Contains(got, `"function"`) {
 		t.Errorf("typeof gc in a page = %q, want \"function\": the operator's --js-flags did not reach V8", got)
 	}
 	var flags []string

@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"encoding/json"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // stateFile writes a storage state file with n origins of one
@@ -44,33 +46,33 @@ func stateFile(t *testing.T, dir string, n int, site string) string {
 func TestLoadStorageStateOriginsThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Site", `<p>site</p>`)).URL
 	dir := t.TempDir()
-	in := startHTTP(t, "--workspace", dir)
+	in := tabhivetest.StartHTTP(t, "--workspace", dir)
 	cs := in.Client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/"})
-	text(t, cs, "set_web_storage", map[string]any{"key": "k", "value": "before"})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/"})
+	transporttest.Must(t, cs, "set_web_storage", map[string]any{"key": "k", "value": "before"})
 
 	big := stateFile(t, dir, 10001, site)
 	start := time.Now()
-	got, isErr := try(t, cs, "load_storage_state", map[string]any{"filePath": big})
+	got, isErr := transporttest.Call(t, cs, "load_storage_state", map[string]any{"filePath": big})
 	if want := "Error: " + big + " is not a storage state file: it names 10001 origins, more than the 10000 a state file may have; split it, or leave out origins the agent does not need."; !isErr || got != want {
 		t.Errorf("load_storage_state(10,001 origins) = %v %q, want %q", isErr, got, want)
 	}
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("refusing 10,001 origins took %v", took)
 	}
-	if got := text(t, cs, "get_web_storage", map[string]any{"key": "k"}); !strings.Contains(got, `"k": "before"`) {
+	if got := transporttest.Must(t, cs, "get_web_storage", map[string]any{"key": "k"}); !strings.Contains(got, `"k": "before"`) {
 		t.Errorf("a refused state file changed the storage:\n%s", got)
 	}
 
 	n := 40
 	start = time.Now()
-	got = text(t, cs, "load_storage_state", map[string]any{"filePath": stateFile(t, dir, n, site)})
+	got = transporttest.Must(t, cs, "load_storage_state", map[string]any{"filePath": stateFile(t, dir, n, site)})
 	t.Logf("load_storage_state of %d origins took %v", n, time.Since(start))
 	if !strings.Contains(got, fmt.Sprintf("(0 cookies, %d origins)", n)) {
 		t.Errorf("load_storage_state(%d origins) = %q", n, got)
 	}
-	text(t, cs, "navigate_page", map[string]any{"type": "reload"})
-	if got, want := text(t, cs, "get_web_storage", map[string]any{"key": "k"}), fmt.Sprintf(`"k": "v%d"`, n-1); !strings.Contains(got, want) {
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"type": "reload"})
+	if got, want := transporttest.Must(t, cs, "get_web_storage", map[string]any{"key": "k"}), fmt.Sprintf(`"k": "v%d"`, n-1); !strings.Contains(got, want) {
 		t.Errorf("after loading, the site's storage lacks %s:\n%s", want, got)
 	}
 }

@@ -1,9 +1,12 @@
-package main
+package browsing
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestSpeculationRulesThroughBinary: with --allowed-url-pattern, speculation
@@ -13,10 +16,10 @@ import (
 func TestSpeculationRulesThroughBinary(t *testing.T) {
 	outside := newWitness(t, map[string]string{"/secret": "<title>Outside</title><p>outside content</p>"})
 	allowed := newWitness(t, map[string]string{"/": "<title>Allowed</title><p>allowed</p>"})
-	in := startHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
+	in := tabhivetest.StartHTTP(t, "--allowed-url-pattern", allowed.url+"/*")
 	cs := in.Client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/", "timeout": 60000})
-	text(t, cs, "evaluate_script", map[string]any{"function": `() => {
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/", "timeout": 60000})
+	transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": `() => {
   const s = document.createElement('script'); s.type = 'speculationrules';
   s.textContent = JSON.stringify({prefetch: [{source: 'list', urls: ['` + outside.url + `/secret', '/allowed-prefetch']}],
     prerender: [{source: 'list', urls: ['` + outside.url + `/secret', '/allowed-prerender']}]});
@@ -26,11 +29,11 @@ func TestSpeculationRulesThroughBinary(t *testing.T) {
 	for deadline := time.Now().Add(3 * time.Second); !allowed.asked("/allowed-prerender") && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	text(t, cs, "evaluate_script", map[string]any{"function": `() => { setTimeout(() => location.href = '` + outside.url + `/secret'); return 1 }`})
-	waitFor(t, "the page to leave", func() bool {
-		return !strings.Contains(text(t, cs, "take_snapshot", nil), `"Allowed"`)
+	transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": `() => { setTimeout(() => location.href = '` + outside.url + `/secret'); return 1 }`})
+	tabhivetest.WaitFor(t, "the page to leave", func() bool {
+		return !strings.Contains(transporttest.Must(t, cs, "take_snapshot", nil), `"Allowed"`)
 	})
-	if got := text(t, cs, "take_snapshot", nil); strings.Contains(got, "outside content") {
+	if got := transporttest.Must(t, cs, "take_snapshot", nil); strings.Contains(got, "outside content") {
 		t.Errorf("the page shows the site outside the allow list:\n%s", got)
 	}
 	if p := outside.paths(); len(p) > 0 {

@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"net/http"
@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/internal/launch"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // browserService stands for a browser service on another machine: it
@@ -58,7 +60,7 @@ func (bs *browserService) endpoint() string {
 func (bs *browserService) start(t *testing.T) *launch.Process {
 	t.Helper()
 	exe := browsertest.Executable(t)
-	proc, err := launch.Start(ctx(t), launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: true})
+	proc, err := launch.Start(transporttest.Context(t), launch.Options{ExecutablePath: exe, Headless: true, DebuggingPort: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,9 +86,9 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 
 	// The test's command has launch flags; a connected tabhive has none.
 	cmd := []string{"--ws-endpoint", bs.endpoint(), "--wsHeaders", `{"Authorization":"` + serviceToken + `"}`}
-	in := startHTTPConnected(t, cmd...)
+	in := tabhivetest.StartHTTPConnected(t, cmd...)
 	cs := in.Client(nil)
-	if got := text(t, cs, "new_page", map[string]any{"url": site + "/"}); !strings.Contains(got, "Remote ("+site+"/) [selected]") {
+	if got := transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/"}); !strings.Contains(got, "Remote ("+site+"/) [selected]") {
 		t.Fatalf("new_page on the remote browser: %q", got)
 	}
 	if n := bs.accepted.Load(); n != 1 {
@@ -99,14 +101,14 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 	// The browser goes away; the service has none for a while.
 	bs.backend.Store(nil)
 	first.Close()
-	waitFor(t, "tabhive to notice the browser is gone", func() bool { return in.Metric("tabhive_browser_connected") == 0 })
+	tabhivetest.WaitFor(t, "tabhive to notice the browser is gone", func() bool { return in.Metric("tabhive_browser_connected") == 0 })
 	// A call made while no browser is there fails at once, saying why and
 	// when tabhive tries again. The first few may still meet the old
 	// connection going away; on a loaded machine, give it a minute and a
 	// half, and say what the last call answered.
 	var last string
 	for deadline := time.Now().Add(90 * time.Second); ; {
-		got, isErr := try(t, cs, "list_pages", nil)
+		got, isErr := transporttest.Call(t, cs, "list_pages", nil)
 		if isErr && strings.Contains(got, "answered 502 Bad Gateway") && strings.Contains(got, "tabhive connects again in") {
 			break
 		}
@@ -119,14 +121,14 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 
 	// A browser again: tabhive connects by itself.
 	bs.start(t)
-	waitFor(t, "tabhive to connect again on its own", func() bool { return in.Metric("tabhive_browser_connected") == 1 })
-	if got := text(t, cs, "list_pages", nil); !strings.Contains(got, "Note: the browser was restarted or reconnected since the last call.") {
+	tabhivetest.WaitFor(t, "tabhive to connect again on its own", func() bool { return in.Metric("tabhive_browser_connected") == 1 })
+	if got := transporttest.Must(t, cs, "list_pages", nil); !strings.Contains(got, "Note: the browser was restarted or reconnected since the last call.") {
 		t.Errorf("first call after reconnecting: %q, want the reconnect notice", got)
 	}
 
 	// The wrong token is refused, and the reply says how.
-	bad := startHTTPConnected(t, "--ws-endpoint", bs.endpoint(), "--ws-headers", `{"Authorization":"Bearer wrong"}`)
-	if got, isErr := try(t, bad.Client(nil), "list_pages", nil); !isErr || !strings.Contains(got, "the endpoint answered 401 Unauthorized") {
+	bad := tabhivetest.StartHTTPConnected(t, "--ws-endpoint", bs.endpoint(), "--ws-headers", `{"Authorization":"Bearer wrong"}`)
+	if got, isErr := transporttest.Call(t, bad.Client(nil), "list_pages", nil); !isErr || !strings.Contains(got, "the endpoint answered 401 Unauthorized") {
 		t.Errorf("list_pages with the wrong token: %v %q", isErr, got)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -51,10 +52,10 @@ func TestStorageStateThroughBinary(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.json")
 
-	first := startHTTP(t, "--isolate-sessions", "--workspace", dir)
+	first := tabhivetest.StartHTTP(t, "--isolate-sessions", "--workspace", dir)
 	a := first.Client(nil)
-	text(t, a, "navigate_page", map[string]any{"url": site + "/"})
-	snap := text(t, a, "take_snapshot", nil)
+	transporttest.Must(t, a, "navigate_page", map[string]any{"url": site + "/"})
+	snap := transporttest.Must(t, a, "take_snapshot", nil)
 	uid := func(role, name string) string {
 		m := regexp.MustCompile(`uid=(\S+) ` + role + ` "` + name + `"`).FindStringSubmatch(snap)
 		if m == nil {
@@ -62,10 +63,10 @@ func TestStorageStateThroughBinary(t *testing.T) {
 		}
 		return m[1]
 	}
-	text(t, a, "fill", map[string]any{"uid": uid("textbox", "User"), "value": "alice"})
-	text(t, a, "click", map[string]any{"uid": uid("button", "Log in")})
-	text(t, a, "wait_for", map[string]any{"text": []string{"stored"}})
-	saved := text(t, a, "save_storage_state", map[string]any{"filePath": state})
+	transporttest.Must(t, a, "fill", map[string]any{"uid": uid("textbox", "User"), "value": "alice"})
+	transporttest.Must(t, a, "click", map[string]any{"uid": uid("button", "Log in")})
+	transporttest.Must(t, a, "wait_for", map[string]any{"text": []string{"stored"}})
+	saved := transporttest.Must(t, a, "save_storage_state", map[string]any{"filePath": state})
 	if !strings.Contains(saved, "(1 cookie, 1 origin) to "+state) {
 		t.Fatalf("save_storage_state: %s", saved)
 	}
@@ -76,7 +77,7 @@ func TestStorageStateThroughBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	second := startHTTP(t, "--isolate-sessions", "--storage-state", state)
+	second := tabhivetest.StartHTTP(t, "--isolate-sessions", "--storage-state", state)
 	agents := make([]*mcp.ClientSession, 8)
 	for i := range agents {
 		agents[i] = second.Client(nil)
@@ -115,9 +116,9 @@ func TestStorageStateThroughBinary(t *testing.T) {
 	// the state each context starts from, which no navigation changes.
 	for i, cs := range agents {
 		start := time.Now()
-		text(t, cs, "navigate_page", map[string]any{"url": site + "/account"})
+		transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/account"})
 		t.Logf("agent %d: navigate_page took %v", i, time.Since(start).Round(time.Millisecond))
-		got := text(t, cs, "take_snapshot", nil)
+		got := transporttest.Must(t, cs, "take_snapshot", nil)
 		for _, want := range []string{"logged in: for-alice", "token: tok-alice"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("agent %d does not start logged in (%s):\n%s", i, want, got)
@@ -125,9 +126,9 @@ func TestStorageStateThroughBinary(t *testing.T) {
 		}
 	}
 
-	text(t, agents[0], "set_cookie", map[string]any{"name": "mine", "value": "agent0", "url": site + "/"})
+	transporttest.Must(t, agents[0], "set_cookie", map[string]any{"name": "mine", "value": "agent0", "url": site + "/"})
 	for i, cs := range agents {
-		got := text(t, cs, "list_cookies", nil)
+		got := transporttest.Must(t, cs, "list_cookies", nil)
 		if has := strings.Contains(got, "mine=agent0"); has != (i == 0) {
 			t.Errorf("agent %d sees agent 0's cookie: %v\n%s", i, has, got)
 		}
@@ -156,7 +157,7 @@ func callText(ctx context.Context, cs *mcp.ClientSession, name string, args map[
 func TestStorageStateRefused(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte(`[1, 2]`), 0o600)
-	cmd := command(t, "--http", "127.0.0.1:0", "--isolate-sessions", "--storage-state", bad)
+	cmd := tabhivetest.Command(t, "--http", "127.0.0.1:0", "--isolate-sessions", "--storage-state", bad)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err == nil {
@@ -176,12 +177,12 @@ func TestStorageStateSharedThroughBinary(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
 	os.WriteFile(state, []byte(`{"cookies": [{"name": "session", "value": "for-carol", "domain": "127.0.0.1", "path": "/", "expires": -1, "httpOnly": true, "secure": false, "sameSite": "Lax"}],
 "origins": [{"origin": "`+site+`", "localStorage": [{"name": "token", "value": "tok-carol"}]}]}`), 0o600)
-	in := startHTTP(t, "--storage-state", state)
+	in := tabhivetest.StartHTTP(t, "--storage-state", state)
 	cs := in.Client(nil)
-	text(t, cs, "navigate_page", map[string]any{"url": site + "/account"})
-	text(t, cs, "new_page", map[string]any{"url": site + "/account", "isolatedContext": "other"})
-	for _, id := range pageIDs(text(t, cs, "list_pages", nil)) {
-		got := text(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/account"})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/account", "isolatedContext": "other"})
+	for _, id := range pageIDs(transporttest.Must(t, cs, "list_pages", nil)) {
+		got := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 		for _, want := range []string{"logged in: for-carol", "token: tok-carol"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("page %d does not start from the state (%s):\n%s", id, want, got)

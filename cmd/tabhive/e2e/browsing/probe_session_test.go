@@ -1,4 +1,4 @@
-package main
+package browsing
 
 import (
 	"net/http"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestSessionBoundToTokenThroughBinary: with one token per client
@@ -24,14 +26,14 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &browsertest.LogBuffer{}
-	cmd := command(t, "--http", "127.0.0.1:0", "--auth-tokens-file", file, "--isolate-sessions", "--log-level", "debug")
+	cmd := tabhivetest.Command(t, "--http", "127.0.0.1:0", "--auth-tokens-file", file, "--isolate-sessions", "--log-level", "debug")
 	cmd.Stderr = logs
-	in := serve(t, cmd, nil)
+	in := tabhivetest.Serve(t, cmd, nil)
 	bearerA := http.Header{"Authorization": {"Bearer token-of-a"}}
 	bearerB := http.Header{"Authorization": {"Bearer token-of-b"}}
 	a, b := in.Client(bearerA), in.Client(bearerB)
-	idA := selectedID(t, text(t, a, "navigate_page", map[string]any{"url": site}))
-	text(t, b, "list_pages", nil) // B has a session of its own
+	idA := selectedID(t, transporttest.Must(t, a, "navigate_page", map[string]any{"url": site}))
+	transporttest.Must(t, b, "list_pages", nil) // B has a session of its own
 	version := a.InitializeResult().ProtocolVersion
 
 	request := func(method, body string, bearer http.Header) (int, string) {
@@ -53,7 +55,7 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 			// The stream stays open when it is served: only its status
 			// and first bytes are wanted.
 			req.Header.Set("Accept", "text/event-stream")
-			resp, err := http.DefaultClient.Do(req.WithContext(ctx(t)))
+			resp, err := http.DefaultClient.Do(req.WithContext(transporttest.Context(t)))
 			if err != nil {
 				t.Fatalf("GET: %v", err)
 			}
@@ -78,7 +80,7 @@ func TestSessionBoundToTokenThroughBinary(t *testing.T) {
 		}
 	}
 	// A's session is whole: its page, selected, and no page opened by B.
-	listA := text(t, a, "list_pages", nil)
+	listA := transporttest.Must(t, a, "list_pages", nil)
 	if got := selectedID(t, listA); got != idA || len(pageIDs(listA)) != 1 {
 		t.Errorf("A's pages after B's attempts, want only page %d selected:\n%s", idA, listA)
 	}
@@ -121,7 +123,7 @@ func TestAuthTokensFileBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cmd := command(t, "--http", "127.0.0.1:0", "--auth-tokens-file", file)
+		cmd := tabhivetest.Command(t, "--http", "127.0.0.1:0", "--auth-tokens-file", file)
 		stderr := &strings.Builder{}
 		cmd.Stderr = stderr
 		err := cmd.Run()
