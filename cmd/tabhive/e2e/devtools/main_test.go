@@ -1,7 +1,6 @@
 // Package devtools tests, through the tabhive binary, the tools that drive
 // Chromium's DevTools at length: Lighthouse audits and their endpoint,
-// performance traces, heap snapshots, screencasts and the bounds on the
-// files they write. They are a test binary of their own, beside
+// performance traces and heap snapshots. They are a test binary of their own, beside
 // cmd/tabhive's, so that each stays well within go test's default timeout
 // of 10 minutes on a loaded machine.
 package devtools
