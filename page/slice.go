@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/rpcc"
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
@@ -215,3 +216,11 @@ func (s *Session) Send(method string, params any) error { return s.conn.Send(met
 // IsTop reports whether s is the page's own session rather than an
 // out-of-process iframe's.
 func (s *Session) IsTop() bool { return s.parent == nil }
+
+// RPC returns the session's raw connection, for commands the CDP client
+// does not type (Page.printToPDF's stream). Safe from any goroutine.
+func (s *Session) RPC() *rpcc.Conn { return s.conn.RPC() }
+
+// State returns what every page-scoped reply reports about the page: its
+// open dialog and what it emulates.
+func (h *Host) State() State { return h.a.state() }

@@ -47,5 +47,8 @@ func (c *call) Sandbox(ctx context.Context) *sandbox.Sandbox { return c.sandbox(
 // Line adds a line to the reply.
 func (c *call) Line(format string, a ...any) { c.r.line(format, a...) }
 
+// State reports the page's state at the end of the call.
+func (c *call) State(s page.State) { c.r.state(s) }
+
 // Sentence is the sentence an agent reads for err.
 func (c *call) Sentence(err error) string { return sentence(err) }

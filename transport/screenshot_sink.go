@@ -22,8 +22,8 @@ const maxScreenshotFile = 256 << 20
 // shotSink receives a screenshot as the browser sends it.
 type shotSink struct {
 	sb   *sandbox.Sandbox
-	ext  string      // ".png", ".jpeg", ".webp"
-	file *resultFile // the agent's filePath, or the private file once spilled
+	ext  string            // ".png", ".jpeg", ".webp"
+	file *sandbox.LazyFile // the agent's filePath, or the private file once spilled
 	mem  bytes.Buffer
 	n    int64
 }
@@ -33,7 +33,7 @@ type shotSink struct {
 func newShotSink(sb *sandbox.Sandbox, filePath, ext string) *shotSink {
 	w := &shotSink{sb: sb, ext: ext}
 	if filePath != "" {
-		w.file = &resultFile{sb: sb, path: filePath, ext: ext}
+		w.file = sb.Lazy(sandbox.LazyOptions{Path: filePath, Ext: ext})
 	}
 	return w
 }
@@ -53,7 +53,7 @@ func (w *shotSink) Write(p []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		w.file = &resultFile{sb: w.sb, path: path, ext: w.ext}
+		w.file = w.sb.Lazy(sandbox.LazyOptions{Path: path, Ext: w.ext})
 		if _, err := w.file.Write(w.mem.Bytes()); err != nil {
 			return 0, err
 		}
@@ -70,8 +70,8 @@ func (w *shotSink) finish(err error) (string, error) {
 	if w.file == nil {
 		return "", err
 	}
-	err = w.file.finish(err)
-	return w.file.saved, err
+	err = w.file.Finish(err)
+	return w.file.Name(), err
 }
 
 // inline returns the image held in memory.

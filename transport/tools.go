@@ -3,6 +3,7 @@ package transport
 import (
 	"time"
 
+	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/screencast"
 )
 
@@ -64,7 +65,7 @@ func (s *Server) toolList() []*tool {
 		s.debugTools(),
 		s.stateTools(),
 		s.routeTools(),
-		s.pdfTools(),
+		fromKits(pdf.Tools()),
 		s.cssTools(),
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
 		s.slimTools(),

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/tabhive/tabhive/page"
@@ -61,14 +59,14 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 		MaxResult:     inlineResultLimit(c.s.replyLimit()),
 		MaxOutput:     maxResultFile,
 	}
-	var out *resultFile
+	var out *sandbox.LazyFile
 	if a.FilePath != "" {
-		out = &resultFile{sb: c.sandbox(ctx), path: a.FilePath}
+		out = c.sandbox(ctx).Lazy(sandbox.LazyOptions{Path: a.FilePath})
 		script.Output = out
 	}
 	res, err := c.page.Evaluate(ctx, script)
 	if out != nil {
-		err = out.finish(err)
+		err = out.Finish(err)
 	}
 	if err != nil {
 		var te *page.ScriptTimeoutError
@@ -84,7 +82,7 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 		return err
 	}
 	if out != nil {
-		c.r.line("Script ran on page. Output saved to %s.", out.saved)
+		c.r.line("Script ran on page. Output saved to %s.", out.Name())
 	} else {
 		// The result goes in as it is, not through a format: it may be
 		// megabytes, and a copy of it is a copy too many.
@@ -131,82 +129,6 @@ func inlineResultLimit(limit int) int { return limit / 4 }
 // enough for any result an agent can use, and a bound on the disk one call
 // can fill (filePath's description says so).
 const maxResultFile = 256 << 20
-
-// resultFile writes evaluate_script's result to the agent's filePath as it
-// comes from the page, a chunk at a time, so that it is never held whole
-// in memory. The file is created (through the session's sandbox) on the
-// first write, so that a script that fails leaves no file; one left
-// partial by a failure part way is removed.
-//
-// The page's goroutine writes while the call's waits, and the call may
-// give up first (its deadline): finish then closes the file under mu, and
-// a write that comes later is refused rather than making a file no reply
-// names.
-type resultFile struct {
-	sb   *sandbox.Sandbox
-	path string // as the agent gave it
-	ext  string // the extension it gets; ".json" if empty
-	// secret makes an existing file's mode 0600 too (a new one always
-	// is): for files that hold credentials.
-	secret bool
-
-	mu     sync.Mutex
-	saved  string        // the canonical path written, once created
-	f      *sandbox.File // nil until the first write
-	closed bool          // set by finish
-}
-
-func (w *resultFile) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.closed {
-		return 0, errResultClosed
-	}
-	if w.f == nil {
-		// The sandbox checks the path, refuses a symlink, and creates
-		// the file 0600 through an os.Root at the allowed directory,
-		// returning what it opened.
-		ext := w.ext
-		if ext == "" {
-			ext = ".json"
-		}
-		f, err := w.sb.Create(w.path, ext)
-		if err != nil {
-			return 0, err
-		}
-		if w.secret {
-			if err := f.Chmod(0o600); err != nil {
-				f.Close()
-				return 0, fmt.Errorf("could not write %s: %w", f.Name(), err)
-			}
-		}
-		w.saved, w.f = f.Name(), f
-	}
-	return w.f.Write(p)
-}
-
-// errResultClosed refuses a write that comes after the call gave up.
-var errResultClosed = errors.New("the call has ended")
-
-// finish closes the file after the evaluation that wrote it ended with err,
-// and removes it if the evaluation failed. It returns the evaluation's
-// error, else the close's.
-func (w *resultFile) finish(err error) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.closed = true
-	if w.f == nil {
-		return err
-	}
-	cerr := w.f.Close()
-	if err == nil && cerr != nil {
-		err = fmt.Errorf("could not write %s: %w", w.saved, cerr)
-	}
-	if err != nil {
-		os.Remove(w.saved)
-	}
-	return err
-}
 
 // scriptTimeout reports an evaluate_script stopped at its deadline.
 type scriptTimeout struct{ budget time.Duration }

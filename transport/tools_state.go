@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // stateBudget bounds save_storage_state and load_storage_state: a hidden
@@ -245,12 +246,7 @@ func (s *Server) runDeleteCookies(ctx context.Context, c *call, a *deleteCookies
 	return nil
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return kit.Plural(n, word) }
 
 // storageArgs say whose web storage a tool reads or writes.
 type storageArgs struct {
@@ -387,13 +383,13 @@ func (s *Server) runSaveState(ctx context.Context, c *call, a *saveStateArgs) er
 	if err != nil {
 		return err
 	}
-	f := &resultFile{sb: sb, path: a.FilePath, ext: ".json", secret: true}
+	f := sb.Lazy(sandbox.LazyOptions{Path: a.FilePath, Ext: ".json", Secret: true})
 	_, err = f.Write(data)
-	if err = f.finish(err); err != nil {
+	if err = f.Finish(err); err != nil {
 		return err
 	}
 	c.r.line("Saved the storage state of the page's browser context (%s, %s) to %s. It holds login sessions: keep it secret.",
-		plural(len(saved.State.Cookies), "cookie"), plural(len(saved.State.Origins), "origin"), f.saved)
+		plural(len(saved.State.Cookies), "cookie"), plural(len(saved.State.Origins), "origin"), f.Name())
 	if len(saved.Skipped) > 0 {
 		c.r.line("Left out, as the URL policy refuses them: %s.", strings.Join(saved.Skipped, ", "))
 	}

@@ -84,6 +84,9 @@ type Call interface {
 	// Sentence is the one sentence an agent reads for err, as the reply
 	// would say it.
 	Sentence(err error) string
+	// State reports the page's state (its open dialog, what it
+	// emulates) as of the end of the call.
+	State(s page.State)
 }
 
 // ArgError is bad input: one sentence that says what to send instead,
@@ -93,6 +96,14 @@ type ArgError struct{ Msg string }
 
 func (e *ArgError) Error() string         { return e.Msg }
 func (e *ArgError) AgentSentence() string { return e.Msg }
+
+// Plural is n and word, with an s unless n is 1: "1 byte", "3 bytes".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
 
 // BadArgs makes an [ArgError].
 func BadArgs(format string, a ...any) error { return &ArgError{fmt.Sprintf(format, a...)} }

@@ -1,4 +1,4 @@
-package page
+package pdf
 
 import (
 	"errors"
@@ -9,16 +9,16 @@ import (
 )
 
 // TestPDFError: Chrome's refusals of Page.printToPDF become sentences; a
-// browser with a window (which cannot print to PDF) is ErrPDFHeadful. A
+// browser with a window (which cannot print to PDF) is ErrHeadful. A
 // headed Chromium cannot run here, so its answer is given as Chrome words
 // it.
 func TestPDFError(t *testing.T) {
-	opts := PDFOptions{PageRanges: "9"}
+	opts := Options{PageRanges: "9"}
 	for _, tt := range []struct {
 		err  error
 		want string
 	}{
-		{&rpcc.ResponseError{Code: -32000, Message: "PrintToPDF is not implemented"}, ErrPDFHeadful.Error()},
+		{&rpcc.ResponseError{Code: -32000, Message: "PrintToPDF is not implemented"}, ErrHeadful.Error()},
 		{fmt.Errorf("call: %w", &rpcc.ResponseError{Code: -32000, Message: "Page range exceeds page count"}), `Invalid pageRanges "9": Page range exceeds page count. Give pages such as "1-5, 8" within the document.`},
 		{&rpcc.ResponseError{Code: -32602, Message: "invalid scale"}, "Chrome cannot print with these settings: invalid scale."},
 		{errors.New("socket closed"), "print to PDF: socket closed"},

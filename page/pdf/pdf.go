@@ -1,8 +1,9 @@
-package page
-
-// save_pdf: Page.printToPDF, streamed. Chrome renders the whole PDF, then
+// Package pdf is the save_pdf capability: Page.printToPDF, streamed. Chrome renders the whole PDF, then
 // hands it out through an IO stream a chunk at a time, so that neither the
 // browser connection nor this process ever holds it in one message.
+
+// It holds no state of its own on a page.
+package pdf
 
 import (
 	"context"
@@ -14,12 +15,34 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp/rpcc"
+
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page"
 )
 
-// PDFOptions say how [Actor.PrintPDF] prints. The zero value prints every
+// slices finds a page's PDF printer.
+var slices = page.Register(page.Capability[*Printer]{
+	Name: "pdf",
+	New:  func(h *page.Host) *Printer { return &Printer{h: h} },
+})
+
+// Of returns page a's PDF printer.
+func Of(a *page.Actor) *Printer { return slices.Of(a) }
+
+// Printer prints one page to PDF. It holds no state: its one method runs
+// on the page's run goroutine, as every call to the page does.
+type Printer struct{ h *page.Host }
+
+// Apply is never called: the printer applies no events.
+func (*Printer) Apply(*page.Session, cdpconn.Event) error { return nil }
+
+// Close has nothing to let go of.
+func (*Printer) Close() {}
+
+// Options say how [Printer.Print] prints. The zero value prints every
 // page on Letter paper, portrait, at scale 1, without backgrounds, as
 // Chrome does.
-type PDFOptions struct {
+type Options struct {
 	Landscape       bool
 	PrintBackground bool
 	// Scale is the rendering scale, 0.1 to 2; 0 means 1.
@@ -31,46 +54,47 @@ type PDFOptions struct {
 	PageRanges string
 }
 
-// PDF is what [Actor.PrintPDF] wrote.
+// PDF is what [Printer.Print] wrote.
 type PDF struct {
 	// Bytes is the size of the PDF written.
 	Bytes int64
-	State
+	page.State
 }
 
-// ErrPDFHeadful is returned by [Actor.PrintPDF] when the browser cannot
-// print to PDF: Chrome does so only when headless.
-var ErrPDFHeadful = errors.New("the browser prints to PDF only when headless")
+// ErrHeadful is returned by [Printer.Print] when the browser cannot print
+// to PDF: Chrome does so only when headless.
+var ErrHeadful = errors.New("the browser prints to PDF only when headless")
 
-// PDFError reports a PDF that cannot be made as asked: its Error text is
+// Error reports a PDF that cannot be made as asked: its Error text is
 // the sentence the agent reads.
-type PDFError struct{ Msg string }
+type Error struct{ Msg string }
 
-func (e *PDFError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
 // pdfChunk is how much of the PDF each IO.read asks for.
 const pdfChunk = 1 << 20
 
-// PrintPDF prints the page to PDF into w, a chunk at a time, and fails
-// with a [*PDFError] once more than max bytes would be written. w is
-// written from a goroutine of the call, never after PrintPDF returns.
-func (a *Actor) PrintPDF(ctx context.Context, opts PDFOptions, w io.Writer, max int64) (PDF, error) {
-	return ask(ctx, a, func(ctx context.Context) (PDF, error) {
-		if err := a.needRenderer(); err != nil {
+// Print prints the page to PDF into w, a chunk at a time, and fails with
+// an [*Error] once more than max bytes would be written. w is written from
+// a goroutine of the call, never after Print returns.
+func (p *Printer) Print(ctx context.Context, opts Options, w io.Writer, max int64) (PDF, error) {
+	h := p.h
+	return page.Do(ctx, h, func(ctx context.Context) (PDF, error) {
+		if err := h.NeedRenderer(); err != nil {
 			return PDF{}, err
 		}
 		var n int64
-		err := a.call(ctx, func(ctx context.Context) (err error) {
-			n, err = printPDF(ctx, a.conn.RPC(), opts, w, max)
+		err := h.Call(ctx, func(ctx context.Context) (err error) {
+			n, err = printPDF(ctx, h.Top().RPC(), opts, w, max)
 			return err
 		})
-		return PDF{Bytes: n, State: a.state()}, err
+		return PDF{Bytes: n, State: h.State()}, err
 	})
 }
 
 // printPDF asks for the PDF as a stream and copies it to w. It runs on a
 // call goroutine.
-func printPDF(ctx context.Context, rpc *rpcc.Conn, opts PDFOptions, w io.Writer, max int64) (int64, error) {
+func printPDF(ctx context.Context, rpc *rpcc.Conn, opts Options, w io.Writer, max int64) (int64, error) {
 	args := map[string]any{"transferMode": "ReturnAsStream", "landscape": opts.Landscape, "printBackground": opts.PrintBackground}
 	if opts.Scale != 0 {
 		args["scale"] = opts.Scale
@@ -118,7 +142,7 @@ func printPDF(ctx context.Context, rpc *rpcc.Conn, opts PDFOptions, w io.Writer,
 			}
 		}
 		if written+int64(len(data)) > max {
-			return written, &PDFError{Msg: fmt.Sprintf("The PDF is larger than %d MB, the most save_pdf writes. Print fewer pages with pageRanges.", max>>20)}
+			return written, &Error{Msg: fmt.Sprintf("The PDF is larger than %d MB, the most save_pdf writes. Print fewer pages with pageRanges.", max>>20)}
 		}
 		n, err := w.Write(data)
 		written += int64(n)
@@ -132,7 +156,7 @@ func printPDF(ctx context.Context, rpc *rpcc.Conn, opts PDFOptions, w io.Writer,
 }
 
 // pdfError words Chrome's refusals of Page.printToPDF.
-func pdfError(err error, opts PDFOptions) error {
+func pdfError(err error, opts Options) error {
 	var re *rpcc.ResponseError
 	if !errors.As(err, &re) {
 		return fmt.Errorf("print to PDF: %w", err)
@@ -140,11 +164,11 @@ func pdfError(err error, opts PDFOptions) error {
 	msg := strings.ToLower(re.Message)
 	switch {
 	case strings.Contains(msg, "not implemented") || strings.Contains(msg, "not available"):
-		return ErrPDFHeadful
+		return ErrHeadful
 	case strings.Contains(msg, "page range"):
-		return &PDFError{Msg: fmt.Sprintf("Invalid pageRanges %q: %s. Give pages such as \"1-5, 8\" within the document.", opts.PageRanges, strings.TrimSuffix(re.Message, "."))}
+		return &Error{Msg: fmt.Sprintf("Invalid pageRanges %q: %s. Give pages such as \"1-5, 8\" within the document.", opts.PageRanges, strings.TrimSuffix(re.Message, "."))}
 	case strings.Contains(msg, "invalid") || strings.Contains(msg, "out of range"):
-		return &PDFError{Msg: fmt.Sprintf("Chrome cannot print with these settings: %s.", strings.TrimSuffix(re.Message, "."))}
+		return &Error{Msg: fmt.Sprintf("Chrome cannot print with these settings: %s.", strings.TrimSuffix(re.Message, "."))}
 	}
 	return fmt.Errorf("print to PDF: %w", err)
 }
