@@ -432,6 +432,18 @@ func (c *context) shiftCauses(shifts []*model.Shift) map[*model.Shift]*rootCause
 	return s.causes
 }
 
+// inSetOnly returns the items whose span overlaps the set's bounds, in
+// their order.
+func inSetOnly[T any](c *context, items []T, span func(T) (ts, dur float64)) []T {
+	var out []T
+	for _, it := range items {
+		if ts, dur := span(it); model.InBounds(ts, dur, c.bounds) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // inSet reports whether t overlaps the set's bounds.
 func (c *context) inSet(t model.Timed) bool { return model.InBounds(t.TS, t.Dur, c.bounds) }
 
@@ -1063,56 +1075,86 @@ func (c *context) mainFrameThread() ([]model.ThreadEvent, []model.RecvEvent) {
 // does (without CPU samples: a script's time is its events' own).
 func (c *context) summarizeByEntity() []*entitySummary {
 	events, recv := c.mainFrameThread() // in time order (renderer.finalize)
-	recv = append([]model.RecvEvent(nil), recv...)
-	es := c.a.Entities
-	rend := c.a.Rend
-	siteEntity := map[uint32]*model.Entity{}
-	entityOfSite := func(site uint32) *model.Entity {
-		if site == 0 {
-			return nil
-		}
-		if e, ok := siteEntity[site]; ok {
-			return e
-		}
-		key := rend.SiteKeys[site]
-		u := key[2:]
-		if strings.HasPrefix(key, "r:") {
-			u = ""
-			if r := c.a.Net.ByID[key[2:]]; r != nil {
-				u = r.URL
-			}
-		}
-		var e *model.Entity
-		if u != "" {
-			e = es.ForURL(u)
-		}
-		siteEntity[site] = e
-		return e
+	t := &entityTally{
+		c:          c,
+		siteEntity: map[uint32]*model.Entity{},
+		self:       map[entityNode]float64{},
+		transfer:   map[entityNode]float64{},
+		windows:    map[*model.Entity][]model.Window{},
 	}
-	entityOfRequest := func(id string) *model.Entity {
-		if r := c.a.Net.ByID[id]; r != nil {
-			return es.ForURL(r.URL)
-		}
+	t.startMs, t.endMs = c.bounds.Min/1000, c.bounds.Max/1000
+	t.start, t.end = t.startMs*1000, t.endMs*1000
+	t.mainThread(events)
+	t.bytes(append([]model.RecvEvent(nil), recv...))
+	return t.summaries()
+}
+
+// entityTally is DevTools' bottom-up tree grouped by entity, for one set:
+// the self time of each node (a function name on a site) and the bytes of
+// each request, kept in the order the nodes first appear.
+type entityTally struct {
+	c          *context
+	siteEntity map[uint32]*model.Entity // memo of entityOfSite
+	self       map[entityNode]float64   // ms
+	transfer   map[entityNode]float64   // bytes
+	order      []entityNode
+	windows    map[*model.Entity][]model.Window // the events outlined per site
+
+	startMs, endMs float64 // the set's bounds, in ms
+	start, end     float64 // the same, back in µs
+}
+
+// entityNode is a node of the tree: a function name or a request, on a
+// site (nil when unknown).
+type entityNode struct {
+	id string
+	e  *model.Entity
+}
+
+func (t *entityTally) entityOfSite(site uint32) *model.Entity {
+	if site == 0 {
 		return nil
 	}
-	startMs, endMs := c.bounds.Min/1000, c.bounds.Max/1000
-	start, end := startMs*1000, endMs*1000
-	type nodeKey struct {
-		id string
-		e  *model.Entity
+	if e, ok := t.siteEntity[site]; ok {
+		return e
 	}
-	self := map[nodeKey]float64{}
-	transfer := map[nodeKey]float64{}
-	var order []nodeKey
-	note := func(k nodeKey) {
-		if _, ok := self[k]; !ok {
-			if _, ok := transfer[k]; !ok {
-				order = append(order, k)
-			}
+	key := t.c.a.Rend.SiteKeys[site]
+	u := key[2:]
+	if strings.HasPrefix(key, "r:") {
+		u = ""
+		if r := t.c.a.Net.ByID[key[2:]]; r != nil {
+			u = r.URL
 		}
 	}
+	var e *model.Entity
+	if u != "" {
+		e = t.c.a.Entities.ForURL(u)
+	}
+	t.siteEntity[site] = e
+	return e
+}
+
+func (t *entityTally) entityOfRequest(id string) *model.Entity {
+	if r := t.c.a.Net.ByID[id]; r != nil {
+		return t.c.a.Entities.ForURL(r.URL)
+	}
+	return nil
+}
+
+// note records the node's first appearance.
+func (t *entityTally) note(k entityNode) {
+	if _, ok := t.self[k]; !ok {
+		if _, ok := t.transfer[k]; !ok {
+			t.order = append(t.order, k)
+		}
+	}
+}
+
+// mainThread adds the self time of the main thread's events (in time
+// order) within the set's bounds, clipped to them.
+func (t *entityTally) mainThread(events []model.ThreadEvent) {
 	type frame struct {
-		k    nodeKey
+		k    entityNode
 		self float64
 		end  float64
 	}
@@ -1120,37 +1162,39 @@ func (c *context) summarizeByEntity() []*entitySummary {
 	pop := func() {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		note(f.k)
-		self[f.k] += f.self
+		t.note(f.k)
+		t.self[f.k] += f.self
 	}
-	windows := map[*model.Entity][]model.Window{}
 	for _, te := range events {
 		evEnd := te.TS + te.Dur
-		if evEnd < start {
+		if evEnd < t.start {
 			continue
 		}
-		if te.TS > end {
+		if te.TS > t.end {
 			break
 		}
 		for len(stack) > 0 && stack[len(stack)-1].end <= te.TS {
 			pop()
 		}
-		e := entityOfSite(te.Site)
+		e := t.entityOfSite(te.Site)
 		if e != nil && te.Dur >= 1000 {
-			windows[e] = append(windows[e], model.Window{Min: te.TS, Max: evEnd})
+			t.windows[e] = append(t.windows[e], model.Window{Min: te.TS, Max: evEnd})
 		}
-		d := math.Min(evEnd/1000, endMs) - math.Max(te.TS/1000, startMs)
+		d := math.Min(evEnd/1000, t.endMs) - math.Max(te.TS/1000, t.startMs)
 		if len(stack) > 0 {
 			stack[len(stack)-1].self -= d
 		}
-		stack = append(stack, frame{k: nodeKey{rend.Names[te.Name], e}, self: d, end: evEnd})
+		stack = append(stack, frame{k: entityNode{t.c.a.Rend.Names[te.Name], e}, self: d, end: evEnd})
 	}
 	for len(stack) > 0 {
 		pop()
 	}
-	// Bytes: each request's network events, in time order, as DevTools
-	// tallies them (received data adds up; the finish or the response, when
-	// it carries a size, replaces the tally; a cache hit counts nothing).
+}
+
+// bytes adds each request's network events, in time order, as DevTools
+// tallies them (received data adds up; the finish or the response, when
+// it carries a size, replaces the tally; a cache hit counts nothing).
+func (t *entityTally) bytes(recv []model.RecvEvent) {
 	model.SortStable(recv, func(a, b model.RecvEvent) bool { return a.TS < b.TS })
 	cacheHit := map[string]bool{}
 	for _, re := range recv {
@@ -1159,28 +1203,33 @@ func (c *context) summarizeByEntity() []*entitySummary {
 		}
 	}
 	for _, re := range recv {
-		if re.TS < start || re.TS > end {
+		if re.TS < t.start || re.TS > t.end {
 			continue
 		}
-		k := nodeKey{"req:" + re.ReqID, entityOfRequest(re.ReqID)}
-		note(k)
+		k := entityNode{"req:" + re.ReqID, t.entityOfRequest(re.ReqID)}
+		t.note(k)
 		switch {
 		case re.Kind == 1:
 			if cacheHit[re.ReqID] {
-				transfer[k] = 0
+				t.transfer[k] = 0
 			} else {
-				transfer[k] += re.Encoded
+				t.transfer[k] += re.Encoded
 			}
 		case re.Kind == 2 && re.Encoded == 0 && cacheHit[re.ReqID]:
-			transfer[k] = 0
+			t.transfer[k] = 0
 		case re.Encoded > 0:
-			transfer[k] = re.Encoded
+			t.transfer[k] = re.Encoded
 		}
 	}
+}
+
+// summaries sums the nodes by site, in the order the sites first appear,
+// with the events to outline for each.
+func (t *entityTally) summaries() []*entitySummary {
 	var out []*entitySummary
 	byEntity := map[*model.Entity]*entitySummary{}
-	for _, k := range order {
-		if self[k] <= 0 && transfer[k] <= 0 {
+	for _, k := range t.order {
+		if t.self[k] <= 0 && t.transfer[k] <= 0 {
 			continue
 		}
 		if k.e == nil {
@@ -1192,28 +1241,58 @@ func (c *context) summarizeByEntity() []*entitySummary {
 			byEntity[k.e] = s
 			out = append(out, s)
 		}
-		s.mainTime += self[k]
-		s.transfer += transfer[k]
+		s.mainTime += t.self[k]
+		s.transfer += t.transfer[k]
 	}
 	// Network requests count toward their site's outlined events too.
-	for _, r := range c.a.Net.ByTime {
+	for _, r := range t.c.a.Net.ByTime {
 		if r.Dur < 1000 {
 			continue
 		}
-		if e := es.ForURL(r.URL); e != nil {
-			windows[e] = append(windows[e], reqWindow(r))
+		if e := t.c.a.Entities.ForURL(r.URL); e != nil {
+			t.windows[e] = append(t.windows[e], reqWindow(r))
 		}
 	}
 	for _, s := range out {
-		s.events = windows[s.entity]
+		s.events = t.windows[s.entity]
 	}
 	return out
 }
 
-// reflowData is the forced reflows of one bottom call frame.
+// reflowData is the forced reflows of one call frame.
 type reflowData struct {
-	frame *model.CallFrame // nil when no script is known
-	total float64
+	frame  *model.CallFrame // nil when no script is known
+	total  float64
+	events []model.Window // the top-level calls, for a top-level frame
+}
+
+// sumByFrame sums the reflows' durations by the call frame frameOf gives
+// each, in the order the frames first appear. Reflows without a frame are
+// summed under no frame when unattributed is true, else left out; add, if
+// not nil, sees each reflow with its frame's sum.
+func sumByFrame(events []*model.LayoutEvent, frameOf func(*model.LayoutEvent) *model.CallFrame, unattributed bool, add func(*reflowData, *model.LayoutEvent)) []*reflowData {
+	var out []*reflowData
+	byID := map[string]*reflowData{}
+	for _, l := range events {
+		fr := frameOf(l)
+		id := "UNATTRIBUTED"
+		if fr != nil {
+			id = callFrameID(fr)
+		} else if !unattributed {
+			continue
+		}
+		d := byID[id]
+		if d == nil {
+			d = &reflowData{frame: fr}
+			byID[id] = d
+			out = append(out, d)
+		}
+		d.total += l.Dur
+		if add != nil {
+			add(d, l)
+		}
+	}
+	return out
 }
 
 func (c *context) forcedReflow() *insight {
@@ -1224,48 +1303,16 @@ func (c *context) forcedReflow() *insight {
 			events = append(events, l)
 		}
 	}
-	var aggregated []*reflowData
-	byID := map[string]*reflowData{}
-	for _, l := range events {
-		id := "UNATTRIBUTED"
-		if l.StackTop != nil {
-			id = callFrameID(l.StackTop)
-		}
-		d := byID[id]
-		if d == nil {
-			d = &reflowData{frame: l.StackTop}
-			byID[id] = d
-			aggregated = append(aggregated, d)
-		}
-		d.total += l.Dur
-	}
+	aggregated := sumByFrame(events, func(l *model.LayoutEvent) *model.CallFrame { return l.StackTop }, true, nil)
 	// The top-level function that spent the most time forcing reflows.
-	type topData struct {
-		frame  *model.CallFrame
-		total  float64
-		events []model.Window
-	}
 	calls := c.a.Rend.TopLevelCalls
-	var top *topData
-	tops := map[string]*topData{}
-	var topOrder []*topData
-	for _, l := range events {
-		if l.TopLevel == nil {
-			continue
-		}
-		id := callFrameID(l.TopLevel)
-		t := tops[id]
-		if t == nil {
-			t = &topData{frame: l.TopLevel}
-			tops[id] = t
-			topOrder = append(topOrder, t)
-		}
-		t.total += l.Dur
+	tops := sumByFrame(events, func(l *model.LayoutEvent) *model.CallFrame { return l.TopLevel }, false, func(d *reflowData, l *model.LayoutEvent) {
 		if w, ok := calls[l.TopLevelEvent]; ok {
-			t.events = append(t.events, w)
+			d.events = append(d.events, w)
 		}
-	}
-	for _, t := range topOrder {
+	})
+	var top *reflowData
+	for _, t := range tops {
 		if top == nil || t.total > top.total {
 			top = t
 		}
@@ -1537,12 +1584,7 @@ func estimateCompressedSize(r *model.Request, total float64, resourceType string
 
 func (c *context) inpBreakdown() *insight {
 	in := &insight{Name: "INPBreakdown", State: statePass}
-	var events []*model.Interaction
-	for _, it := range c.a.Inter.NoNesting {
-		if model.InBounds(it.TS, it.Dur, c.bounds) {
-			events = append(events, it)
-		}
-	}
+	events := inSetOnly(c, c.a.Inter.NoNesting, func(it *model.Interaction) (float64, float64) { return it.TS, it.Dur })
 	if len(events) > 0 {
 		longest := map[int64]*model.Interaction{}
 		var order []int64
@@ -1618,12 +1660,7 @@ func (c *context) imageDelivery() *insight {
 		if len(r.Redirects) > 0 {
 			u = r.Redirects[0].URL
 		}
-		var paints []*model.PaintImage
-		for _, p := range paintsByURL[u] {
-			if model.InBounds(p.TS, p.Dur, c.bounds) {
-				paints = append(paints, p)
-			}
-		}
+		paints := inSetOnly(c, paintsByURL[u], func(p *model.PaintImage) (float64, float64) { return p.TS, p.Dur })
 		if len(paints) == 0 {
 			continue
 		}
@@ -1787,12 +1824,7 @@ func (c *context) viewport() *insight {
 
 func (c *context) modernHTTP() *insight {
 	in := &insight{Name: "ModernHTTP", State: statePass}
-	var reqs []*model.Request
-	for _, r := range c.a.Net.ByTime {
-		if model.InBounds(r.TS, r.Dur, c.bounds) {
-			reqs = append(reqs, r)
-		}
-	}
+	reqs := inSetOnly(c, c.a.Net.ByTime, func(r *model.Request) (float64, float64) { return r.TS, r.Dur })
 	byOrigin := map[string]int{}
 	for _, r := range reqs {
 		u, err := url.Parse(r.URL)
