@@ -3,6 +3,7 @@ package browser_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,6 +30,51 @@ func (refuse) Request(url string) error {
 	return nil
 }
 
+// witness is a test server's record of the paths it was asked for; a
+// test waits for a path by the request itself, not by polling.
+type witness struct {
+	mu     sync.Mutex
+	seen   map[string]bool
+	awaits map[string]chan struct{} // closed when their path is asked for
+}
+
+func newWitness() *witness {
+	return &witness{seen: map[string]bool{}, awaits: map[string]chan struct{}{}}
+}
+
+// saw records a request for path.
+func (w *witness) saw(path string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen[path] = true
+	if c, ok := w.awaits[path]; ok {
+		close(c)
+		delete(w.awaits, path)
+	}
+}
+
+// asked returns a channel closed once path has been asked for.
+func (w *witness) asked(path string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c := make(chan struct{})
+	if w.seen[path] {
+		close(c)
+	} else if prev, ok := w.awaits[path]; ok {
+		c = prev
+	} else {
+		w.awaits[path] = c
+	}
+	return c
+}
+
+// paths returns the paths asked for so far.
+func (w *witness) paths() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.seen)
+}
+
 // The policy holds for every kind of request a page can make, decided by
 // the browser for every target: navigations, each hop of a redirect,
 // subresources, iframes, fetch, popups, dedicated workers and service
@@ -40,13 +86,10 @@ func TestPolicyHoldsForEveryRequest(t *testing.T) {
 	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
 	t.Cleanup(func() { s.Close() })
 
-	var mu sync.Mutex
-	seen := map[string]bool{}
+	seen := newWitness()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.URL.Path] = true
-		mu.Unlock()
+		seen.saw(r.URL.Path)
 		switch r.URL.Path {
 		case "/redirect":
 			http.Redirect(w, r, "/forbidden-after-redirect", http.StatusFound)
@@ -89,19 +132,12 @@ navigator.serviceWorker.register('/sw.js');
 	}
 	// The allowed requests that follow the refused ones say when every
 	// context has made its attempt.
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.After(15 * time.Second)
 	for _, done := range []string{"/worker-done", "/frame-done", "/sw-done", "/redirect", "/popup-done"} {
-		for {
-			mu.Lock()
-			ok := seen[done]
-			mu.Unlock()
-			if ok {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never requested: the page did not run as the test expects", done)
-			}
-			time.Sleep(20 * time.Millisecond)
+		select {
+		case <-seen.asked(done):
+		case <-deadline:
+			t.Fatalf("%s never requested: the page did not run as the test expects", done)
 		}
 	}
 	_, err = a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/forbidden-page"})
@@ -115,9 +151,7 @@ navigator.serviceWorker.register('/sw.js');
 	if err == nil || !strings.Contains(err.Error(), "ERR_BLOCKED_BY_CLIENT") {
 		t.Errorf("Navigate to a file: URL = %v, want net::ERR_BLOCKED_BY_CLIENT", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for path := range seen {
+	for path := range seen.paths() {
 		if strings.Contains(path, "forbidden") {
 			t.Errorf("the server was asked for %s, which the policy refuses", path)
 		}
@@ -135,12 +169,9 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	s := browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, Policy: refuse{}})
 	t.Cleanup(func() { s.Close() })
 
-	var mu sync.Mutex
-	seen := map[string]bool{}
+	seen := newWitness()
 	other := browsertest.ServeOwnSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen[r.URL.Path] = true
-		mu.Unlock()
+		seen.saw(r.URL.Path)
 		switch r.URL.Path {
 		case "/frame":
 			w.Header().Set("Content-Type", "text/html")
@@ -170,21 +201,14 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	if _, err := a.Click(ctx(t), m[1], false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(link in the frame) = %v", err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		mu.Lock()
-		ok := seen["/frame-done"]
-		mu.Unlock()
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("/frame-done never requested: the frame did not run as the test expects")
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-seen.asked("/frame-done"):
+	case <-time.After(15 * time.Second):
+		t.Fatal("/frame-done never requested: the frame did not run as the test expects")
 	}
 	// The click's navigation is refused: the frame shows Chrome's error
 	// page instead of the link.
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		snap, err := a.Snapshot(ctx(t), false)
 		if err != nil {
@@ -208,12 +232,11 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 			t.Errorf("Pages() lists the out-of-process iframe as a page: %+v", p)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !seen["/frame"] {
+	asked := seen.paths()
+	if !asked["/frame"] {
 		t.Errorf("the frame itself was never requested")
 	}
-	for path := range seen {
+	for path := range asked {
 		if strings.Contains(path, "forbidden") {
 			t.Errorf("the server was asked for %s, which the policy refuses", path)
 		}
