@@ -27,4 +27,4 @@ func IsNoPage(err error) bool {
 
 // HeapsLoaded returns the bytes the server's loaded heap snapshots hold,
 // and how many there are (loading ones included).
-func HeapsLoaded(s *Server) (int64, int) { return s.heaps.loaded() }
+func HeapsLoaded(s *Server) (int64, int) { return s.heaps.Loaded() }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
+	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/transport/sandbox"
@@ -160,7 +161,7 @@ type Server struct {
 	tools []*tool
 
 	metrics  *Metrics
-	heaps    *heapCache         // the sessions' loaded heap snapshots
+	heaps    *heapcache.Cache   // the sessions' loaded heap snapshots
 	seen     *seenLedger        // what all sessions keep for diffs
 	sessions sync.Map           // *mcp.ServerSession → *session
 	nextCtx  atomic.Int64       // numbers isolated sessions' browser contexts
@@ -186,7 +187,7 @@ func New(cfg Config, sup *browser.Supervisor) *Server {
 		cfg.LaunchTimeout = 60 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sup: sup, metrics: cfg.Metrics, seen: newSeenLedger(maxServerSeenBytes),
-		heaps: newHeapCache(cfg.HeapSnapshotMemory)}
+		heaps: heapcache.New(cfg.HeapSnapshotMemory)}
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
@@ -237,7 +238,7 @@ func (s *Server) Close() {
 		ss.Close()
 	}
 	s.watchers.Wait()
-	s.heaps.close()
+	s.heaps.Close()
 	s.done.Wait()
 }
 
@@ -263,7 +264,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 			defer s.watchers.Done()
 			ss.Wait()
 			s.sessions.Delete(ss)
-			s.heaps.dropSession(sess)
+			s.heaps.DropOwner(sess)
 			s.seen.dropSession(sess) // what it kept for diffs goes with it
 			if sess.remote.Load() {
 				// Its client could reach the files only through the

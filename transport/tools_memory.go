@@ -5,11 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"regexp"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,14 +14,23 @@ import (
 
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/devtools/heap"
+	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
+	"github.com/tabhive/tabhive/internal/devtools/heap/heaptext"
 	"github.com/tabhive/tabhive/page"
 )
 
 // The memory tools: take_heapsnapshot, listed by default, and with
 // --memory-debugging (--experimental-memory) the thirteen tools that
 // analyse snapshots, as chrome-devtools-mcp 1.11 has them. The analysis is
-// tabhive's own (internal/devtools/heap), so it needs no browser: those tools
-// never start one.
+// tabhive's own, so it needs no browser: those tools never start one. The
+// handlers here decode the arguments, find the snapshot in the server's
+// cache (internal/devtools/heap/heapcache), ask the engine
+// (internal/devtools/heap) and reply with its text
+// (internal/devtools/heap/heaptext).
+
+// DefaultHeapSnapshotMemory is the memory budget for loaded heap
+// snapshots when [Config.HeapSnapshotMemory] is zero.
+const DefaultHeapSnapshotMemory = heapcache.DefaultBudget
 
 const (
 	// heapSnapshotBudget bounds take_heapsnapshot from outside; the page
@@ -200,16 +206,9 @@ type heapContextsArgs struct {
 	PageSize        *int    `json:"pageSize" min:"1" desc:"The number of contexts to return per page. Defaults to 20."`
 }
 
-func maxName(n *int) int {
-	if n == nil {
-		return defaultMaxNameLength
-	}
-	return *n
-}
-
 // snapshot loads (or finds loaded) the call's session's snapshot at path.
 func (c *call) snapshot(ctx context.Context, path string) (*heap.Snapshot, func(), error) {
-	return c.s.heaps.use(ctx, c.sess, c.sandbox(ctx), path)
+	return c.s.heaps.Use(ctx, c.sess, c.sandbox(ctx), path)
 }
 
 func (s *Server) heapSummary(ctx context.Context, c *call, a *heapSummaryArgs) error {
@@ -218,7 +217,7 @@ func (s *Server) heapSummary(ctx context.Context, c *call, a *heapSummaryArgs) e
 		return err
 	}
 	defer done()
-	lines, err := summaryLines(ctx, snap, maxName(a.MaxNameLength))
+	lines, err := heaptext.Summary(ctx, snap, heaptext.MaxNameLength(a.MaxNameLength))
 	if err != nil {
 		return err
 	}
@@ -236,7 +235,7 @@ func (s *Server) heapDetails(ctx context.Context, c *call, a *heapDetailsArgs) e
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, aggregatesLines(aggs, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -250,7 +249,7 @@ func (s *Server) heapClassNodes(ctx context.Context, c *call, a *heapClassNodesA
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, nodesLines(nodes, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -264,14 +263,14 @@ func (s *Server) heapRetainers(ctx context.Context, c *call, a *heapNodePagedArg
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, edgesLines(edges, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
 func (s *Server) heapClose(ctx context.Context, c *call, a *heapCloseArgs) error {
 	canonical, err := c.sandbox(ctx).Resolve(a.FilePath)
-	if err != nil || !s.heaps.closeFile(c.sess, canonical) {
-		return &heapSnapshotError{fmt.Sprintf("Failed to close heap snapshot: %s was not loaded.", a.FilePath)}
+	if err != nil || !s.heaps.CloseFile(c.sess, canonical) {
+		return &heaptext.Error{Sentence: fmt.Sprintf("Failed to close heap snapshot: %s was not loaded.", a.FilePath)}
 	}
 	c.r.line("Closed heap snapshot: %s", a.FilePath)
 	return nil
@@ -287,7 +286,7 @@ func (s *Server) heapPaths(ctx context.Context, c *call, a *heapPathsArgs) error
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, pathsLines(paths, limits, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -297,12 +296,12 @@ func (s *Server) heapEdges(ctx context.Context, c *call, a *heapEdgesArgs) error
 		opts.SortBy = "retainedSize"
 	}
 	if a.RetainedSize != nil {
-		r, err := parseByteRange("get_heapsnapshot_edges", "retainedSize", *a.RetainedSize)
+		r, err := byteRange("get_heapsnapshot_edges", "retainedSize", *a.RetainedSize)
 		if err != nil {
 			return err
 		}
 		// As upstream: only the lower bound applies here.
-		opts.MinRetainedSize = &r.min
+		opts.MinRetainedSize = &r.Min
 	}
 	snap, done, err := c.snapshot(ctx, a.FilePath)
 	if err != nil {
@@ -313,7 +312,7 @@ func (s *Server) heapEdges(ctx context.Context, c *call, a *heapEdgesArgs) error
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, edgesLines(edges, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -327,7 +326,7 @@ func (s *Server) heapDominators(ctx context.Context, c *call, a *heapNodeArgs) e
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, dominatorsLines(chain, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -346,15 +345,11 @@ func (s *Server) heapCompare(ctx context.Context, c *call, a *heapCompareArgs) e
 	if err != nil {
 		return err
 	}
-	if a.ClassIndex != nil {
-		i := *a.ClassIndex
-		if i != math.Trunc(i) || i < 0 || i >= float64(len(diffs)) {
-			return &heapSnapshotError{(&heap.ClassIndexError{Index: i, Count: len(diffs)}).Error()}
-		}
-		c.r.lines = append(c.r.lines, classDiffLines(diffs[int(i)], maxName(a.MaxNameLength))...)
-		return nil
+	lines, err := heaptext.Compare(diffs, a.ClassIndex, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))
+	if err != nil {
+		return err
 	}
-	c.r.lines = append(c.r.lines, diffLines(diffs, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, lines...)
 	return nil
 }
 
@@ -368,7 +363,7 @@ func (s *Server) heapDuplicates(ctx context.Context, c *call, a *heapPagedArgs) 
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, duplicatesLines(groups, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -382,25 +377,25 @@ func (s *Server) heapObject(ctx context.Context, c *call, a *heapNodeArgs) error
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, objectLines(info, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
 func (s *Server) heapQuery(ctx context.Context, c *call, a *heapQueryArgs) error {
 	q := heap.Query{ClassName: a.ClassName, PropertyName: a.PropertyName, NodeType: a.NodeType, IsDetached: a.IsDetached, SortBy: a.SortBy}
 	if a.RetainedSize != nil {
-		r, err := parseByteRange("query_heapsnapshot_objects", "retainedSize", *a.RetainedSize)
+		r, err := byteRange("query_heapsnapshot_objects", "retainedSize", *a.RetainedSize)
 		if err != nil {
 			return err
 		}
-		q.MinRetained, q.MaxRetained = &r.min, r.max
+		q.MinRetained, q.MaxRetained = &r.Min, r.Max
 	}
 	if a.SelfSize != nil {
-		r, err := parseByteRange("query_heapsnapshot_objects", "selfSize", *a.SelfSize)
+		r, err := byteRange("query_heapsnapshot_objects", "selfSize", *a.SelfSize)
 		if err != nil {
 			return err
 		}
-		q.MinSelf, q.MaxSelf = &r.min, r.max
+		q.MinSelf, q.MaxSelf = &r.Min, r.Max
 	}
 	snap, done, err := c.snapshot(ctx, a.FilePath)
 	if err != nil {
@@ -411,14 +406,14 @@ func (s *Server) heapQuery(ctx context.Context, c *call, a *heapQueryArgs) error
 	if err != nil {
 		return heapError(err)
 	}
-	c.r.lines = append(c.r.lines, nodesLines(nodes, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
 func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs) error {
-	var r *byteRange
+	var r *heaptext.ByteRange
 	if a.RetainedSize != nil {
-		v, err := parseByteRange("analyze_heapsnapshot_contexts", "retainedSize", *a.RetainedSize)
+		v, err := byteRange("analyze_heapsnapshot_contexts", "retainedSize", *a.RetainedSize)
 		if err != nil {
 			return err
 		}
@@ -433,120 +428,26 @@ func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs)
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, contextsLines(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, maxName(a.MaxNameLength))...)
+	c.r.lines = append(c.r.lines, heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-// heapError words the engine's errors as chrome-devtools-mcp does where it
-// has a sentence, and as one of tabhive's own where it crashes.
+// heapError words the engine's errors: a pattern the engine cannot run
+// is bad input; the rest are the memory tools' own sentences.
 func heapError(err error) error {
-	var (
-		nf *heap.NodeNotFoundError
-		cf *heap.ClassNotFoundError
-		fe *heap.FilterError
-		ni *heap.NoInstancesError
-		pe *heap.PatternError
-	)
-	switch {
-	case errors.As(err, &nf), errors.As(err, &cf), errors.As(err, &fe):
-		return &heapSnapshotError{err.Error()}
-	case errors.As(err, &ni):
-		return &heapSnapshotError{fmt.Sprintf("Class %s has no objects that filter %s keeps; call get_heapsnapshot_details with that filterName to list the classes it keeps.", ni.ClassName, ni.Filter)}
-	case errors.As(err, &pe):
+	if pe, ok := errorsAs[*heap.PatternError](err); ok {
 		return &argError{Msg: fmt.Sprintf("Invalid argument %q: %s is not a regular expression this server can run (%v); give plain text or a simpler pattern.", pe.Field, strconv.Quote(pe.Pattern), pe.Err)}
 	}
-	return err
+	return heaptext.QueryError(err)
 }
 
-// byteRange is an inclusive range of sizes in bytes; max nil is no bound.
-type byteRange struct {
-	min float64
-	max *float64
-}
-
-var byteUnits = map[string]float64{
-	"b": 1, "byte": 1, "bytes": 1,
-	"k": 1000, "kb": 1000, "kib": 1024,
-	"m": 1e6, "mb": 1e6, "mib": 1 << 20,
-	"g": 1e9, "gb": 1e9, "gib": 1 << 30,
-	"t": 1e12, "tb": 1e12, "tib": 1 << 40,
-}
-
-var byteSizeRE = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*([a-zA-Z]+)?$`)
-
-// parseByteSize reads "1024", "1.5MB", "500 KiB" as chrome-devtools-mcp
-// does (decimal units, binary ones with "i").
-func parseByteSize(v string) (float64, error) {
-	t := strings.TrimSpace(v)
-	if t == "" {
-		return 0, fmt.Errorf("Invalid byte size: %q", v)
-	}
-	m := byteSizeRE.FindStringSubmatch(t)
-	if m == nil {
-		return 0, fmt.Errorf("Invalid byte size format: %q. Expected a number or format like \"1024\", \"1M\", \"1MB\", \"1G\", \"1GB\".", v)
-	}
-	n, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || math.IsInf(n, 0) {
-		return 0, fmt.Errorf("Invalid byte size: %q", v)
-	}
-	if m[2] == "" {
-		return math.Floor(n + 0.5), nil // Math.round
-	}
-	unit, ok := byteUnits[strings.ToLower(m[2])]
-	if !ok {
-		return 0, fmt.Errorf("Unknown unit %q in %q. Supported units: B, KB, KiB, MB, MiB, GB, GiB, TB, TiB.", m[2], v)
-	}
-	b := math.Floor(n*unit + 0.5) // Math.round
-	if math.IsInf(b, 0) {
-		return 0, fmt.Errorf("Invalid byte size: %q", v)
-	}
-	return b, nil
-}
-
-// parseByteRange reads "1MB", "1MB-2MB", "-1MB" or "1MB-".
-func parseByteRange(tool, arg, v string) (byteRange, error) {
-	bad := func(err error) error {
-		return badArgs("Invalid argument %q for tool %q: %v", arg, tool, agenterr.Period(err.Error()))
-	}
-	t := strings.TrimSpace(v)
-	if !strings.Contains(t, "-") {
-		n, err := parseByteSize(t)
-		return byteRange{min: n}, bad2(err, bad)
-	}
-	parts := strings.Split(t, "-")
-	if len(parts) != 2 {
-		return byteRange{}, bad(fmt.Errorf("Invalid byte size range: %q. Expected a size or range like \"1MB\", \"1MB-2MB\", \"-1MB\", or \"1MB-\".", v))
-	}
-	lo, hi := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])
-	if lo == "" && hi == "" {
-		return byteRange{}, bad(fmt.Errorf("Invalid byte size range: %q. At least one bound is required.", v))
-	}
-	var r byteRange
-	if lo != "" {
-		n, err := parseByteSize(lo)
-		if err != nil {
-			return byteRange{}, bad(err)
-		}
-		r.min = n
-	}
-	if hi != "" {
-		n, err := parseByteSize(hi)
-		if err != nil {
-			return byteRange{}, bad(err)
-		}
-		r.max = &n
-		if r.min > n {
-			return byteRange{}, bad(fmt.Errorf("Invalid byte size range: %q. The lower bound must not exceed the upper bound.", v))
-		}
+// byteRange reads a size argument of tool.
+func byteRange(tool, arg, v string) (heaptext.ByteRange, error) {
+	r, err := heaptext.ParseByteRange(v)
+	if err != nil {
+		return heaptext.ByteRange{}, badArgs("Invalid argument %q for tool %q: %v", arg, tool, agenterr.Period(err.Error()))
 	}
 	return r, nil
-}
-
-func bad2(err error, bad func(error) error) error {
-	if err == nil {
-		return nil
-	}
-	return bad(err)
 }
 
 // takeHeapSnapshot writes a snapshot of the page's heap into the sandbox as
@@ -587,11 +488,11 @@ func (s *Server) takeHeapSnapshot(ctx context.Context, c *call, a *takeHeapArgs)
 		// A cut-short snapshot is of no use to anyone: do not leave it.
 		os.Remove(path)
 		if errors.Is(err, page.ErrHeapSnapshotBusy) {
-			return &heapSnapshotError{"The page's renderer is still writing an earlier heap snapshot, whose call ran out of its budget; retry take_heapsnapshot once it is done (the page's other tools answer when it is)."}
+			return &heaptext.Error{Sentence: "The page's renderer is still writing an earlier heap snapshot, whose call ran out of its budget; retry take_heapsnapshot once it is done (the page's other tools answer when it is)."}
 		}
 		var be *page.HeapSnapshotBudgetError
 		if errors.As(err, &be) {
-			return &heapSnapshotError{fmt.Sprintf("The heap snapshot did not finish within its %v budget, scaled to the page's %d MB of JavaScript heap, so nothing was saved: the page's renderer finishes it in the background and answers again once it has; retry then, or shrink the heap first.", be.Budget, max(be.HeapBytes>>20, 1))}
+			return &heaptext.Error{Sentence: fmt.Sprintf("The heap snapshot did not finish within its %v budget, scaled to the page's %d MB of JavaScript heap, so nothing was saved: the page's renderer finishes it in the background and answers again once it has; retry then, or shrink the heap first.", be.Budget, max(be.HeapBytes>>20, 1))}
 		}
 		return err
 	}

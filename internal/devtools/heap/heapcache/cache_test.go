@@ -1,4 +1,4 @@
-package transport
+package heapcache
 
 import (
 	"compress/gzip"
@@ -7,15 +7,26 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
-// TestHeapCacheDroppedWhileLoading: a snapshot closed while it loads, by a
+// plainFiles opens any file, by its absolute path: the sandbox's rules
+// are the transport's to test.
+type plainFiles struct{}
+
+func (plainFiles) Open(path string) (*os.File, string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := os.Open(abs)
+	return f, abs, err
+}
+
+// TestDroppedWhileLoading: a snapshot closed while it loads, by a
 // call that gave up waiting, leaves nothing counted once the load ends.
-func TestHeapCacheDroppedWhileLoading(t *testing.T) {
+func TestDroppedWhileLoading(t *testing.T) {
 	dir := t.TempDir()
-	in, err := os.Open(filepath.Join("..", "internal", "devtools", "heap", "testdata", "leaks-before.heapsnapshot.gz"))
+	in, err := os.Open(filepath.Join("..", "testdata", "leaks-before.heapsnapshot.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,16 +45,15 @@ func TestHeapCacheDroppedWhileLoading(t *testing.T) {
 	}
 	out.Close()
 
-	c := newHeapCache(1 << 30)
-	defer c.close()
-	sess := &session{}
-	sb := sandbox.New(sandbox.Config{Workspaces: []string{dir}})
+	c := New(1 << 30)
+	defer c.Close()
+	owner := new(int)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the call gives up at once; the load goes on
-	if _, _, err := c.use(ctx, sess, sb, file); err == nil {
+	if _, _, err := c.Use(ctx, owner, plainFiles{}, file); err == nil {
 		t.Fatal("use with a cancelled context succeeded")
 	}
-	if !c.closeFile(sess, file) {
+	if !c.CloseFile(owner, file) {
 		t.Fatal("closeFile: the loading snapshot was not there")
 	}
 	c.loads.Wait() // the load ends on its own, within loadTimeout

@@ -1,8 +1,7 @@
-package transport
+package heaptext
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,197 +11,13 @@ import (
 	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
-// The memory tools' replies, in chrome-devtools-mcp 1.11's text: CSV
-// tables under "## Heap Snapshot Data", sizes in kilobytes as DevTools
-// prints them, names cut at maxNameLength (100 by default), paging as its
-// other listings page.
+// section starts every memory-analysis reply.
+const section = "## Heap Snapshot Data"
 
-// defaultMaxNameLength is where names are cut when the call gives no
-// maxNameLength.
-const defaultMaxNameLength = 100
-
-// heapSection starts every memory-analysis reply.
-const heapSection = "## Heap Snapshot Data"
-
-// formatKB prints bytes in kilobytes as DevTools' formatBytesToKb does
-// (en-US): one decimal under 100 kB, whole kilobytes with thousands
-// separators from 100 kB, rounded half away from zero, a no-break space
-// before the unit.
-func formatKB(bytes float64) string {
-	if math.IsNaN(bytes) {
-		return "NaN\u00a0kB"
-	}
-	// ICU shows the sign of any negative number, even one that rounds to
-	// zero ("-0.0 kB").
-	neg := math.Signbit(bytes)
-	abs := math.Abs(bytes)
-	var s string
-	if bytes/1000 < 100 {
-		// Tenths of a kilobyte: bytes/100, rounded half up on the decimal
-		// value (ICU rounds the decimal, not the binary float).
-		tenths := roundHalfUp(abs, 100)
-		s = groupThousands(strconv.FormatInt(tenths/10, 10)) + "." + strconv.FormatInt(tenths%10, 10)
-	} else {
-		s = groupThousands(strconv.FormatInt(roundHalfUp(abs, 1000), 10))
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s + "\u00a0kB"
-}
-
-// roundHalfUp returns v/unit rounded half up, for a non-negative integer
-// v.
-func roundHalfUp(v, unit float64) int64 {
-	whole := int64(v)
-	q, r := whole/int64(unit), whole%int64(unit)
-	if frac := v - float64(whole); float64(r)+frac >= unit/2 {
-		q++
-	}
-	return q
-}
-
-func groupThousands(digits string) string {
-	if len(digits) <= 3 {
-		return digits
-	}
-	var b strings.Builder
-	lead := len(digits) % 3
-	if lead > 0 {
-		b.WriteString(digits[:lead])
-	}
-	for i := lead; i < len(digits); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(digits[i : i+3])
-	}
-	return b.String()
-}
-
-// signedKB prints a size with a "+" when positive (diff totals).
-func signedKB(bytes float64) string {
-	if bytes > 0 {
-		return "+" + formatKB(bytes)
-	}
-	return formatKB(bytes)
-}
-
-func signedCount(n int) string {
-	if n > 0 {
-		return "+" + strconv.Itoa(n)
-	}
-	return strconv.Itoa(n)
-}
-
-// truncateName cuts a name to max UTF-16 code units, as JavaScript counts,
-// with "..." after a cut.
-func truncateName(name string, max int) string {
-	if jsLength(name) <= max {
-		return name
-	}
-	return jsPrefix(name, max) + "..."
-}
-
-// formatName is a name for a one-line listing: cut, line breaks escaped.
-func formatName(name string, max int) string {
-	s := truncateName(name, max)
-	s = strings.ReplaceAll(s, "\r", `\r`)
-	return strings.ReplaceAll(s, "\n", `\n`)
-}
-
-// jsLength is a string's length in UTF-16 code units.
-func jsLength(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
-// jsPrefix is the first n UTF-16 code units of s (a split surrogate pair
-// becomes U+FFFD).
-func jsPrefix(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if units+w > n {
-			if units < n {
-				return s[:i] + "\ufffd"
-			}
-			return s[:i]
-		}
-		units += w
-	}
-	return s
-}
-
-// listPage is the part of a list a paged reply shows, and the lines that say
-// which.
-type listPage struct {
-	start, end int
-	info       []string
-}
-
-// paginate pages a list of n items as chrome-devtools-mcp does: everything
-// when neither pageIdx nor pageSize is given; else pages of pageSize (20 by
-// default), an out-of-range pageIdx showing the first page with a note.
-func paginate(n int, pageIdx, pageSize *int) listPage {
-	var p listPage
-	given := pageIdx != nil || pageSize != nil
-	size, idx, total := n, 0, 1
-	if given {
-		size = 20
-		if pageSize != nil {
-			size = *pageSize
-		}
-		total = max(1, (n+size-1)/size)
-		if pageIdx != nil {
-			if *pageIdx < 0 || *pageIdx >= total {
-				p.info = append(p.info, "Invalid page number provided. Showing first page.")
-			} else {
-				idx = *pageIdx
-			}
-		}
-	}
-	p.start = min(idx*size, n)
-	p.end = min(p.start+size, n)
-	if !given {
-		p.start, p.end = 0, n
-	}
-	shown := p.start + 1
-	if n == 0 {
-		shown = 0
-	}
-	p.info = append(p.info, fmt.Sprintf("Showing %d-%d of %d (Page %d of %d).", shown, p.end, n, idx+1, total))
-	if given {
-		if idx < total-1 {
-			p.info = append(p.info, fmt.Sprintf("Next page: %d", idx+1))
-		}
-		if idx > 0 {
-			p.info = append(p.info, fmt.Sprintf("Previous page: %d", idx-1))
-		}
-	}
-	return p
-}
-
-// jsonIndent is JSON.stringify(v, null, 2).
-func jsonIndent(v any) string {
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
-}
-
-// summaryLines is get_heapsnapshot_summary's reply; ctx bounds the query
+// Summary is get_heapsnapshot_summary's reply; ctx bounds the query
 // it makes.
-func summaryLines(ctx context.Context, s *heap.Snapshot, maxName int) ([]string, error) {
-	lines := []string{heapSection,
+func Summary(ctx context.Context, s *heap.Snapshot, maxName int) ([]string, error) {
+	lines := []string{section,
 		"Statistics: " + jsonIndent(s.Statistics()),
 		"Static Data: " + jsonIndent(s.StaticData()),
 		"### Native Contexts",
@@ -227,20 +42,10 @@ func summaryLines(ctx context.Context, s *heap.Snapshot, maxName int) ([]string,
 	return lines, nil
 }
 
-// sortStable is an insertion sort, stable, for the short lists replies
-// sort (native contexts).
-func sortStable(n int, less func(i, j int) bool, swap func(i, j int)) {
-	for i := 1; i < n; i++ {
-		for j := i; j > 0 && less(j, j-1); j-- {
-			swap(j, j-1)
-		}
-	}
-}
-
-// aggregatesLines is get_heapsnapshot_details' reply.
-func aggregatesLines(a heap.Aggregates, pageIdx, pageSize *int, maxName int) []string {
+// Details is get_heapsnapshot_details' reply.
+func Details(a heap.Aggregates, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(len(a.Classes), pageIdx, pageSize)
-	lines := []string{heapSection, fmt.Sprintf("Objects: %d", a.ObjectCount), "Total shallow size: " + formatKB(a.TotalSelfSize)}
+	lines := []string{section, fmt.Sprintf("Objects: %d", a.ObjectCount), "Total shallow size: " + formatKB(a.TotalSelfSize)}
 	lines = append(lines, p.info...)
 	lines = append(lines, "id,className,count,selfSize,retainedSize")
 	for _, c := range a.Classes[p.start:p.end] {
@@ -249,8 +54,9 @@ func aggregatesLines(a heap.Aggregates, pageIdx, pageSize *int, maxName int) []s
 	return lines
 }
 
-// nodesLines lists nodes, then the paging lines.
-func nodesLines(nodes heap.Nodes, pageIdx, pageSize *int, maxName int) []string {
+// Nodes lists nodes, then the paging lines: the reply of
+// get_heapsnapshot_class_nodes and query_heapsnapshot_objects.
+func Nodes(nodes heap.Nodes, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(nodes.Len(), pageIdx, pageSize)
 	var table []string
 	if nodes.Len() > 0 {
@@ -259,11 +65,12 @@ func nodesLines(nodes heap.Nodes, pageIdx, pageSize *int, maxName int) []string 
 	for _, n := range nodes.Slice(p.start, p.end) {
 		table = append(table, fmt.Sprintf("%d,%s,%s,%d,%s,%s", n.ID, formatName(n.Name, maxName), n.Type, n.Distance, formatKB(n.SelfSize), formatKB(n.RetainedSize)))
 	}
-	return append([]string{heapSection, strings.Join(table, "\n")}, p.info...)
+	return append([]string{section, strings.Join(table, "\n")}, p.info...)
 }
 
-// edgesLines lists edges and their nodes, then the paging lines.
-func edgesLines(edges heap.Edges, pageIdx, pageSize *int, maxName int) []string {
+// Edges lists edges and their nodes, then the paging lines: the reply of
+// get_heapsnapshot_retainers and get_heapsnapshot_edges.
+func Edges(edges heap.Edges, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(edges.Len(), pageIdx, pageSize)
 	var table []string
 	if edges.Len() > 0 {
@@ -272,12 +79,12 @@ func edgesLines(edges heap.Edges, pageIdx, pageSize *int, maxName int) []string 
 	for _, e := range edges.Slice(p.start, p.end) {
 		table = append(table, fmt.Sprintf("%s,%s,%d,%s,%s,%s", formatName(e.Name, maxName), e.Type, e.Node.ID, formatName(e.Node.Name, maxName), formatKB(e.Node.SelfSize), formatKB(e.Node.RetainedSize)))
 	}
-	return append([]string{heapSection, strings.Join(table, "\n")}, p.info...)
+	return append([]string{section, strings.Join(table, "\n")}, p.info...)
 }
 
-// pathsLines is get_heapsnapshot_retaining_paths' reply.
-func pathsLines(paths []heap.Path, limits heap.Limits, maxName int) []string {
-	lines := []string{heapSection, "### Retaining Paths"}
+// RetainingPaths is get_heapsnapshot_retaining_paths' reply.
+func RetainingPaths(paths []heap.Path, limits heap.Limits, maxName int) []string {
+	lines := []string{section, "### Retaining Paths"}
 	if len(paths) == 0 {
 		lines = append(lines, "No retaining paths found.")
 	} else {
@@ -300,9 +107,9 @@ func pathsLines(paths []heap.Path, limits heap.Limits, maxName int) []string {
 	return lines
 }
 
-// dominatorsLines is get_heapsnapshot_dominators' reply.
-func dominatorsLines(chain []heap.Dominator, maxName int) []string {
-	lines := []string{heapSection, "### Dominator Chain"}
+// Dominators is get_heapsnapshot_dominators' reply.
+func Dominators(chain []heap.Dominator, maxName int) []string {
+	lines := []string{section, "### Dominator Chain"}
 	if len(chain) == 0 {
 		return append(lines, "No dominators found.")
 	}
@@ -313,8 +120,8 @@ func dominatorsLines(chain []heap.Dominator, maxName int) []string {
 	return append(lines, strings.Join(table, "\n"))
 }
 
-// objectLines is get_heapsnapshot_object_details' reply.
-func objectLines(o heap.ObjectInfo, maxName int) []string {
+// Object is get_heapsnapshot_object_details' reply.
+func Object(o heap.ObjectInfo, maxName int) []string {
 	state := "unknown"
 	switch o.Detachedness {
 	case 1:
@@ -322,7 +129,7 @@ func objectLines(o heap.ObjectInfo, maxName int) []string {
 	case 2:
 		state = "detached"
 	}
-	return []string{heapSection, "### Object Details", strings.Join([]string{
+	return []string{section, "### Object Details", strings.Join([]string{
 		fmt.Sprintf("id: @%d", o.ID),
 		"name: " + formatName(o.Name, maxName),
 		"type: " + o.Type,
@@ -335,10 +142,10 @@ func objectLines(o heap.ObjectInfo, maxName int) []string {
 	}, "\n")}
 }
 
-// duplicatesLines is get_heapsnapshot_duplicate_strings' reply.
-func duplicatesLines(groups []heap.StringGroup, pageIdx, pageSize *int, maxName int) []string {
+// DuplicateStrings is get_heapsnapshot_duplicate_strings' reply.
+func DuplicateStrings(groups []heap.StringGroup, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(len(groups), pageIdx, pageSize)
-	lines := append([]string{heapSection, "### Duplicate Strings"}, p.info...)
+	lines := append([]string{section, "### Duplicate Strings"}, p.info...)
 	table := []string{"value,count,totalSelfSize,totalRetainedSize,truncated,nodeIds"}
 	for _, g := range groups[p.start:p.end] {
 		ids := make([]string, len(g.IDs))
@@ -348,39 +155,6 @@ func duplicatesLines(groups []heap.StringGroup, pageIdx, pageSize *int, maxName 
 		table = append(table, fmt.Sprintf("%s,%d,%s,%s,%t,%s", jsJSONString(truncateName(g.Value, maxName)), g.Count, formatKB(g.TotalSelfSize), formatKB(g.TotalRetainedSize), g.Truncated, strings.Join(ids, " ")))
 	}
 	return append(lines, strings.Join(table, "\n"))
-}
-
-// jsJSONString is JSON.stringify of a string: unlike Go's encoder it
-// leaves <, > and & alone and escapes only what JSON requires.
-func jsJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // diffTotalsLine sums a diff's classes.
@@ -399,10 +173,10 @@ func diffTotalsLine(diffs []heap.ClassDiff) string {
 		added, removed, signedCount(delta), signedKB(addedSize), signedKB(removedSize), signedKB(sizeDelta))
 }
 
-// diffLines is compare_heapsnapshots' summary reply.
-func diffLines(diffs []heap.ClassDiff, pageIdx, pageSize *int, maxName int) []string {
+// diffSummary is compare_heapsnapshots' reply without a classIndex.
+func diffSummary(diffs []heap.ClassDiff, pageIdx, pageSize *int, maxName int) []string {
 	p := paginate(len(diffs), pageIdx, pageSize)
-	lines := []string{heapSection, "### Heap Snapshot Diff", diffTotalsLine(diffs)}
+	lines := []string{section, "### Heap Snapshot Diff", diffTotalsLine(diffs)}
 	lines = append(lines, p.info...)
 	table := []string{"index,className,addedCount,removedCount,countDelta,addedSize,removedSize,sizeDelta"}
 	for _, d := range diffs[p.start:p.end] {
@@ -411,8 +185,22 @@ func diffLines(diffs []heap.ClassDiff, pageIdx, pageSize *int, maxName int) []st
 	return append(lines, strings.Join(table, "\n"))
 }
 
-// classDiffLines is compare_heapsnapshots' reply for one class.
-func classDiffLines(d heap.ClassDiff, maxName int) []string {
+// Compare is compare_heapsnapshots' reply: the classes that changed, or,
+// given a classIndex, the objects of that one class. A classIndex that is
+// no index of diffs fails with upstream's sentence.
+func Compare(diffs []heap.ClassDiff, classIndex *float64, pageIdx, pageSize *int, maxName int) ([]string, error) {
+	if classIndex == nil {
+		return diffSummary(diffs, pageIdx, pageSize, maxName), nil
+	}
+	i := *classIndex
+	if i != math.Trunc(i) || i < 0 || i >= float64(len(diffs)) {
+		return nil, &Error{(&heap.ClassIndexError{Index: i, Count: len(diffs)}).Error()}
+	}
+	return classDiff(diffs[int(i)], maxName), nil
+}
+
+// classDiff is compare_heapsnapshots' reply for one class.
+func classDiff(d heap.ClassDiff, maxName int) []string {
 	out := []string{fmt.Sprintf("%s: # new: %d, # deleted: %d, # delta: %s, alloc size: %s, freed size: %s, size delta: %s",
 		formatName(d.ClassName, maxName), d.AddedCount, d.RemovedCount, signedCount(d.CountDelta), signedKB(d.AddedSize), signedKB(d.RemovedSize), signedKB(d.SizeDelta)), "Objects:"}
 	for i, id := range d.AddedIDs {
@@ -421,11 +209,11 @@ func classDiffLines(d heap.ClassDiff, maxName int) []string {
 	for i, id := range d.DeletedIDs {
 		out = append(out, fmt.Sprintf("  - @%d (self_size: %s)", id, formatKB(d.DeletedSelfSizes[i])))
 	}
-	return []string{heapSection, "### Heap Snapshot Detailed Diff", strings.Join(out, "\n")}
+	return []string{section, "### Heap Snapshot Detailed Diff", strings.Join(out, "\n")}
 }
 
-// contextsLines is analyze_heapsnapshot_contexts' reply.
-func contextsLines(a heap.ContextAnalysis, r *byteRange, scopeInfo *int, pageIdx, pageSize *int, maxName int) []string {
+// Contexts is analyze_heapsnapshot_contexts' reply.
+func Contexts(a heap.ContextAnalysis, r *ByteRange, scopeInfo *int, pageIdx, pageSize *int, maxName int) []string {
 	type ranked struct {
 		scope *heap.Scope
 		ctx   heap.DeadContext
@@ -438,7 +226,7 @@ func contextsLines(a heap.ContextAnalysis, r *byteRange, scopeInfo *int, pageIdx
 		}
 		for _, c := range sc.Contexts {
 			score := c.DeadFieldsRetainedSize
-			if r != nil && (score < r.min || r.max != nil && score > *r.max) {
+			if r != nil && (score < r.Min || r.Max != nil && score > *r.Max) {
 				continue
 			}
 			all = append(all, ranked{sc, c})
@@ -450,7 +238,7 @@ func contextsLines(a heap.ContextAnalysis, r *byteRange, scopeInfo *int, pageIdx
 		pageIdx = &zero
 	}
 	p := paginate(len(all), pageIdx, pageSize)
-	lines := append([]string{heapSection, "### Context Analysis"}, p.info...)
+	lines := append([]string{section, "### Context Analysis"}, p.info...)
 	var body []string
 	if p.end-p.start == 0 {
 		body = append(body, "No live contexts with dead fields were found.")
@@ -488,11 +276,4 @@ func scopeName(s *heap.Scope, maxName int) string {
 		return fmt.Sprintf("%s (%s)", formatName(s.ScopeName, maxName), script)
 	}
 	return script
-}
-
-func countOf(n int, singular string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, singular)
-	}
-	return fmt.Sprintf("%d %ss", n, singular)
 }
