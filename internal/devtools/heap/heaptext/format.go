@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // DefaultMaxNameLength is where names are cut when the call gives no
@@ -95,10 +97,10 @@ func signedCount(n int) string {
 // truncateName cuts a name to max UTF-16 code units, as JavaScript counts,
 // with "..." after a cut.
 func truncateName(name string, max int) string {
-	if jsLength(name) <= max {
+	if jsfmt.Length(name) <= max {
 		return name
 	}
-	return jsPrefix(name, max) + "..."
+	return jsfmt.Slice(name, max) + "..."
 }
 
 // formatName is a name for a one-line listing: cut, line breaks escaped.
@@ -106,39 +108,6 @@ func formatName(name string, max int) string {
 	s := truncateName(name, max)
 	s = strings.ReplaceAll(s, "\r", `\r`)
 	return strings.ReplaceAll(s, "\n", `\n`)
-}
-
-// jsLength is a string's length in UTF-16 code units.
-func jsLength(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
-}
-
-// jsPrefix is the first n UTF-16 code units of s (a split surrogate pair
-// becomes U+FFFD).
-func jsPrefix(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		w := 1
-		if r >= 0x10000 {
-			w = 2
-		}
-		if units+w > n {
-			if units < n {
-				return s[:i] + "\ufffd"
-			}
-			return s[:i]
-		}
-		units += w
-	}
-	return s
 }
 
 // listPage is the part of a list a paged reply shows, and the lines that say
@@ -206,55 +175,9 @@ func sortStable(n int, less func(i, j int) bool, swap func(i, j int)) {
 	}
 }
 
-// jsJSONString is JSON.stringify of a string: unlike Go's encoder it
-// leaves <, > and & alone and escapes only what JSON requires.
-func jsJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 func countOf(n int, singular string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, singular)
 	}
 	return fmt.Sprintf("%d %ss", n, singular)
-}
-
-// jsNumber is String(f) in JavaScript for the finite numbers a snapshot
-// holds (script offsets): JSON's shortest form, which JavaScript shares,
-// and 0 for -0.
-func jsNumber(f float64) string {
-	if f == 0 {
-		f = 0 // -0 prints as 0
-	}
-	if b, err := json.Marshal(f); err == nil {
-		return string(b)
-	}
-	return fmt.Sprint(f)
 }

@@ -152,7 +152,7 @@ func DuplicateStrings(groups []heap.StringGroup, pageIdx, pageSize *int, maxName
 		for i, id := range g.IDs {
 			ids[i] = "@" + strconv.FormatUint(uint64(id), 10)
 		}
-		table = append(table, fmt.Sprintf("%s,%d,%s,%s,%t,%s", jsJSONString(truncateName(g.Value, maxName)), g.Count, formatKB(g.TotalSelfSize), formatKB(g.TotalRetainedSize), g.Truncated, strings.Join(ids, " ")))
+		table = append(table, fmt.Sprintf("%s,%d,%s,%s,%t,%s", jsfmt.Quote(truncateName(g.Value, maxName)), g.Count, formatKB(g.TotalSelfSize), formatKB(g.TotalRetainedSize), g.Truncated, strings.Join(ids, " ")))
 	}
 	return append(lines, strings.Join(table, "\n"))
 }
