@@ -26,6 +26,17 @@ func TestHeapChunkDecoded(t *testing.T) {
 			}
 		}
 	}
+	// Escaped halves of surrogate pairs decode as encoding/json decodes
+	// them: a pair as one character, a lone half as U+FFFD.
+	for _, lit := range []string{`"\ud83d\ude00"`, `"\ud83d alone"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`} {
+		var want string
+		if err := json.Unmarshal([]byte(lit), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := hc.chunk([]byte(`{"chunk":` + lit + `}`)); err != nil || string(got) != want {
+			t.Errorf("chunk of %s = %q, %v; want %q", lit, got, err, want)
+		}
+	}
 	for _, bad := range []string{`{"chunk":"a"b"}`, `{"chunk":"a\x"}`, `{"chunk":"a\`, `{"chunk":1}`} {
 		if got, err := hc.chunk([]byte(bad)); err == nil {
 			t.Errorf("chunk(%q) = %q, want an error", bad, got)

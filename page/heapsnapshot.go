@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/mafredri/cdp/protocol/heapprofiler"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // A heap snapshot is written as Chrome sends it: V8 serialises the heap
@@ -67,9 +65,10 @@ func (hc *heapCapture) chunk(params []byte) ([]byte, error) {
 }
 
 // unescape appends the JSON string text s (without its quotes) to out,
-// decoded. It reports false for text it does not take (an unescaped
-// quote, a bad escape, a \u escape of half a UTF-16 surrogate pair); the
-// caller then decodes it otherwise.
+// decoded: the text between escapes copied whole, each escape decoded by
+// jsfmt.AppendEscape. It reports false for text it does not take (an
+// unescaped quote, an escape JSON does not have); the caller then decodes
+// it otherwise.
 func unescape(out, s []byte) ([]byte, bool) {
 	for len(s) > 0 {
 		i := bytes.IndexByte(s, '\\')
@@ -80,40 +79,14 @@ func unescape(out, s []byte) ([]byte, bool) {
 			return out, false
 		}
 		out = append(out, s[:i]...)
-		if i == len(s) {
+		if s = s[i:]; len(s) == 0 {
 			break
 		}
-		if i+1 >= len(s) {
+		var n int
+		if out, n = jsfmt.AppendEscape(out, s); n == 0 {
 			return out, false
 		}
-		c := s[i+1]
-		s = s[i+2:]
-		switch c {
-		case '"', '\\', '/':
-			out = append(out, c)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			if len(s) < 4 {
-				return out, false
-			}
-			r, err := strconv.ParseUint(string(s[:4]), 16, 16)
-			if err != nil || utf16.IsSurrogate(rune(r)) {
-				return out, false
-			}
-			out = utf8.AppendRune(out, rune(r))
-			s = s[4:]
-		default:
-			return out, false
-		}
+		s = s[n:]
 	}
 	return out, true
 }

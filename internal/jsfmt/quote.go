@@ -2,7 +2,6 @@ package jsfmt
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -89,55 +88,83 @@ func Unquote(b []byte) (string, bool) {
 			}
 			inner = inner[n:]
 			continue
-		case len(inner) < 2:
+		}
+		var n int
+		if out, n = AppendEscape(out, inner); n == 0 {
 			return "", false
 		}
-		e := inner[1]
-		inner = inner[2:]
-		switch e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(inner)
-			if !ok {
-				return "", false
-			}
-			inner = inner[4:]
-			if utf16.IsSurrogate(r) {
-				lo, ok := rune(0), false
-				if len(inner) >= 6 && inner[0] == '\\' && inner[1] == 'u' {
-					lo, ok = hex4(inner[2:])
-				}
-				if d := utf16.DecodeRune(r, lo); ok && d != utf8.RuneError {
-					r = d
-					inner = inner[6:]
-				} else {
-					r = utf8.RuneError // a lone half; what follows is read on its own
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", false
-		}
+		inner = inner[n:]
 	}
 	return string(out), true
 }
 
+// AppendEscape decodes the escape b starts with (a backslash and what
+// follows) as JSON.parse does, appends the character to dst, and returns
+// how many bytes of b it read: 0, and dst as it was, if b does not start
+// with a whole escape JSON has. The \u escapes of the two halves of a
+// surrogate pair are read together, as one character; an escaped half
+// with no other half becomes U+FFFD, and what follows it is left to the
+// next call. Callers decoding text in bulk copy the bytes between escapes
+// themselves and call it at each backslash.
+func AppendEscape(dst, b []byte) ([]byte, int) {
+	if len(b) < 2 || b[0] != '\\' {
+		return dst, 0
+	}
+	switch e := b[1]; e {
+	case '"', '\\', '/':
+		return append(dst, e), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r, ok := hex4(b[2:])
+		if !ok {
+			return dst, 0
+		}
+		n := 6
+		if utf16.IsSurrogate(r) {
+			rest := b[n:]
+			lo, ok := rune(0), false
+			if len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
+				lo, ok = hex4(rest[2:])
+			}
+			if d := utf16.DecodeRune(r, lo); ok && d != utf8.RuneError {
+				r, n = d, n+6
+			} else {
+				r = utf8.RuneError // a lone half; what follows is read on its own
+			}
+		}
+		return utf8.AppendRune(dst, r), n
+	}
+	return dst, 0
+}
+
 // hex4 reads the four hex digits a \u escape starts with.
+// It allocates nothing: the heap snapshot's reader calls it for every
+// escaped character of a file of hundreds of megabytes.
 func hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {
 		return 0, false
 	}
-	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
-	return rune(v), err == nil
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // scanner reads JSON from a stream through a fixed buffer, so that a file
@@ -368,66 +368,15 @@ func (s *scanner) str(dst []byte) ([]byte, error) {
 		if s.end-s.pos < 2 {
 			return dst, s.ended()
 		}
-		e := s.buf[s.pos+1]
-		s.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := s.hex4()
-			if !ok {
-				return dst, s.syntax("bad \\u escape")
+		out, n := jsfmt.AppendEscape(dst, s.buf[s.pos:s.end])
+		if n == 0 {
+			if e := s.buf[s.pos+1]; e != 'u' {
+				return dst, s.syntax("bad escape \\%c", e)
 			}
-			if utf16.IsSurrogate(r) {
-				if r < 0xdc00 && s.end-s.pos >= 6 && s.buf[s.pos] == '\\' && s.buf[s.pos+1] == 'u' {
-					save := s.pos
-					s.pos += 2
-					if r2, ok := s.hex4(); ok && r2 >= 0xdc00 && r2 <= 0xdfff {
-						r = utf16.DecodeRune(r, r2)
-					} else {
-						s.pos = save
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			dst = utf8.AppendRune(dst, r)
-		default:
-			return dst, s.syntax("bad escape \\%c", e)
+			return dst, s.syntax("bad \\u escape")
 		}
+		dst, s.pos = out, s.pos+n
 	}
-}
-
-func (s *scanner) hex4() (rune, bool) {
-	if s.end-s.pos < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s.buf[s.pos : s.pos+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	s.pos += 4
-	return r, true
 }
 
 // maxDepth bounds the nesting of values that are skipped or decoded
