@@ -303,10 +303,7 @@ func (s *Snapshot) attributeScopeInfoChain(sc *contextScan, info uint32, stop in
 		}
 		v := script
 		sc.scopeInfoScript[cur] = &v
-		if s.isScriptRootScopeInfo(cur) {
-			return
-		}
-		outer, ok := s.internalTarget(cur, "outer_scope_info")
+		outer, ok := s.outerScopeInfo(cur)
 		if !ok {
 			return
 		}
@@ -502,6 +499,15 @@ func (s *Snapshot) intField(o uint32, name string) float64 {
 	return 0
 }
 
+// outerScopeInfo is the scope info enclosing the scope info o: none
+// past a script's root scope, or where V8 recorded no outer one.
+func (s *Snapshot) outerScopeInfo(o uint32) (uint32, bool) {
+	if s.isScriptRootScopeInfo(o) {
+		return 0, false
+	}
+	return s.internalTarget(o, "outer_scope_info")
+}
+
 // scopeInfoScript finds the script a scope info belongs to through its
 // outer scope infos, remembering the answer for each one on the way.
 func (s *Snapshot) scopeInfoScript(sc *contextScan, info uint32) (uint32, bool) {
@@ -521,10 +527,7 @@ func (s *Snapshot) scopeInfoScript(sc *contextScan, info uint32) (uint32, bool) 
 		}
 		seen[cur] = true
 		visited = append(visited, cur)
-		if s.isScriptRootScopeInfo(cur) {
-			break
-		}
-		outer, ok := s.internalTarget(cur, "outer_scope_info")
+		outer, ok := s.outerScopeInfo(cur)
 		if !ok {
 			break
 		}

@@ -157,18 +157,26 @@ func (s *Snapshot) calculateDominators(ctx context.Context, essential bitset) er
 	}
 	// Free the work arrays before allocating the results.
 	parent, ancestor, label, semi, nextEdge, stack, bucketHead, bucketNext = nil, nil, nil, nil, nil, nil, nil, nil
+	s.storeDominators(dom, vertex[:count+1])
+	return nil
+}
 
+// storeDominators keeps each node's immediate dominator, from dom (by
+// vertex number: ordinal+1), and sums retained sizes up the dominator
+// tree, children before their dominators: vertex lists the vertices in
+// the depth-first order of the search (vertex[1] the root).
+func (s *Snapshot) storeDominators(dom, vertex []uint32) {
+	n := s.nodeCount
 	s.dominator = make([]uint32, n)
 	s.retained = make([]float64, n)
 	for o := 0; o < n; o++ {
 		s.dominator[o] = dom[o+1] - 1
 		s.retained[o] = float64(s.nSelf[o])
 	}
-	for i := count; i > 1; i-- {
+	for i := len(vertex) - 1; i > 1; i-- {
 		o := vertex[i] - 1
 		s.retained[s.dominator[o]] += s.retained[o]
 	}
-	return nil
 }
 
 // onlyInessentialRetainers reports whether none of the edges into node o

@@ -253,11 +253,9 @@ func (g *graph) readNodes(ctx context.Context, sc *scanner) error {
 	types := uint32(len(h.nodeTypes))
 	off := func(f string) int { return slices.Index(h.nodeFields, f) }
 	tOff, nOff, iOff, sOff, eOff, dOff := off("type"), off("name"), off("id"), off("self_size"), off("edge_count"), off("detachedness")
-	node, field := 0, 0
+	node := 0
 	var edges uint64
 	n := g.nodeCount
-	// carry holds a node split between two batches.
-	carry := make([]uint32, 0, nf)
 	put := func(v []uint32) error {
 		if node >= n {
 			return notSnapshot(errors.New(`its "nodes" array is longer than node_count says`))
@@ -280,33 +278,10 @@ func (g *graph) readNodes(ctx context.Context, sc *scanner) error {
 		node++
 		return nil
 	}
-	batch := make([]uint32, (64<<10)/nf*nf)
-	err := sc.uints(batch, func(vs []uint32) error {
-		if len(carry) > 0 {
-			k := min(nf-len(carry), len(vs))
-			carry = append(carry, vs[:k]...)
-			vs = vs[k:]
-			if len(carry) < nf {
-				return nil
-			}
-			if err := put(carry); err != nil {
-				return err
-			}
-			carry = carry[:0]
-		}
-		for len(vs) >= nf {
-			if err := put(vs[:nf]); err != nil {
-				return err
-			}
-			vs = vs[nf:]
-		}
-		carry = append(carry, vs...)
-		return ctx.Err()
-	})
+	field, err := sc.records(ctx, nf, put)
 	if err != nil {
 		return err
 	}
-	field = len(carry)
 	if node != n || field != 0 {
 		return notSnapshot(fmt.Errorf(`its "nodes" array holds %d nodes, node_count says %d`, node, n))
 	}
@@ -329,9 +304,8 @@ func (g *graph) readEdges(ctx context.Context, sc *scanner) error {
 	types := uint32(len(h.edgeTypes))
 	nf := uint32(g.nodeFieldCount)
 	limit := uint32(g.nodeCount)
-	edge, field := 0, 0
+	edge := 0
 	e := g.edgeCount
-	carry := make([]uint32, 0, ef)
 	put := func(v []uint32) error {
 		if edge >= e {
 			return notSnapshot(errors.New(`its "edges" array is longer than edge_count says`))
@@ -349,33 +323,10 @@ func (g *graph) readEdges(ctx context.Context, sc *scanner) error {
 		edge++
 		return nil
 	}
-	batch := make([]uint32, (64<<10)/ef*ef)
-	err := sc.uints(batch, func(vs []uint32) error {
-		if len(carry) > 0 {
-			k := min(ef-len(carry), len(vs))
-			carry = append(carry, vs[:k]...)
-			vs = vs[k:]
-			if len(carry) < ef {
-				return nil
-			}
-			if err := put(carry); err != nil {
-				return err
-			}
-			carry = carry[:0]
-		}
-		for len(vs) >= ef {
-			if err := put(vs[:ef]); err != nil {
-				return err
-			}
-			vs = vs[ef:]
-		}
-		carry = append(carry, vs...)
-		return ctx.Err()
-	})
+	field, err := sc.records(ctx, ef, put)
 	if err != nil {
 		return err
 	}
-	field = len(carry)
 	if edge != e || field != 0 {
 		return notSnapshot(fmt.Errorf(`its "edges" array holds %d edges, edge_count says %d`, edge, e))
 	}
@@ -461,34 +412,50 @@ func (g *graph) readLocations(ctx context.Context, sc *scanner) error {
 		return sc.skip(0)
 	}
 	nf := uint32(g.nodeFieldCount)
-	carry := make([]uint32, 0, stride)
-	put := func(v []uint32) {
+	_, err := sc.records(ctx, stride, func(v []uint32) error {
 		idx := v[oi]
 		if idx%nf != 0 || idx/nf >= uint32(g.nodeCount) {
-			return
+			return nil
 		}
 		g.locNode = append(g.locNode, idx/nf)
 		g.locScript = append(g.locScript, v[si])
 		g.locLine = append(g.locLine, v[li])
 		g.locCol = append(g.locCol, v[ci])
-	}
-	batch := make([]uint32, (64<<10)/stride*stride)
-	return sc.uints(batch, func(vs []uint32) error {
+		return nil
+	})
+	return err
+}
+
+// records reads a JSON array of numbers as records of width numbers
+// each, and hands put each whole record in order, one split between two
+// batches of the scanner put back together first; put must not keep the
+// slice. It returns how many numbers were left after the last whole
+// record (a record cut short), and stops at put's first error or when ctx
+// ends.
+func (sc *scanner) records(ctx context.Context, width int, put func(record []uint32) error) (int, error) {
+	carry := make([]uint32, 0, width)
+	batch := make([]uint32, (64<<10)/width*width)
+	err := sc.uints(batch, func(vs []uint32) error {
 		if len(carry) > 0 {
-			k := min(stride-len(carry), len(vs))
+			k := min(width-len(carry), len(vs))
 			carry = append(carry, vs[:k]...)
 			vs = vs[k:]
-			if len(carry) < stride {
+			if len(carry) < width {
 				return nil
 			}
-			put(carry)
+			if err := put(carry); err != nil {
+				return err
+			}
 			carry = carry[:0]
 		}
-		for len(vs) >= stride {
-			put(vs[:stride])
-			vs = vs[stride:]
+		for len(vs) >= width {
+			if err := put(vs[:width]); err != nil {
+				return err
+			}
+			vs = vs[width:]
 		}
 		carry = append(carry, vs...)
 		return ctx.Err()
 	})
+	return len(carry), err
 }

@@ -187,14 +187,11 @@ func (s *Snapshot) classNameOfKey(key string) string {
 // Retainers returns the edges that retain a node, from the nodes holding
 // them: not the root's, not weak ones.
 func (s *Snapshot) Retainers(ctx context.Context, id float64) (_ Edges, err error) {
-	if err := s.begin(ctx); err != nil {
-		return Edges{}, err
-	}
-	defer s.end(&err)
-	o, err := s.ordinalForID(id)
+	o, err := s.beginAt(ctx, id)
 	if err != nil {
 		return Edges{}, err
 	}
+	defer s.end(&err)
 	var ris []uint32
 	for ri := s.firstRetainer[o]; ri < s.firstRetainer[o+1]; ri++ {
 		ei, from := s.retEdge[ri], s.retNode[ri]
@@ -258,14 +255,11 @@ type EdgeOptions struct {
 
 // Edges returns a node's outgoing edges.
 func (s *Snapshot) Edges(ctx context.Context, id float64, opts EdgeOptions) (_ Edges, err error) {
-	if err := s.begin(ctx); err != nil {
-		return Edges{}, err
-	}
-	defer s.end(&err)
-	o, err := s.ordinalForID(id)
+	o, err := s.beginAt(ctx, id)
 	if err != nil {
 		return Edges{}, err
 	}
+	defer s.end(&err)
 	var eis []uint32
 	for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {
 		if int(s.eType[ei]) == s.eInvisible {
@@ -369,14 +363,11 @@ type ObjectInfo struct {
 
 // ObjectInfo returns an object's details.
 func (s *Snapshot) ObjectInfo(ctx context.Context, id float64) (_ ObjectInfo, err error) {
-	if err := s.begin(ctx); err != nil {
-		return ObjectInfo{}, err
-	}
-	defer s.end(&err)
-	o, err := s.ordinalForID(id)
+	o, err := s.beginAt(ctx, id)
 	if err != nil {
 		return ObjectInfo{}, err
 	}
+	defer s.end(&err)
 	return ObjectInfo{
 		ID:            s.nID[o],
 		Name:          s.nodeName(o),
@@ -403,14 +394,11 @@ type Dominator struct {
 // Dominators returns the chain of immediate dominators from a node up to
 // the root, the node first.
 func (s *Snapshot) Dominators(ctx context.Context, id float64) (_ []Dominator, err error) {
-	if err := s.begin(ctx); err != nil {
-		return nil, err
-	}
-	defer s.end(&err)
-	o, err := s.ordinalForID(id)
+	o, err := s.beginAt(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	defer s.end(&err)
 	var chain []Dominator
 	for {
 		chain = append(chain, Dominator{NodeID: s.nID[o], NodeIndex: int(o) * s.nodeFieldCount, NodeName: s.nodeName(o), RetainedSize: s.retained[o], SelfSize: float64(s.nSelf[o])})
@@ -448,14 +436,11 @@ type Limits []string
 // weak edges, nearest first, down to retainers one step from a root.
 // maxDepth, maxNodes and maxSiblings bound it (nil: 30, 5000, 100).
 func (s *Snapshot) RetainingPaths(ctx context.Context, id float64, maxDepth, maxNodes, maxSiblings *float64) (_ []Path, _ Limits, err error) {
-	if err := s.begin(ctx); err != nil {
-		return nil, Limits{}, err
-	}
-	defer s.end(&err)
-	o, err := s.ordinalForID(id)
+	o, err := s.beginAt(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
+	defer s.end(&err)
 	depthLimit, nodesLimit, siblingsLimit := 30.0, 5000.0, 100.0
 	if maxDepth != nil {
 		depthLimit = *maxDepth

@@ -163,15 +163,8 @@ func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, erro
 func (s *Snapshot) build(ctx context.Context) error {
 	s.typeIndexes()
 	var essential bitset
-	err := both(ctx, func() { s.buildRetainers() }, func(ctx context.Context) error {
-		for _, step := range []func(){s.initDOMState, s.calculateFlags, func() { essential = s.essentialEdges() }, s.calculateShallowSizes} {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			step()
-		}
-		return nil
-	})
+	err := both(ctx, func() { s.buildRetainers() },
+		inOrder(s.initDOMState, s.calculateFlags, func() { essential = s.essentialEdges() }, s.calculateShallowSizes))
 	if err != nil {
 		return err
 	}
@@ -181,15 +174,7 @@ func (s *Snapshot) build(ctx context.Context) error {
 		}
 		s.buildDominatedNodes()
 		return nil
-	}, func(ctx context.Context) error {
-		for _, step := range []func(){s.calculateDistances, s.calculateObjectNames, s.applyInterfaceDefinitionsInferred, s.buildLocations, s.calculateNativeContextAttribution} {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			step()
-		}
-		return nil
-	})
+	}, inOrder(s.calculateDistances, s.calculateObjectNames, s.applyInterfaceDefinitionsInferred, s.buildLocations, s.calculateNativeContextAttribution))
 	if err != nil {
 		return err
 	}
@@ -219,6 +204,20 @@ func both(ctx context.Context, first func(), fns ...func(context.Context) error)
 	}
 	first()
 	return g.Wait()
+}
+
+// inOrder returns a task for both that runs steps one after the other,
+// and stops with the context's error if it ends between two.
+func inOrder(steps ...func()) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for _, step := range steps {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			step()
+		}
+		return nil
+	}
 }
 
 // typeIndexes finds the node and edge type numbers by name.
@@ -331,6 +330,22 @@ func (s *Snapshot) begin(ctx context.Context) error {
 	}
 	s.qctx, s.qn = ctx, 0
 	return nil
+}
+
+// beginAt begins a query about the node with the given id, as begin
+// does, and returns its ordinal. An id that names no node fails with a
+// [*NodeNotFoundError], the lock released again; otherwise the caller
+// defers end, as after begin.
+func (s *Snapshot) beginAt(ctx context.Context, id float64) (uint32, error) {
+	if err := s.begin(ctx); err != nil {
+		return 0, err
+	}
+	o, err := s.ordinalForID(id)
+	if err != nil {
+		s.end(nil)
+		return 0, err
+	}
+	return o, nil
 }
 
 // end releases the lock a query took with begin. Deferred by the query,

@@ -57,27 +57,29 @@ func Details(a heap.Aggregates, pageIdx, pageSize *int, maxName int) []string {
 // Nodes lists nodes, then the paging lines: the reply of
 // get_heapsnapshot_class_nodes and query_heapsnapshot_objects.
 func Nodes(nodes heap.Nodes, pageIdx, pageSize *int, maxName int) []string {
-	p := paginate(nodes.Len(), pageIdx, pageSize)
-	var table []string
-	if nodes.Len() > 0 {
-		table = append(table, "nodeId,nodeName,type,distance,selfSize,retainedSize")
-	}
-	for _, n := range nodes.Slice(p.start, p.end) {
-		table = append(table, fmt.Sprintf("%d,%s,%s,%d,%s,%s", n.ID, formatName(n.Name, maxName), n.Type, n.Distance, formatKB(n.SelfSize), formatKB(n.RetainedSize)))
-	}
-	return append([]string{section, strings.Join(table, "\n")}, p.info...)
+	return pagedTable(nodes.Len(), nodes.Slice, pageIdx, pageSize, "nodeId,nodeName,type,distance,selfSize,retainedSize", func(n heap.Node) string {
+		return fmt.Sprintf("%d,%s,%s,%d,%s,%s", n.ID, formatName(n.Name, maxName), n.Type, n.Distance, formatKB(n.SelfSize), formatKB(n.RetainedSize))
+	})
 }
 
 // Edges lists edges and their nodes, then the paging lines: the reply of
 // get_heapsnapshot_retainers and get_heapsnapshot_edges.
 func Edges(edges heap.Edges, pageIdx, pageSize *int, maxName int) []string {
-	p := paginate(edges.Len(), pageIdx, pageSize)
+	return pagedTable(edges.Len(), edges.Slice, pageIdx, pageSize, "name,type,nodeId,nodeName,selfSize,retainedSize", func(e heap.Edge) string {
+		return fmt.Sprintf("%s,%s,%d,%s,%s,%s", formatName(e.Name, maxName), e.Type, e.Node.ID, formatName(e.Node.Name, maxName), formatKB(e.Node.SelfSize), formatKB(e.Node.RetainedSize))
+	})
+}
+
+// pagedTable is the reply listing one page of n items: a CSV table, its
+// header left out when there are no items, then the paging lines.
+func pagedTable[T any](n int, slice func(start, end int) []T, pageIdx, pageSize *int, header string, row func(T) string) []string {
+	p := paginate(n, pageIdx, pageSize)
 	var table []string
-	if edges.Len() > 0 {
-		table = append(table, "name,type,nodeId,nodeName,selfSize,retainedSize")
+	if n > 0 {
+		table = append(table, header)
 	}
-	for _, e := range edges.Slice(p.start, p.end) {
-		table = append(table, fmt.Sprintf("%s,%s,%d,%s,%s,%s", formatName(e.Name, maxName), e.Type, e.Node.ID, formatName(e.Node.Name, maxName), formatKB(e.Node.SelfSize), formatKB(e.Node.RetainedSize)))
+	for _, x := range slice(p.start, p.end) {
+		table = append(table, row(x))
 	}
 	return append([]string{section, strings.Join(table, "\n")}, p.info...)
 }
