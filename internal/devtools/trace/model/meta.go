@@ -117,8 +117,7 @@ func (f frameJSON) info() frameInfo {
 	return frameInfo{Frame: f.Frame, URL: f.URL, Name: f.Name, Parent: f.Parent, ProcessID: f.ProcessID}
 }
 
-// handle applies ev; it reports whether ev was fully handled here (the
-// meta handler returns early for some events, but others see every event).
+// handle applies ev.
 func (m *Meta) handle(ev *event) {
 	switch ev.Ph {
 	case "B", "E", "X", "I":
@@ -159,28 +158,7 @@ func (m *Meta) handle(ev *event) {
 			}
 		}
 	case "TracingStartedInBrowser":
-		m.tracingStarted = ev.TS
-		var a struct {
-			Data struct {
-				Frames []frameJSON `json:"frames"`
-			} `json:"data"`
-		}
-		ev.unmarshalArgs(&a)
-		for _, f := range a.Data.Frames {
-			m.updateRendererProcessByFrame(ev.TS, f.info())
-			switch {
-			case f.IsInPrimaryMainFrame != nil && f.IsOutermostMainFrame != nil:
-				if *f.IsInPrimaryMainFrame && *f.IsOutermostMainFrame {
-					m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
-				}
-			case f.IsOutermostMainFrame != nil:
-				if *f.IsOutermostMainFrame {
-					m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
-				}
-			case f.Parent == "" && f.URL != "":
-				m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
-			}
-		}
+		m.tracingStartedInBrowser(ev)
 	case "FrameCommittedInBrowser":
 		var a struct {
 			Data *frameJSON `json:"data"`
@@ -196,36 +174,7 @@ func (m *Meta) handle(ev *event) {
 			m.updateRendererProcessByFrame(ev.TS, frameInfo{ProcessID: ev.PID, Frame: a.Data.Frame, Name: a.Data.Name, URL: a.Data.URL})
 		}
 	case "navigationStart":
-		var a struct {
-			Frame string `json:"frame"`
-			Data  *struct {
-				DocumentLoaderURL    *string `json:"documentLoaderURL"`
-				NavigationID         string  `json:"navigationId"`
-				IsOutermostMainFrame bool    `json:"isOutermostMainFrame"`
-			} `json:"data"`
-		}
-		if !ev.unmarshalArgs(&a) || a.Data == nil {
-			return
-		}
-		if a.Data.DocumentLoaderURL != nil && *a.Data.DocumentLoaderURL == "" {
-			return // not a valid navigation (DevTools' isNavigationStart)
-		}
-		if _, ok := m.navsByID[a.Data.NavigationID]; ok {
-			return
-		}
-		url := ""
-		if a.Data.DocumentLoaderURL != nil {
-			url = *a.Data.DocumentLoaderURL
-		}
-		n := &Navigation{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, Frame: a.Frame,
-			ID: a.Data.NavigationID, DocumentLoaderURL: url, OutermostMain: a.Data.IsOutermostMainFrame}
-		m.navsByID[n.ID] = n
-		m.navOrder = append(m.navOrder, n)
-		m.FinalURLByID[n.ID] = url
-		m.navsByFrame[a.Frame] = append(m.navsByFrame[a.Frame], n)
-		if a.Frame == m.MainFrameID {
-			m.MainNavs = append(m.MainNavs, n)
-		}
+		m.navigationStart(ev)
 	case "ResourceSendRequest":
 		var a struct {
 			Data struct {
@@ -241,24 +190,91 @@ func (m *Meta) handle(ev *event) {
 			m.FinalURLByID[a.Data.RequestID] = a.Data.URL
 		}
 	case "RenderFrameHostImpl::DidCommitSameDocumentNavigation":
-		if ev.Ph != "X" {
-			return
-		}
-		var a struct {
-			URL string `json:"url"`
-			RFH struct {
-				FrameType string `json:"frame_type"`
-			} `json:"render_frame_host"`
-		}
-		if !ev.unmarshalArgs(&a) || a.RFH.FrameType != "PRIMARY_MAIN_FRAME" {
-			return
-		}
-		key := ""
-		if n := len(m.MainNavs); n > 0 {
-			key = m.MainNavs[n-1].ID
-		}
-		m.FinalURLByID[key] = a.URL
+		m.sameDocumentNavigation(ev)
 	}
+}
+
+// tracingStartedInBrowser notes the frames the trace started with, and
+// which of them is the main frame.
+func (m *Meta) tracingStartedInBrowser(ev *event) {
+	m.tracingStarted = ev.TS
+	var a struct {
+		Data struct {
+			Frames []frameJSON `json:"frames"`
+		} `json:"data"`
+	}
+	ev.unmarshalArgs(&a)
+	for _, f := range a.Data.Frames {
+		m.updateRendererProcessByFrame(ev.TS, f.info())
+		switch {
+		case f.IsInPrimaryMainFrame != nil && f.IsOutermostMainFrame != nil:
+			if *f.IsInPrimaryMainFrame && *f.IsOutermostMainFrame {
+				m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
+			}
+		case f.IsOutermostMainFrame != nil:
+			if *f.IsOutermostMainFrame {
+				m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
+			}
+		case f.Parent == "" && f.URL != "":
+			m.MainFrameID, m.MainFrameURL = f.Frame, f.URL
+		}
+	}
+}
+
+// navigationStart records a navigation of a frame.
+func (m *Meta) navigationStart(ev *event) {
+	var a struct {
+		Frame string `json:"frame"`
+		Data  *struct {
+			DocumentLoaderURL    *string `json:"documentLoaderURL"`
+			NavigationID         string  `json:"navigationId"`
+			IsOutermostMainFrame bool    `json:"isOutermostMainFrame"`
+		} `json:"data"`
+	}
+	if !ev.unmarshalArgs(&a) || a.Data == nil {
+		return
+	}
+	if a.Data.DocumentLoaderURL != nil && *a.Data.DocumentLoaderURL == "" {
+		return // not a valid navigation (DevTools' isNavigationStart)
+	}
+	if _, ok := m.navsByID[a.Data.NavigationID]; ok {
+		return
+	}
+	url := ""
+	if a.Data.DocumentLoaderURL != nil {
+		url = *a.Data.DocumentLoaderURL
+	}
+	n := &Navigation{Index: ev.Index, TS: ev.TS, PID: ev.PID, TID: ev.TID, Frame: a.Frame,
+		ID: a.Data.NavigationID, DocumentLoaderURL: url, OutermostMain: a.Data.IsOutermostMainFrame}
+	m.navsByID[n.ID] = n
+	m.navOrder = append(m.navOrder, n)
+	m.FinalURLByID[n.ID] = url
+	m.navsByFrame[a.Frame] = append(m.navsByFrame[a.Frame], n)
+	if a.Frame == m.MainFrameID {
+		m.MainNavs = append(m.MainNavs, n)
+	}
+}
+
+// sameDocumentNavigation notes the URL a same-document navigation of the
+// main frame moved to.
+func (m *Meta) sameDocumentNavigation(ev *event) {
+	if ev.Ph != "X" {
+		return
+	}
+	var a struct {
+		URL string `json:"url"`
+		RFH struct {
+			FrameType string `json:"frame_type"`
+		} `json:"render_frame_host"`
+	}
+	if !ev.unmarshalArgs(&a) || a.RFH.FrameType != "PRIMARY_MAIN_FRAME" {
+		return
+	}
+	key := ""
+	if n := len(m.MainNavs); n > 0 {
+		key = m.MainNavs[n-1].ID
+	}
+	m.FinalURLByID[key] = a.URL
 }
 
 func (m *Meta) finalize() {

@@ -182,20 +182,48 @@ func (r *Renderer) handle(ev *event, m *Meta) {
 	if (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") && ev.Ph == "X" {
 		layout = r.layoutEvent(ev, t)
 	}
+	layout = r.forcedReflows(ev, t, layout)
+	if ev.Name == "RunTask" && ev.Dur > longTaskThreshold {
+		r.LongTasks = append(r.LongTasks, t)
+	}
+	r.followScripts(ev)
+	switch ev.Name {
+	case "TracingSessionIdForWorker":
+		var a struct {
+			Data *struct {
+				WorkerThreadID int64 `json:"workerThreadId"`
+			} `json:"data"`
+		}
+		if ev.unmarshalArgs(&a) && a.Data != nil {
+			r.workerThreads[a.Data.WorkerThreadID] = true
+		}
+	case "DOMStats":
+		r.domStats(ev, t)
+	case "FunctionCall":
+		if ev.Ph == "X" {
+			r.functionCall(ev, t)
+		}
+	}
+	if layout != nil && ev.Ph == "X" {
+		r.layoutInCall(ev, t, layout)
+	}
+	r.keepThreadEvent(ev, m)
+}
 
-	// Forced reflows: layout or style work inside script, per top-level
-	// task, as DevTools' warnings handler finds them.
+// forcedReflows finds layout or style work inside script, per top-level
+// task, as DevTools' warnings handler does. It returns the layout event of
+// ev, made here for the B or E half of one.
+func (r *Renderer) forcedReflows(ev *event, t Timed, layout *LayoutEvent) *LayoutEvent {
 	r.allStack = accommodate(r.allStack, t, true)
 	r.jsStack = accommodate(r.jsStack, t, isJSInvocation(ev.Name))
-	handled := false
 	if len(r.jsStack) > 0 && (ev.Name == "Layout" || ev.Name == "UpdateLayoutTree") {
 		if layout == nil {
 			layout = r.layoutEvent(ev, t) // a B or E half: DevTools counts it too
 		}
 		r.taskReflows = append(r.taskReflows, layout)
-		handled = true
+		return layout
 	}
-	if !handled && len(r.allStack) == 1 {
+	if len(r.allStack) == 1 {
 		total := 0.0
 		for _, l := range r.taskReflows {
 			total += l.Dur
@@ -208,108 +236,106 @@ func (r *Renderer) handle(ev *event, m *Meta) {
 		}
 		r.taskReflows = r.taskReflows[:0]
 	}
-	if ev.Name == "RunTask" && ev.Dur > longTaskThreshold {
-		r.LongTasks = append(r.LongTasks, t)
-	}
+	return layout
+}
 
-	switch ev.Name {
-	case "ResourceSendRequest":
-		if st := r.scripts(ev.TID, ev.TS); len(st) > 0 {
-			var a struct {
-				Data struct {
-					RequestID string `json:"requestId"`
-				} `json:"data"`
-			}
-			if ev.unmarshalArgs(&a) {
-				if _, ok := r.ScriptOf[a.Data.RequestID]; !ok {
-					u := ""
-					for i := len(st) - 1; i >= 0 && u == ""; i-- {
-						u = st[i].url
-					}
-					// "" still says script was running: its document's,
-					// then (see displayInitiators).
-					r.ScriptOf[a.Data.RequestID] = u
-				}
-			}
+// followScripts keeps the scripts running on each thread, and notes which
+// one was running when a request was sent.
+func (r *Renderer) followScripts(ev *event) {
+	if ev.Name == "ResourceSendRequest" {
+		st := r.scripts(ev.TID, ev.TS)
+		if len(st) == 0 {
+			return
 		}
-	default:
-		if ev.Ph == "X" && (isJSInvocation(ev.Name) || ev.Name == "TimerFire") {
+		d, ok := eventData[requestIDOnly](ev)
+		if !ok {
+			return
+		}
+		if _, ok := r.ScriptOf[d.RequestID]; !ok {
 			u := ""
-			if ev.Name == "EvaluateScript" || ev.Name == "FunctionCall" {
-				u, _ = eventURL(ev)
+			for i := len(st) - 1; i >= 0 && u == ""; i-- {
+				u = st[i].url
 			}
-			st := r.scripts(ev.TID, ev.TS)
-			r.scriptStack[ev.TID] = append(st, scriptRun{end: ev.TS + ev.Dur, url: u})
+			// "" still says script was running: its document's,
+			// then (see displayInitiators).
+			r.ScriptOf[d.RequestID] = u
+		}
+		return
+	}
+	if ev.Ph == "X" && (isJSInvocation(ev.Name) || ev.Name == "TimerFire") {
+		u := ""
+		if ev.Name == "EvaluateScript" || ev.Name == "FunctionCall" {
+			u, _ = eventURL(ev)
+		}
+		st := r.scripts(ev.TID, ev.TS)
+		r.scriptStack[ev.TID] = append(st, scriptRun{end: ev.TS + ev.Dur, url: u})
+	}
+}
+
+// domStats records a DOMStats event: the size of a frame's DOM.
+func (r *Renderer) domStats(ev *event, t Timed) {
+	var a struct {
+		Data struct {
+			Frame         string  `json:"frame"`
+			TotalElements float64 `json:"totalElements"`
+			MaxDepth      *struct {
+				Depth    float64 `json:"depth"`
+				NodeName string  `json:"nodeName"`
+				NodeID   int64   `json:"nodeId"`
+			} `json:"maxDepth"`
+			MaxChildren *struct {
+				NumChildren float64 `json:"numChildren"`
+				NodeName    string  `json:"nodeName"`
+				NodeID      int64   `json:"nodeId"`
+			} `json:"maxChildren"`
+		} `json:"data"`
+	}
+	if ev.unmarshalArgs(&a) {
+		d := a.Data
+		r.DOMStats[d.Frame] = append(r.DOMStats[d.Frame], &DOMStats{Timed: t, Frame: d.Frame,
+			TotalElements: d.TotalElements, MaxDepth: d.MaxDepth, MaxChildren: d.MaxChildren})
+	}
+}
+
+// functionCall pushes a FunctionCall (an X event) on its thread's stack of
+// calls, with its call frame.
+func (r *Renderer) functionCall(ev *event, t Timed) {
+	fc := funcCall{Timed: t}
+	var a struct {
+		Data *CallFrame `json:"data"`
+	}
+	if ev.unmarshalArgs(&a) && a.Data != nil {
+		fc.frame, fc.has = *a.Data, true
+		if !ev.urlDone && a.Data.URL != "" && !containsAny(ev.Args, `"stackTrace"`) {
+			ev.url, ev.urlDone = a.Data.URL, true
 		}
 	}
-	switch ev.Name {
-	case "TracingSessionIdForWorker":
-		var a struct {
-			Data *struct {
-				WorkerThreadID int64 `json:"workerThreadId"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) && a.Data != nil {
-			r.workerThreads[a.Data.WorkerThreadID] = true
-		}
-	case "DOMStats":
-		var a struct {
-			Data struct {
-				Frame         string  `json:"frame"`
-				TotalElements float64 `json:"totalElements"`
-				MaxDepth      *struct {
-					Depth    float64 `json:"depth"`
-					NodeName string  `json:"nodeName"`
-					NodeID   int64   `json:"nodeId"`
-				} `json:"maxDepth"`
-				MaxChildren *struct {
-					NumChildren float64 `json:"numChildren"`
-					NodeName    string  `json:"nodeName"`
-					NodeID      int64   `json:"nodeId"`
-				} `json:"maxChildren"`
-			} `json:"data"`
-		}
-		if ev.unmarshalArgs(&a) {
-			d := a.Data
-			r.DOMStats[d.Frame] = append(r.DOMStats[d.Frame], &DOMStats{Timed: t, Frame: d.Frame,
-				TotalElements: d.TotalElements, MaxDepth: d.MaxDepth, MaxChildren: d.MaxChildren})
-		}
-	case "FunctionCall":
-		if ev.Ph == "X" {
-			fc := funcCall{Timed: t}
-			var a struct {
-				Data *CallFrame `json:"data"`
-			}
-			if ev.unmarshalArgs(&a) && a.Data != nil {
-				fc.frame, fc.has = *a.Data, true
-				if !ev.urlDone && a.Data.URL != "" && !containsAny(ev.Args, `"stackTrace"`) {
-					ev.url, ev.urlDone = a.Data.URL, true
-				}
-			}
-			st := r.funcStack[ev.TID]
-			for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
-				st = st[:n-1]
-			}
-			r.funcStack[ev.TID] = append(st, fc)
-		}
+	r.funcStack[ev.TID] = append(r.openCalls(ev.TID, t.TS), fc)
+}
+
+// openCalls returns the FunctionCalls of thread tid still running at ts,
+// dropping those that ended.
+func (r *Renderer) openCalls(tid int64, ts float64) []funcCall {
+	st := r.funcStack[tid]
+	for n := len(st); n > 0 && ts >= st[n-1].TS+st[n-1].Dur; n = len(st) {
+		st = st[:n-1]
 	}
-	if layout != nil && ev.Ph == "X" {
-		// The innermost FunctionCall around the layout, if any.
-		st := r.funcStack[ev.TID]
-		for n := len(st); n > 0 && t.TS >= st[n-1].TS+st[n-1].Dur; n = len(st) {
-			st = st[:n-1]
-		}
-		r.funcStack[ev.TID] = st
-		if n := len(st); n > 0 && st[n-1].has {
-			f := st[n-1].frame
-			layout.TopLevel, layout.TopLevelEvent = &f, st[n-1].Index
-			r.TopLevelCalls[st[n-1].Index] = Window{Min: st[n-1].TS, Max: st[n-1].TS + st[n-1].Dur}
-		}
-		if layout.Dur >= domSizeDuration {
-			r.LargeLayouts = append(r.LargeLayouts, layout)
-		}
+	r.funcStack[tid] = st
+	return st
+}
+
+// layoutInCall ties a layout (an X event) to the innermost FunctionCall
+// around it, if any, and keeps it if it was large.
+func (r *Renderer) layoutInCall(ev *event, t Timed, layout *LayoutEvent) {
+	st := r.openCalls(ev.TID, t.TS)
+	if n := len(st); n > 0 && st[n-1].has {
+		f := st[n-1].frame
+		layout.TopLevel, layout.TopLevelEvent = &f, st[n-1].Index
+		r.TopLevelCalls[st[n-1].Index] = Window{Min: st[n-1].TS, Max: st[n-1].TS + st[n-1].Dur}
 	}
-	r.keepThreadEvent(ev, m)
+	if layout.Dur >= domSizeDuration {
+		r.LargeLayouts = append(r.LargeLayouts, layout)
+	}
 }
 
 // scripts returns the scripts still running on thread tid at ts.
