@@ -34,8 +34,8 @@
 // network.go and issues.go; heapsnapshot.go (take_heapsnapshot: the
 // chunks Chrome sends are written out as the run goroutine applies them, so
 // a snapshot never sits in the server's memory); route.go (request routes,
-// answered as the run goroutine applies Fetch.requestPaused), webstorage.go
-// (localStorage and sessionStorage of any frame's origin),
+// answered as the run goroutine applies Fetch.requestPaused), origins.go
+// (the origins the page's frames show),
 // styles.go (get_css_styles, shaped by page/css); worker.go, the smaller actor of an extension's
 // service worker; and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package

@@ -6,6 +6,7 @@ package transport
 import (
 	"context"
 
+	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 	kit "github.com/tabhive/tabhive/transport/tool"
@@ -49,6 +50,18 @@ func (c *call) Line(format string, a ...any) { c.r.line(format, a...) }
 
 // State reports the page's state at the end of the call.
 func (c *call) State(s page.State) { c.r.state(s) }
+
+// Section adds a rendered block after the reply's snapshot.
+func (c *call) Section(text string) { c.r.sections = append(c.r.sections, text) }
+
+// PageID is the id of the call's page.
+func (c *call) PageID() int { return c.pageID }
+
+// Browser is the server's browser supervisor.
+func (c *call) Browser() *browser.Supervisor { return c.s.sup }
+
+// NoPage turns browser.ErrNoPage into the call's no-page sentence.
+func (c *call) NoPage(err error) error { return noPage(err, c.pageID) }
 
 // Sentence is the sentence an agent reads for err.
 func (c *call) Sentence(err error) string { return sentence(err) }

@@ -5,13 +5,15 @@ import (
 
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/screencast"
+	"github.com/tabhive/tabhive/page/storage"
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // Budgets: how long a call may take when the tool has no timeout argument,
 // or on top of it. Each is generous enough for its slowest legitimate case
 // on a loaded machine.
 const (
-	listBudget     = 10 * time.Second
+	listBudget     = kit.ListBudget
 	inputBudget    = 20 * time.Second // 5 s actionability + navigation wait + settle + snapshot
 	snapshotBudget = 30 * time.Second
 	overhead       = 10 * time.Second // added to a tool's own timeout
@@ -63,7 +65,7 @@ func (s *Server) toolList() []*tool {
 		s.emulationTools(),
 		s.scriptTools(),
 		s.debugTools(),
-		s.stateTools(),
+		fromKits(storage.Tools()),
 		s.routeTools(),
 		fromKits(pdf.Tools()),
 		s.cssTools(),

@@ -14,6 +14,8 @@ import (
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
+
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // maxRouteBody bounds a fulfilled response's body: it is held in memory
@@ -212,7 +214,7 @@ func describeRoute(r page.Route) string {
 		if status == 0 {
 			status = 200
 		}
-		fmt.Fprintf(&b, " with status %d, %s", status, plural(len(r.Body), "byte"))
+		fmt.Fprintf(&b, " with status %d, %s", status, kit.Plural(len(r.Body), "byte"))
 		if r.BodySource != "" {
 			fmt.Fprintf(&b, " from %s", r.BodySource)
 		}
@@ -244,7 +246,7 @@ func runListRoutes(ctx context.Context, c *call, _ *listRoutesArgs) error {
 	c.r.state(l.State)
 	out := []string{"## Routes"}
 	for _, r := range l.Routes {
-		out = append(out, fmt.Sprintf("%d: %s (%s)", r.ID, describeRoute(r), plural(r.Hits, "request")))
+		out = append(out, fmt.Sprintf("%d: %s (%s)", r.ID, describeRoute(r), kit.Plural(r.Hits, "request")))
 	}
 	if len(l.Routes) == 0 {
 		out = append(out, "No routes.")
@@ -267,7 +269,7 @@ func runUnroute(ctx context.Context, c *call, a *unrouteArgs) error {
 	case n == 0 && a.URLPattern != "":
 		c.r.line("No route of pattern %s; none removed.", a.URLPattern)
 	default:
-		c.r.line("Removed %s.", plural(n, "route"))
+		c.r.line("Removed %s.", kit.Plural(n, "route"))
 	}
 	return nil
 }

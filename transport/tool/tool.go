@@ -23,6 +23,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -87,7 +88,27 @@ type Call interface {
 	// State reports the page's state (its open dialog, what it
 	// emulates) as of the end of the call.
 	State(s page.State)
+	// Section adds a block of text after the reply's snapshot, such as a
+	// listing, already rendered.
+	Section(text string)
+	// PageID is the id of the page a page-scoped call runs on.
+	PageID() int
+	// Browser is the supervisor of the browser the server drives, for
+	// what a browser context keeps (cookies, storage states).
+	Browser() *browser.Supervisor
+	// NoPage turns err into the sentence for the call's page being gone
+	// if it says so ([browser.ErrNoPage]), and returns any other err.
+	NoPage(err error) error
 }
+
+// Budgets: how long a call may take when the tool has no timeout
+// argument. Each is generous enough for its slowest legitimate case on a
+// loaded machine.
+const (
+	// ListBudget is a call that lists or reads what the server or the
+	// browser keeps.
+	ListBudget = 10 * time.Second
+)
 
 // ArgError is bad input: one sentence that says what to send instead,
 // reported without the "Error: " prefix of a failed tool, as

@@ -1,8 +1,9 @@
-package transport
+package storage
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,9 +12,8 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/storagestate"
 	"github.com/tabhive/tabhive/internal/agenterr"
-	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
-	kit "github.com/tabhive/tabhive/transport/tool"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
 // stateBudget bounds save_storage_state and load_storage_state: a hidden
@@ -25,28 +25,29 @@ const stateBudget = 60 * time.Second
 // it). Cookies and states are the browser context's: every page of an
 // isolated session shares one. They are calls to the supervisor (cookies,
 // states) or to the page's actor (web storage), never a lock.
-func (s *Server) stateTools() []*tool {
-	return []*tool{
-		define(tool{name: "list_cookies", description: "Lists the cookies of the page's browser context, httpOnly ones included (with --isolate-sessions, the session's own).", page: true, readOnly: true},
-			fixed[listCookiesArgs](listBudget), s.runListCookies),
-		define(tool{name: "set_cookie", description: "Sets a cookie in the page's browser context, for a url or a domain.", page: true},
-			fixed[setCookieArgs](listBudget), s.runSetCookie),
-		define(tool{name: "delete_cookies", description: "Deletes cookies of the page's browser context: those of a name for a url or domain, or all of them.", page: true},
-			fixed[deleteCookiesArgs](listBudget), s.runDeleteCookies),
-		define(tool{name: "get_cookie", description: "Gets the cookies of a name in the page's browser context, httpOnly ones included: those of every domain and path, or of a url or domain.", page: true, readOnly: true},
-			fixed[getCookieArgs](listBudget), s.runGetCookie),
-		define(tool{name: "clear_cookies", description: "Deletes every cookie of the page's browser context (with --isolate-sessions, the session's own).", page: true},
-			fixed[clearCookiesArgs](listBudget), s.runClearCookies),
-		define(tool{name: "get_web_storage", description: "Reads the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", page: true, readOnly: true},
-			fixed[getStorageArgs](listBudget), runGetStorage),
-		define(tool{name: "set_web_storage", description: "Sets an entry of the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", page: true},
-			fixed[setStorageArgs](listBudget), runSetStorage),
-		define(tool{name: "delete_web_storage", description: "Deletes an entry, or every entry, of the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", page: true},
-			fixed[deleteStorageArgs](listBudget), runDeleteStorage),
-		define(tool{name: "save_storage_state", description: "Saves the page's browser context's cookies and each origin's localStorage and IndexedDB to a file, in Playwright's storageState format. The file holds login sessions: keep it secret.", page: true},
-			fixed[saveStateArgs](stateBudget), s.runSaveState),
-		define(tool{name: "load_storage_state", description: "Loads a storage state file (save_storage_state's, or Playwright's) into the page's browser context: its cookies replace the context's, and each origin it names gets its localStorage and IndexedDB. Load it before the pages that need it navigate.", page: true},
-			fixed[loadStateArgs](stateBudget), s.runLoadState),
+// Tools returns the tools of cookies, web storage and storage states.
+func Tools() []*tool.Tool {
+	return []*tool.Tool{
+		tool.Define(tool.Tool{Name: "list_cookies", Description: "Lists the cookies of the page's browser context, httpOnly ones included (with --isolate-sessions, the session's own).", Page: true, ReadOnly: true},
+			tool.Fixed[listCookiesArgs](tool.ListBudget), runListCookies),
+		tool.Define(tool.Tool{Name: "set_cookie", Description: "Sets a cookie in the page's browser context, for a url or a domain.", Page: true},
+			tool.Fixed[setCookieArgs](tool.ListBudget), runSetCookie),
+		tool.Define(tool.Tool{Name: "delete_cookies", Description: "Deletes cookies of the page's browser context: those of a name for a url or domain, or all of them.", Page: true},
+			tool.Fixed[deleteCookiesArgs](tool.ListBudget), runDeleteCookies),
+		tool.Define(tool.Tool{Name: "get_cookie", Description: "Gets the cookies of a name in the page's browser context, httpOnly ones included: those of every domain and path, or of a url or domain.", Page: true, ReadOnly: true},
+			tool.Fixed[getCookieArgs](tool.ListBudget), runGetCookie),
+		tool.Define(tool.Tool{Name: "clear_cookies", Description: "Deletes every cookie of the page's browser context (with --isolate-sessions, the session's own).", Page: true},
+			tool.Fixed[clearCookiesArgs](tool.ListBudget), runClearCookies),
+		tool.Define(tool.Tool{Name: "get_web_storage", Description: "Reads the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", Page: true, ReadOnly: true},
+			tool.Fixed[getStorageArgs](tool.ListBudget), runGetStorage),
+		tool.Define(tool.Tool{Name: "set_web_storage", Description: "Sets an entry of the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", Page: true},
+			tool.Fixed[setStorageArgs](tool.ListBudget), runSetStorage),
+		tool.Define(tool.Tool{Name: "delete_web_storage", Description: "Deletes an entry, or every entry, of the localStorage or sessionStorage of the page's origin, or of the origin of one of its frames.", Page: true},
+			tool.Fixed[deleteStorageArgs](tool.ListBudget), runDeleteStorage),
+		tool.Define(tool.Tool{Name: "save_storage_state", Description: "Saves the page's browser context's cookies and each origin's localStorage and IndexedDB to a file, in Playwright's storageState format. The file holds login sessions: keep it secret.", Page: true},
+			tool.Fixed[saveStateArgs](stateBudget), runSaveState),
+		tool.Define(tool.Tool{Name: "load_storage_state", Description: "Loads a storage state file (save_storage_state's, or Playwright's) into the page's browser context: its cookies replace the context's, and each origin it names gets its localStorage and IndexedDB. Load it before the pages that need it navigate.", Page: true},
+			tool.Fixed[loadStateArgs](stateBudget), runLoadState),
 	}
 }
 
@@ -56,17 +57,28 @@ type listCookiesArgs struct {
 	Name   string   `json:"name" desc:"Only the cookies with this name."`
 }
 
-func (s *Server) runListCookies(ctx context.Context, c *call, a *listCookiesArgs) error {
+func runListCookies(ctx context.Context, c tool.Call, a *listCookiesArgs) error {
+	section, err := cookieSection(ctx, c, a, "No cookies found.")
+	if err != nil {
+		return err
+	}
+	c.Section(section)
+	return nil
+}
+
+// cookieSection lists the cookies a says, or none, in a section of the
+// reply.
+func cookieSection(ctx context.Context, c tool.Call, a *listCookiesArgs, none string) (string, error) {
 	var urls []func(storagestate.Cookie) bool
 	for _, u := range a.URLs {
 		if _, err := httpURL("urls", u); err != nil {
-			return err
+			return "", err
 		}
 		urls = append(urls, browser.CookieFilter(browser.CookieMatch{URL: u}))
 	}
-	cookies, err := s.sup.Cookies(ctx, c.pageID)
+	cookies, err := c.Browser().Cookies(ctx, c.PageID())
 	if err != nil {
-		return noPage(err, c.pageID)
+		return "", c.NoPage(err)
 	}
 	domain := strings.TrimPrefix(strings.ToLower(a.Domain), ".")
 	out := []string{"## Cookies"}
@@ -81,10 +93,9 @@ func (s *Server) runListCookies(ctx context.Context, c *call, a *listCookiesArgs
 		out = append(out, formatCookie(ck))
 	}
 	if len(out) == 1 {
-		out = append(out, "No cookies found.")
+		out = append(out, none)
 	}
-	c.r.sections = append(c.r.sections, strings.Join(out, "\n"))
-	return nil
+	return strings.Join(out, "\n"), nil
 }
 
 type getCookieArgs struct {
@@ -93,26 +104,26 @@ type getCookieArgs struct {
 	Domain string `json:"domain" desc:"Only the cookie of this domain or of its subdomains, such as example.com."`
 }
 
-func (s *Server) runGetCookie(ctx context.Context, c *call, a *getCookieArgs) error {
+func runGetCookie(ctx context.Context, c tool.Call, a *getCookieArgs) error {
 	if a.Name == "" {
-		return badArgs("Give the name of the cookie to get.")
+		return tool.BadArgs("Give the name of the cookie to get.")
 	}
 	l := &listCookiesArgs{Name: a.Name, Domain: a.Domain}
 	if a.URL != "" {
 		l.URLs = []string{a.URL}
 	}
-	if err := s.runListCookies(ctx, c, l); err != nil {
+	section, err := cookieSection(ctx, c, l, fmt.Sprintf("No cookie named %s.", quote(a.Name)))
+	if err != nil {
 		return err
 	}
-	last := &c.r.sections[len(c.r.sections)-1]
-	*last = strings.Replace(*last, "No cookies found.", fmt.Sprintf("No cookie named %s.", quote(a.Name)), 1)
+	c.Section(section)
 	return nil
 }
 
 type clearCookiesArgs struct{}
 
-func (s *Server) runClearCookies(ctx context.Context, c *call, _ *clearCookiesArgs) error {
-	return s.runDeleteCookies(ctx, c, &deleteCookiesArgs{All: true})
+func runClearCookies(ctx context.Context, c tool.Call, _ *clearCookiesArgs) error {
+	return runDeleteCookies(ctx, c, &deleteCookiesArgs{All: true})
 }
 
 func anyMatch(fs []func(storagestate.Cookie) bool, ck storagestate.Cookie) bool {
@@ -150,7 +161,7 @@ func formatCookie(c storagestate.Cookie) string {
 func httpURL(arg, raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, badArgs("Invalid %s %q: give an absolute http or https URL, such as https://example.com/.", arg, raw)
+		return nil, tool.BadArgs("Invalid %s %q: give an absolute http or https URL, such as https://example.com/.", arg, raw)
 	}
 	return u, nil
 }
@@ -168,12 +179,12 @@ type setCookieArgs struct {
 	PartitionKey string   `json:"partitionKey" desc:"The top-level site of a partitioned (CHIPS) cookie, such as https://example.com. It needs secure."`
 }
 
-func (s *Server) runSetCookie(ctx context.Context, c *call, a *setCookieArgs) error {
+func runSetCookie(ctx context.Context, c tool.Call, a *setCookieArgs) error {
 	if a.Name == "" {
-		return badArgs("A cookie needs a name: pass a non-empty name.")
+		return tool.BadArgs("A cookie needs a name: pass a non-empty name.")
 	}
 	if a.URL == "" && a.Domain == "" {
-		return badArgs("A cookie needs a url or a domain: pass url (such as https://example.com/) or domain (such as example.com).")
+		return tool.BadArgs("A cookie needs a url or a domain: pass url (such as https://example.com/) or domain (such as example.com).")
 	}
 	if a.URL != "" {
 		if _, err := httpURL("url", a.URL); err != nil {
@@ -181,12 +192,12 @@ func (s *Server) runSetCookie(ctx context.Context, c *call, a *setCookieArgs) er
 		}
 	}
 	if a.Path != "" && !strings.HasPrefix(a.Path, "/") {
-		return badArgs("Invalid path %q: a cookie path starts with /.", a.Path)
+		return tool.BadArgs("Invalid path %q: a cookie path starts with /.", a.Path)
 	}
 	if a.PartitionKey != "" {
 		o, err := storagestate.CheckOrigin(a.PartitionKey)
 		if err != nil {
-			return badArgs("Invalid partitionKey %q: give a top-level site such as https://example.com.", a.PartitionKey)
+			return tool.BadArgs("Invalid partitionKey %q: give a top-level site such as https://example.com.", a.PartitionKey)
 		}
 		a.PartitionKey = o
 	}
@@ -195,14 +206,14 @@ func (s *Server) runSetCookie(ctx context.Context, c *call, a *setCookieArgs) er
 	if a.Expires != nil {
 		nc.Expires = *a.Expires
 	}
-	if err := s.sup.SetCookie(ctx, c.pageID, nc); err != nil {
-		return noPage(err, c.pageID)
+	if err := c.Browser().SetCookie(ctx, c.PageID(), nc); err != nil {
+		return c.NoPage(err)
 	}
 	where := a.Domain
 	if where == "" {
 		where = a.URL
 	}
-	c.r.line("Set cookie %q for %s in the page's browser context.", a.Name, where)
+	c.Line("Set cookie %q for %s in the page's browser context.", a.Name, where)
 	return nil
 }
 
@@ -214,39 +225,38 @@ type deleteCookiesArgs struct {
 	All    bool   `json:"all" desc:"Delete every cookie of the page's browser context instead."`
 }
 
-func (s *Server) runDeleteCookies(ctx context.Context, c *call, a *deleteCookiesArgs) error {
+func runDeleteCookies(ctx context.Context, c tool.Call, a *deleteCookiesArgs) error {
 	if a.All {
 		if a.Name != "" || a.URL != "" || a.Domain != "" || a.Path != "" {
-			return badArgs("Give all: true alone, or name with url or domain, not both.")
+			return tool.BadArgs("Give all: true alone, or name with url or domain, not both.")
 		}
-		n, err := s.sup.ClearCookies(ctx, c.pageID)
+		n, err := c.Browser().ClearCookies(ctx, c.PageID())
 		if err != nil {
-			return noPage(err, c.pageID)
+			return c.NoPage(err)
 		}
-		c.r.line("Deleted all %s of the page's browser context.", plural(n, "cookie"))
+		c.Line("Deleted all %s of the page's browser context.", tool.Plural(n, "cookie"))
 		return nil
 	}
 	if a.Name == "" || (a.URL == "" && a.Domain == "") {
-		return badArgs("Say which cookies to delete: name with url or domain, or all: true.")
+		return tool.BadArgs("Say which cookies to delete: name with url or domain, or all: true.")
 	}
 	if a.URL != "" {
 		if _, err := httpURL("url", a.URL); err != nil {
 			return err
 		}
 	}
-	n, err := s.sup.DeleteCookies(ctx, c.pageID, browser.CookieFilter(browser.CookieMatch{Name: a.Name, URL: a.URL, Domain: a.Domain, Path: a.Path}))
+	n, err := c.Browser().DeleteCookies(ctx, c.PageID(), browser.CookieFilter(browser.CookieMatch{Name: a.Name, URL: a.URL, Domain: a.Domain, Path: a.Path}))
 	if err != nil {
-		return noPage(err, c.pageID)
+		return c.NoPage(err)
 	}
 	if n == 0 {
-		c.r.line("No cookie matched; none deleted.")
+		c.Line("No cookie matched; none deleted.")
 		return nil
 	}
-	c.r.line("Deleted %s.", plural(n, "cookie"))
+	c.Line("Deleted %s.", tool.Plural(n, "cookie"))
 	return nil
 }
 
-func plural(n int, word string) string { return kit.Plural(n, word) }
 
 // storageArgs say whose web storage a tool reads or writes.
 type storageArgs struct {
@@ -259,7 +269,7 @@ type storageArgs struct {
 func (a storageArgs) resolve() (origin string, local bool, name string, err error) {
 	if a.Origin != "" {
 		if origin, err = storagestate.CheckOrigin(a.Origin); err != nil {
-			return "", false, "", badArgs("Invalid origin %q: give an http or https origin such as https://example.com.", a.Origin)
+			return "", false, "", tool.BadArgs("Invalid origin %q: give an http or https origin such as https://example.com.", a.Origin)
 		}
 	}
 	if a.Type == "session" {
@@ -270,7 +280,7 @@ func (a storageArgs) resolve() (origin string, local bool, name string, err erro
 
 // storageError words a web storage call's failure.
 func storageError(err error) error {
-	if ne, ok := errorsAs[*page.NoOriginError](err); ok {
+	if ne := (*NoOriginError)(nil); errors.As(err, &ne) {
 		if ne.Origin == "" {
 			return fmt.Errorf("Page %d shows %s, which has no web storage: navigate it to a site first, or pass the origin of one of its frames.", ne.PageID, ne.URL)
 		}
@@ -284,16 +294,16 @@ type getStorageArgs struct {
 	Key string `json:"key" desc:"Only this entry."`
 }
 
-func runGetStorage(ctx context.Context, c *call, a *getStorageArgs) error {
+func runGetStorage(ctx context.Context, c tool.Call, a *getStorageArgs) error {
 	origin, local, name, err := a.resolve()
 	if err != nil {
 		return err
 	}
-	st, err := c.page.WebStorage(ctx, origin, local)
+	st, err := Of(c.Page()).Get(ctx, origin, local)
 	if err != nil {
 		return storageError(err)
 	}
-	c.r.state(st.State)
+	c.State(st.State)
 	out := []string{fmt.Sprintf("## %s of %s", name, st.Origin)}
 	for _, it := range st.Items {
 		if a.Key == "" || it.Key == a.Key {
@@ -307,7 +317,7 @@ func runGetStorage(ctx context.Context, c *call, a *getStorageArgs) error {
 	default:
 		out = append(out, "No entries.")
 	}
-	c.r.sections = append(c.r.sections, strings.Join(out, "\n"))
+	c.Section(strings.Join(out, "\n"))
 	return nil
 }
 
@@ -324,17 +334,17 @@ type setStorageArgs struct {
 	Value string `json:"value" required:"true" desc:"The entry's value."`
 }
 
-func runSetStorage(ctx context.Context, c *call, a *setStorageArgs) error {
+func runSetStorage(ctx context.Context, c tool.Call, a *setStorageArgs) error {
 	origin, local, name, err := a.resolve()
 	if err != nil {
 		return err
 	}
-	o, st, err := c.page.ChangeWebStorage(ctx, page.StorageChange{Origin: origin, Local: local, Key: a.Key, Value: a.Value})
+	o, st, err := Of(c.Page()).Change(ctx, Change{Origin: origin, Local: local, Key: a.Key, Value: a.Value})
 	if err != nil {
 		return storageError(err)
 	}
-	c.r.state(st)
-	c.r.line("Set %s in the %s of %s.", quote(a.Key), name, o)
+	c.State(st)
+	c.Line("Set %s in the %s of %s.", quote(a.Key), name, o)
 	return nil
 }
 
@@ -344,23 +354,23 @@ type deleteStorageArgs struct {
 	All bool   `json:"all" desc:"Delete every entry instead."`
 }
 
-func runDeleteStorage(ctx context.Context, c *call, a *deleteStorageArgs) error {
+func runDeleteStorage(ctx context.Context, c tool.Call, a *deleteStorageArgs) error {
 	origin, local, name, err := a.resolve()
 	if err != nil {
 		return err
 	}
 	if a.All == (a.Key != "") {
-		return badArgs("Say what to delete: a key, or all: true.")
+		return tool.BadArgs("Say what to delete: a key, or all: true.")
 	}
-	o, st, err := c.page.ChangeWebStorage(ctx, page.StorageChange{Origin: origin, Local: local, Key: a.Key, Remove: !a.All, Clear: a.All})
+	o, st, err := Of(c.Page()).Change(ctx, Change{Origin: origin, Local: local, Key: a.Key, Remove: !a.All, Clear: a.All})
 	if err != nil {
 		return storageError(err)
 	}
-	c.r.state(st)
+	c.State(st)
 	if a.All {
-		c.r.line("Deleted every entry of the %s of %s.", name, o)
+		c.Line("Deleted every entry of the %s of %s.", name, o)
 	} else {
-		c.r.line("Deleted %s from the %s of %s.", quote(a.Key), name, o)
+		c.Line("Deleted %s from the %s of %s.", quote(a.Key), name, o)
 	}
 	return nil
 }
@@ -370,14 +380,14 @@ type saveStateArgs struct {
 	IndexedDB *bool  `json:"indexedDB" desc:"Whether to include each origin's IndexedDB databases, records included. Default true."`
 }
 
-func (s *Server) runSaveState(ctx context.Context, c *call, a *saveStateArgs) error {
-	sb := c.sandbox(ctx)
+func runSaveState(ctx context.Context, c tool.Call, a *saveStateArgs) error {
+	sb := c.Sandbox(ctx)
 	if _, err := sb.Resolve(a.FilePath); err != nil {
 		return err
 	}
-	saved, err := s.sup.StorageState(ctx, c.pageID, browser.StateOptions{IndexedDB: a.IndexedDB == nil || *a.IndexedDB})
+	saved, err := c.Browser().StorageState(ctx, c.PageID(), browser.StateOptions{IndexedDB: a.IndexedDB == nil || *a.IndexedDB})
 	if err != nil {
-		return noPage(err, c.pageID)
+		return c.NoPage(err)
 	}
 	data, err := saved.State.Marshal()
 	if err != nil {
@@ -388,10 +398,10 @@ func (s *Server) runSaveState(ctx context.Context, c *call, a *saveStateArgs) er
 	if err = f.Finish(err); err != nil {
 		return err
 	}
-	c.r.line("Saved the storage state of the page's browser context (%s, %s) to %s. It holds login sessions: keep it secret.",
-		plural(len(saved.State.Cookies), "cookie"), plural(len(saved.State.Origins), "origin"), f.Name())
+	c.Line("Saved the storage state of the page's browser context (%s, %s) to %s. It holds login sessions: keep it secret.",
+		tool.Plural(len(saved.State.Cookies), "cookie"), tool.Plural(len(saved.State.Origins), "origin"), f.Name())
 	if len(saved.Skipped) > 0 {
-		c.r.line("Left out, as the URL policy refuses them: %s.", strings.Join(saved.Skipped, ", "))
+		c.Line("Left out, as the URL policy refuses them: %s.", strings.Join(saved.Skipped, ", "))
 	}
 	return nil
 }
@@ -400,22 +410,22 @@ type loadStateArgs struct {
 	FilePath string `json:"filePath" required:"true" desc:"The absolute path, or a path relative to the current working directory, of a storage state file (save_storage_state's, or Playwright's storageState)."`
 }
 
-func (s *Server) runLoadState(ctx context.Context, c *call, a *loadStateArgs) error {
-	st, path, err := readStateFile(c.sandbox(ctx), a.FilePath)
+func runLoadState(ctx context.Context, c tool.Call, a *loadStateArgs) error {
+	st, path, err := readStateFile(c.Sandbox(ctx), a.FilePath)
 	if err != nil {
 		return err
 	}
-	skipped, pending, err := s.sup.LoadStorageState(ctx, c.pageID, st)
+	skipped, pending, err := c.Browser().LoadStorageState(ctx, c.PageID(), st)
 	if err != nil {
-		return noPage(err, c.pageID)
+		return c.NoPage(err)
 	}
-	c.r.line("Loaded the storage state of %s into the page's browser context (%s, %s).",
-		path, plural(len(st.Cookies), "cookie"), plural(len(st.Origins)-len(skipped), "origin"))
+	c.Line("Loaded the storage state of %s into the page's browser context (%s, %s).",
+		path, tool.Plural(len(st.Cookies), "cookie"), tool.Plural(len(st.Origins)-len(skipped), "origin"))
 	if pending > 0 {
-		c.r.line("The localStorage of %s is written into the first document of each that a page of this context shows, before its scripts run; a page already showing one gets it when it reloads.", plural(pending, "origin"))
+		c.Line("The localStorage of %s is written into the first document of each that a page of this context shows, before its scripts run; a page already showing one gets it when it reloads.", tool.Plural(pending, "origin"))
 	}
 	if len(skipped) > 0 {
-		c.r.line("Skipped, as the URL policy refuses them: %s.", strings.Join(skipped, ", "))
+		c.Line("Skipped, as the URL policy refuses them: %s.", strings.Join(skipped, ", "))
 	}
 	return nil
 }
@@ -424,11 +434,11 @@ func (s *Server) runLoadState(ctx context.Context, c *call, a *loadStateArgs) er
 // session's sandbox.
 func readStateFile(sb *sandbox.Sandbox, path string) (*storagestate.State, string, error) {
 	data, canonical, err := sb.ReadFile(path, storagestate.MaxFileBytes)
-	if tl, ok := errorsAs[*sandbox.TooLargeError](err); ok {
+	if tl := (*sandbox.TooLargeError)(nil); errors.As(err, &tl) {
 		return nil, "", fmt.Errorf("%s is %d bytes, more than the %d a storage state file may have.", path, tl.Size, tl.Limit)
 	}
 	if err != nil {
-		if _, ok := errorsAs[*sandbox.DeniedError](err); ok {
+		if de := (*sandbox.DeniedError)(nil); errors.As(err, &de) {
 			return nil, "", err
 		}
 		return nil, "", fmt.Errorf("Unable to read the storage state file %s: %s.", path, agenterr.RootCause(err))
