@@ -6,64 +6,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tabhive/tabhive/internal/jsfmt"
 )
 
 // Names follow DevTools' rules, lengths counted as JavaScript counts them
 // (UTF-16 code units), since they bound names and appear in replies.
-
-// jsLess compares strings as JavaScript's < does, by UTF-16 code units.
-func jsLess(a, b string) bool { return jsCompare(a, b) < 0 }
-
-func jsCompare(a, b string) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			if a[i] < 0x80 && b[i] < 0x80 {
-				if a[i] < b[i] {
-					return -1
-				}
-				return 1
-			}
-			return compareUTF16(a[i:], b[i:])
-		}
-	}
-	return len(a) - len(b)
-}
-
-// compareUTF16 compares two strings that differ at their first byte by
-// UTF-16 code units: code points above U+FFFF sort as surrogates
-// (0xD800-0xDBFF), below U+E000..U+FFFF.
-func compareUTF16(a, b string) int {
-	for a != "" && b != "" {
-		ra, na := utf8.DecodeRuneInString(a)
-		rb, nb := utf8.DecodeRuneInString(b)
-		if ra != rb {
-			ka, kb := utf16Key(ra), utf16Key(rb)
-			if ka < kb {
-				return -1
-			}
-			if ka > kb {
-				return 1
-			}
-			// Two code points above U+FFFF with the same high surrogate.
-			if ra < rb {
-				return -1
-			}
-			return 1
-		}
-		a, b = a[na:], b[nb:]
-	}
-	return len(a) - len(b)
-}
-
-func utf16Key(r rune) rune {
-	if r >= 0x10000 {
-		return 0xd800 + (r-0x10000)>>10
-	}
-	return r
-}
 
 // edgeName is DevTools' edge name: the index of an element or hidden edge;
 // a shortcut's name read as an integer when it starts with one; else the
@@ -382,14 +330,14 @@ func (s *Snapshot) applyInterfaceDefinitions(defs []interfaceDef) {
 	root := &propertyTrie{next: map[string]*propertyTrie{}}
 	for i, d := range defs {
 		props := slices.Clone(d.Properties)
-		slices.SortFunc(props, jsCompare)
+		slices.SortFunc(props, jsfmt.Compare)
 		cur := root
 		for _, p := range props {
 			nx := cur.next[p]
 			if nx == nil {
 				nx = &propertyTrie{next: map[string]*propertyTrie{}}
 				cur.next[p] = nx
-				if !cur.has || jsLess(cur.greatest, p) {
+				if !cur.has || jsfmt.Less(cur.greatest, p) {
 					cur.greatest, cur.has = p, true
 				}
 			}
@@ -412,13 +360,13 @@ func (s *Snapshot) applyInterfaceDefinitions(defs []interfaceDef) {
 				props = append(props, s.edgeName(ei))
 			}
 		}
-		slices.SortFunc(props, jsCompare)
+		slices.SortFunc(props, jsfmt.Compare)
 		states = append(states[:0], root)
 		match := better(initial, root.match)
 		for _, p := range props {
 			snapshot = append(snapshot[:0], states...)
 			for _, st := range snapshot {
-				if !st.has || !jsLess(p, st.greatest) {
+				if !st.has || !jsfmt.Less(p, st.greatest) {
 					states = removeState(states, st)
 				}
 				if nx := st.next[p]; nx != nil {

@@ -296,7 +296,7 @@ func (s *Snapshot) Edges(ctx context.Context, id float64, opts EdgeOptions) (_ E
 			}
 			return 1
 		}
-		return jsCompare3(s.edgeName(a), s.edgeName(b))
+		return jsfmt.Compare(s.edgeName(a), s.edgeName(b))
 	}
 	node := func(field string) func(a, b uint32) int {
 		return func(a, b uint32) int {
@@ -336,16 +336,6 @@ func or(a, b int) int {
 }
 
 func cmpAsc(a, b float64) int { return -cmpDesc(a, b) }
-
-func jsCompare3(a, b string) int {
-	switch c := jsCompare(a, b); {
-	case c < 0:
-		return -1
-	case c > 0:
-		return 1
-	}
-	return 0
-}
 
 // ObjectInfo is one object's details.
 type ObjectInfo struct {
