@@ -23,6 +23,10 @@ const (
 // Filters lists the filter names in chrome-devtools-mcp's order.
 var Filters = []string{FilterDetachedDOM, FilterConsole, FilterEventHandlers, FilterContexts, FilterSharedContext, FilterNoContext, FilterSpecificContext}
 
+// classes groups a snapshot's objects by class, under a filter: the work
+// behind Aggregates, ClassNodes and Compare, run under the query's lock.
+type classes struct{ *Snapshot }
+
 // classKey is DevTools' class key of a node: its class string, and for an
 // object with a location, that location too.
 type classKey struct {
@@ -31,7 +35,7 @@ type classKey struct {
 	script, line, coll uint32
 }
 
-func (s *Snapshot) classKeyOf(o uint32) classKey {
+func (s classes) classKeyOf(o uint32) classKey {
 	k := classKey{class: s.classIdx(o)}
 	if int(s.nType[o]) == s.tObject {
 		if i := s.location(o); i >= 0 {
@@ -43,7 +47,7 @@ func (s *Snapshot) classKeyOf(o uint32) classKey {
 
 // keyString is the class key as DevTools names it in its aggregates
 // object: ",<class>" or "<script>,<line>,<column>,<class>".
-func (s *Snapshot) keyString(k classKey) string {
+func (s classes) keyString(k classKey) string {
 	if !k.located {
 		return "," + s.str(k.class)
 	}
@@ -74,7 +78,7 @@ type nodeFilter func(o uint32) bool
 // buildAggregates groups the nodes filter accepts (with a shallow size) by
 // class, then adds to each class the retained size of its instances that
 // no other instance of it dominates.
-func (s *Snapshot) buildAggregates(filter nodeFilter) *aggregateSet {
+func (s classes) buildAggregates(filter nodeFilter) *aggregateSet {
 	// Classes without a location are found by class string, the others by
 	// key; order is the order of first instances. of[o] is the index of
 	// node o's aggregate, -1 for a node left out.
@@ -152,7 +156,7 @@ func (s *Snapshot) buildAggregates(filter nodeFilter) *aggregateSet {
 // classesRetainedSize walks the dominator tree from the root and adds to
 // each class the retained size of each of its instances (of[o] >= 0) with
 // no instance of the same class above it.
-func (s *Snapshot) classesRetainedSize(of []int32, aggs []*aggregate) {
+func (s classes) classesRetainedSize(of []int32, aggs []*aggregate) {
 	type frame struct {
 		next, end uint32 // the dominated children still to visit
 		marked    int32  // the aggregate this node marked as seen, or -1
@@ -188,7 +192,7 @@ func (s *Snapshot) classesRetainedSize(of []int32, aggs []*aggregate) {
 
 // aggregatesFor returns the aggregates under a named filter ("" for none),
 // computing them once. the query lock is held (see begin).
-func (s *Snapshot) aggregatesFor(filterName string, contextID float64) (*aggregateSet, error) {
+func (s classes) aggregatesFor(filterName string, contextID float64) (*aggregateSet, error) {
 	key, target, err := s.filterKey(filterName, contextID)
 	if err != nil {
 		return nil, err
@@ -207,7 +211,7 @@ func (s *Snapshot) aggregatesFor(filterName string, contextID float64) (*aggrega
 // allObjects returns the unfiltered aggregates and records the class ids:
 // a class's id is its position plus one among them, as chrome-devtools-mcp
 // numbers them when it loads a snapshot. the query lock is held (see begin).
-func (s *Snapshot) allObjects() *aggregateSet {
+func (s classes) allObjects() *aggregateSet {
 	a, _ := s.aggregatesFor("", 0)
 	if s.classKeys == nil {
 		s.classIndex = make(map[string]int, len(a.list))
@@ -228,7 +232,7 @@ func (e *FilterError) Error() string { return e.Msg }
 // cached under, and for FilterSpecificContext the native context's
 // ordinal. contextID is that context's node id: -1 when not given, -2 when
 // negative.
-func (s *Snapshot) filterKey(name string, contextID float64) (string, int32, error) {
+func (s classes) filterKey(name string, contextID float64) (string, int32, error) {
 	switch name {
 	case "", FilterSharedContext, FilterNoContext, FilterContexts, FilterDetachedDOM, FilterConsole, FilterEventHandlers, filterDuplicateStrings:
 		return name, 0, nil
@@ -246,7 +250,7 @@ func (s *Snapshot) filterKey(name string, contextID float64) (string, int32, err
 }
 
 // filter returns the node filter of a checked filter name (nil for none).
-func (s *Snapshot) filter(name string, target int32) nodeFilter {
+func (s classes) filter(name string, target int32) nodeFilter {
 	switch name {
 	case "":
 		return nil
@@ -266,7 +270,7 @@ func (s *Snapshot) filter(name string, target int32) nodeFilter {
 // retainedOnlyThrough returns, for a "retained by" filter, the nodes that
 // stay reachable from the root without passing through what the filter
 // names, plus those unreachable anyway: the filter keeps the others.
-func (s *Snapshot) retainedOnlyThrough(name string) bitset {
+func (s classes) retainedOnlyThrough(name string) bitset {
 	n := s.nodeCount
 	var block edgeFilter
 	switch name {
@@ -319,7 +323,7 @@ func (s *Snapshot) edgeTarget(o uint32, name string) (uint32, bool) {
 // eventHandlers marks the functions event listeners call: a
 // V8EventListener's callback (its edge "1") if it has code, else the first
 // of the callback's targets that has code, else the callback.
-func (s *Snapshot) eventHandlers() bitset {
+func (s classes) eventHandlers() bitset {
 	bits := newBitset(s.nodeCount)
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
 		s.tick()

@@ -8,7 +8,7 @@ import (
 // retainers are filled from the last slot down, so they list the retaining
 // edges in reverse file order, as DevTools lists them (the order
 // get_heapsnapshot_retainers shows, and the tie order of retaining paths).
-func (s *Snapshot) buildRetainers() {
+func (s builder) buildRetainers() {
 	n, e := s.nodeCount, s.edgeCount
 	first := make([]uint32, n+1)
 	retNode := make([]uint32, e)
@@ -44,7 +44,7 @@ func (s *Snapshot) buildRetainers() {
 // state returns a node's DOM link state.
 func (s *Snapshot) state(n uint32) uint32 { return s.classAndState[n] & 3 }
 
-func (s *Snapshot) setState(n uint32, st uint32) {
+func (s builder) setState(n uint32, st uint32) {
 	s.classAndState[n] = s.classAndState[n]&^3 | st
 }
 
@@ -61,7 +61,7 @@ func (s *Snapshot) setClassIdx(n uint32, c uint32) {
 // those not attached; a native node found detached is renamed "Detached
 // <name>". A snapshot without the detachedness field only marks native
 // nodes already named "Detached ...".
-func (s *Snapshot) initDOMState() {
+func (s builder) initDOMState() {
 	n := s.nodeCount
 	s.classAndState = make([]uint32, n)
 	if !s.hasDetachedness {
@@ -132,11 +132,11 @@ func (s *Snapshot) initDOMState() {
 
 // isUserRoot reports whether a child of the root is a user root: any but a
 // synthetic node, and the synthetic "(Document DOM trees)".
-func (s *Snapshot) isUserRoot(n uint32) bool {
+func (s builder) isUserRoot(n uint32) bool {
 	return int(s.nType[n]) != s.tSynthetic || s.isDocumentDOMTreesRoot(n)
 }
 
-func (s *Snapshot) isDocumentDOMTreesRoot(n uint32) bool {
+func (s builder) isDocumentDOMTreesRoot(n uint32) bool {
 	return int(s.nType[n]) == s.tSynthetic && s.name(n) == "(Document DOM trees)"
 }
 
@@ -144,7 +144,7 @@ func (s *Snapshot) isDocumentDOMTreesRoot(n uint32) bool {
 // roots through strong visible edges (queriable), and the page's own
 // objects (reachable from the root's shortcut edges and the document DOM
 // trees through any edge but weak ones).
-func (s *Snapshot) calculateFlags() {
+func (s builder) calculateFlags() {
 	n := s.nodeCount
 	s.flags = make([]uint8, n)
 	for i := 0; i < n; i++ {
@@ -219,7 +219,7 @@ func (b bitset) set(i uint32)      { b[i>>6] |= 1 << (i & 63) }
 // not a node's edge to itself, not an ephemeron edge from its own
 // WeakMap's table, and, from any node but the root, not a shortcut and
 // not from an object of the browser into one of the page.
-func (s *Snapshot) essentialEdges() bitset {
+func (s builder) essentialEdges() bitset {
 	ess := newBitset(s.edgeCount)
 	for src := uint32(0); src < uint32(s.nodeCount); src++ {
 		for ei := s.firstEdge[src]; ei < s.firstEdge[src+1]; ei++ {
@@ -231,7 +231,7 @@ func (s *Snapshot) essentialEdges() bitset {
 	return ess
 }
 
-func (s *Snapshot) isEssential(src, ei uint32) bool {
+func (s builder) isEssential(src, ei uint32) bool {
 	t := int(s.eType[ei])
 	if t == s.eInternal {
 		if m := s.weakMapEdge(s.eName[ei]); m != nil && m.tableID == uint64(s.nID[src]) {
@@ -260,7 +260,7 @@ func (s *Snapshot) isEssential(src, ei uint32) bool {
 // string data) that only one object reaches, through any path of such
 // nodes, to that object: its size moves into the owner's. DevTools does
 // this so that an object's internal arrays count as its own size.
-func (s *Snapshot) calculateShallowSizes() {
+func (s builder) calculateShallowSizes() {
 	hasUserRoots := false
 	for ei := s.firstEdge[s.root]; ei < s.firstEdge[s.root+1]; ei++ {
 		if s.isUserRoot(s.eTo[ei]) {

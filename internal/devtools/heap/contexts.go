@@ -78,17 +78,21 @@ func (s *Snapshot) AnalyzeContexts(ctx context.Context) (_ ContextAnalysis, err 
 		return ContextAnalysis{}, err
 	}
 	defer s.end(&err)
-	scopes := s.embeddedScopes()
-	sc := s.scanContexts()
-	live := s.liveFunctions(sc)
-	correlated, without := s.correlate(sc, scopes)
-	analyses := s.classifyFields(correlated, live)
+	a := contextAnalysis{s}
+	scopes := a.embeddedScopes()
+	sc := a.scanContexts()
+	live := a.liveFunctions(sc)
+	correlated, without := a.correlate(sc, scopes)
+	analyses := a.classifyFields(correlated, live)
 	return sortAnalysis(analyses, without), nil
 }
 
+// contextAnalysis holds the steps of AnalyzeContexts, under its lock.
+type contextAnalysis struct{ *Snapshot }
+
 // embeddedScopes reads the scope tables: per script node ordinal, its
 // scopes by scope id.
-func (s *Snapshot) embeddedScopes() map[uint32]map[int64]*embeddedScope {
+func (s contextAnalysis) embeddedScopes() map[uint32]map[int64]*embeddedScope {
 	out := map[uint32]map[int64]*embeddedScope{}
 	h := s.h
 	stride := len(h.scopeFields)
@@ -207,7 +211,7 @@ type contextScan struct {
 
 // scanContexts finds scripts (and the scope infos each declares),
 // contexts, live closures and suspended generators.
-func (s *Snapshot) scanContexts() *contextScan {
+func (s contextAnalysis) scanContexts() *contextScan {
 	sc := &contextScan{scripts: map[uint32]scriptInfo{}, finishedModuleFuncs: map[uint32]bool{}, scopeInfoScript: map[uint32]*uint32{}}
 	generatorMaps := map[uint32]bool{}
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
@@ -234,7 +238,7 @@ func (s *Snapshot) scanContexts() *contextScan {
 	return sc
 }
 
-func (s *Snapshot) processScript(sc *contextScan, o uint32) {
+func (s contextAnalysis) processScript(sc *contextScan, o uint32) {
 	const prefix = "system / Script / "
 	name := ""
 	if raw := s.name(o); strings.HasPrefix(raw, prefix) {
@@ -248,7 +252,7 @@ func (s *Snapshot) processScript(sc *contextScan, o uint32) {
 	sc.scripts[o] = scriptInfo{name: name, nodeID: s.nID[o]}
 }
 
-func (s *Snapshot) processScriptScopeInfos(sc *contextScan, script uint32) {
+func (s contextAnalysis) processScriptScopeInfos(sc *contextScan, script uint32) {
 	infos, ok := s.internalTarget(script, "infos")
 	if !ok {
 		return
@@ -281,19 +285,19 @@ func (s *Snapshot) processScriptScopeInfos(sc *contextScan, script uint32) {
 	}
 }
 
-func (s *Snapshot) scopeID(o uint32) intOrNone {
+func (s contextAnalysis) scopeID(o uint32) intOrNone {
 	if t, ok := s.internalTarget(o, "scope_id"); ok {
 		return s.intValue(t)
 	}
 	return intOrNone{}
 }
 
-func (s *Snapshot) isScriptRootScopeInfo(o uint32) bool {
+func (s contextAnalysis) isScriptRootScopeInfo(o uint32) bool {
 	id := s.scopeID(o)
 	return id.ok && id.v == -2
 }
 
-func (s *Snapshot) attributeScopeInfoChain(sc *contextScan, info uint32, stop int64, script uint32) {
+func (s contextAnalysis) attributeScopeInfoChain(sc *contextScan, info uint32, stop int64, script uint32) {
 	for cur := info; ; {
 		if int64(cur) == stop {
 			return
@@ -311,7 +315,7 @@ func (s *Snapshot) attributeScopeInfoChain(sc *contextScan, info uint32, stop in
 	}
 }
 
-func (s *Snapshot) addLiveClosure(sc *contextScan, owner, shared, ctx uint32) {
+func (s contextAnalysis) addLiveClosure(sc *contextScan, owner, shared, ctx uint32) {
 	script, ok := s.internalTarget(shared, "script")
 	if !ok {
 		return
@@ -327,7 +331,7 @@ var generatorTypes = map[string]bool{
 	"JS_ASYNC_GENERATOR_OBJECT_TYPE": true,
 }
 
-func (s *Snapshot) isGenerator(cache map[uint32]bool, o uint32) bool {
+func (s contextAnalysis) isGenerator(cache map[uint32]bool, o uint32) bool {
 	if int(s.nType[o]) != s.tObject {
 		return false
 	}
@@ -345,7 +349,7 @@ func (s *Snapshot) isGenerator(cache map[uint32]bool, o uint32) bool {
 	return is
 }
 
-func (s *Snapshot) processGenerator(sc *contextScan, o uint32) {
+func (s contextAnalysis) processGenerator(sc *contextScan, o uint32) {
 	var cont intOrNone
 	if t, ok := s.internalTarget(o, "continuation"); ok {
 		cont = s.intValue(t)
@@ -371,7 +375,7 @@ func (s *Snapshot) processGenerator(sc *contextScan, o uint32) {
 
 // liveFunctions maps, per script, each live function's scope id to the
 // contexts its closures can reach (their context chains).
-func (s *Snapshot) liveFunctions(sc *contextScan) map[uint32]map[float64]map[uint32]bool {
+func (s contextAnalysis) liveFunctions(sc *contextScan) map[uint32]map[float64]map[uint32]bool {
 	out := map[uint32]map[float64]map[uint32]bool{}
 	for _, c := range sc.closures {
 		if sc.finishedModuleFuncs[c.owner] {
@@ -418,7 +422,7 @@ type correlatedContext struct {
 }
 
 // correlate matches each context with its scope through its scope info.
-func (s *Snapshot) correlate(sc *contextScan, scopes map[uint32]map[int64]*embeddedScope) ([]*correlatedScope, []ScriptWithoutScopes) {
+func (s contextAnalysis) correlate(sc *contextScan, scopes map[uint32]map[int64]*embeddedScope) ([]*correlatedScope, []ScriptWithoutScopes) {
 	var order []*correlatedScope
 	byInfo := map[uint32]*correlatedScope{}
 	without := map[uint32]*ScriptWithoutScopes{}
@@ -490,7 +494,7 @@ func (s *Snapshot) correlate(sc *contextScan, scopes map[uint32]map[int64]*embed
 }
 
 // intField reads an internal edge to an integer, 0 if absent.
-func (s *Snapshot) intField(o uint32, name string) float64 {
+func (s contextAnalysis) intField(o uint32, name string) float64 {
 	if t, ok := s.internalTarget(o, name); ok {
 		if v := s.intValue(t); v.ok {
 			return v.v
@@ -501,7 +505,7 @@ func (s *Snapshot) intField(o uint32, name string) float64 {
 
 // outerScopeInfo is the scope info enclosing the scope info o: none
 // past a script's root scope, or where V8 recorded no outer one.
-func (s *Snapshot) outerScopeInfo(o uint32) (uint32, bool) {
+func (s contextAnalysis) outerScopeInfo(o uint32) (uint32, bool) {
 	if s.isScriptRootScopeInfo(o) {
 		return 0, false
 	}
@@ -510,7 +514,7 @@ func (s *Snapshot) outerScopeInfo(o uint32) (uint32, bool) {
 
 // scopeInfoScript finds the script a scope info belongs to through its
 // outer scope infos, remembering the answer for each one on the way.
-func (s *Snapshot) scopeInfoScript(sc *contextScan, info uint32) (uint32, bool) {
+func (s contextAnalysis) scopeInfoScript(sc *contextScan, info uint32) (uint32, bool) {
 	if v, ok := sc.scopeInfoScript[info]; ok {
 		if v == nil {
 			return 0, false
@@ -543,7 +547,7 @@ func (s *Snapshot) scopeInfoScript(sc *contextScan, info uint32) (uint32, bool) 
 }
 
 // classifyFields finds each context's dead fields.
-func (s *Snapshot) classifyFields(scopes []*correlatedScope, live map[uint32]map[float64]map[uint32]bool) []Scope {
+func (s contextAnalysis) classifyFields(scopes []*correlatedScope, live map[uint32]map[float64]map[uint32]bool) []Scope {
 	var out []Scope
 	for _, sc := range scopes {
 		var contexts []DeadContext

@@ -241,7 +241,7 @@ func TestDevToolsNodes(t *testing.T) {
 			}
 			bad := 0
 			for o := uint32(0); o < uint32(s.nodeCount); o++ {
-				got := []any{s.nID[o], s.nodeName(o), s.nodeTypeName(o), float64(s.nSelf[o]), s.retained[o], s.dominator[o], s.distance[o], s.state(o), s.keyString(s.classKeyOf(o)), s.nativeCtx[o], s.flags[o]}
+				got := []any{s.nID[o], s.nodeName(o), s.nodeTypeName(o), float64(s.nSelf[o]), s.retained[o], s.dominator[o], s.distance[o], s.state(o), classes{s}.keyString(classes{s}.classKeyOf(o)), s.nativeCtx[o], s.flags[o]}
 				want := []any{n.ID[o], n.Name[o], n.Type[o], n.Self[o], n.Retained[o], n.Dominator[o], n.Distance[o], n.State[o], n.ClassKey[o], n.NativeContext[o], n.Flags[o]}
 				if !reflect.DeepEqual(got, want) {
 					if bad < 10 {
@@ -308,7 +308,7 @@ func TestDevToolsAggregates(t *testing.T) {
 					if err := s.begin(bg); err != nil {
 						t.Fatal(err)
 					}
-					set, err := s.aggregatesFor(f, ctxID)
+					set, err := classes{s}.aggregatesFor(f, ctxID)
 					s.end(nil)
 					if err != nil {
 						t.Fatal(err)

@@ -29,7 +29,7 @@ func (s *Snapshot) RetainedByContextSummary(ctx context.Context) (_ RetainedByCo
 	if s.contextSummary != nil {
 		return *s.contextSummary, nil
 	}
-	kept := s.retainedOnlyThrough(FilterContexts)
+	kept := classes{s}.retainedOnlyThrough(FilterContexts)
 	var out RetainedByContextSummary
 	for o := uint32(0); o < uint32(s.nodeCount); o++ {
 		s.tick()
@@ -73,7 +73,7 @@ func (s *Snapshot) aggregatesForDiff(ctx context.Context, defs []interfaceDef) (
 	s.applyInterfaceDefinitions(defs)
 	// Put back even when the query stops half-way (tick).
 	defer s.applyInterfaceDefinitions(own)
-	set := s.buildAggregates(nil)
+	set := classes{s}.buildAggregates(nil)
 	out := make([]forDiff, 0, len(set.list))
 	for _, a := range set.list {
 		nodes := slices.Clone(a.nodes)
@@ -134,7 +134,7 @@ func Compare(ctx context.Context, base, cur *Snapshot) (_ []ClassDiff, err error
 		return nil, err
 	}
 	defer cur.end(&err)
-	set := cur.allObjects()
+	set := classes{cur}.allObjects()
 	// DevTools sorts the current snapshot's cached instances by id in
 	// place; class listings of it keep that order among equal sizes.
 	if !cur.allSortedByID {

@@ -19,7 +19,7 @@ var weakMapEdgeRE = regexp.MustCompile(`^\d+( / part of key \(.*? @\d+\) -> valu
 
 // weakMapEdge parses an internal edge's name as an ephemeron edge, or
 // returns nil. Each name is parsed once; only the build uses this.
-func (s *Snapshot) weakMapEdge(name uint32) *weakMapEdge {
+func (s builder) weakMapEdge(name uint32) *weakMapEdge {
 	if s.weakMapChecked == nil {
 		s.weakMapChecked = newBitset(s.stringCount())
 		s.weakMapEdges = map[uint32]*weakMapEdge{}
@@ -84,7 +84,7 @@ func (s *Snapshot) bfs(queue []uint32, dist []int32, filter edgeFilter) {
 // context's sloppy_function_map, the value slots of map descriptor
 // arrays, nor the first of the two edges of a WeakMap entry it meets, so
 // that a value is reached through its key.
-func (s *Snapshot) calculateDistances() {
+func (s builder) calculateDistances() {
 	n := s.nodeCount
 	dist := make([]int32, n)
 	for i := range dist {

@@ -15,7 +15,7 @@ import (
 // and searched from, in node order; then any node still unreached is made
 // a child of the root on its own. Vertices are numbered from 1 in
 // depth-first order, with edges taken in file order; 0 means none.
-func (s *Snapshot) calculateDominators(ctx context.Context, essential bitset) error {
+func (s builder) calculateDominators(ctx context.Context, essential bitset) error {
 	n := s.nodeCount
 	size := n + 1
 	parent := make([]uint32, size)
@@ -165,7 +165,7 @@ func (s *Snapshot) calculateDominators(ctx context.Context, essential bitset) er
 // vertex number: ordinal+1), and sums retained sizes up the dominator
 // tree, children before their dominators: vertex lists the vertices in
 // the depth-first order of the search (vertex[1] the root).
-func (s *Snapshot) storeDominators(dom, vertex []uint32) {
+func (s builder) storeDominators(dom, vertex []uint32) {
 	n := s.nodeCount
 	s.dominator = make([]uint32, n)
 	s.retained = make([]float64, n)
@@ -181,7 +181,7 @@ func (s *Snapshot) storeDominators(dom, vertex []uint32) {
 
 // onlyInessentialRetainers reports whether none of the edges into node o
 // is essential.
-func (s *Snapshot) onlyInessentialRetainers(o uint32, essential bitset) bool {
+func (s builder) onlyInessentialRetainers(o uint32, essential bitset) bool {
 	for ri := s.firstRetainer[o]; ri < s.firstRetainer[o+1]; ri++ {
 		if essential.get(s.retEdge[ri]) {
 			return false
@@ -191,7 +191,7 @@ func (s *Snapshot) onlyInessentialRetainers(o uint32, essential bitset) bool {
 }
 
 // buildDominatedNodes indexes the dominator tree by parent.
-func (s *Snapshot) buildDominatedNodes() {
+func (s builder) buildDominatedNodes() {
 	n := s.nodeCount
 	first := make([]uint32, n+1)
 	from, to := 0, n

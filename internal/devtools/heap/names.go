@@ -167,7 +167,7 @@ func formatPropertyName(name string) string {
 // and native nodes (an HTML tag only: "<div>" of "<div class=x>"), a
 // category for the rest ("(system)", "(compiled code)", "Function",
 // "RegExp", "(string)", ...).
-func (s *Snapshot) calculateObjectNames() {
+func (s builder) calculateObjectNames() {
 	hidden := s.indexForString("(system)")
 	code := s.indexForString("(compiled code)")
 	function := s.indexForString("Function")
@@ -226,7 +226,7 @@ type interfaceDef struct {
 }
 
 // inferInterfaceDefinitions finds the common plain-object shapes.
-func (s *Snapshot) inferInterfaceDefinitions() []interfaceDef {
+func (s builder) inferInterfaceDefinitions() []interfaceDef {
 	type candidate struct {
 		def   interfaceDef
 		order int
@@ -284,7 +284,7 @@ func (s *Snapshot) inferInterfaceDefinitions() []interfaceDef {
 	return out
 }
 
-func (s *Snapshot) applyInterfaceDefinitionsInferred() {
+func (s builder) applyInterfaceDefinitionsInferred() {
 	s.applyInterfaceDefinitions(s.inferInterfaceDefinitions())
 }
 

@@ -36,8 +36,9 @@ func (s *Snapshot) Aggregates(ctx context.Context, filter string, contextID *flo
 		return Aggregates{}, err
 	}
 	defer s.end(&err)
-	s.allObjects()
-	set, err := s.aggregatesFor(filter, ctxArg(contextID))
+	c := classes{s}
+	c.allObjects()
+	set, err := c.aggregatesFor(filter, ctxArg(contextID))
 	if err != nil {
 		return Aggregates{}, err
 	}
@@ -123,15 +124,16 @@ func (s *Snapshot) ClassNodes(ctx context.Context, id float64, filter string, co
 		return Nodes{}, err
 	}
 	defer s.end(&err)
-	s.allObjects()
-	if _, _, err := s.filterKey(filter, ctxArg(contextID)); err != nil {
+	c := classes{s}
+	c.allObjects()
+	if _, _, err := c.filterKey(filter, ctxArg(contextID)); err != nil {
 		return Nodes{}, err
 	}
 	i := int(id)
 	if float64(i) != id || i < 1 || i > len(s.classKeys) {
 		return Nodes{}, &ClassNotFoundError{ID: id}
 	}
-	set, err := s.aggregatesFor(filter, ctxArg(contextID))
+	set, err := c.aggregatesFor(filter, ctxArg(contextID))
 	if err != nil {
 		return Nodes{}, err
 	}
@@ -554,12 +556,12 @@ func (s *Snapshot) DuplicateStrings(ctx context.Context) (_ []StringGroup, err e
 	}
 	defer s.end(&err)
 	if s.dupGroups == nil {
-		s.dupGroups = s.duplicateGroups()
+		s.dupGroups = stringDups{s}.duplicateGroups()
 	}
 	return s.dupGroups, nil
 }
 
-func (s *Snapshot) duplicateGroups() []StringGroup {
+func (s stringDups) duplicateGroups() []StringGroup {
 	dup := s.duplicates()
 	var groups []*StringGroup
 	byIndex := map[uint32]*StringGroup{}
@@ -593,7 +595,7 @@ func (s *Snapshot) duplicateGroups() []StringGroup {
 				g = &StringGroup{Value: name, Truncated: true}
 				truncated[name] = append(entries, &truncEntry{length, hash, g})
 			}
-		} else if idx, ok := dup.index(s, o); ok {
+		} else if idx, ok := dup.index(s.Snapshot, o); ok {
 			if g = byIndex[idx]; g == nil {
 				g = &StringGroup{Value: s.nodeName(o)}
 				byIndex[idx] = g
@@ -655,9 +657,14 @@ func (d *dupStrings) index(s *Snapshot, o uint32) (uint32, bool) {
 
 // duplicatedStrings returns the duplicated string nodes, computing them
 // once. the query lock is held (see begin).
-func (s *Snapshot) duplicatedStrings() bitset { return s.duplicates().bits }
+func (s *Snapshot) duplicatedStrings() bitset { return stringDups{s}.duplicates().bits }
 
-func (s *Snapshot) duplicates() *dupStrings {
+// stringDups finds the strings held by more than one string object: the
+// work behind DuplicateStrings and the duplicated-strings filter, under
+// the query's lock.
+type stringDups struct{ *Snapshot }
+
+func (s stringDups) duplicates() *dupStrings {
 	if s.dups != nil {
 		return s.dups
 	}
@@ -753,7 +760,7 @@ func (s *Snapshot) duplicates() *dupStrings {
 
 // isFlatConsString reports whether a concatenated string has an empty
 // part (V8 flattened it: the whole text is in the other part).
-func (s *Snapshot) isFlatConsString(o uint32) bool {
+func (s stringDups) isFlatConsString(o uint32) bool {
 	if int(s.nType[o]) != s.tConsString {
 		return false
 	}
@@ -793,14 +800,14 @@ func (s *Snapshot) intValue(o uint32) intOrNone {
 	return intOrNone{n, ok}
 }
 
-func (s *Snapshot) stringLength(o uint32) intOrNone {
+func (s stringDups) stringLength(o uint32) intOrNone {
 	if t, ok := s.internalTarget(o, "length"); ok {
 		return s.intValue(t)
 	}
 	return intOrNone{}
 }
 
-func (s *Snapshot) stringHash(o uint32) intOrNone {
+func (s stringDups) stringHash(o uint32) intOrNone {
 	if t, ok := s.internalTarget(o, "hash"); ok {
 		return s.intValue(t)
 	}
@@ -809,7 +816,7 @@ func (s *Snapshot) stringHash(o uint32) intOrNone {
 
 // isTruncatedString reports whether V8 cut the string's text in the
 // snapshot (an internal "truncated" edge to a true boolean).
-func (s *Snapshot) isTruncatedString(o uint32) bool {
+func (s stringDups) isTruncatedString(o uint32) bool {
 	t, ok := s.internalTarget(o, "truncated")
 	if !ok || int(s.nType[t]) != s.tNumber || s.name(t) != "bool" {
 		return false

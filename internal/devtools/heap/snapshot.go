@@ -144,7 +144,7 @@ func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, erro
 		return nil, err
 	}
 	s := &Snapshot{graph: g, lock: make(chan struct{}, 1)}
-	if err := s.build(ctx); err != nil {
+	if err := (builder{s}).build(ctx); err != nil {
 		return nil, err
 	}
 	if budget > 0 && s.bytes > budget {
@@ -160,7 +160,7 @@ func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, erro
 // that build waits for: the retainers beside the DOM state, flags and
 // shallow sizes; the dominator tree beside distances, classes and native
 // contexts.
-func (s *Snapshot) build(ctx context.Context) error {
+func (s builder) build(ctx context.Context) error {
 	s.typeIndexes()
 	var essential bitset
 	err := both(ctx, func() { s.buildRetainers() },
@@ -190,7 +190,7 @@ func (s *Snapshot) build(ctx context.Context) error {
 	s.weakMapChecked, s.weakMapEdges = nil, nil
 	// Class ids are the classes' positions among all objects' aggregates,
 	// fixed at load as chrome-devtools-mcp fixes them.
-	s.allObjects()
+	classes{s.Snapshot}.allObjects()
 	s.bytes = s.memory()
 	return ctx.Err()
 }
@@ -220,8 +220,12 @@ func inOrder(steps ...func()) func(context.Context) error {
 	}
 }
 
+// builder builds a snapshot's model as it loads (see build): the steps
+// that compute it, which no query calls once it is built.
+type builder struct{ *Snapshot }
+
 // typeIndexes finds the node and edge type numbers by name.
-func (s *Snapshot) typeIndexes() {
+func (s builder) typeIndexes() {
 	nt := func(name string) int { return slices.Index(s.h.nodeTypes, name) }
 	s.tHidden, s.tArray, s.tString, s.tObject = nt("hidden"), nt("array"), nt("string"), nt("object")
 	s.tCode, s.tClosure, s.tRegExp, s.tNumber = nt("code"), nt("closure"), nt("regexp"), nt("number")

@@ -8,7 +8,7 @@ import (
 
 // buildLocations sorts the locations by node, keeping the last entry of
 // a node named twice, as DevTools' map keeps it.
-func (s *Snapshot) buildLocations() {
+func (s builder) buildLocations() {
 	n := len(s.locNode)
 	sorted, dup := true, false
 	for i := 1; i < n; i++ {
@@ -53,7 +53,7 @@ const (
 
 // isNativeContext reports whether a node is a native context (a realm:
 // the page, an iframe, an extension's world), detached or not.
-func (s *Snapshot) isNativeContext(o uint32) bool {
+func (s builder) isNativeContext(o uint32) bool {
 	name := s.name(o)
 	return name == "system / NativeContext" || strings.HasPrefix(name, "system / NativeContext / ") ||
 		name == "Detached system / NativeContext" || strings.HasPrefix(name, "Detached system / NativeContext / ")
@@ -64,7 +64,7 @@ func (s *Snapshot) isNativeContext(o uint32) bool {
 // an object whose map's map names a native context belongs to it, and the
 // rest take the owner of what reaches them through strong, non-shortcut
 // edges; a node reached from two contexts is shared.
-func (s *Snapshot) calculateNativeContextAttribution() {
+func (s builder) calculateNativeContextAttribution() {
 	n := s.nodeCount
 	attr := make([]int32, n)
 	for i := range attr {
@@ -150,7 +150,7 @@ func mergeOwner(cur, in int32) int32 {
 
 // stringIndex returns the index of the first string equal to v among the
 // file's strings, or -1 (DevTools' strings.indexOf).
-func (s *Snapshot) stringIndex(v string) int64 {
+func (s builder) stringIndex(v string) int64 {
 	for i := 0; i < len(s.offs)-1; i++ {
 		if s.str(uint32(i)) == v {
 			return int64(i)
@@ -181,7 +181,7 @@ type NativeContextSizes struct {
 	NoAttributionSize float64
 }
 
-func (s *Snapshot) calculateNativeContextSizes() {
+func (s builder) calculateNativeContextSizes() {
 	byOrdinal := map[int32]int{}
 	var out NativeContextSizes
 	for _, o := range s.nativeContexts {
@@ -238,7 +238,7 @@ type StaticData struct {
 // outside the graph.
 func (s *Snapshot) totalSize() float64 { return s.retained[s.root] + s.h.extraNativeBytes }
 
-func (s *Snapshot) calculateStatistics() {
+func (s builder) calculateStatistics() {
 	var st Statistics
 	native := s.h.extraNativeBytes
 	var typed, code, strs, arrays, system float64
@@ -277,7 +277,7 @@ func (s *Snapshot) calculateStatistics() {
 
 // arraySize is a JavaScript array's size with its elements store, when
 // the array is the store's only retainer.
-func (s *Snapshot) arraySize(o uint32) float64 {
+func (s builder) arraySize(o uint32) float64 {
 	size := float64(s.nSelf[o])
 	for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {
 		if int(s.eType[ei]) != s.eInternal || s.str(s.eName[ei]) != "elements" {
