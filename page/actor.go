@@ -20,7 +20,6 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/mailbox"
-	"github.com/tabhive/tabhive/page/css"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -199,12 +198,6 @@ type Actor struct {
 	// whose call gave up.
 	heap     *heapCapture
 	heapBusy bool
-
-	// sheets collects the style sheets Chrome announces on session
-	// sheetsOf while a get_css_styles call has the CSS domain on
-	// (styles.go); nil otherwise.
-	sheets   map[string]css.Header
-	sheetsOf *Session
 
 	// trace is the page's performance recording (tracing.go).
 	trace traceState

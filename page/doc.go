@@ -36,7 +36,8 @@
 // a snapshot never sits in the server's memory); route.go (request routes,
 // answered as the run goroutine applies Fetch.requestPaused), origins.go
 // (the origins the page's frames show),
-// styles.go (get_css_styles, shaped by page/css); worker.go, the smaller actor of an extension's
+// host_snapshot.go (uid resolution and the latest snapshot, for
+// capabilities such as page/styles); worker.go, the smaller actor of an extension's
 // service worker; and tracing.go (performance traces: recording,
 // streaming the trace to the caller's writer, and its analysis by package
 // internal/devtools/trace). Package

@@ -38,7 +38,6 @@ var events = map[string]bool{
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
 	"Fetch.requestPaused":               true,
-	"CSS.styleSheetAdded":               true,
 	"Tracing.tracingComplete":           true,
 }
 
@@ -144,8 +143,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		return a.detached(ev.Params)
 	case "Fetch.requestPaused":
 		return a.requestPaused(s, ev.Params)
-	case "CSS.styleSheetAdded":
-		return a.sheetAdded(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/jsfmt"
 	"github.com/tabhive/tabhive/page"
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // The console and network texts follow chrome-devtools-mcp 1.11
@@ -23,26 +24,6 @@ const (
 	stackLineLimit = 50    // lines of a stack trace, causes included
 )
 
-// paginationLines are the lines upstream prints before a page of a list.
-func paginationLines[T any](p collectors.Page[T]) []string {
-	var out []string
-	if p.Invalid {
-		out = append(out, "Invalid page number provided. Showing first page.")
-	}
-	start := p.Start + 1
-	if p.Total == 0 {
-		start = 0
-	}
-	out = append(out, fmt.Sprintf("Showing %d-%d of %d (Page %d of %d).", start, p.End, p.Total, p.Current+1, p.TotalPages))
-	if n, ok := p.Next(); ok {
-		out = append(out, fmt.Sprintf("Next page: %d", n))
-	}
-	if n, ok := p.Previous(); ok {
-		out = append(out, fmt.Sprintf("Previous page: %d", n))
-	}
-	return out
-}
-
 // consoleSection renders the "## Console messages" listing: grouped, then
 // paginated, with stack traces if asked.
 func consoleSection(msgs []collectors.Message, opts collectors.PageOptions, stacks bool) string {
@@ -51,7 +32,7 @@ func consoleSection(msgs []collectors.Message, opts collectors.PageOptions, stac
 		return strings.Join(append(out, "<no console messages found>"), "\n")
 	}
 	p := collectors.Paginate(collectors.Group(msgs), opts)
-	out = append(out, paginationLines(p)...)
+	out = append(out, kit.Pagination(p)...)
 	note := false
 	for _, g := range p.Items {
 		out = append(out, consoleLine(g))
@@ -216,7 +197,7 @@ func networkSection(reqs []collectors.Request, opts collectors.PageOptions) stri
 		return strings.Join(append(out, "No requests found."), "\n")
 	}
 	p := collectors.Paginate(reqs, opts)
-	out = append(out, paginationLines(p)...)
+	out = append(out, kit.Pagination(p)...)
 	for _, r := range p.Items {
 		out = append(out, requestLine(r))
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/storage"
+	"github.com/tabhive/tabhive/page/styles"
 	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
@@ -68,7 +69,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(storage.Tools()),
 		s.routeTools(),
 		fromKits(pdf.Tools()),
-		s.cssTools(),
+		fromKits(styles.Tools()),
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
 		s.slimTools(),
 		s.extensionTools(),

@@ -9,7 +9,7 @@
 // and the @media, @layer, @container, @scope and @supports conditions
 // around it; each declaration that loses the cascade tagged [overloaded].
 //
-// It does no I/O. The page actor fetches the payload, the headers, the
+// It does no I/O. Package page/styles fetches the payload, the headers, the
 // property metadata ([Names], [Meta]), the element and its ancestors in
 // the flat tree, and the elements @container conditions query
 // ([Matched.Containers]); [Match] builds the cascade, [Matched.Rules]

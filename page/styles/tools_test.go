@@ -1,4 +1,4 @@
-package transport_test
+package styles_test
 
 import (
 	"fmt"
@@ -10,7 +10,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport/httpserve"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+func TestMain(m *testing.M) { transporttest.Main(m) }
+
+// eachTransport runs f as a subtest per transport, each with a client of
+// the shared server: in process, and over streamable HTTP.
+func eachTransport(t *testing.T, f func(t *testing.T, cs *mcp.ClientSession)) {
+	t.Run("in-memory", func(t *testing.T) { f(t, transporttest.OnShared(t, transporttest.Options{}).Connect(t)) })
+	t.Run("http", func(t *testing.T) {
+		f(t, transporttest.OnShared(t, transporttest.Options{HTTP: &httpserve.Config{}}).Connect(t))
+	})
+}
 
 // cssPages serves testdata/css: rich.html styles its elements every way
 // get_css_styles reports (style sheets and <style>, @layer, @scope,
@@ -104,14 +117,14 @@ func TestCSSStyles(t *testing.T) {
 	t.Parallel()
 	base := cssPages(t)
 	eachTransport(t, func(t *testing.T, cs *mcp.ClientSession) {
-		id := openPage(t, cs, base+"/rich.html")
-		snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+		id := transporttest.OpenPage(t, cs, base+"/rich.html")
+		snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 		span := textUID(t, snap, "CARD TEXT")
-		got := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": span})
+		got := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": span})
 		if want := strings.ReplaceAll(wantSpanStyles, "UID", span); got != want {
 			t.Errorf("get_css_styles of the span =\n%s\nwant:\n%s", got, want)
 		}
-		next := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": span, "pageIdx": 1})
+		next := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": span, "pageIdx": 1})
 		for _, want := range []string{
 			"Showing 11-15 of 15 (Page 2 of 2).\nPrevious page: 0\n",
 			"/* Pseudo ::selection element (inherited from html) */",
@@ -122,13 +135,13 @@ func TestCSSStyles(t *testing.T) {
 				t.Errorf("page 2 lacks %q:\n%s", want, next)
 			}
 		}
-		if bad := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": span, "pageIdx": 9}); !strings.HasPrefix(bad, "Invalid page number provided. Showing first page.\nShowing 1-10 of 15") {
+		if bad := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": span, "pageIdx": 9}); !strings.HasPrefix(bad, "Invalid page number provided. Showing first page.\nShowing 1-10 of 15") {
 			t.Errorf("page 9 =\n%s", bad)
 		}
 
 		// The card's own rules: style attribute, !important, @container
 		// with its container, the cascade of layers, the user agent's.
-		card := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "!"), "pageSize": 100})
+		card := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "!"), "pageSize": 100})
 		for _, want := range []string{
 			"Styles for div#c (uid: ",
 			"  element.style {\n    --size: 5px;\n    padding: 3px !important;\n  }",
@@ -144,16 +157,16 @@ func TestCSSStyles(t *testing.T) {
 				t.Errorf("the card's styles lack\n%s\nin:\n%s", want, card)
 			}
 		}
-		attrs := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "Cell")})
+		attrs := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "Cell")})
 		if !strings.Contains(attrs, "  td[attributes style] {\n    background-color: rgb(238, 238, 238);\n    width: 50px;\n  }") {
 			t.Errorf("the cell's styles lack its attributes:\n%s", attrs)
 		}
-		fancy := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "Fancy")})
+		fancy := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "Fancy")})
 		if !strings.Contains(fancy, "  .fancy (constructed stylesheet) {\n    text-decoration: underline;\n  }") {
 			t.Errorf("the paragraph's styles lack its constructed style sheet:\n%s", fancy)
 		}
 		// A slotted element inherits through its slot and the shadow host.
-		slotted := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "Slotted text")})
+		slotted := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": textUID(t, snap, "Slotted text")})
 		if !strings.Contains(slotted, "  Inherited from slot:\n    slot (rich.html:35) {\n      font-weight: bold;\n    }\n\n  Inherited from my-host:\n    :host (rich.html:35) {\n      color: green;\n    }") {
 			t.Errorf("the slotted span's styles:\n%s", slotted)
 		}
@@ -173,12 +186,12 @@ func TestCSSStylesOutOfProcessFrame(t *testing.T) {
 	mux.Handle("/frame", browsertest.HTML("Inner", `<link rel=stylesheet href="/frame.css"><nav aria-label="Menu"><a class=item href="#x">Inner link</a></nav>`))
 	inner := browsertest.ServeOwnSite(t, mux)
 	top := browsertest.Serve(t, browsertest.HTML("Top", `<style>body { color: black }</style><iframe title="Inner frame" src="`+inner.URL+`/frame"></iframe>`)).URL + "/"
-	cs := inMemory(t)
-	id := openPage(t, cs, top)
-	must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"Inner link"}})
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	nav := uidOf(t, snap, "navigation", "Menu")
-	got := must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": uidOf(t, snap, "link", "Inner link")})
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	id := transporttest.OpenPage(t, cs, top)
+	transporttest.Must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"Inner link"}})
+	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	nav := transporttest.UIDOf(t, snap, "navigation", "Menu")
+	got := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": id, "uid": transporttest.UIDOf(t, snap, "link", "Inner link")})
 	for _, want := range []string{
 		"  .item (frame.css:3) {\n    margin-left: 7px;\n  }",
 		"  a:-webkit-any-link (user agent stylesheet) {",
@@ -197,17 +210,17 @@ func TestCSSStylesOutOfProcessFrame(t *testing.T) {
 func TestCSSStylesBadInput(t *testing.T) {
 	t.Parallel()
 	base := cssPages(t)
-	cs := inMemory(t)
-	fresh := openPage(t, cs, base+"/rich.html")
-	if got, isErr := call(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": "1_1"}); !isErr ||
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	fresh := transporttest.OpenPage(t, cs, base+"/rich.html")
+	if got, isErr := transporttest.Call(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": "1_1"}); !isErr ||
 		got != fmt.Sprintf("Error: No snapshot found for page %d. Use take_snapshot to capture one.", fresh) {
 		t.Errorf("before any snapshot: %v %q", isErr, got)
 	}
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": fresh})
+	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": fresh})
 	root := regexp.MustCompile(`uid=(\S+) RootWebArea`).FindStringSubmatch(snap)[1]
 	span := textUID(t, snap, "CARD TEXT")
-	closed := openPage(t, cs, base+"/rich.html")
-	must(t, cs, "close_page", map[string]any{"pageId": closed})
+	closed := transporttest.OpenPage(t, cs, base+"/rich.html")
+	transporttest.Must(t, cs, "close_page", map[string]any{"pageId": closed})
 	tests := []struct {
 		args map[string]any
 		want string
@@ -219,20 +232,20 @@ func TestCSSStylesBadInput(t *testing.T) {
 		{map[string]any{"pageId": closed, "uid": span}, fmt.Sprintf("Error: No page found with id %d. Call list_pages to see open pages.", closed)},
 	}
 	for _, tt := range tests {
-		got, isErr := call(t, cs, "get_css_styles", tt.args)
+		got, isErr := transporttest.Call(t, cs, "get_css_styles", tt.args)
 		if !isErr || !strings.HasPrefix(got, tt.want) || strings.Count(got, "\n") > 0 {
 			t.Errorf("get_css_styles(%v) = %v %q, want one sentence starting %q", tt.args, isErr, got, tt.want)
 		}
 	}
 	// A uid of the document before a reload names nothing after it.
-	must(t, cs, "navigate_page", map[string]any{"pageId": fresh, "type": "reload"})
-	if got, isErr := call(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": span}); !isErr ||
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": fresh, "type": "reload"})
+	if got, isErr := transporttest.Call(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": span}); !isErr ||
 		got != fmt.Sprintf("Error: Element with uid %s no longer exists on the page. Take a new snapshot (take_snapshot) and use the uids it gives.", span) {
 		t.Errorf("after a reload: %v %q", isErr, got)
 	}
 	// And the page still answers.
-	snap = must(t, cs, "take_snapshot", map[string]any{"pageId": fresh})
-	if got := must(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": textUID(t, snap, "CARD TEXT")}); !strings.Contains(got, "Styles for span") {
+	snap = transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": fresh})
+	if got := transporttest.Must(t, cs, "get_css_styles", map[string]any{"pageId": fresh, "uid": textUID(t, snap, "CARD TEXT")}); !strings.Contains(got, "Styles for span") {
 		t.Errorf("after the refusals: %q", got)
 	}
 }

@@ -1,4 +1,6 @@
-package transport
+package styles
+
+// get_css_styles, the capability's one tool.
 
 import (
 	"context"
@@ -7,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/collectors"
-	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/css"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
 // stylesBudget bounds get_css_styles: turning the CSS domain on waits for
@@ -16,38 +18,38 @@ import (
 // takes a while to match.
 const stylesBudget = 30 * time.Second
 
-// cssTools inspect an element's styles.
-func (s *Server) cssTools() []*tool {
-	return []*tool{
-		define(tool{name: "get_css_styles", page: true, readOnly: true, description: `Retrieve matched CSS rules, inline styles (element.style), inherited styles, custom properties, and cascade wrappers (@layer, @media, @container, @scope) for an element identified by its UID.
+// Tools returns the tools that inspect an element's styles.
+func Tools() []*tool.Tool {
+	return []*tool.Tool{
+		tool.Define(tool.Tool{Name: "get_css_styles", Page: true, ReadOnly: true, Description: `Retrieve matched CSS rules, inline styles (element.style), inherited styles, custom properties, and cascade wrappers (@layer, @media, @container, @scope) for an element identified by its UID.
 Rules are ordered from highest to lowest cascade precedence and include source line numbers (e.g. index:196). Active (winning) declarations have no prefix tag, while (losing) overridden declarations are prefixed with [overloaded].
 Treat the output as authoritative and complete.
 Results are paginated (10 rules per page by default); use pageIdx to page through the remaining rules. Requires a UID from take_snapshot.`},
-			fixed[cssStylesArgs](stylesBudget), runCSSStyles),
+			tool.Fixed[stylesArgs](stylesBudget), runStyles),
 	}
 }
 
-type cssStylesArgs struct {
+type stylesArgs struct {
 	UID      string `json:"uid" required:"true" desc:"The uid of the element on the page from the page content snapshot to inspect CSS styles for"`
 	PageSize *int   `json:"pageSize" min:"1" desc:"Maximum number of CSS rules to return per page. Defaults to 10."`
 	PageIdx  *int   `json:"pageIdx" min:"0" desc:"Page number to return (0-based). Defaults to 0 (the first page)."`
 }
 
-// defaultStylesPageSize is get_css_styles' page size when none is given.
-const defaultStylesPageSize = 10
+// defaultPageSize is get_css_styles' page size when none is given.
+const defaultPageSize = 10
 
-func runCSSStyles(ctx context.Context, c *call, a *cssStylesArgs) error {
-	st, err := c.page.CSSStyles(ctx, a.UID)
-	if errors.Is(err, page.ErrNotElement) {
+func runStyles(ctx context.Context, c tool.Call, a *stylesArgs) error {
+	st, err := Of(c.Page()).Styles(ctx, a.UID)
+	if errors.Is(err, ErrNotElement) {
 		// Upstream's sentence, with its "Error: " prefix.
 		return fmt.Errorf("Element with uid %q is not an element node and has no parent element.", a.UID)
 	}
 	if err != nil {
 		return err
 	}
-	c.r.state(st.State)
+	c.State(st.State)
 	// Upstream always pages: its schema fills in both defaults.
-	size, idx := defaultStylesPageSize, 0
+	size, idx := defaultPageSize, 0
 	if a.PageSize != nil {
 		size = *a.PageSize
 	}
@@ -55,7 +57,9 @@ func runCSSStyles(ctx context.Context, c *call, a *cssStylesArgs) error {
 		idx = *a.PageIdx
 	}
 	p := collectors.Paginate(st.Rules, collectors.PageOptions{PageSize: &size, PageIdx: &idx})
-	c.r.lines = append(c.r.lines, paginationLines(p)...)
-	c.r.lines = append(c.r.lines, css.Render(st.Element, a.UID, p.Items))
+	for _, l := range tool.Pagination(p) {
+		c.Line("%s", l)
+	}
+	c.Line("%s", css.Render(st.Element, a.UID, p.Items))
 	return nil
 }

@@ -1,32 +1,24 @@
-package page
+package styles
 
-// get_css_styles: the rules that style an element, read through Chrome's
-// CSS domain on the session of the element's frame (an out-of-process
-// iframe's own), and shaped by package page/css as DevTools' Styles pane
-// shows them.
-//
-// The DOM and CSS domains are turned on for the call and off after it:
-// they cost the page work (style sheet bookkeeping, DOM events) that no
-// other tool needs. Turning CSS on makes Chrome announce every style sheet
-// of the document (CSS.styleSheetAdded) before it answers, which is how the
-// rules' sources are known; the actor collects those announcements for the
-// call (Actor.sheets) like any other event, on its run goroutine.
+// What get_css_styles reads from the browser, on a call goroutine of the
+// element's frame's session: the matched styles, the property names'
+// metadata, the element's ancestors in the flat tree and the containers
+// its @container conditions query.
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/css"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
@@ -35,131 +27,6 @@ import (
 // stylesGroup is the object group of the remote objects a call makes,
 // released together when it ends.
 const stylesGroup = "tabhive-css"
-
-// CSSStyles is an element's cascade, ready to be listed and paged.
-type CSSStyles struct {
-	// Element is the element whose styles these are.
-	Element css.Node
-	// Rules are the sections of the reply, highest precedence first.
-	Rules []css.Rule
-	State State
-}
-
-// ErrNotElement is returned by [Actor.CSSStyles] for a uid that names
-// neither an element nor a text node.
-var ErrNotElement = errors.New("not an element")
-
-// CSSStyles returns the matched rules, inline style, inherited blocks and
-// at-rules of the element uid names (a text node's parent element).
-func (a *Actor) CSSStyles(ctx context.Context, uid string) (CSSStyles, error) {
-	return ask(ctx, a, func(ctx context.Context) (CSSStyles, error) {
-		if err := a.needRenderer(); err != nil {
-			return CSSStyles{}, err
-		}
-		n, err := a.resolve(uid)
-		if err != nil {
-			return CSSStyles{}, err
-		}
-		target := n.Ref
-		var backend dom.BackendNodeID
-		if target.IsZero() {
-			if backend, err = a.nodeID(ctx, n); err != nil {
-				return CSSStyles{}, err
-			}
-		}
-		s := a.sessionOf(n.FrameID)
-		byWalker, byBackend := a.frameUIDs(n.FrameID)
-		a.sheets, a.sheetsOf = map[string]css.Header{}, s
-		defer func() { a.sheets, a.sheetsOf = nil, nil }()
-		var got fetchedStyles
-		err = a.call(ctx, func(ctx context.Context) (err error) {
-			got, err = fetchStyles(ctx, s, n.FrameID, target, backend, len(byBackend) > 0)
-			return err
-		})
-		a.drainEvents() // the style sheets Chrome announced before it answered
-		if errors.Is(err, errNodeGone) {
-			return CSSStyles{}, &UIDError{UID: uid, PageID: a.id, Gone: true, Cause: err}
-		}
-		if err != nil {
-			return CSSStyles{}, err
-		}
-		name := func(d elementInfo, backend dom.BackendNodeID) css.Node {
-			out := css.Node{Selector: d.S, Tag: d.T}
-			if d.W != 0 {
-				out.UID = byWalker[d.W]
-			}
-			if out.UID == "" && backend != 0 {
-				out.UID = byBackend[backend]
-			}
-			return out
-		}
-		chain := make([]css.Node, len(got.info.Chain))
-		for i, d := range got.info.Chain {
-			var b dom.BackendNodeID
-			if i < len(got.chainIDs) {
-				b = got.chainIDs[i]
-			}
-			chain[i] = name(d, b)
-		}
-		if len(chain) == 0 {
-			return CSSStyles{}, ErrNotElement
-		}
-		m := css.Match(css.Input{
-			Payload:   got.payload,
-			Headers:   a.sheets,
-			Meta:      got.info.meta(),
-			Element:   chain[0],
-			Ancestors: chain[1:],
-		})
-		for _, c := range m.Containers() {
-			if f, ok := got.containers[containerKey(c.Query)]; ok && f.info != nil {
-				node := name(*f.info, f.backend)
-				c.Node = &node
-			}
-		}
-		return CSSStyles{Element: chain[0], Rules: m.Rules(), State: a.state()}, nil
-	})
-}
-
-// frameUIDs indexes the uids of the latest snapshot's nodes of a frame by
-// walker id and by backend node id, to name the ancestors and containers
-// the reply mentions.
-func (a *Actor) frameUIDs(frameID string) (byWalker map[int]string, byBackend map[dom.BackendNodeID]string) {
-	byWalker, byBackend = map[int]string{}, map[dom.BackendNodeID]string{}
-	var walk func(n *snapshot.Node)
-	walk = func(n *snapshot.Node) {
-		if n.FrameID == frameID && n.UID != "" {
-			if !n.Ref.IsZero() {
-				byWalker[n.Ref.ID] = n.UID
-			} else if n.BackendNodeID != 0 {
-				byBackend[dom.BackendNodeID(n.BackendNodeID)] = n.UID
-			}
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	if a.snap != nil {
-		walk(a.snap)
-	}
-	return byWalker, byBackend
-}
-
-// sheetAdded records a style sheet Chrome announced on session s, while a
-// get_css_styles call listens for them. It runs on the run goroutine.
-func (a *Actor) sheetAdded(s *Session, params json.RawMessage) error {
-	if a.sheets == nil || s != a.sheetsOf {
-		return nil
-	}
-	var e struct {
-		Header css.Header `json:"header"`
-	}
-	if err := json.Unmarshal(params, &e); err != nil {
-		return err
-	}
-	a.sheets[e.Header.StyleSheetID] = e.Header
-	return nil
-}
 
 // elementInfo is what js/styles.js says of an element.
 type elementInfo struct {
@@ -219,38 +86,38 @@ func containerKey(q css.ContainerQuery) string {
 // fetchStyles reads the matched styles of the node ref (or backend) of
 // frame through session s, with the DOM and CSS domains on for the call.
 // withIDs asks for the backend node ids of the element's ancestors too. It
-// runs on a call goroutine and touches no actor state.
-func fetchStyles(ctx context.Context, s *Session, frameID string, ref snapshot.Ref, backend dom.BackendNodeID, withIDs bool) (out fetchedStyles, err error) {
-	c := s.c
+// runs on a call goroutine and touches no page state.
+func fetchStyles(ctx context.Context, s *page.Session, frameID string, ref snapshot.Ref, backend dom.BackendNodeID, withIDs bool) (out fetchedStyles, err error) {
+	c := s.Client()
 	defer func() {
 		// Off again whatever happened, even past the caller's deadline.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		rpcc.Invoke(cctx, "CSS.disable", nil, nil, s.conn.RPC())
+		rpcc.Invoke(cctx, "CSS.disable", nil, nil, s.RPC())
 		c.DOM.Disable(cctx)
 		c.Runtime.ReleaseObjectGroup(cctx, runtime.NewReleaseObjectGroupArgs(stylesGroup))
 	}()
-	w, err := c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(frameID)).SetWorldName(snapshotWorld))
+	world, err := s.SnapshotWorld(ctx, frameID)
 	if err != nil {
 		return out, err
 	}
 	var node runtime.RemoteObjectID
 	if !ref.IsZero() {
-		if node, err = refObject(ctx, c, ref); err != nil {
+		if node, err = s.RefObject(ctx, ref); err != nil {
 			return out, err
 		}
-		defer releaseObject(c, node)
+		defer s.ReleaseObject(node)
 	} else {
 		r, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(backend).
-			SetExecutionContextID(w.ExecutionContextID).SetObjectGroup(stylesGroup))
-		if isNodeGone(err) {
-			return out, errNodeGone
+			SetExecutionContextID(world).SetObjectGroup(stylesGroup))
+		if page.IsNodeGone(err) {
+			return out, page.ErrNodeGone
 		}
 		if err != nil {
 			return out, err
 		}
 		if r.Object.ObjectID == nil {
-			return out, errNodeGone
+			return out, page.ErrNodeGone
 		}
 		node = *r.Object.ObjectID
 	}
@@ -274,11 +141,11 @@ func fetchStyles(ctx context.Context, s *Session, frameID string, ref snapshot.R
 	if err != nil {
 		return out, err
 	}
-	if err := rpcc.Invoke(ctx, "CSS.enable", nil, nil, s.conn.RPC()); err != nil {
+	if err := rpcc.Invoke(ctx, "CSS.enable", nil, nil, s.RPC()); err != nil {
 		return out, err
 	}
 	out.payload = new(css.Payload)
-	if err := rpcc.Invoke(ctx, "CSS.getMatchedStylesForNode", map[string]any{"nodeId": req.NodeID}, out.payload, s.conn.RPC()); err != nil {
+	if err := rpcc.Invoke(ctx, "CSS.getMatchedStylesForNode", map[string]any{"nodeId": req.NodeID}, out.payload, s.RPC()); err != nil {
 		return out, err
 	}
 
@@ -297,7 +164,7 @@ func fetchStyles(ctx context.Context, s *Session, frameID string, ref snapshot.R
 	g, gctx := errgroup.WithContext(ctx)
 	for i, q := range queries {
 		g.Go(func() error {
-			objs[i], ids[i] = findContainer(gctx, s, w.ExecutionContextID, req.NodeID, q)
+			objs[i], ids[i] = findContainer(gctx, s, world, req.NodeID, q)
 			return nil
 		})
 	}
@@ -320,7 +187,7 @@ func fetchStyles(ctx context.Context, s *Session, frameID string, ref snapshot.R
 		return out, err
 	}
 	if info.ExceptionDetails != nil {
-		return out, fmt.Errorf("read the element's ancestors: %w", walkerError(info.ExceptionDetails))
+		return out, fmt.Errorf("read the element's ancestors: %w", page.WalkerError(info.ExceptionDetails))
 	}
 	if err := json.Unmarshal(info.Result.Value, &out.info); err != nil {
 		return out, fmt.Errorf("read the element's ancestors: %w", err)
@@ -339,7 +206,7 @@ func fetchStyles(ctx context.Context, s *Session, frameID string, ref snapshot.R
 // findContainer finds the element a container query of node queries, as a
 // remote object of the isolated world, and its backend node id; "" when
 // there is none.
-func findContainer(ctx context.Context, s *Session, world runtime.ExecutionContextID, node dom.NodeID, q css.ContainerQuery) (runtime.RemoteObjectID, dom.BackendNodeID) {
+func findContainer(ctx context.Context, s *page.Session, world runtime.ExecutionContextID, node dom.NodeID, q css.ContainerQuery) (runtime.RemoteObjectID, dom.BackendNodeID) {
 	args := map[string]any{"nodeId": node}
 	if q.Name != "" {
 		args["containerName"] = q.Name
@@ -359,14 +226,14 @@ func findContainer(ctx context.Context, s *Session, world runtime.ExecutionConte
 	var reply struct {
 		NodeID dom.NodeID `json:"nodeId"`
 	}
-	if err := rpcc.Invoke(ctx, "DOM.getContainerForNode", args, &reply, s.conn.RPC()); err != nil || reply.NodeID == 0 {
+	if err := rpcc.Invoke(ctx, "DOM.getContainerForNode", args, &reply, s.RPC()); err != nil || reply.NodeID == 0 {
 		return "", 0
 	}
-	d, err := s.c.DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetNodeID(reply.NodeID))
+	d, err := s.Client().DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetNodeID(reply.NodeID))
 	if err != nil {
 		return "", 0
 	}
-	r, err := s.c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetNodeID(reply.NodeID).
+	r, err := s.Client().DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetNodeID(reply.NodeID).
 		SetExecutionContextID(world).SetObjectGroup(stylesGroup))
 	if err != nil || r.Object.ObjectID == nil {
 		return "", 0
