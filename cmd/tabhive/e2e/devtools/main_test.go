@@ -1,8 +1,8 @@
 // Package devtools tests, through the tabhive binary, the tools that drive
-// Chromium's DevTools at length: Lighthouse audits and their endpoint,
-// performance traces and heap snapshots. They are a test binary of their own, beside
-// cmd/tabhive's, so that each stays well within go test's default timeout
-// of 10 minutes on a loaded machine.
+// Chromium's DevTools at length: performance traces and heap snapshots.
+// They are a test binary of their own, beside cmd/tabhive's, so that each
+// stays well within go test's default timeout of 10 minutes on a loaded
+// machine.
 package devtools
 
 import (

@@ -62,10 +62,10 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	in := tabhivetest.StartHTTP(t, "--isolate-sessions", "--max-session-disk", "1GiB")
 	a, other := in.Client(nil), in.Client(nil)
 	heapURL := fmt.Sprintf("%s/heap?mb=%d&objs=%d", site, mb, objs)
-	if got := mustTrace(t, a, "navigate_page", map[string]any{"url": heapURL, "timeout": pageLoadTimeout}); !strings.Contains(got, "Heap ready") {
+	if got := mustTrace(t, a, "navigate_page", map[string]any{"url": heapURL, "timeout": tabhivetest.PageLoadTimeout}); !strings.Contains(got, "Heap ready") {
 		t.Fatalf("the heap page did not finish allocating:\n%s", got)
 	}
-	mustTrace(t, other, "navigate_page", map[string]any{"url": site + "/other", "timeout": pageLoadTimeout})
+	mustTrace(t, other, "navigate_page", map[string]any{"url": site + "/other", "timeout": tabhivetest.PageLoadTimeout})
 	pid := in.Cmd.Process.Pid
 	before := memoryOf(t, pid, "VmHWM")
 
@@ -91,7 +91,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 					args = nil
 				}
 				start := time.Now()
-				got, isErr, err := traceCall(other, tool, args)
+				got, isErr, err := tabhivetest.SlowCall(other, tool, args)
 				took := time.Since(start)
 				mu.Lock()
 				calls++
@@ -119,7 +119,7 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 		otherCalls(stop, 0)
 	}()
 	start := time.Now()
-	got, isErr, err := traceCall(a, "take_heapsnapshot", map[string]any{"filePath": "big.heapsnapshot"})
+	got, isErr, err := tabhivetest.SlowCall(a, "take_heapsnapshot", map[string]any{"filePath": "big.heapsnapshot"})
 	took := time.Since(start)
 	close(stop)
 	wg.Wait()
@@ -167,8 +167,8 @@ func TestHeapSnapshotBoundedThroughBinary(t *testing.T) {
 	// The disk bound: a session of 2 MiB takes a snapshot of this page.
 	small := tabhivetest.StartHTTP(t, "--isolate-sessions", "--max-session-disk", "2MiB")
 	c := small.Client(nil)
-	mustTrace(t, c, "navigate_page", map[string]any{"url": heapURL, "timeout": pageLoadTimeout})
-	got, isErr, err = traceCall(c, "take_heapsnapshot", map[string]any{"filePath": "over.heapsnapshot"})
+	mustTrace(t, c, "navigate_page", map[string]any{"url": heapURL, "timeout": tabhivetest.PageLoadTimeout})
+	got, isErr, err = tabhivetest.SlowCall(c, "take_heapsnapshot", map[string]any{"filePath": "over.heapsnapshot"})
 	if err != nil || !isErr || !strings.Contains(got, "--max-session-disk") || strings.Contains(strings.TrimSpace(got), "\n") {
 		t.Fatalf("take_heapsnapshot past --max-session-disk = %q (error %v, %v), want one sentence naming the bound", got, isErr, err)
 	}

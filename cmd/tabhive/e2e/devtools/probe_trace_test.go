@@ -32,17 +32,17 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	site := browsertest.Serve(t, log).URL
 	in := tabhivetest.StartHTTP(t, "--isolate-sessions")
 	a, b := in.Client(nil), in.Client(nil)
-	mustTrace(t, a, "navigate_page", map[string]any{"url": site + "/mine", "timeout": pageLoadTimeout})
-	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank", "timeout": pageLoadTimeout})
+	mustTrace(t, a, "navigate_page", map[string]any{"url": site + "/mine", "timeout": tabhivetest.PageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank", "timeout": tabhivetest.PageLoadTimeout})
 
 	mustTrace(t, a, "performance_start_trace", map[string]any{"reload": true, "autoStop": false})
-	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page", "timeout": pageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page", "timeout": tabhivetest.PageLoadTimeout})
 	select {
 	case <-log.wait("/bsecret-poll?bsecret-token", 5):
 	case <-transporttest.Context(t).Done():
 		t.Fatal("B's page did not poll")
 	}
-	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page?again", "timeout": pageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": site + "/bsecret-page?again", "timeout": tabhivetest.PageLoadTimeout})
 	select {
 	case <-log.wait("/bsecret-poll?bsecret-token", 10):
 	case <-transporttest.Context(t).Done():
@@ -50,8 +50,8 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	}
 	// URLs without "://": a data: document, and a fragment and history
 	// entry of B's own.
-	mustTrace(t, b, "navigate_page", map[string]any{"url": "data:text/html,<title>bsecret-data</title><p>bsecret-data-body", "timeout": pageLoadTimeout})
-	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank#bsecret-fragment", "timeout": pageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": "data:text/html,<title>bsecret-data</title><p>bsecret-data-body", "timeout": tabhivetest.PageLoadTimeout})
+	mustTrace(t, b, "navigate_page", map[string]any{"url": "about:blank#bsecret-fragment", "timeout": tabhivetest.PageLoadTimeout})
 	mustTrace(t, b, "evaluate_script", map[string]any{"function": `() => { history.pushState({}, "", "#bsecret-pushed"); location.hash = "bsecret-hash"; return 1 }`})
 	got := mustTrace(t, a, "performance_stop_trace", map[string]any{"filePath": "a-trace.json"})
 
@@ -108,7 +108,7 @@ func TestTraceHoldsNoOtherSessionThroughBinary(t *testing.T) {
 	}
 	for _, set := range regexp.MustCompile(`(?m)^## insight set id: (\S+)$`).FindAllStringSubmatch(got, -1) {
 		for _, n := range insightName.FindAllStringSubmatch(got, -1) {
-			res, isErr, err := traceCall(a, "performance_analyze_insight", map[string]any{"insightSetId": set[1], "insightName": n[1]})
+			res, isErr, err := tabhivetest.SlowCall(a, "performance_analyze_insight", map[string]any{"insightSetId": set[1], "insightName": n[1]})
 			if err != nil {
 				t.Fatal(err)
 			}

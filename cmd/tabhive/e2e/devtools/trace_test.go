@@ -2,7 +2,6 @@ package devtools
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -74,7 +73,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			}
 
 			url := site + "/p/shift-image.html"
-			mustTrace(t, cs, "navigate_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
+			mustTrace(t, cs, "navigate_page", map[string]any{"url": url, "timeout": tabhivetest.PageLoadTimeout})
 			got := mustTrace(t, cs, "performance_start_trace", map[string]any{"reload": true, "autoStop": true})
 			m := savedTo.FindStringSubmatch(got)
 			if m == nil {
@@ -148,7 +147,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			// partial trace was discarded, and nothing is left running. The
 			// page is slow to load, and the trace's reload asks for it a
 			// second time: the page closes while that load waits.
-			second := mustTrace(t, cs, "new_page", map[string]any{"url": site + "/slow/3000/p/text.html?" + mode, "timeout": pageLoadTimeout})
+			second := mustTrace(t, cs, "new_page", map[string]any{"url": site + "/slow/3000/p/text.html?" + mode, "timeout": tabhivetest.PageLoadTimeout})
 			m = regexp.MustCompile(`(\d+): .*\[selected\]`).FindStringSubmatch(second)
 			if m == nil {
 				t.Fatalf("new_page =\n%s", second)
@@ -162,7 +161,7 @@ func TestTraceThroughBinary(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var err error
-				closedReply, closedErr, err = traceCall(cs, "performance_start_trace", map[string]any{"pageId": id, "reload": true, "autoStop": true})
+				closedReply, closedErr, err = tabhivetest.SlowCall(cs, "performance_start_trace", map[string]any{"pageId": id, "reload": true, "autoStop": true})
 				if err != nil {
 					closedReply = err.Error()
 				}
@@ -278,7 +277,7 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	tracers := []*mcp.ClientSession{in.Client(nil), in.Client(nil)}
 	clicker := in.Client(nil)
 	pageOf := func(cs *mcp.ClientSession, url string) int {
-		got := mustTrace(t, cs, "new_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
+		got := mustTrace(t, cs, "new_page", map[string]any{"url": url, "timeout": tabhivetest.PageLoadTimeout})
 		m := regexp.MustCompile(`(\d+): .*\[selected\]`).FindStringSubmatch(got)
 		if m == nil {
 			t.Fatalf("new_page =\n%s", got)
@@ -322,7 +321,7 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got, isErr, err := traceCall(tracers[i], "performance_start_trace", map[string]any{"pageId": tracePages[i], "reload": true, "autoStop": true})
+			got, isErr, err := tabhivetest.SlowCall(tracers[i], "performance_start_trace", map[string]any{"pageId": tracePages[i], "reload": true, "autoStop": true})
 			switch {
 			case err != nil:
 				got = err.Error()
@@ -370,34 +369,10 @@ func TestTwoTracesAndClicksThroughBinary(t *testing.T) {
 	}
 }
 
-// pageLoadTimeout is the budget, in milliseconds, the tests give loads of
-// the fixture pages, as an agent would on a slow page: they hold resources
-// back on purpose, and on a loaded machine their load takes longer than
-// navigate_page's default 20 s.
-const pageLoadTimeout = 120_000
-
-// traceCallTimeout bounds a client's wait for a trace call: starting with
-// autoStop may wait a minute for another page's trace, then load, settle
-// and save (performance_stop_trace's five minutes), longer than one
-// ordinary step of a test.
-const traceCallTimeout = 8 * time.Minute
-
-// traceCall calls a trace tool with traceCallTimeout; it does not fail the
-// test itself, so that a goroutine can use it.
-func traceCall(cs *mcp.ClientSession, name string, args map[string]any) (string, bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), traceCallTimeout)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		return "", false, fmt.Errorf("%s(%v): protocol error %v", name, args, err)
-	}
-	return transporttest.Text(res), res.IsError, nil
-}
-
 // mustTrace is traceCall for a call that must succeed.
 func mustTrace(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
 	t.Helper()
-	got, isErr, err := traceCall(cs, name, args)
+	got, isErr, err := tabhivetest.SlowCall(cs, name, args)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ package tabhivetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -130,6 +131,30 @@ func Command(t testing.TB, extra ...string) *exec.Cmd {
 func Stdio(t testing.TB, extra ...string) *mcp.ClientSession {
 	t.Helper()
 	return transporttest.Dial(t, &mcp.CommandTransport{Command: Command(t, extra...), TerminateDuration: 30 * time.Second})
+}
+
+// PageLoadTimeout is the budget, in milliseconds, the tests give loads of
+// the fixture pages, as an agent would on a slow page: they hold resources
+// back on purpose, and on a loaded machine their load takes longer than
+// navigate_page's default 20 s.
+const PageLoadTimeout = 120_000
+
+// SlowCallTimeout bounds a client's wait for a trace call or a Lighthouse
+// audit: starting a trace with autoStop may wait a minute for another
+// page's trace, then load, settle and save (performance_stop_trace's five
+// minutes), longer than one ordinary step of a test.
+const SlowCallTimeout = 8 * time.Minute
+
+// SlowCall calls a tool with SlowCallTimeout; it does not fail the test
+// itself, so that a goroutine can use it.
+func SlowCall(cs *mcp.ClientSession, name string, args map[string]any) (string, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), SlowCallTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", false, fmt.Errorf("%s(%v): protocol error %v", name, args, err)
+	}
+	return transporttest.Text(res), res.IsError, nil
 }
 
 // Instance is a tabhive command serving streamable HTTP for one test.

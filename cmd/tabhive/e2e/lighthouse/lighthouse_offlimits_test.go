@@ -1,4 +1,4 @@
-package devtools
+package lighthouse
 
 import (
 	"fmt"
@@ -60,12 +60,12 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())
 	h := &heldAudit{in: tabhivetest.Serve(t, cmd, flags), release: let}
 	h.auditor, h.other = h.in.Client(nil), h.in.Client(nil)
-	transporttest.Must(t, h.auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, h.auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": tabhivetest.PageLoadTimeout})
 	transporttest.Must(t, h.other, "list_pages", nil)
 	done := make(chan struct{})
 	go func() { // ends when the audit does: release lets it end
 		defer close(done)
-		traceCall(h.auditor, "lighthouse_audit", nil)
+		tabhivetest.SlowCall(h.auditor, "lighthouse_audit", nil)
 	}()
 	t.Cleanup(func() { let(); <-done })
 
@@ -126,7 +126,7 @@ func TestLighthouseEndpointOffLimits(t *testing.T) {
 		"ws://127.0.0.1:" + h.port + "/devtools/browser/x", "http://0.0.0.0:" + h.port + "/json/list",
 	} {
 		for _, tool := range []string{"navigate_page", "new_page"} {
-			got, isErr := transporttest.Call(t, h.other, tool, map[string]any{"url": u, "timeout": pageLoadTimeout})
+			got, isErr := transporttest.Call(t, h.other, tool, map[string]any{"url": u, "timeout": tabhivetest.PageLoadTimeout})
 			if !isErr || got != "Error: Navigation to "+u+" "+offLimits {
 				t.Errorf("%s %s = %v %q, want refused as the endpoint", tool, u, isErr, got)
 			}
@@ -138,7 +138,7 @@ func TestLighthouseEndpointOffLimits(t *testing.T) {
 	}
 
 	// The page's own loads, in the browser.
-	transporttest.Must(t, h.other, "navigate_page", map[string]any{"url": site + "/links.html?port=" + h.port, "timeout": pageLoadTimeout})
+	transporttest.Must(t, h.other, "navigate_page", map[string]any{"url": site + "/links.html?port=" + h.port, "timeout": tabhivetest.PageLoadTimeout})
 	fetched := transporttest.Must(t, h.other, "evaluate_script", map[string]any{"function": `() => fetch("http://127.0.0.1:` + h.port + `/json/version", {mode: "no-cors"}).then(() => "reached", e => "failed: " + e.message)`})
 	if !strings.Contains(fetched, "failed") {
 		t.Errorf("the page's fetch of the endpoint: %s, want it failed in the browser", fetched)

@@ -1,4 +1,4 @@
-package devtools
+package lighthouse
 
 import (
 	"bytes"
@@ -66,9 +66,9 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--workspace", work, "--experimental-structured-content")})
 
 	url := site + "/audit.html"
-	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": url, "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": url, "timeout": tabhivetest.PageLoadTimeout})
 	// Another tab, which the audit must never see.
-	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/other-agents-secret.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/other-agents-secret.html", "timeout": tabhivetest.PageLoadTimeout})
 	// The audited page emulates a viewport of its own, which Lighthouse's
 	// screen emulation replaces while it runs.
 	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": 1, "viewport": "800x600x1"})
@@ -95,10 +95,10 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		other, otherErr, otherFail = traceCall(cs, "lighthouse_audit", map[string]any{"pageId": 2, "device": "mobile"})
+		other, otherErr, otherFail = tabhivetest.SlowCall(cs, "lighthouse_audit", map[string]any{"pageId": 2, "device": "mobile"})
 	}()
 	out := filepath.Join(work, "reports")
-	actx, cancel := context.WithTimeout(context.Background(), traceCallTimeout)
+	actx, cancel := context.WithTimeout(context.Background(), tabhivetest.SlowCallTimeout)
 	defer cancel()
 	res, err := cs.CallTool(actx, &mcp.CallToolParams{Name: "lighthouse_audit", Arguments: map[string]any{"pageId": 1, "device": "desktop", "outputDirPath": out}})
 	if err != nil {
@@ -222,7 +222,7 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	}
 
 	// A page with a dialog open is not audited: the usual sentence.
-	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": 2, "url": site + "/dialog.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": 2, "url": site + "/dialog.html", "timeout": tabhivetest.PageLoadTimeout})
 	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": 2}))
 	if button == nil {
 		t.Fatal("no button in the snapshot")
@@ -246,7 +246,7 @@ func TestLighthouseWithoutCLI(t *testing.T) {
 	cmd := tabhivetest.Command(t)
 	cmd.Env = append(cmd.Env, "PATH="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd})
-	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site, "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site, "timeout": tabhivetest.PageLoadTimeout})
 	got, isErr := transporttest.Call(t, cs, "lighthouse_audit", nil)
 	if !isErr || !strings.Contains(got, "install Node.js with npm") || !strings.Contains(got, "npm install -g lighthouse@12.8.2") || strings.Contains(got, "\n") {
 		t.Errorf("lighthouse_audit without the CLI = %v %q", isErr, got)

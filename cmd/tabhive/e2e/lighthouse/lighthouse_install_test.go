@@ -1,4 +1,4 @@
-package devtools
+package lighthouse
 
 import (
 	"context"
@@ -80,8 +80,8 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 		},
 	})
 	cs := transporttest.DialClient(t, c, &mcp.CommandTransport{Command: cmd}, nil)
-	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": pageLoadTimeout})
-	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/", "timeout": pageLoadTimeout})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": site + "/", "timeout": tabhivetest.PageLoadTimeout})
+	transporttest.Must(t, cs, "new_page", map[string]any{"url": site + "/", "timeout": tabhivetest.PageLoadTimeout})
 
 	// Two audits at once, while npm is held back until it has started.
 	type result struct {
@@ -92,7 +92,7 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 	results := make(chan result, 2)
 	for _, id := range []int{1, 2} {
 		go func() {
-			cctx, cancel := context.WithTimeout(context.Background(), traceCallTimeout)
+			cctx, cancel := context.WithTimeout(context.Background(), tabhivetest.SlowCallTimeout)
 			defer cancel()
 			p := &mcp.CallToolParams{Name: "lighthouse_audit", Arguments: map[string]any{"pageId": id, "mode": "snapshot"}}
 			p.SetProgressToken(fmt.Sprintf("install-%d", id))

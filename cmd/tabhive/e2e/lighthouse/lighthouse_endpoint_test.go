@@ -1,4 +1,4 @@
-package devtools
+package lighthouse
 
 import (
 	"bufio"
@@ -70,7 +70,7 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())
 	in := tabhivetest.Serve(t, cmd, nil)
 	auditor, other := in.Client(nil), in.Client(nil)
-	transporttest.Must(t, auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": pageLoadTimeout})
+	transporttest.Must(t, auditor, "navigate_page", map[string]any{"url": site + "/audit.html", "timeout": tabhivetest.PageLoadTimeout})
 	transporttest.Must(t, other, "list_pages", nil)
 
 	type result struct {
@@ -80,7 +80,7 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		got, isErr, err := traceCall(auditor, "lighthouse_audit", nil)
+		got, isErr, err := tabhivetest.SlowCall(auditor, "lighthouse_audit", nil)
 		done <- result{got, isErr, err}
 	}()
 
