@@ -114,10 +114,11 @@ func (e *InteractError) Error() string {
 
 func (e *InteractError) Unwrap() error { return e.Cause }
 
-// AgentSentence says the element did not become interactive, and the
-// cause's innermost message: what went wrong, not the chain of calls it
-// came through. A dialog, a uid that did not resolve or an element with
-// no area speaks instead.
+// AgentSentence says the element did not become interactive, and why:
+// the cause's innermost message, what went wrong and not the chain of
+// calls it came through, unless it is Chrome's or the channel's text
+// (actOn logs that). A dialog, a uid that did not resolve or an element
+// with no area speaks instead.
 func (e *InteractError) AgentSentence() string {
 	var de *DialogError
 	var ue *UIDError
@@ -130,7 +131,11 @@ func (e *InteractError) AgentSentence() string {
 	case errors.As(e.Cause, &na):
 		return na.sentence("the element with uid " + e.UID)
 	}
-	return fmt.Sprintf("Failed to interact with the element with uid %s. The element did not become interactive within the configured timeout.\nCause: %s", e.UID, agenterr.RootCause(e.Cause))
+	reason, ok := agenterr.Reason(e.Cause)
+	if !ok {
+		reason = "Chrome did not carry out the action's commands (tabhive's log has its answer); take a snapshot to see the page, then retry"
+	}
+	return fmt.Sprintf("Failed to interact with the element with uid %s. The element did not become interactive within the configured timeout.\nCause: %s", e.UID, reason)
 }
 
 // NoAreaError reports an element that is attached and has boxes, none of

@@ -15,6 +15,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page/internal/keys"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
@@ -137,6 +138,10 @@ func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, act
 		err = &UIDError{UID: t.uid, PageID: a.id, Gone: true, Cause: err}
 	case errors.As(err, &ue), errors.As(err, &fe), errors.As(err, &de), errors.Is(err, ErrCrashed), ctx.Err() != nil:
 	default:
+		if _, ok := agenterr.Reason(err); !ok {
+			// The agent reads a sentence instead of Chrome's text.
+			a.log.Warn().Err(err).Str("uid", t.uid).Msg("an action failed in Chrome")
+		}
 		err = &InteractError{UID: t.uid, Cause: err}
 	}
 	return res, err

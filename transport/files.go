@@ -52,7 +52,7 @@ func readScriptFile(sb *sandbox.Sandbox, path string) (string, error) {
 		if ne, ok := errorsAs[*sandbox.NotRegularError](err); ok {
 			return "", fmt.Errorf("Unable to read script source from %s: it is %s; give the path of a regular file.", path, ne.Kind())
 		}
-		return "", fmt.Errorf("Unable to read script source from %s: %s", path, agenterr.RootCause(err))
+		return "", agenterr.Unreadable(err, "Unable to read script source from %s: %s", path)
 	}
 	return string(b), nil
 }

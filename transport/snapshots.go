@@ -272,8 +272,10 @@ func (c *call) showBounded(ctx context.Context, title, text, outlined string) {
 	path, err := c.sandbox(ctx).TempFile("snapshot.txt", []byte(text))
 	if err == nil {
 		saved = "saved to " + path
+	} else if reason, ok := agenterr.Reason(err); ok {
+		saved += " (" + reason + ")"
 	} else {
-		saved += " (" + agenterr.RootCause(err) + ")"
+		c.s.log.Warn().Err(err).Msg("saving a snapshot over the bound")
 	}
 	what := "The snapshot"
 	if title != "" {

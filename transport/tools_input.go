@@ -274,7 +274,7 @@ func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
 				return err
 			}
 			if err != nil {
-				return fmt.Errorf("cannot upload %s: %s", p, agenterr.RootCause(err))
+				return agenterr.Unreadable(err, "cannot upload %s: %s", p)
 			}
 			paths[i] = canonical
 		}

@@ -199,7 +199,7 @@ func readBodyFile(sb *sandbox.Sandbox, path string) ([]byte, string, error) {
 		if _, ok := errorsAs[*sandbox.DeniedError](err); ok {
 			return nil, "", err
 		}
-		return nil, "", fmt.Errorf("Unable to read the body file %s: %s.", path, agenterr.RootCause(err))
+		return nil, "", agenterr.Unreadable(err, "Unable to read the body file %s: %s.", path)
 	}
 	return b, canonical, nil
 }

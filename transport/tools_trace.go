@@ -161,7 +161,11 @@ func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error 
 	c.r.line("The raw trace data was saved to %s.", f.Name())
 	c.r.line("The performance trace has been stopped.")
 	if res.Report == nil {
-		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", agenterr.RootCause(res.AnalyzeErr))
+		reason, ok := agenterr.Reason(res.AnalyzeErr)
+		if !ok {
+			return agenterr.Hide("The trace was saved but could not be analysed (tabhive's log has why); open it in DevTools' Performance panel instead.", res.AnalyzeErr)
+		}
+		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", reason)
 	}
 	c.r.line("%s", res.Report.Summary())
 	return nil

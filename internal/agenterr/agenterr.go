@@ -13,6 +13,7 @@ package agenterr
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,18 +84,22 @@ func find(err error, want func(Error) bool) Error {
 }
 
 // Words turns err into the one sentence the agent reads, and reports
-// whether err was internal (see [IsInternal]): the caller logs such an
+// whether err was internal (see [IsInternal]), or its sentence stands in
+// for text the agent must not read ([Hide]): the caller logs such an
 // error's chain, which the sentence does not show.
 func Words(err error) (sentence string, internal bool) {
 	if _, ok := as[*actor.PanicError](err); ok {
 		return internalSentence(err), true
 	}
 	if s, ok := Sentence(err); ok {
-		return s, false
+		_, hides := as[*hidden](err)
+		return s, hides
 	}
 	switch {
 	case errors.Is(err, actor.ErrStopped):
-		return "The page went away while the call ran (" + RootCause(err) + "). Call list_pages to see open pages.", false
+		// Why the actor stopped, when the chain says more than that it
+		// did, is for the log: the stop cause may be Chrome's text.
+		return "The page went away while the call ran (it stopped taking calls). Call list_pages to see open pages.", RootCause(err) != actor.ErrStopped.Error()
 	case errors.Is(err, actor.ErrBusy):
 		return "The page has too many calls queued; wait for some to finish and retry.", false
 	case errors.Is(err, context.Canceled):
@@ -175,7 +180,61 @@ func Capitalize(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// RootCause is the innermost error's message.
+// Hide returns an error whose sentence for the agent is sentence, standing
+// in for err, whose text is machinery's (see [Reason]): [Words] reports it
+// internal, so that its caller logs err's chain.
+func Hide(sentence string, err error) error { return &hidden{sentence: sentence, err: err} }
+
+type hidden struct {
+	sentence string
+	err      error
+}
+
+func (e *hidden) Error() string         { return e.err.Error() }
+func (e *hidden) Unwrap() error         { return e.err }
+func (e *hidden) AgentSentence() string { return e.sentence }
+
+// Reason returns the innermost message of err when a person can read it
+// as the reason something failed: one tabhive wrote, or the system's (no
+// such file or directory, permission denied). It reports false when err's
+// text is machinery's: a command Chrome refused, the channel to Chrome
+// (rpcc, cdp), a decoder (json), or text holding JSON; the caller then
+// says in a sentence of its own what failed, and logs err ([Hide]).
+func Reason(err error) (string, bool) {
+	if _, ok := as[*rpcc.ResponseError](err); ok {
+		return "", false
+	}
+	if _, ok := as[*json.SyntaxError](err); ok {
+		return "", false
+	}
+	if _, ok := as[*json.UnmarshalTypeError](err); ok {
+		return "", false
+	}
+	reason := RootCause(err)
+	for _, mark := range []string{"rpcc:", "cdp.", "json:", "websocket:", "{"} {
+		if strings.Contains(reason, mark) {
+			return "", false
+		}
+	}
+	return reason, true
+}
+
+// Unreadable is the error of a file the call could not read: format's
+// sentence, whose last %s takes the system's reason (no such file or
+// directory, permission denied). A reason that is not one a person reads
+// (see [Reason]) goes to the log, and the sentence says to check
+// the file instead.
+func Unreadable(err error, format, path string) error {
+	if reason, ok := Reason(err); ok {
+		return fmt.Errorf(format, path, reason)
+	}
+	instead := fmt.Sprintf(format, path, "it could not be read (tabhive's log has why); check that it is a readable file, then retry")
+	return Hide(Period(Capitalize(instead)), err)
+}
+
+// RootCause is the innermost error's message: the reason, without the
+// chain of calls it came through. Use it as is only on errors tabhive
+// words all the way down (a pattern's compiler); see [Reason] otherwise.
 func RootCause(err error) string {
 	for {
 		next := errors.Unwrap(err)

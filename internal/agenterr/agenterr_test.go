@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/actor"
 )
@@ -36,7 +39,9 @@ func TestWords(t *testing.T) {
 		{"a type before a sentinel that wraps it", fmt.Errorf("%w: %w", gone, inner), "Inner.", false},
 		{"the outer type first", &worded{say: "Outer.", cause: inner}, "Outer.", false},
 		{"a stopped actor's cause", fmt.Errorf("page 1: %w: %w", actor.ErrStopped, gone), "The page is gone.", false},
-		{"a stopped actor", fmt.Errorf("page 1: %w", actor.ErrStopped), "The page went away while the call ran (actor stopped). Call list_pages to see open pages.", false},
+		{"a stopped actor", fmt.Errorf("page 1: %w", actor.ErrStopped), "The page went away while the call ran (it stopped taking calls). Call list_pages to see open pages.", false},
+		{"a stopped actor, Chrome's text why", fmt.Errorf("page 1: %w: %w", actor.ErrStopped, errors.New("rpcc: the connection is closing")), "The page went away while the call ran (it stopped taking calls). Call list_pages to see open pages.", true},
+		{"a sentence standing in for machinery's text", fmt.Errorf("read: %w", Hide("The file could not be read.", errors.New("json: cannot unmarshal"))), "The file could not be read.", true},
 		{"a full actor", fmt.Errorf("page 1: %w", actor.ErrBusy), "The page has too many calls queued; wait for some to finish and retry.", false},
 		{"out of time", fmt.Errorf("wait: %w", context.DeadlineExceeded), "The call ran out of time.", false},
 		{"a sentence of tabhive's own", errors.New("close one page first"), "Close one page first.", false},
@@ -48,7 +53,36 @@ func TestWords(t *testing.T) {
 			t.Errorf("%s: Words = %q, internal %v; want %q, internal %v", tt.name, got, internal, tt.want, tt.internal)
 		}
 	}
+	for _, tt := range tests {
+		for _, leak := range []string{"rpcc:", "cdp.", "json:", "{"} {
+			if got, _ := Words(tt.err); strings.Contains(got, leak) {
+				t.Errorf("%s: the agent reads %q, which shows %q", tt.name, got, leak)
+			}
+		}
+	}
 	if !errors.Is(fmt.Errorf("x: %w", gone), gone) {
 		t.Error("a sentinel made by New does not match itself through errors.Is")
+	}
+}
+
+// Reason gives the innermost message when a person reads it as a reason,
+// and refuses Chrome's and the channel's text and a decoder's.
+func TestReason(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+		ok   bool
+	}{
+		{fmt.Errorf("read /w/x.json: %w", errors.New("no such file or directory")), "no such file or directory", true},
+		{fmt.Errorf("click: %w", errors.New("the element did not become interactive")), "the element did not become interactive", true},
+		{fmt.Errorf("cdp.Input: DispatchMouseEvent: %w", errors.New("rpcc: the connection is closing")), "", false},
+		{fmt.Errorf("box: %w", &rpcc.ResponseError{Code: -32000, Message: "Could not compute box model."}), "", false},
+		{fmt.Errorf("decode: %w", errors.New(`json: cannot unmarshal string into Go value of type int`)), "", false},
+		{errors.New(`unexpected reply {"id":3}`), "", false},
+	} {
+		got, ok := Reason(tt.err)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Reason(%q) = %q, %v; want %q, %v", tt.err, got, ok, tt.want, tt.ok)
+		}
 	}
 }

@@ -257,7 +257,6 @@ func runDeleteCookies(ctx context.Context, c tool.Call, a *deleteCookiesArgs) er
 	return nil
 }
 
-
 // storageArgs say whose web storage a tool reads or writes.
 type storageArgs struct {
 	Type   string `json:"type" enum:"local,session" desc:"localStorage (local, the default) or sessionStorage (session)."`
@@ -441,7 +440,7 @@ func readStateFile(sb *sandbox.Sandbox, path string) (*storagestate.State, strin
 		if de := (*sandbox.DeniedError)(nil); errors.As(err, &de) {
 			return nil, "", err
 		}
-		return nil, "", fmt.Errorf("Unable to read the storage state file %s: %s.", path, agenterr.RootCause(err))
+		return nil, "", agenterr.Unreadable(err, "Unable to read the storage state file %s: %s.", path)
 	}
 	st, err := storagestate.Parse(data)
 	if err != nil {
