@@ -4,7 +4,7 @@
 # Chromium, ffmpeg, poppler-utils, HAProxy, nginx, Node and npm, the
 # Lighthouse CLI), then runs
 #
-#   go test -race -timeout 30m -count=1 ./...
+#   go test -race -count=1 ./...
 #
 # with the Lighthouse CLI of .ci/lighthouse first on PATH. Arguments
 # replace ./...: sh scripts/test.sh -run TestStdio ./cmd/tabhive/
@@ -16,4 +16,4 @@ export PATH
 if [ $# -eq 0 ]; then
 	set -- ./...
 fi
-exec go test -race -timeout 30m -count=1 "$@"
+exec go test -race -count=1 "$@"
