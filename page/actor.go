@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -18,7 +17,6 @@ import (
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
-	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/mailbox"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
@@ -115,9 +113,6 @@ type Actor struct {
 	relay    func(deliver func(msg []byte)) *cdpconn.Relay
 	// onNavigated is Config.OnNavigated.
 	onNavigated func(ctx context.Context, url, title string)
-	// lastTrace is the report of the page's last performance trace
-	// (tracing.go), published by the run goroutine for any to read.
-	lastTrace atomic.Pointer[ptrace.Report]
 
 	// Written once, then read-only: conn is the page's CDP session and c
 	// its client.
@@ -198,9 +193,6 @@ type Actor struct {
 	// whose call gave up.
 	heap     *heapCapture
 	heapBusy bool
-
-	// trace is the page's performance recording (tracing.go).
-	trace traceState
 
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.

@@ -37,10 +37,8 @@
 // answered as the run goroutine applies Fetch.requestPaused), origins.go
 // (the origins the page's frames show),
 // host_snapshot.go (uid resolution and the latest snapshot, for
-// capabilities such as page/styles); worker.go, the smaller actor of an extension's
-// service worker; and tracing.go (performance traces: recording,
-// streaming the trace to the caller's writer, and its analysis by package
-// internal/devtools/trace). Package
+// capabilities such as page/styles); and worker.go, the smaller actor of an extension's
+// service worker. Package
 // page/internal/format formats CDP's JavaScript values, stack traces and
 // headers (JavaScript's own number and JSON rules are internal/jsfmt's);
 // page/snapshot builds snapshot trees; package page/js holds the
@@ -192,19 +190,9 @@
 //     tracker in the frame's document beside the page's; the frame's runs
 //     on a goroutine of its own, which Settle waits for before it returns.
 //   - A capability's own goroutines, listed in its package's doc comment
-//     (a screencast's recorder: page/screencast). A capability's slice is
+//     (a screencast's recorder: page/screencast; a performance trace's
+//     analysis: page/performance). A capability's slice is
 //     closed in OnExit, after the last call, and each Close is bounded.
-//   - The trace analysis (tracing.go). StopTrace copies the trace from
-//     Chrome's stream on an Await goroutine, which starts one goroutine
-//     that analyses what the copy feeds it through a pipe, and waits for
-//     it; the analysis ends when the pipe closes (the end of the trace, or
-//     an error), and closes the pipe for the copy when it stops early. The
-//     copy writes to the caller's writer through a gate StopTrace closes
-//     before it returns, so that a copy outliving an early return writes
-//     nothing more. The stream of a trace whose caller gave up before
-//     Chrome finished it is released by a command queued on the session
-//     without waiting (traceComplete, [cdpconn.Conn.Send]), on no goroutine
-//     of its own.
 //   - The navigation report. Once a navigation completes, navigated tells
 //     the owner (Config.OnNavigated) on an Await goroutine, so that the run
 //     goroutine keeps applying events while the supervisor records the new

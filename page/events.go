@@ -38,7 +38,6 @@ var events = map[string]bool{
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
 	"Fetch.requestPaused":               true,
-	"Tracing.tracingComplete":           true,
 }
 
 // keepEvent says which events the page's sessions queue.
@@ -317,10 +316,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		a.log.Warn().Msg("renderer crashed")
 	case "HeapProfiler.addHeapSnapshotChunk", "HeapProfiler.reportHeapSnapshotProgress":
 		return a.applyHeap(ev)
-	case "Tracing.tracingComplete":
-		if s == a.top {
-			return a.traceComplete(ev.Params)
-		}
 	case "Input.dragIntercepted", "Page.fileChooserOpened":
 		if a.watch != nil {
 			select {

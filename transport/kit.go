@@ -5,6 +5,7 @@ package transport
 
 import (
 	"context"
+	"time"
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/page"
@@ -62,6 +63,12 @@ func (c *call) Browser() *browser.Supervisor { return c.s.sup }
 
 // NoPage turns browser.ErrNoPage into the call's no-page sentence.
 func (c *call) NoPage(err error) error { return noPage(err, c.pageID) }
+
+// Budget is the call's deadline, from its start.
+func (c *call) Budget() time.Duration { return c.budget }
+
+// OutOfBudget reports whether err is the call's budget running out.
+func (c *call) OutOfBudget(err error) bool { return isBudget(err) }
 
 // Sentence is the sentence an agent reads for err.
 func (c *call) Sentence(err error) string { return sentence(err) }

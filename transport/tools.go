@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/page/pdf"
+	"github.com/tabhive/tabhive/page/performance"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/storage"
 	"github.com/tabhive/tabhive/page/styles"
@@ -75,7 +76,7 @@ func (s *Server) toolList() []*tool {
 		s.extensionTools(),
 		s.pwaTools(),
 		s.webmcpTools(),
-		s.traceTools(),
+		fromKits(performance.Tools()),
 		s.memoryTools(),
 		s.lighthouseTools(),
 	} {

@@ -99,6 +99,11 @@ type Call interface {
 	// NoPage turns err into the sentence for the call's page being gone
 	// if it says so ([browser.ErrNoPage]), and returns any other err.
 	NoPage(err error) error
+	// Budget is the call's deadline, from its start.
+	Budget() time.Duration
+	// OutOfBudget reports whether err says the call's budget ran out (not
+	// a shorter bound of one of its steps).
+	OutOfBudget(err error) bool
 }
 
 // Budgets: how long a call may take when the tool has no timeout

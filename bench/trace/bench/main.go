@@ -39,6 +39,7 @@ import (
 	"github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/performance"
 )
 
 func main() {
@@ -196,7 +197,7 @@ func recordBusy(file string, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.StartTrace(ctx, page.TraceOptions{Reload: true, Lease: lease}); err != nil {
+	if _, err := performance.Of(a).StartTrace(ctx, performance.TraceOptions{Reload: true, Lease: lease}); err != nil {
 		return err
 	}
 	time.Sleep(d)
@@ -207,7 +208,7 @@ func recordBusy(file string, d time.Duration) error {
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	start := time.Now()
-	res, err := a.StopTrace(ctx, page.TraceStop{Out: w})
+	res, err := performance.Of(a).StopTrace(ctx, performance.TraceStop{Out: w})
 	if err != nil {
 		return err
 	}

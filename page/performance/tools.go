@@ -1,4 +1,9 @@
-package transport
+package performance
+
+// The capability's MCP tools: performance_start_trace,
+// performance_stop_trace and performance_analyze_insight. Recording takes
+// the browser's trace slot first, so that pages take turns: Chrome records
+// one trace at a time.
 
 import (
 	"compress/gzip"
@@ -15,6 +20,7 @@ import (
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
 const (
@@ -44,18 +50,18 @@ const (
 	traceQuiet = 5 * time.Second
 )
 
-// traceTools record and analyse performance traces.
-func (s *Server) traceTools() []*tool {
-	start := tool{name: "performance_start_trace", page: true, action: true,
-		description: "Start a performance trace on the target webpage. Use to find frontend performance issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed."}
-	stop := tool{name: "performance_stop_trace", page: true,
-		description: "Stop the active performance trace recording on the target webpage."}
-	analyze := tool{name: "performance_analyze_insight", page: true, readOnly: true,
-		description: "Provides more detailed information on a specific Performance Insight of an insight set that was highlighted in the results of a trace recording."}
-	return []*tool{
-		define(start, fixed[startTraceArgs](startTraceBudget), s.runStartTrace),
-		define(stop, fixed[stopTraceArgs](stopTraceBudget), s.runStopTrace),
-		define(analyze, fixed[analyzeInsightArgs](analyzeBudget), s.runAnalyzeInsight),
+// Tools returns the tools that record and analyse performance traces.
+func Tools() []*tool.Tool {
+	start := tool.Tool{Name: "performance_start_trace", Page: true, Action: true,
+		Description: "Start a performance trace on the target webpage. Use to find frontend performance issues, Core Web Vitals (LCP, INP, CLS), and improve page load speed."}
+	stop := tool.Tool{Name: "performance_stop_trace", Page: true,
+		Description: "Stop the active performance trace recording on the target webpage."}
+	analyze := tool.Tool{Name: "performance_analyze_insight", Page: true, ReadOnly: true,
+		Description: "Provides more detailed information on a specific Performance Insight of an insight set that was highlighted in the results of a trace recording."}
+	return []*tool.Tool{
+		tool.Define(start, tool.Fixed[startTraceArgs](startTraceBudget), runStartTrace),
+		tool.Define(stop, tool.Fixed[stopTraceArgs](stopTraceBudget), runStopTrace),
+		tool.Define(analyze, tool.Fixed[analyzeInsightArgs](analyzeBudget), runAnalyzeInsight),
 	}
 }
 
@@ -75,65 +81,65 @@ type analyzeInsightArgs struct {
 	InsightName  string `json:"insightName" required:"true" desc:"The name of the Insight you want more information on. For example: \"DocumentLatency\" or \"LCPBreakdown\""`
 }
 
-func (s *Server) runStartTrace(ctx context.Context, c *call, a *startTraceArgs) error {
+func runStartTrace(ctx context.Context, c tool.Call, a *startTraceArgs) error {
 	reload := a.Reload == nil || *a.Reload
 	autoStop := a.AutoStop == nil || *a.AutoStop
 	// A path the sandbox refuses fails before anything is recorded.
 	if autoStop && a.FilePath != "" {
-		if _, err := c.sandbox(ctx).Resolve(a.FilePath); err != nil {
+		if _, err := c.Sandbox(ctx).Resolve(a.FilePath); err != nil {
 			return err
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, traceWait)
 	waitStart := time.Now()
-	lease, waited, err := s.sup.Traces().Acquire(wctx, c.pageID, c.page.Done())
+	lease, waited, err := c.Browser().Traces().Acquire(wctx, c.PageID(), c.Page().Done())
 	cancel()
 	if err != nil {
-		return c.traceError(err, false)
+		return traceError(c, err, false)
 	}
-	st, err := c.page.StartTrace(ctx, page.TraceOptions{Reload: reload, IgnoreCache: a.IgnoreCache, Lease: lease})
+	st, err := Of(c.Page()).StartTrace(ctx, TraceOptions{Reload: reload, IgnoreCache: a.IgnoreCache, Lease: lease})
 	if err != nil {
 		lease.Release()
-		return c.traceError(err, false)
+		return traceError(c, err, false)
 	}
-	c.r.state(st)
+	c.State(st)
 	if waited {
-		c.r.line("Waited %s for another page's trace to finish first: Chrome records one trace at a time.", time.Since(waitStart).Round(100*time.Millisecond))
+		c.Line("Waited %s for another page's trace to finish first: Chrome records one trace at a time.", time.Since(waitStart).Round(100*time.Millisecond))
 	}
 	if !autoStop {
-		c.r.line("The performance trace is being recorded. Use performance_stop_trace to stop it.")
+		c.Line("The performance trace is being recorded. Use performance_stop_trace to stop it.")
 		return nil
 	}
 	t := time.NewTimer(traceQuiet)
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-c.page.Done():
-		return c.traceError(c.page.Err(), true)
+	case <-c.Page().Done():
+		return traceError(c, c.Page().Err(), true)
 	case <-ctx.Done():
 		// Leave nothing recording: the caller gave up.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
-		c.page.AbortTrace(actx)
+		Of(c.Page()).AbortTrace(actx)
 		return context.Cause(ctx)
 	}
-	return s.stopTrace(ctx, c, a.FilePath)
+	return stopTrace(ctx, c, a.FilePath)
 }
 
-func (s *Server) runStopTrace(ctx context.Context, c *call, a *stopTraceArgs) error {
+func runStopTrace(ctx context.Context, c tool.Call, a *stopTraceArgs) error {
 	if a.FilePath != "" {
-		if _, err := c.sandbox(ctx).Resolve(a.FilePath); err != nil {
+		if _, err := c.Sandbox(ctx).Resolve(a.FilePath); err != nil {
 			return err
 		}
 	}
-	return s.stopTrace(ctx, c, a.FilePath)
+	return stopTrace(ctx, c, a.FilePath)
 }
 
 // stopTrace stops the page's recording, saves the trace to filePath (a
 // file in the session's private directory if empty), and replies with its
 // summary. A trace cut short is removed, and the reply says so.
-func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error {
-	f, err := createTraceFile(c.sandbox(ctx), filePath)
+func stopTrace(ctx context.Context, c tool.Call, filePath string) error {
+	f, err := createTraceFile(c.Sandbox(ctx), filePath)
 	if err != nil {
 		return err
 	}
@@ -147,7 +153,7 @@ func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error 
 		sctx, cancel = context.WithDeadline(ctx, dl.Add(-traceHeadroom))
 		defer cancel()
 	}
-	res, err := c.page.StopTrace(sctx, page.TraceStop{Out: out, Options: ptrace.Options{}})
+	res, err := Of(c.Page()).StopTrace(sctx, TraceStop{Out: out, Options: ptrace.Options{}})
 	if err == nil {
 		err = out.Close()
 	} else {
@@ -155,11 +161,11 @@ func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error 
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return c.traceError(err, true)
+		return traceError(c, err, true)
 	}
-	c.r.state(res.State)
-	c.r.line("The raw trace data was saved to %s.", f.Name())
-	c.r.line("The performance trace has been stopped.")
+	c.State(res.State)
+	c.Line("The raw trace data was saved to %s.", f.Name())
+	c.Line("The performance trace has been stopped.")
 	if res.Report == nil {
 		reason, ok := agenterr.Reason(res.AnalyzeErr)
 		if !ok {
@@ -167,7 +173,7 @@ func (s *Server) stopTrace(ctx context.Context, c *call, filePath string) error 
 		}
 		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", reason)
 	}
-	c.r.line("%s", res.Report.Summary())
+	c.Line("%s", res.Report.Summary())
 	return nil
 }
 
@@ -217,40 +223,42 @@ var _ io.WriteCloser = (*traceFile)(nil)
 
 // traceError turns a tracing error into its sentence. stopping tells
 // whether a trace was being saved (its partial data is discarded).
-func (c *call) traceError(err error, stopping bool) error {
+func traceError(c tool.Call, err error, stopping bool) error {
+	var de *TraceDiscardedError
+	discarded := errors.As(err, &de)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, page.ErrTracingElsewhere):
-		return &argError{Msg: "Chrome is already recording a trace that this server did not start (DevTools, or another client of this browser); Chrome records one at a time. Stop that recording, then start again."}
-	case errors.Is(err, browser.ErrTraceHeld), errors.Is(err, page.ErrTraceRunning):
-		return &argError{Msg: fmt.Sprintf("A performance trace is already running on page %d. Use performance_stop_trace to stop it: one trace at a time can run on a page.", c.pageID)}
-	case errors.Is(err, page.ErrNoTrace):
-		return &argError{Msg: fmt.Sprintf("No performance trace is running on page %d. Start one with performance_start_trace.", c.pageID)}
+	case errors.Is(err, ErrTracingElsewhere):
+		return &tool.ArgError{Msg: "Chrome is already recording a trace that this server did not start (DevTools, or another client of this browser); Chrome records one at a time. Stop that recording, then start again."}
+	case errors.Is(err, browser.ErrTraceHeld), errors.Is(err, ErrTraceRunning):
+		return &tool.ArgError{Msg: fmt.Sprintf("A performance trace is already running on page %d. Use performance_stop_trace to stop it: one trace at a time can run on a page.", c.PageID())}
+	case errors.Is(err, ErrNoTrace):
+		return &tool.ArgError{Msg: fmt.Sprintf("No performance trace is running on page %d. Start one with performance_start_trace.", c.PageID())}
 	case errors.Is(err, page.ErrClosed), errors.Is(err, page.ErrDisconnected), errors.Is(err, page.ErrStopped):
-		if _, ok := errorsAs[*page.TraceDiscardedError](err); ok || stopping {
-			return &argError{Msg: fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded. Call list_pages to see open pages.", c.pageID)}
+		if discarded || stopping {
+			return &tool.ArgError{Msg: fmt.Sprintf("Page %d was closed while its performance trace was recording; the partial trace was discarded. Call list_pages to see open pages.", c.PageID())}
 		}
 	}
-	if be, ok := errorsAs[*browser.TraceBusyError](err); ok {
-		return &argError{Msg: fmt.Sprintf("Page %d is recording a performance trace, and Chrome records one at a time: stop it with performance_stop_trace (pageId %d), or start this one again once it has finished.", be.Page, be.Page)}
+	if be := (*browser.TraceBusyError)(nil); errors.As(err, &be) {
+		return &tool.ArgError{Msg: fmt.Sprintf("Page %d is recording a performance trace, and Chrome records one at a time: stop it with performance_stop_trace (pageId %d), or start this one again once it has finished.", be.Page, be.Page)}
 	}
-	if _, ok := errorsAs[*page.TraceDiscardedError](err); ok && isBudget(err) {
+	if discarded && c.OutOfBudget(err) {
 		stopping = true
 	}
-	if stopping && (isBudget(err) || errors.Is(err, context.DeadlineExceeded)) {
-		return &argError{Msg: fmt.Sprintf("The performance trace of page %d could not be saved within the %v budget; the partial trace was discarded.", c.pageID, c.budget)}
+	if stopping && (c.OutOfBudget(err) || errors.Is(err, context.DeadlineExceeded)) {
+		return &tool.ArgError{Msg: fmt.Sprintf("The performance trace of page %d could not be saved within the %v budget; the partial trace was discarded.", c.PageID(), c.Budget())}
 	}
 	return err
 }
 
-func (s *Server) runAnalyzeInsight(ctx context.Context, c *call, a *analyzeInsightArgs) error {
-	rep := c.page.LastTrace()
+func runAnalyzeInsight(ctx context.Context, c tool.Call, a *analyzeInsightArgs) error {
+	rep := Of(c.Page()).LastTrace()
 	if rep == nil {
 		// Not an error, as in chrome-devtools-mcp, whose sentence comes
 		// first; tabhive keeps a trace per page, so the reply says which.
-		c.r.line("No recorded traces found. Record a performance trace so you have Insights to analyze.")
-		c.r.line("No trace was recorded on page %d: record one with performance_start_trace, or pass the pageId of a page that recorded one.", c.pageID)
+		c.Line("No recorded traces found. Record a performance trace so you have Insights to analyze.")
+		c.Line("No trace was recorded on page %d: record one with performance_start_trace, or pass the pageId of a page that recorded one.", c.PageID())
 		return nil
 	}
 	text, setFound, ok := rep.Insight(a.InsightSetID, a.InsightName)
@@ -259,11 +267,11 @@ func (s *Server) runAnalyzeInsight(ctx context.Context, c *call, a *analyzeInsig
 		for _, set := range rep.Sets {
 			ids = append(ids, set.ID)
 		}
-		return &argError{Msg: fmt.Sprintf("No insight set %q in the last trace of page %d. Only use ids from its \"Available insight sets\" list: %s.", a.InsightSetID, c.pageID, strings.Join(ids, ", "))}
+		return &tool.ArgError{Msg: fmt.Sprintf("No insight set %q in the last trace of page %d. Only use ids from its \"Available insight sets\" list: %s.", a.InsightSetID, c.PageID(), strings.Join(ids, ", "))}
 	}
 	if !ok {
-		return &argError{Msg: fmt.Sprintf("No insight named %q in insight set %s. Use a name from its list of available insights, or one of %s.", a.InsightName, a.InsightSetID, strings.Join(ptrace.InsightNames, ", "))}
+		return &tool.ArgError{Msg: fmt.Sprintf("No insight named %q in insight set %s. Use a name from its list of available insights, or one of %s.", a.InsightName, a.InsightSetID, strings.Join(ptrace.InsightNames, ", "))}
 	}
-	c.r.line("%s", text)
+	c.Line("%s", text)
 	return nil
 }

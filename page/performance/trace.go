@@ -1,11 +1,29 @@
-package page
-
-// Performance traces: the page actor records them (Tracing on its own
-// session), streams them to the writer its caller gives, and analyses them
-// on the way (package internal/devtools/trace; its model keeps only the
-// page's part of the trace). Tracing is the page's business, like any other
-// tool: a page that records holds no lock that other pages wait on, and its
-// own calls keep running in order.
+// Package performance records performance traces of a page and serves
+// the tools that do it: performance_start_trace, performance_stop_trace
+// and performance_analyze_insight, with chrome-devtools-mcp's names,
+// arguments and reply text.
+//
+// The page's [Slice] records (Tracing on the page's own session), streams
+// the trace to the writer its caller gives, and analyses it on the way
+// (package internal/devtools/trace; its model keeps only the page's part of
+// the trace). Tracing is the page's business, like any other tool: a page
+// that records holds no lock that other pages wait on, and its own calls
+// keep running in order. Chrome records one trace at a time per browser:
+// the tools take the browser's trace slot ([browser.Supervisor.Traces])
+// before a page starts recording, and the recording gives it back when it
+// ends.
+//
+// Goroutines: the trace analysis. StopTrace copies the trace from Chrome's
+// stream on an Await goroutine ([page.Host.Await]), which starts one
+// goroutine that analyses what the copy feeds it through a pipe, and waits
+// for it (readTrace): the analysis ends when the pipe closes (the end of
+// the trace, or an error), and closes the pipe for the copy when it stops
+// early. The copy writes to the caller's writer through a gate StopTrace
+// closes before it returns, so that a copy outliving an early return
+// writes nothing more. The stream of a trace whose caller gave up before
+// Chrome finished it is released by a command queued on the session
+// without waiting (Apply, [page.Session.Send]), on no goroutine of its own.
+package performance
 
 import (
 	"context"
@@ -17,28 +35,66 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/accessibility"
 	"github.com/mafredri/cdp/protocol/dom"
 	cdpio "github.com/mafredri/cdp/protocol/io"
 	"github.com/mafredri/cdp/protocol/network"
 	"github.com/mafredri/cdp/protocol/tracing"
 
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	tracemodel "github.com/tabhive/tabhive/internal/devtools/trace/model"
+	"github.com/tabhive/tabhive/page"
 )
 
-// ErrTraceRunning is returned by [Actor.StartTrace] when the page is
+// slices finds a page's recording state.
+var slices = page.Register(page.Capability[*Slice]{
+	Name:   "performance",
+	Events: []string{"Tracing.tracingComplete"},
+	New:    func(h *page.Host) *Slice { return &Slice{h: h} },
+})
+
+// Of returns page a's performance slice.
+func Of(a *page.Actor) *Slice { return slices.Of(a) }
+
+// Slice is a page's performance recording: at most one at a time. Its
+// methods may be called from any goroutine; each runs on the page's run
+// goroutine, which owns trace. lastTrace is published for any goroutine.
+type Slice struct {
+	h *page.Host
+	// trace is the recording in progress, if any.
+	trace traceState
+	// lastTrace is the report of the page's last performance trace
+	// (performance_analyze_insight reads it without waiting for the page).
+	lastTrace atomic.Pointer[ptrace.Report]
+}
+
+// Apply applies Tracing.tracingComplete on the page's own session.
+func (sl *Slice) Apply(s *page.Session, ev cdpconn.Event) error {
+	if !s.IsTop() {
+		return nil
+	}
+	return sl.traceComplete(s, ev.Params)
+}
+
+// Close does nothing: a page that goes away while recording frees the
+// browser's trace slot by going, and Chrome drops its recording.
+func (sl *Slice) Close() {}
+
+// ErrTraceRunning is returned by [Slice.StartTrace] when the page is
 // already recording a trace.
 var ErrTraceRunning = errors.New("a performance trace is already running on this page")
 
-// ErrTracingElsewhere is returned by [Actor.StartTrace] when Chrome is
+// ErrTracingElsewhere is returned by [Slice.StartTrace] when Chrome is
 // already recording a trace that tabhive did not start (DevTools, or
 // another client of the same browser): Chrome records one at a time.
 var ErrTracingElsewhere = errors.New("Chrome is already recording a trace started elsewhere")
 
-// ErrNoTrace is returned by [Actor.StopTrace] when the page is not
+// ErrNoTrace is returned by [Slice.StopTrace] when the page is not
 // recording a trace.
 var ErrNoTrace = errors.New("no performance trace is running on this page")
 
@@ -98,7 +154,7 @@ func (e *TraceDiscardedError) Error() string {
 
 func (e *TraceDiscardedError) Unwrap() error { return e.Err }
 
-// TraceOptions say how [Actor.StartTrace] records.
+// TraceOptions say how [Slice.StartTrace] records.
 type TraceOptions struct {
 	// Reload loads the page again once recording has started, so that the
 	// trace covers a whole page load: first about:blank, then the page's
@@ -118,29 +174,29 @@ type TraceOptions struct {
 // Reload it returns once the page has loaded again and settled. It fails
 // with [ErrTraceRunning] if the page is already recording; a dialog open
 // on the page fails it with a [*DialogError].
-func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error) {
-	st, err := ask(ctx, a, func(ctx context.Context) (State, error) {
-		if a.trace.running {
-			return State{}, ErrTraceRunning
+func (sl *Slice) StartTrace(ctx context.Context, opts TraceOptions) (page.State, error) {
+	st, err := page.Do(ctx, sl.h, func(ctx context.Context) (page.State, error) {
+		if sl.trace.running {
+			return page.State{}, ErrTraceRunning
 		}
-		if err := a.needRenderer(); err != nil {
-			return State{}, err
+		if err := sl.h.NeedRenderer(); err != nil {
+			return page.State{}, err
 		}
-		target := a.url
+		target := sl.h.URL()
 		if opts.Reload {
 			// Leave the page first, so that the trace starts on a clean
 			// slate and its first navigation is the page's load.
-			if _, err := a.navigate(ctx, Navigation{Kind: NavigateURL, URL: "about:blank"}); err != nil {
-				return State{}, err
+			if _, err := sl.h.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: "about:blank"}); err != nil {
+				return page.State{}, err
 			}
 		}
 		// A tab that is not in front draws nothing in headless Chromium:
 		// its trace would hold no frame, no paint, no LCP. Best effort:
 		// the trace goes on without it.
-		a.call(ctx, func(ctx context.Context) error { return a.c.Page.BringToFront(ctx) })
+		sl.h.Call(ctx, func(ctx context.Context) error { return sl.h.Client().Page.BringToFront(ctx) })
 		cfg := tracing.TraceConfig{IncludedCategories: traceCategories, ExcludedCategories: []string{"*"}}
-		err := a.call(ctx, func(ctx context.Context) error {
-			return a.c.Tracing.Start(ctx, tracing.NewStartArgs().
+		err := sl.h.Call(ctx, func(ctx context.Context) error {
+			return sl.h.Client().Tracing.Start(ctx, tracing.NewStartArgs().
 				SetTraceConfig(cfg).
 				SetTransferMode("ReturnAsStream").
 				SetStreamFormat(tracing.StreamFormatJSON).
@@ -148,18 +204,18 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 		})
 		if err != nil {
 			if strings.Contains(err.Error(), "already been started") {
-				return State{}, ErrTracingElsewhere
+				return page.State{}, ErrTracingElsewhere
 			}
-			return State{}, fmt.Errorf("start tracing: %w", err)
+			return page.State{}, fmt.Errorf("start tracing: %w", err)
 		}
-		a.trace.running, a.trace.lease = true, opts.Lease
+		sl.trace.running, sl.trace.lease = true, opts.Lease
 		if opts.Reload {
-			if err := a.traceReload(ctx, target, opts.IgnoreCache); err != nil {
-				a.discardTrace(ctx)
-				return State{}, &TraceDiscardedError{Err: err}
+			if err := sl.traceReload(ctx, target, opts.IgnoreCache); err != nil {
+				sl.discardTrace(ctx)
+				return page.State{}, &TraceDiscardedError{Err: err}
 			}
 		}
-		return a.state(), nil
+		return sl.h.State(), nil
 	})
 	if err != nil && opts.Lease != nil {
 		// Whatever failed — the page, its deadline, or the call that never
@@ -172,30 +228,30 @@ func (a *Actor) StartTrace(ctx context.Context, opts TraceOptions) (State, error
 }
 
 // traceReload loads target, with the cache off if ignoreCache.
-func (a *Actor) traceReload(ctx context.Context, target string, ignoreCache bool) error {
+func (sl *Slice) traceReload(ctx context.Context, target string, ignoreCache bool) error {
 	if ignoreCache {
-		if err := a.call(ctx, func(ctx context.Context) error {
-			return a.c.Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(true))
+		if err := sl.h.Call(ctx, func(ctx context.Context) error {
+			return sl.h.Client().Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(true))
 		}); err != nil {
 			return fmt.Errorf("disable the cache: %w", err)
 		}
 		defer func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
-			a.act.Await(rctx, func(ctx context.Context) error {
-				return a.c.Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(false))
+			sl.h.Await(rctx, func(ctx context.Context) error {
+				return sl.h.Client().Network.SetCacheDisabled(ctx, network.NewSetCacheDisabledArgs(false))
 			}, nil)
 		}()
 	}
-	res, err := a.navigate(ctx, Navigation{Kind: NavigateURL, URL: target})
+	res, err := sl.h.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: target})
 	if err != nil {
 		return err
 	}
-	a.navigated(ctx, res)
+	sl.h.Navigated(ctx, res)
 	return nil
 }
 
-// TraceStop says where [Actor.StopTrace] writes the trace.
+// TraceStop says where [Slice.StopTrace] writes the trace.
 type TraceStop struct {
 	// Out receives the trace file as Chrome streams it: the JSON
 	// trace-event format, with Chrome's metadata, as DevTools and Perfetto
@@ -215,16 +271,16 @@ type TraceResult struct {
 	AnalyzeErr error
 	// Bytes is the size of the trace written to Out.
 	Bytes int64
-	State
+	page.State
 }
 
 // StopTrace stops the page's recording, copies the trace to stop.Out and
 // analyses it as it goes, never holding the whole trace in memory. The
-// report is kept as the page's last ([Actor.LastTrace]). It fails with
+// report is kept as the page's last ([Slice.LastTrace]). It fails with
 // [ErrNoTrace] if the page is not recording. When it fails after the copy
 // began (the page closed, the deadline passed, Out failed), what was
 // written is a partial trace.
-func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, error) {
+func (sl *Slice) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, error) {
 	// The copy runs on an Await goroutine, and ask returns when ctx ends
 	// even if the actor is still at work: whichever way StopTrace returns,
 	// the copy writes to stop.Out through a gate closed first, and hands
@@ -232,25 +288,25 @@ func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, err
 	// caller afterwards.
 	out := &gate{w: stop.Out}
 	defer out.close()
-	return ask(ctx, a, func(ctx context.Context) (TraceResult, error) {
+	return page.Do(ctx, sl.h, func(ctx context.Context) (TraceResult, error) {
 		var res TraceResult
-		if !a.trace.running {
+		if !sl.trace.running {
 			return res, ErrNoTrace
 		}
 		start := time.Now()
-		handle, err := a.endTrace(ctx)
+		handle, err := sl.endTrace(ctx)
 		if err != nil {
 			return res, err
 		}
-		a.log.Debug().Dur("took", time.Since(start)).Msg("trace ended")
-		defer a.closeStream(ctx, handle)
+		sl.h.Log().Debug().Dur("took", time.Since(start)).Msg("trace ended")
+		defer sl.closeStream(ctx, handle)
 		done := make(chan readResult, 1)
 		opts := stop.Options
-		if emu := a.emu.inForce(); opts.CPUThrottling == 0 && opts.NetworkThrottling == "" {
-			opts.CPUThrottling, opts.NetworkThrottling = emu.CPU, emu.Network
+		if opts.CPUThrottling == 0 && opts.NetworkThrottling == "" {
+			opts.CPUThrottling, opts.NetworkThrottling = sl.h.Throttling()
 		}
-		err = a.act.Await(ctx, func(ctx context.Context) error {
-			r := readTrace(ctx, a, handle, out, opts)
+		err = sl.h.Await(ctx, func(ctx context.Context) error {
+			r := readTrace(ctx, sl.h.Client(), handle, out, opts)
 			done <- r
 			return r.err
 		}, nil)
@@ -260,12 +316,12 @@ func (a *Actor) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, err
 		}
 		r := <-done
 		res.Report, res.AnalyzeErr, res.Bytes = r.report, r.analyzeErr, r.bytes
-		a.log.Debug().Int64("bytes", r.bytes).Dur("took", time.Since(start)).Msg("trace saved and analysed")
+		sl.h.Log().Debug().Int64("bytes", r.bytes).Dur("took", time.Since(start)).Msg("trace saved and analysed")
 		if res.Report != nil {
-			a.describeNodes(ctx, res.Report)
-			a.lastTrace.Store(res.Report)
+			sl.describeNodes(ctx, res.Report)
+			sl.lastTrace.Store(res.Report)
 		}
-		res.State = a.state()
+		res.State = sl.h.State()
 		return res, nil
 	})
 }
@@ -298,9 +354,9 @@ func (g *gate) close() {
 // AbortTrace stops the page's recording, if any, and discards the trace. It
 // is for a caller that gave up between StartTrace and StopTrace: it leaves
 // nothing running.
-func (a *Actor) AbortTrace(ctx context.Context) error {
-	_, err := ask(ctx, a, func(ctx context.Context) (struct{}, error) {
-		a.discardTrace(ctx)
+func (sl *Slice) AbortTrace(ctx context.Context) error {
+	_, err := page.Do(ctx, sl.h, func(ctx context.Context) (struct{}, error) {
+		sl.discardTrace(ctx)
 		return struct{}{}, nil
 	})
 	return err
@@ -308,42 +364,42 @@ func (a *Actor) AbortTrace(ctx context.Context) error {
 
 // LastTrace returns the report of the page's last trace, or nil. It does
 // not wait for the page: the report is published when StopTrace finishes.
-func (a *Actor) LastTrace() *ptrace.Report { return a.lastTrace.Load() }
+func (sl *Slice) LastTrace() *ptrace.Report { return sl.lastTrace.Load() }
 
 // discardTrace ends a recording and drops its data, under a bound of its
 // own: it runs when the caller has given up, too.
-func (a *Actor) discardTrace(ctx context.Context) {
-	if !a.trace.running {
+func (sl *Slice) discardTrace(ctx context.Context) {
+	if !sl.trace.running {
 		return
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	handle, err := a.endTrace(dctx)
+	handle, err := sl.endTrace(dctx)
 	if err != nil {
-		a.log.Debug().Err(err).Msg("end a discarded trace")
+		sl.h.Log().Debug().Err(err).Msg("end a discarded trace")
 		return
 	}
-	a.closeStream(dctx, handle)
+	sl.closeStream(dctx, handle)
 }
 
 // endTrace ends the recording and waits for Chrome to say where the trace
 // is. The recording is over whatever happens.
-func (a *Actor) endTrace(ctx context.Context) (cdpio.StreamHandle, error) {
-	a.trace.running = false
-	if l := a.trace.lease; l != nil {
+func (sl *Slice) endTrace(ctx context.Context) (cdpio.StreamHandle, error) {
+	sl.trace.running = false
+	if l := sl.trace.lease; l != nil {
 		// Chrome's recording is over once Tracing.end returns; the copy
 		// that follows does not need the slot.
 		defer l.Release()
-		a.trace.lease = nil
+		sl.trace.lease = nil
 	}
 	done := make(chan cdpio.StreamHandle, 1)
-	a.trace.complete = done
-	defer func() { a.trace.complete = nil }()
-	if err := a.call(ctx, func(ctx context.Context) error { return a.c.Tracing.End(ctx) }); err != nil {
+	sl.trace.complete = done
+	defer func() { sl.trace.complete = nil }()
+	if err := sl.h.Call(ctx, func(ctx context.Context) error { return sl.h.Client().Tracing.End(ctx) }); err != nil {
 		return "", fmt.Errorf("end tracing: %w", err)
 	}
 	var handle cdpio.StreamHandle
-	err := a.act.Await(ctx, func(ctx context.Context) error {
+	err := sl.h.Await(ctx, func(ctx context.Context) error {
 		select {
 		case handle = <-done:
 			return nil
@@ -361,16 +417,16 @@ func (a *Actor) endTrace(ctx context.Context) (cdpio.StreamHandle, error) {
 }
 
 // traceComplete applies Tracing.tracingComplete.
-func (a *Actor) traceComplete(params json.RawMessage) error {
+func (sl *Slice) traceComplete(s *page.Session, params json.RawMessage) error {
 	var e struct {
 		Stream cdpio.StreamHandle `json:"stream"`
 	}
 	if err := json.Unmarshal(params, &e); err != nil {
 		return err
 	}
-	if a.trace.complete != nil {
+	if sl.trace.complete != nil {
 		select {
-		case a.trace.complete <- e.Stream:
+		case sl.trace.complete <- e.Stream:
 		default:
 		}
 		return nil
@@ -380,9 +436,9 @@ func (a *Actor) traceComplete(params json.RawMessage) error {
 		// was finishing): release it, or Chrome keeps the whole trace for
 		// as long as the page lives. Queued without waiting for Chrome's
 		// answer, which nothing needs: no goroutine outlives this event.
-		a.log.Debug().Msg("close the stream of an abandoned trace")
-		if err := a.conn.Send("IO.close", cdpio.NewCloseArgs(e.Stream)); err != nil {
-			a.log.Debug().Err(err).Msg("the stream of an abandoned trace stays open")
+		sl.h.Log().Debug().Msg("close the stream of an abandoned trace")
+		if err := s.Send("IO.close", cdpio.NewCloseArgs(e.Stream)); err != nil {
+			sl.h.Log().Debug().Err(err).Msg("the stream of an abandoned trace stays open")
 		}
 	}
 	return nil
@@ -390,11 +446,11 @@ func (a *Actor) traceComplete(params json.RawMessage) error {
 
 // closeStream releases the trace's stream in Chrome, under a bound of its
 // own (the caller may have given up).
-func (a *Actor) closeStream(ctx context.Context, handle cdpio.StreamHandle) {
+func (sl *Slice) closeStream(ctx context.Context, handle cdpio.StreamHandle) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	a.act.Await(cctx, func(ctx context.Context) error {
-		return a.c.IO.Close(ctx, cdpio.NewCloseArgs(handle))
+	sl.h.Await(cctx, func(ctx context.Context) error {
+		return sl.h.Client().IO.Close(ctx, cdpio.NewCloseArgs(handle))
 	}, nil)
 }
 
@@ -416,7 +472,7 @@ type readResult struct {
 // processes are the page's ([tracemodel.PageScope]); only those events reach
 // out and the analysis ([tracemodel.Filter]). No agent sees another's pages in
 // its trace. A trace that does not say which page it is of gives nothing.
-func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer, opts ptrace.Options) readResult {
+func readTrace(ctx context.Context, c *cdp.Client, handle cdpio.StreamHandle, out io.Writer, opts ptrace.Options) readResult {
 	var r readResult
 	whole, err := os.CreateTemp("", "tabhive-trace-*.json")
 	if err != nil {
@@ -427,7 +483,7 @@ func readTrace(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.
 		whole.Close()
 		os.Remove(whole.Name())
 	}()
-	if r.err = copyStream(ctx, a, handle, whole); r.err != nil {
+	if r.err = copyStream(ctx, c, handle, whole); r.err != nil {
 		return r
 	}
 	rewind := func() io.Reader {
@@ -499,9 +555,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // copyStream copies the trace Chrome streams to out.
-func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io.Writer) error {
+func copyStream(ctx context.Context, c *cdp.Client, handle cdpio.StreamHandle, out io.Writer) error {
 	for {
-		r, err := a.c.IO.Read(ctx, cdpio.NewReadArgs(handle).SetSize(traceChunk))
+		r, err := c.IO.Read(ctx, cdpio.NewReadArgs(handle).SetSize(traceChunk))
 		if err != nil {
 			return fmt.Errorf("read the trace: %w", err)
 		}
@@ -525,17 +581,17 @@ func copyStream(ctx context.Context, a *Actor, handle cdpio.StreamHandle, out io
 // describeNodes describes the report's LCP elements as an agent finds them
 // in a snapshot (role and accessible name), while the page still has them.
 // Nodes of an earlier document are gone; they keep their tag name alone.
-func (a *Actor) describeNodes(ctx context.Context, r *ptrace.Report) {
+func (sl *Slice) describeNodes(ctx context.Context, r *ptrace.Report) {
 	ids := r.LCPNodes()
-	if len(ids) == 0 || a.dialog != nil {
+	if len(ids) == 0 || sl.h.NeedRenderer() != nil {
 		return
 	}
 	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	out := map[int64]string{}
-	a.call(dctx, func(ctx context.Context) error {
+	sl.h.Call(dctx, func(ctx context.Context) error {
 		for _, id := range ids {
-			if d := describeNode(ctx, a, dom.BackendNodeID(id)); d != "" {
+			if d := describeNode(ctx, sl.h.Client(), dom.BackendNodeID(id)); d != "" {
 				out[id] = d
 			}
 		}
@@ -544,9 +600,9 @@ func (a *Actor) describeNodes(ctx context.Context, r *ptrace.Report) {
 	r.Describe(out)
 }
 
-func describeNode(ctx context.Context, a *Actor, id dom.BackendNodeID) string {
+func describeNode(ctx context.Context, c *cdp.Client, id dom.BackendNodeID) string {
 	var role, name string
-	if ax, err := a.c.Accessibility.GetPartialAXTree(ctx, accessibility.NewGetPartialAXTreeArgs().SetBackendNodeID(id).SetFetchRelatives(false)); err == nil {
+	if ax, err := c.Accessibility.GetPartialAXTree(ctx, accessibility.NewGetPartialAXTreeArgs().SetBackendNodeID(id).SetFetchRelatives(false)); err == nil {
 		for _, n := range ax.Nodes {
 			if n.BackendDOMNodeID == nil || *n.BackendDOMNodeID != id {
 				continue
@@ -560,7 +616,7 @@ func describeNode(ctx context.Context, a *Actor, id dom.BackendNodeID) string {
 		}
 	}
 	var tag string
-	if d, err := a.c.DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetBackendNodeID(id)); err == nil {
+	if d, err := c.DOM.DescribeNode(ctx, dom.NewDescribeNodeArgs().SetBackendNodeID(id)); err == nil {
 		tag = strings.ToLower(d.Node.NodeName)
 		for i := 0; i+1 < len(d.Node.Attributes); i += 2 {
 			switch k, v := d.Node.Attributes[i], d.Node.Attributes[i+1]; k {

@@ -1,4 +1,4 @@
-package page_test
+package performance_test
 
 import (
 	"bytes"
@@ -21,7 +21,10 @@ import (
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/performance"
 )
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // traceSlot is the test browser's trace slot: the tests of this binary
 // share one Chromium, which records one trace at a time.
@@ -35,14 +38,14 @@ var traceHolders atomic.Int64
 // slot as long as the test may run: the tests that trace run in parallel,
 // and on a loaded machine a holder's reload, paint and stop can together
 // take longer than any one step's budget.
-func startTrace(t *testing.T, a *page.Actor, opts page.TraceOptions) error {
+func startTrace(t *testing.T, a *page.Actor, opts performance.TraceOptions) error {
 	t.Helper()
 	lease, _, err := traceSlot.Acquire(t.Context(), int(traceHolders.Add(1)), a.Done())
 	if err != nil {
 		return err
 	}
 	opts.Lease = lease
-	_, err = a.StartTrace(traceCtx(t), opts)
+	_, err = performance.Of(a).StartTrace(traceCtx(t), opts)
 	return err
 }
 
@@ -83,12 +86,18 @@ func waitForLCP(t *testing.T, a *page.Actor, image bool) error {
 	}
 }
 
-// openTraced is open with traceCtx's budget for the first load: the
+// openTraced starts a page actor on a fresh tab of the test browser and
+// loads url in it (unless url is empty), with traceCtx's budget: the
 // fixture pages hold some of their resources back on purpose, and on a
 // loaded machine their load takes longer than an ordinary step's.
 func openTraced(t *testing.T, url string) *page.Actor {
 	t.Helper()
-	a := open(t, "")
+	tab := browsertest.Chromium(t).NewTab(t)
+	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
+	t.Cleanup(func() { a.Stop(nil) })
+	if url == "" {
+		return a
+	}
 	if _, err := a.Navigate(traceCtx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
 		t.Fatalf("Navigate(%s) = %v", url, err)
 	}
@@ -111,10 +120,10 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
 	url := base + "/p/shift-image.html"
 	a := openTraced(t, url)
-	if a.LastTrace() != nil {
+	if performance.Of(a).LastTrace() != nil {
 		t.Fatal("LastTrace of a page that never traced is not nil")
 	}
-	if err := startTrace(t, a, page.TraceOptions{Reload: true, IgnoreCache: true}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{Reload: true, IgnoreCache: true}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
 	// The shift comes when the unsized image arrives, 500 ms after the
@@ -126,7 +135,7 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := traceFile(t, "trace.json")
-	res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: f})
+	res, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: f})
 	if err != nil {
 		t.Fatalf("StopTrace = %v", err)
 	}
@@ -137,7 +146,7 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	if res.Bytes == 0 || fi.Size() != res.Bytes {
 		t.Errorf("StopTrace wrote %d bytes, the file has %d", res.Bytes, fi.Size())
 	}
-	if a.LastTrace() != res.Report {
+	if performance.Of(a).LastTrace() != res.Report {
 		t.Error("LastTrace is not the report StopTrace returned")
 	}
 	set := navigationOf(res.Report, url)
@@ -205,30 +214,30 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 
 func TestTraceOneAtATimeAndNothingLeftRunning(t *testing.T) {
 	t.Parallel()
-	base := serve(t, map[string]http.Handler{"/": browsertest.HTML("Trace me", "<p>Hello</p>")})
+	base := browsertest.Serve(t, browsertest.HTML("Trace me", "<p>Hello</p>")).URL
 	a := openTraced(t, base+"/")
-	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, page.ErrNoTrace) {
+	if _, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, performance.ErrNoTrace) {
 		t.Fatalf("StopTrace without a trace = %v, want ErrNoTrace", err)
 	}
-	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
-	if _, err := a.StartTrace(traceCtx(t), page.TraceOptions{}); !errors.Is(err, page.ErrTraceRunning) {
+	if _, err := performance.Of(a).StartTrace(traceCtx(t), performance.TraceOptions{}); !errors.Is(err, performance.ErrTraceRunning) {
 		t.Fatalf("a second StartTrace = %v, want ErrTraceRunning", err)
 	}
-	if err := a.AbortTrace(traceCtx(t)); err != nil {
+	if err := performance.Of(a).AbortTrace(traceCtx(t)); err != nil {
 		t.Fatalf("AbortTrace = %v", err)
 	}
 	// Aborted: nothing runs, and the page can record again.
-	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, page.ErrNoTrace) {
+	if _, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: &bytes.Buffer{}}); !errors.Is(err, performance.ErrNoTrace) {
 		t.Fatalf("StopTrace after AbortTrace = %v, want ErrNoTrace", err)
 	}
-	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{}); err != nil {
 		t.Fatalf("StartTrace after AbortTrace = %v", err)
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: zw}); err != nil {
+	if _, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: zw}); err != nil {
 		t.Fatalf("StopTrace = %v", err)
 	}
 	zw.Close()
@@ -258,12 +267,12 @@ func TestTraceTwoPagesTakeTurns(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			a := actors[i]
-			if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
+			if err := startTrace(t, a, performance.TraceOptions{Reload: true}); err != nil {
 				errs[i] = err
 				return
 			}
 			painted := waitForLCP(t, a, strings.Contains(urls[i], "image"))
-			res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}})
+			res, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: &bytes.Buffer{}})
 			errs[i], reports[i] = errors.Join(painted, err), res.Report
 		}()
 	}
@@ -282,13 +291,13 @@ func TestTraceTwoPagesTakeTurns(t *testing.T) {
 
 func TestTraceStopWhenThePageGoes(t *testing.T) {
 	t.Parallel()
-	base := serve(t, map[string]http.Handler{"/": browsertest.HTML("Going", "<p>Soon gone</p>")})
+	base := browsertest.Serve(t, browsertest.HTML("Going", "<p>Soon gone</p>")).URL
 	a := openTraced(t, base+"/")
-	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
 	a.Stop(page.ErrClosed)
-	_, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}})
+	_, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: &bytes.Buffer{}})
 	if !errors.Is(err, page.ErrClosed) {
 		t.Fatalf("StopTrace on a closed page = %v, want ErrClosed", err)
 	}
@@ -328,13 +337,13 @@ func TestTraceStopGivenUpMidCopyLeavesTheOutputAlone(t *testing.T) {
 	t.Parallel()
 	base := browsertest.Serve(t, tracetest.NewHandler(tracetest.Config{})).URL
 	a := openTraced(t, base+"/p/text.html")
-	if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{Reload: true}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
 	ctx, cancel := context.WithCancel(traceCtx(t))
 	defer cancel()
 	w := &slowOut{cancel: cancel, firstDone: make(chan struct{})}
-	_, err := a.StopTrace(ctx, page.TraceStop{Out: w})
+	_, err := performance.Of(a).StopTrace(ctx, performance.TraceStop{Out: w})
 	w.returned.Store(true)
 	if err == nil {
 		t.Fatal("StopTrace succeeded though its context ended during the copy")
@@ -348,10 +357,10 @@ func TestTraceStopGivenUpMidCopyLeavesTheOutputAlone(t *testing.T) {
 		t.Error("the trace was written to after StopTrace returned")
 	}
 	// The page is free to record again.
-	if err := startTrace(t, a, page.TraceOptions{}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{}); err != nil {
 		t.Fatalf("StartTrace after the abandoned stop = %v", err)
 	}
-	if _, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &bytes.Buffer{}}); err != nil {
+	if _, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: &bytes.Buffer{}}); err != nil {
 		t.Fatalf("StopTrace = %v", err)
 	}
 }
@@ -373,7 +382,7 @@ func navigationOf(r *ptrace.Report, url string) *ptrace.InsightSet {
 // gives the slot back all the same: another page can record at once.
 func TestTraceStartNotRunReleasesTheSlot(t *testing.T) {
 	t.Parallel()
-	a := open(t, "")
+	a := openTraced(t, "")
 	var slot browser.TraceSlot
 	lease, _, err := slot.Acquire(traceCtx(t), 1, a.Done())
 	if err != nil {
@@ -381,7 +390,7 @@ func TestTraceStartNotRunReleasesTheSlot(t *testing.T) {
 	}
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := a.StartTrace(gone, page.TraceOptions{Lease: lease}); err == nil {
+	if _, err := performance.Of(a).StartTrace(gone, performance.TraceOptions{Lease: lease}); err == nil {
 		t.Fatal("StartTrace with a context already done succeeded")
 	}
 	ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
@@ -397,25 +406,25 @@ func TestTraceStartNotRunReleasesTheSlot(t *testing.T) {
 // not its URLs, not its scripts.
 func TestTraceHoldsOnlyItsPage(t *testing.T) {
 	t.Parallel()
-	base := serve(t, map[string]http.Handler{
-		"/mine": browsertest.HTML("Mine", "<p>Mine</p>"),
-		"/other-secret": browsertest.HTML("Other", `<p>Other</p><script>
-			// other-secret-script
-			setInterval(() => fetch('/other-secret-poll?token=other-secret-token'), 50);
-		</script>`),
-		"/other-secret-poll": browsertest.HTML("poll", "x"),
-	})
+	mux := http.NewServeMux()
+	mux.Handle("/mine", browsertest.HTML("Mine", "<p>Mine</p>"))
+	mux.Handle("/other-secret", browsertest.HTML("Other", `<p>Other</p><script>
+		// other-secret-script
+		setInterval(() => fetch('/other-secret-poll?token=other-secret-token'), 50);
+	</script>`))
+	mux.Handle("/other-secret-poll", browsertest.HTML("poll", "x"))
+	base := browsertest.Serve(t, mux).URL
 	otherSite := strings.Replace(base, "127.0.0.1", "localhost", 1)
 	other := openTraced(t, otherSite+"/other-secret")
 	a := openTraced(t, base+"/mine")
-	if err := startTrace(t, a, page.TraceOptions{Reload: true}); err != nil {
+	if err := startTrace(t, a, performance.TraceOptions{Reload: true}); err != nil {
 		t.Fatalf("StartTrace = %v", err)
 	}
 	if _, err := other.Navigate(traceCtx(t), page.Navigation{Kind: page.NavigateURL, URL: otherSite + "/other-secret?again"}); err != nil {
 		t.Fatalf("the other tab's navigation = %v", err)
 	}
 	var out bytes.Buffer
-	res, err := a.StopTrace(traceCtx(t), page.TraceStop{Out: &out})
+	res, err := performance.Of(a).StopTrace(traceCtx(t), performance.TraceStop{Out: &out})
 	if err != nil {
 		t.Fatalf("StopTrace = %v", err)
 	}
