@@ -62,7 +62,7 @@ type Config struct {
 	Grant func(ctx context.Context, browserContextID, permission string) error
 	// Blocked, if non-nil, says why the URL policy refuses a request, or
 	// returns nil: routes never fulfil or continue a request it refuses
-	// (route.go).
+	// (page/route).
 	Blocked func(url string) error
 	// Relay, if non-nil, opens a relay on the browser's channel for an
 	// outside DevTools client (lighthouse.go); without one the page cannot
@@ -198,14 +198,6 @@ type Actor struct {
 	// the events in collected, in arrival order.
 	console *collectors.Console
 	network *collectors.Network
-
-	// routes are the page's request routes, oldest first (route.go); its
-	// sessions pause requests while there is one. nextRoute numbers them.
-	routes    []*Route
-	nextRoute int
-	// redirects are the route redirects the URL policy refused
-	// (route.go).
-	redirects routeRedirects
 
 	// webmcp is what the page registered with WebMCP (webmcp.go).
 	webmcp webmcpState
@@ -412,13 +404,13 @@ func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, 
 		if a.crashed {
 			return zero, ErrCrashed
 		}
-		seen := a.redirects.count
+		explainers := a.callStarts()
 		v, err := fn(ctx)
 		if err != nil && cdpconn.IsClosed(err) {
 			return zero, a.goneCause(ctx)
 		}
 		if err != nil {
-			err = a.redirectBlocked(err, seen)
+			err = explain(err, explainers)
 		}
 		return v, err
 	})

@@ -33,8 +33,9 @@
 // elements in the page); collect.go (feeding the collectors), console.go,
 // network.go and issues.go; heapsnapshot.go (take_heapsnapshot: the
 // chunks Chrome sends are written out as the run goroutine applies them, so
-// a snapshot never sits in the server's memory); route.go (request routes,
-// answered as the run goroutine applies Fetch.requestPaused), origins.go
+// a snapshot never sits in the server's memory); host_route.go (what
+// page/route, the request routes, needs of the core, and the Explainer
+// that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
 // host_snapshot.go (uid resolution and the latest snapshot, for
 // capabilities such as page/styles); and worker.go, the smaller actor of an extension's

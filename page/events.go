@@ -37,7 +37,6 @@ var events = map[string]bool{
 	"Page.fileChooserOpened":            true,
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
-	"Fetch.requestPaused":               true,
 }
 
 // keepEvent says which events the page's sessions queue.
@@ -140,8 +139,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		return a.attached(s, ev.Params)
 	case "Target.detachedFromTarget":
 		return a.detached(ev.Params)
-	case "Fetch.requestPaused":
-		return a.requestPaused(s, ev.Params)
 	case "Page.javascriptDialogOpening":
 		var e page.JavascriptDialogOpeningReply
 		if err := json.Unmarshal(ev.Params, &e); err != nil {

@@ -89,13 +89,13 @@ func (a *Actor) Navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	return actor.Ask(ctx, a.act, func(ctx context.Context) (NavigationResult, error) {
 		crashed := a.crashed
 		a.crashed = false
-		seen := a.redirects.count
+		explainers := a.callStarts()
 		res, err := a.navigate(ctx, nav)
 		if err != nil && cdpconn.IsClosed(err) {
 			return res, a.goneCause(ctx)
 		}
 		if err != nil {
-			err = a.redirectBlocked(err, seen)
+			err = explain(err, explainers)
 		}
 		if err != nil && crashed {
 			a.crashed = true

@@ -118,14 +118,13 @@ func (a *Actor) attached(parent *Session, params json.RawMessage) error {
 	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
 	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
 	emu := childEmulation{cur: a.emu.cur, headers: a.emu.headers}
-	intercept := len(a.routes) > 0
 	sliceSetUps := a.childSetUps()
 	a.adopting.Add(1)
 	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
 		defer a.adopting.Done()
 		ctx, cancel := context.WithTimeout(life, a.timeout)
 		defer cancel()
-		tree, err := setUpChild(ctx, s, emu, intercept, sliceSetUps)
+		tree, err := setUpChild(ctx, s, emu, sliceSetUps)
 		a.posted.Push(func() { a.childReady(s, tree, err) })
 		close(s.setUp)
 	}()
@@ -133,11 +132,11 @@ func (a *Actor) attached(parent *Session, params json.RawMessage) error {
 }
 
 // setUpChild enables on a child session the domains the actor listens to,
-// asks for its own out-of-process iframes, applies the page's emulation,
-// pauses its requests if the page has routes (intercept), reads its frame
-// tree, then lets its renderer run. It runs on an adopt goroutine and
+// asks for its own out-of-process iframes, applies the page's emulation
+// and what the slices set on each session (the routes' pausing of
+// requests), reads its frame tree, then lets its renderer run. It runs on an adopt goroutine and
 // touches no actor state.
-func setUpChild(ctx context.Context, s *Session, emu childEmulation, intercept bool, sliceSetUps []func(context.Context, *Session) error) (*page.GetFrameTreeReply, error) {
+func setUpChild(ctx context.Context, s *Session, emu childEmulation, sliceSetUps []func(context.Context, *Session) error) (*page.GetFrameTreeReply, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
 	g.Go(func() error { return installTracker(gctx, s.c) })
@@ -145,9 +144,6 @@ func setUpChild(ctx context.Context, s *Session, emu childEmulation, intercept b
 	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
 	g.Go(func() error { return setAutoAttach(gctx, s.conn) })
 	g.Go(func() error { return emulateChild(gctx, s, emu) })
-	if intercept {
-		g.Go(func() error { return interceptOn(gctx, s) })
-	}
 	for _, fn := range sliceSetUps {
 		g.Go(func() error { return fn(gctx, s) })
 	}

@@ -83,7 +83,7 @@ func schemaType(t reflect.Type) map[string]any {
 		t = t.Elem()
 	}
 	if a, ok := reflect.Zero(t).Interface().(ownSchema); ok {
-		return a.schema()
+		return a.Schema()
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -106,8 +106,8 @@ func schemaType(t reflect.Type) map[string]any {
 // it expects in a sentence, such as one that takes more than one JSON
 // type (it decodes itself, as a json.Unmarshaler).
 type ownSchema interface {
-	schema() map[string]any
-	describe() string
+	Schema() map[string]any
+	Describe() string
 }
 
 // inputSchema builds the JSON Schema of an args struct type.
@@ -199,7 +199,7 @@ func decodeArgs(tool string, raw json.RawMessage, dst any) error {
 		fv := v.FieldByIndex(p.field)
 		target := fv.Addr().Interface()
 		if err := json.Unmarshal(rawv, target); err != nil {
-			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), abbreviate(rawv))
+			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), kit.Abbreviate(rawv))
 		}
 		if p.enum != nil {
 			values, _ := fv.Interface().([]string)
@@ -217,7 +217,7 @@ func decodeArgs(tool string, raw json.RawMessage, dst any) error {
 		}
 		if n, ok := numericValue(fv); ok && (p.min != nil && n < *p.min || p.max != nil && n > *p.max) {
 			// The value as sent: a float64 would misprint a large integer.
-			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), abbreviate(rawv))
+			return badArgs("Invalid argument %q for tool %q: expected %s, got %s.", p.name, tool, describe(p), kit.Abbreviate(rawv))
 		}
 	}
 	return nil
@@ -246,7 +246,7 @@ func describe(p param) string {
 		t = t.Elem()
 	}
 	if a, ok := reflect.Zero(t).Interface().(ownSchema); ok {
-		return a.describe()
+		return a.Describe()
 	}
 	switch t.Kind() {
 	case reflect.String:
@@ -299,14 +299,6 @@ func quoteAll(s []string) string {
 		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, ", ")
-}
-
-func abbreviate(raw json.RawMessage) string {
-	s := string(bytes.TrimSpace(raw))
-	if len(s) > 40 {
-		s = s[:37] + "..."
-	}
-	return s
 }
 
 // errorsAs is errors.As for a target type, returning the match.

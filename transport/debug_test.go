@@ -87,22 +87,8 @@ log('inline');
 	return browsertest.Serve(t, mux).URL
 }
 
-// until calls a tool until its text satisfies cond, for pages whose
-// activity outlives their load; it fails the test after 10 s.
-func until(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, cond func(string) bool) string {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		text := must(t, cs, name, args)
-		if cond(text) {
-			return text
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s(%v) never satisfied the condition; last reply:\n%s", name, args, text)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
+// until calls a tool until its text satisfies cond.
+var until = transporttest.Until
 
 func TestDebugConsoleTools(t *testing.T) {
 	t.Parallel()

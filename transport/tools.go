@@ -5,6 +5,7 @@ import (
 
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/performance"
+	"github.com/tabhive/tabhive/page/route"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/storage"
 	"github.com/tabhive/tabhive/page/styles"
@@ -16,7 +17,7 @@ import (
 // on a loaded machine.
 const (
 	listBudget     = kit.ListBudget
-	inputBudget    = 20 * time.Second // 5 s actionability + navigation wait + settle + snapshot
+	inputBudget    = kit.InputBudget
 	snapshotBudget = 30 * time.Second
 	overhead       = 10 * time.Second // added to a tool's own timeout
 )
@@ -68,7 +69,7 @@ func (s *Server) toolList() []*tool {
 		s.scriptTools(),
 		s.debugTools(),
 		fromKits(storage.Tools()),
-		s.routeTools(),
+		fromKits(route.Tools()),
 		fromKits(pdf.Tools()),
 		fromKits(styles.Tools()),
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),

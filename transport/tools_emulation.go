@@ -1,13 +1,13 @@
 package transport
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	kit "github.com/tabhive/tabhive/transport/tool"
 
 	"github.com/tabhive/tabhive/page"
 )
@@ -85,7 +85,7 @@ func (a *emulateArgs) emulation() (page.Emulation, error) {
 		return e, err
 	}
 	if a.ExtraHTTPHeaders != nil {
-		if e.Headers, err = parseHeaders("extraHttpHeaders", *a.ExtraHTTPHeaders); err != nil {
+		if e.Headers, err = kit.ParseHeaders("extraHttpHeaders", *a.ExtraHTTPHeaders); err != nil {
 			return e, err
 		}
 	}
@@ -166,52 +166,6 @@ func parseViewport(s string) (*page.Viewport, error) {
 		v.DeviceScaleFactor = dpr
 	}
 	return v, nil
-}
-
-// parseHeaders parses a JSON object of header names to string values, the
-// value of argument arg; "" means no headers (an empty, non-nil map).
-func parseHeaders(arg, s string) (map[string]string, error) {
-	if s == "" {
-		return map[string]string{}, nil
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &raw); err != nil || raw == nil {
-		why := "Headers must be a JSON object"
-		if _, isSyntax := err.(*json.SyntaxError); isSyntax {
-			why = err.Error()
-		}
-		return nil, badArgs("Invalid JSON for headers: %s. Pass an object such as {\"X-Custom\": \"value\"}.", why)
-	}
-	h := make(map[string]string, len(raw))
-	for name, v := range raw {
-		if !validHeaderName(name) {
-			return nil, badArgs("Invalid header name %q in %s.", name, arg)
-		}
-		var value string
-		if err := json.Unmarshal(v, &value); err != nil {
-			return nil, badArgs("Invalid value for header %q in %s: expected a string, got %s.", name, arg, abbreviate(v))
-		}
-		if strings.ContainsAny(value, "\r\n\x00") {
-			return nil, badArgs("Invalid value for header %q in %s: it must not contain line breaks.", name, arg)
-		}
-		h[name] = value
-	}
-	return h, nil
-}
-
-// validHeaderName reports whether name is an HTTP field name (RFC 9110
-// token).
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte(`"(),/:;<=>?@[\]{}`), c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 type resizeArgs struct {

@@ -113,6 +113,9 @@ const (
 	// ListBudget is a call that lists or reads what the server or the
 	// browser keeps.
 	ListBudget = 10 * time.Second
+	// InputBudget is a call that acts on the page: 5 s actionability, a
+	// navigation's wait, settling and a snapshot.
+	InputBudget = 20 * time.Second
 )
 
 // ArgError is bad input: one sentence that says what to send instead,

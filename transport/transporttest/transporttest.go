@@ -245,6 +245,23 @@ func Must(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any)
 	return text
 }
 
+// Until calls a tool until its text satisfies cond, for pages whose
+// activity outlives their load; it fails the test after 10 s.
+func Until(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text := Must(t, cs, name, args)
+		if cond(text) {
+			return text
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s(%v) never satisfied the condition; last reply:\n%s", name, args, text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // Text returns the text of a reply: its text contents, joined.
 func Text(res *mcp.CallToolResult) string {
 	var b strings.Builder

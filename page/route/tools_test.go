@@ -1,11 +1,10 @@
-package transport_test
+package route_test
 
 import (
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -15,8 +14,34 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+func TestMain(m *testing.M) { transporttest.Main(m) }
+
+var (
+	call     = transporttest.Call
+	must     = transporttest.Must
+	uidOf    = transporttest.UIDOf
+	openPage = transporttest.OpenPage
+)
+
+// inMemory connects a client, in process, to a server of its own on the
+// shared browser, whose sandbox takes the test's temporary files.
+func inMemory(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	return transporttest.OnShared(t, transporttest.Options{Config: transport.Config{Workspaces: []string{os.TempDir()}}}).Connect(t)
+}
+
+// eachTransport runs f as a subtest per transport: in process, and over
+// streamable HTTP.
+func eachTransport(t *testing.T, f func(t *testing.T, cs *mcp.ClientSession)) {
+	t.Run("in-memory", func(t *testing.T) { f(t, inMemory(t)) })
+	t.Run("http", func(t *testing.T) {
+		f(t, transporttest.OnShared(t, transporttest.Options{HTTP: &httpserve.Config{}}).Connect(t))
+	})
+}
 
 // routeSite serves /app, whose button fetches /api/items and renders what
 // comes back (or the error), shows an image, and whose second button
@@ -78,7 +103,7 @@ func TestRouteRequests(t *testing.T) {
 		must(t, cs, "route_requests", args("urlPattern", "**/*.{png,gif}", "action", "abort", "reason", "AccessDenied"))
 		must(t, cs, "route_requests", args("urlPattern", base+"/echo", "action", "continue", "method", "PUT", "headers", `{"X-Test": "routed"}`))
 		must(t, cs, "navigate_page", args("type", "reload"))
-		list := until(t, cs, "list_network_requests", args(), func(s string) bool { return strings.Contains(s, "/pic.png") && !strings.Contains(s, "[pending]") })
+		list := transporttest.Until(t, cs, "list_network_requests", args(), func(s string) bool { return strings.Contains(s, "/pic.png") && !strings.Contains(s, "[pending]") })
 		if !strings.Contains(list, "GET "+base+"/pic.png [net::ERR_ACCESS_DENIED]") {
 			t.Errorf("the aborted image is not listed as failed:\n%s", list)
 		}
@@ -243,27 +268,5 @@ func TestRouteRefusals(t *testing.T) {
 	}
 	if got := must(t, cs, "list_routes", map[string]any{"pageId": id}); got != "## Routes\nNo routes." {
 		t.Errorf("refused routes were added:\n%s", got)
-	}
-}
-
-// TestNewToolsListed: tools/list offers the tools of agent state and
-// network control.
-func TestNewToolsListed(t *testing.T) {
-	t.Parallel()
-	cs := inMemory(t)
-	res, err := cs.ListTools(ctx(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	all := strings.Join(names, " ")
-	for _, want := range []string{"list_cookies", "set_cookie", "delete_cookies", "get_web_storage", "set_web_storage", "delete_web_storage",
-		"save_storage_state", "load_storage_state", "route_requests", "list_routes", "unroute_requests", "save_pdf"} {
-		if !regexp.MustCompile(`\b` + want + `\b`).MatchString(all) {
-			t.Errorf("tools/list lacks %s: %s", want, all)
-		}
 	}
 }

@@ -1,31 +1,33 @@
-package page
-
-// Request mocking (route_requests, list_routes, unroute_requests). A page's
-// routes are its actor's: while it has one, every session of the page (its
+// Package route mocks a page's requests: route_requests, list_routes and
+// unroute_requests. A page's routes are its [Slice]'s, held by the page's
+// run goroutine; the package starts no goroutine of its own.
+//
+// A page's routes are its slice's: while it has one, every session of the page (its
 // own and each out-of-process iframe's) pauses every request at the
 // request stage (Fetch.enable on that session), and the run goroutine
 // answers each Fetch.requestPaused as it applies the event: fulfilled,
 // failed or continued, by the newest route that matches, else continued
 // as it was. Answers are sent without waiting for Chrome's reply, like the
 // supervisor's for the URL policy, so that a burst of requests never holds
-// the actor up.
+// the page up.
 //
 // The URL policy comes first. Chrome offers a page's requests to the
 // page's own interception before the browser-wide one that enforces the
 // policy (measured with Chromium 156), and a request a route fulfils never
 // reaches the network, nor the policy: so every paused request is checked
-// against the policy here first ([Config.Blocked]), and one it refuses
+// against the policy here first ([page.Config.Blocked]), and one it refuses
 // fails as blocked whatever the routes say. A request a route continues
 // goes on to the browser-wide interception, which checks it again.
 //
 // A route that fulfils with a redirect (a 3xx status and a Location)
 // to a URL the policy refuses makes the page's request fail at the next
-// hop, as blocked. The page sees only a network error, so the actor
-// remembers the refused redirect ([routeRedirects]) and names it in the
+// hop, as blocked. The page sees only a network error, so the slice
+// remembers the refused redirect ([redirects]) and names it in the
 // error of the call it happened in (a navigation, a script whose fetch
 // rejected), and in the error of a later call that failed because the
 // page's main frame then showed Chrome's error page (no script context,
 // a context gone under the call), until the page navigates elsewhere.
+package route
 
 import (
 	"context"
@@ -40,28 +42,30 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/agenterr"
+	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page"
 )
 
 // Route actions.
 const (
-	RouteFulfill  = "fulfill"
-	RouteAbort    = "abort"
-	RouteContinue = "continue"
+	Fulfill  = "fulfill"
+	Abort    = "abort"
+	Continue = "continue"
 )
 
 // Route is a rule for the page's requests.
 type Route struct {
-	// ID numbers the page's routes, from 1; [Actor.AddRoute] sets it.
+	// ID numbers the page's routes, from 1; [Slice.Add] sets it.
 	ID int
 	// Pattern is the URL pattern as the agent gave it, and Match reports
 	// whether a request URL matches it.
 	Pattern string
 	Match   func(url string) bool
-	// Action is RouteFulfill, RouteAbort or RouteContinue.
+	// Action is Fulfill, Abort or Continue.
 	Action string
 	// Status is a fulfilled response's status code; 0 means 200.
 	Status int
-	// Headers are a fulfilled response's headers; for RouteContinue, the
+	// Headers are a fulfilled response's headers; for Continue, the
 	// request headers to set, replacing those of the same name (compared
 	// without regard to case), an empty value removing one.
 	Headers map[string]string
@@ -80,54 +84,104 @@ type Route struct {
 	Hits int
 }
 
-// RouteList is a page's routes, oldest first.
-type RouteList struct {
+// List is a page's routes, oldest first.
+type List struct {
 	Routes []Route
-	State
+	page.State
 }
 
 // MaxRoutes bounds the routes of one page: every request of the page is
 // matched against them.
 const MaxRoutes = 100
 
-// ErrTooManyRoutes is returned by [Actor.AddRoute] when the page has
+// ErrTooManyRoutes is returned by [Slice.Add] when the page has
 // [MaxRoutes] routes.
 var ErrTooManyRoutes = fmt.Errorf("the page already has %d routes", MaxRoutes)
 
-// AddRoute adds r to the page's routes, newest first in precedence, and
+// key finds each page's routes.
+var key = page.Register(page.Capability[*Slice]{
+	Name:   "route",
+	Events: []string{"Fetch.requestPaused"},
+	New:    func(h *page.Host) *Slice { return &Slice{h: h} },
+})
+
+// Of returns page a's routes.
+func Of(a *page.Actor) *Slice { return key.Of(a) }
+
+// Slice is a page's request routes, owned by its run goroutine.
+type Slice struct {
+	h *page.Host
+	// routes are the page's routes, oldest first; its sessions pause
+	// requests while there is one. nextRoute numbers them.
+	routes    []*Route
+	nextRoute int
+	// redirects are the route redirects the URL policy refused.
+	redirects redirects
+}
+
+var (
+	_ page.ChildSetUp = (*Slice)(nil)
+	_ page.Explainer  = (*Slice)(nil)
+)
+
+// Apply answers a Fetch.requestPaused.
+func (sl *Slice) Apply(s *page.Session, ev cdpconn.Event) error {
+	return sl.requestPaused(s, ev.Params)
+}
+
+// Close has nothing to let go of: the page's sessions end with it.
+func (sl *Slice) Close() {}
+
+// SetUpChild pauses a new out-of-process iframe's requests while the page
+// has routes.
+func (sl *Slice) SetUpChild() func(ctx context.Context, s *page.Session) error {
+	if len(sl.routes) == 0 {
+		return nil
+	}
+	return interceptOn
+}
+
+// CallStarts notes the refused redirects a call starts with, so that its
+// error can be explained by one refused while it ran.
+func (sl *Slice) CallStarts() func(err error) error {
+	seen := sl.redirects.count
+	return func(err error) error { return sl.redirectBlocked(err, seen) }
+}
+
+// Add adds r to the page's routes, newest first in precedence, and
 // starts pausing the page's requests if it is the first. It returns the
 // route with its id.
-func (a *Actor) AddRoute(ctx context.Context, r Route) (Route, State, error) {
+func (sl *Slice) Add(ctx context.Context, r Route) (Route, page.State, error) {
 	type out struct {
 		r Route
-		s State
+		s page.State
 	}
-	o, err := ask(ctx, a, func(ctx context.Context) (out, error) {
+	o, err := page.Do(ctx, sl.h, func(ctx context.Context) (out, error) {
 		if r.Match == nil {
 			return out{}, errors.New("route without a matcher")
 		}
-		if len(a.routes) >= MaxRoutes {
+		if len(sl.routes) >= MaxRoutes {
 			return out{}, ErrTooManyRoutes
 		}
-		if len(a.routes) == 0 {
-			if err := a.onAll(ctx, func(ctx context.Context, s *Session) error { return interceptOn(ctx, s) }); err != nil {
+		if len(sl.routes) == 0 {
+			if err := sl.h.OnAll(ctx, interceptOn); err != nil {
 				return out{}, fmt.Errorf("pause the page's requests (Fetch.enable): %w", err)
 			}
 		}
-		a.nextRoute++
-		r.ID, r.Hits = a.nextRoute, 0
-		a.routes = append(a.routes, &r)
-		return out{r, a.state()}, nil
+		sl.nextRoute++
+		r.ID, r.Hits = sl.nextRoute, 0
+		sl.routes = append(sl.routes, &r)
+		return out{r, sl.h.State()}, nil
 	})
 	return o.r, o.s, err
 }
 
-// Routes returns the page's routes, oldest first.
-func (a *Actor) Routes(ctx context.Context) (RouteList, error) {
-	return ask(ctx, a, func(context.Context) (RouteList, error) {
-		a.drainEvents() // count the requests already paused
-		l := RouteList{State: a.state()}
-		for _, r := range a.routes {
+// List returns the page's routes, oldest first.
+func (sl *Slice) List(ctx context.Context) (List, error) {
+	return page.Do(ctx, sl.h, func(context.Context) (List, error) {
+		sl.h.ApplyEvents() // count the requests already paused
+		l := List{State: sl.h.State()}
+		for _, r := range sl.routes {
 			c := *r
 			c.Match = nil
 			l.Routes = append(l.Routes, c)
@@ -136,27 +190,27 @@ func (a *Actor) Routes(ctx context.Context) (RouteList, error) {
 	})
 }
 
-// RemoveRoutes removes the routes whose pattern is pattern, or all of them
+// Remove removes the routes whose pattern is pattern, or all of them
 // when pattern is "", and returns how many it removed. Once the page has
 // none, its requests are no longer paused.
-func (a *Actor) RemoveRoutes(ctx context.Context, pattern string) (int, State, error) {
+func (sl *Slice) Remove(ctx context.Context, pattern string) (int, page.State, error) {
 	type out struct {
 		n int
-		s State
+		s page.State
 	}
-	o, err := ask(ctx, a, func(ctx context.Context) (out, error) {
-		a.drainEvents() // decide what is already paused by the routes it was paused under
-		before := len(a.routes)
-		a.routes = slices.DeleteFunc(a.routes, func(r *Route) bool { return pattern == "" || r.Pattern == pattern })
-		n := before - len(a.routes)
-		if before > 0 && len(a.routes) == 0 {
+	o, err := page.Do(ctx, sl.h, func(ctx context.Context) (out, error) {
+		sl.h.ApplyEvents() // decide what is already paused by the routes it was paused under
+		before := len(sl.routes)
+		sl.routes = slices.DeleteFunc(sl.routes, func(r *Route) bool { return pattern == "" || r.Pattern == pattern })
+		n := before - len(sl.routes)
+		if before > 0 && len(sl.routes) == 0 {
 			// Best effort: a session that keeps pausing has each request
 			// continued as it was (requestPaused).
-			if err := a.onAll(ctx, func(ctx context.Context, s *Session) error { return interceptOff(ctx, s) }); err != nil {
-				a.log.Debug().Err(err).Msg("stop pausing requests (Fetch.disable)")
+			if err := sl.h.OnAll(ctx, interceptOff); err != nil {
+				sl.h.Log().Debug().Err(err).Msg("stop pausing requests (Fetch.disable)")
 			}
 		}
-		return out{n, a.state()}, nil
+		return out{n, sl.h.State()}, nil
 	})
 	return o.n, o.s, err
 }
@@ -164,18 +218,18 @@ func (a *Actor) RemoveRoutes(ctx context.Context, pattern string) (int, State, e
 // interceptOn pauses every request of session s at the request stage: a
 // route's URLPattern cannot be written as Fetch's glob, so requests are
 // matched here.
-func interceptOn(ctx context.Context, s *Session) error {
+func interceptOn(ctx context.Context, s *page.Session) error {
 	args := map[string]any{"patterns": []map[string]string{{"urlPattern": "*", "requestStage": "Request"}}}
-	return rpcc.Invoke(ctx, "Fetch.enable", args, nil, s.conn.RPC())
+	return rpcc.Invoke(ctx, "Fetch.enable", args, nil, s.RPC())
 }
 
-func interceptOff(ctx context.Context, s *Session) error {
-	return rpcc.Invoke(ctx, "Fetch.disable", nil, nil, s.conn.RPC())
+func interceptOff(ctx context.Context, s *page.Session) error {
+	return rpcc.Invoke(ctx, "Fetch.disable", nil, nil, s.RPC())
 }
 
 // requestPaused answers one Fetch.requestPaused of session s, on the run
 // goroutine.
-func (a *Actor) requestPaused(s *Session, params json.RawMessage) error {
+func (sl *Slice) requestPaused(s *page.Session, params json.RawMessage) error {
 	var e struct {
 		RequestID string `json:"requestId"`
 		Request   struct {
@@ -191,28 +245,26 @@ func (a *Actor) requestPaused(s *Session, params json.RawMessage) error {
 		return err
 	}
 	id := map[string]any{"requestId": e.RequestID}
-	if a.blocked != nil {
-		if err := a.blocked(e.Request.URL); err != nil {
-			return s.conn.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": "BlockedByClient"})
-		}
+	if err := sl.h.Blocked(e.Request.URL); err != nil {
+		return s.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": "BlockedByClient"})
 	}
 	var r *Route
-	for i := len(a.routes) - 1; i >= 0; i-- {
-		if a.routes[i].Match(e.Request.URL) {
-			r = a.routes[i]
+	for i := len(sl.routes) - 1; i >= 0; i-- {
+		if sl.routes[i].Match(e.Request.URL) {
+			r = sl.routes[i]
 			break
 		}
 	}
 	if r == nil {
-		return s.conn.Send("Fetch.continueRequest", id)
+		return s.Send("Fetch.continueRequest", id)
 	}
 	r.Hits++
-	if r.Action != RouteContinue && e.NetworkID != "" {
+	if r.Action != Continue && e.NetworkID != "" {
 		// list_network_requests marks what a route answered.
-		a.network.Mocked(e.NetworkID, e.Request.URL, fmt.Sprintf("%sed by route %d", r.Action, r.ID))
+		sl.h.Mocked(e.NetworkID, e.Request.URL, fmt.Sprintf("%sed by route %d", r.Action, r.ID))
 	}
 	switch r.Action {
-	case RouteFulfill:
+	case Fulfill:
 		status := r.Status
 		if status == 0 {
 			status = 200
@@ -220,25 +272,25 @@ func (a *Actor) requestPaused(s *Session, params json.RawMessage) error {
 		headers := make([]map[string]string, 0, len(r.Headers))
 		for _, k := range sortedKeys(r.Headers) {
 			headers = append(headers, map[string]string{"name": k, "value": r.Headers[k]})
-			if status >= 300 && status < 400 && strings.EqualFold(k, "Location") && a.blocked != nil {
-				if to := resolveLocation(e.Request.URL, r.Headers[k]); to != "" && a.blocked(to) != nil {
-					a.redirects.refused(BlockedRedirect{URL: e.Request.URL, Location: to, Route: r.ID, Status: status,
-						Navigation: e.ResourceType == "Document" && e.FrameID == a.mainFrame, loader: a.mainLoader()})
+			if status >= 300 && status < 400 && strings.EqualFold(k, "Location") {
+				if to := resolveLocation(e.Request.URL, r.Headers[k]); to != "" && sl.h.Blocked(to) != nil {
+					sl.redirects.refused(BlockedRedirect{URL: e.Request.URL, Location: to, Route: r.ID, Status: status,
+						Navigation: e.ResourceType == "Document" && e.FrameID == sl.h.MainFrame(), loader: sl.h.MainLoader()})
 				}
 			}
 		}
-		return s.conn.Send("Fetch.fulfillRequest", map[string]any{
+		return s.Send("Fetch.fulfillRequest", map[string]any{
 			"requestId":       e.RequestID,
 			"responseCode":    status,
 			"responseHeaders": headers,
 			"body":            base64.StdEncoding.EncodeToString(r.Body),
 		})
-	case RouteAbort:
+	case Abort:
 		reason := r.Reason
 		if reason == "" {
 			reason = "Failed"
 		}
-		return s.conn.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": reason})
+		return s.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": reason})
 	}
 	args := map[string]any{"requestId": e.RequestID}
 	if r.Method != "" {
@@ -247,7 +299,7 @@ func (a *Actor) requestPaused(s *Session, params json.RawMessage) error {
 	if len(r.Headers) > 0 {
 		args["headers"] = mergeHeaders(e.Request.Headers, r.Headers)
 	}
-	return s.conn.Send("Fetch.continueRequest", args)
+	return s.Send("Fetch.continueRequest", args)
 }
 
 // mergeHeaders returns the request's headers with set applied, as
@@ -299,16 +351,16 @@ type BlockedRedirect struct {
 	loader string
 }
 
-// routeRedirects are the refused route redirects of a page. Run goroutine
+// redirects are the refused route redirects of a page. Run goroutine
 // only.
-type routeRedirects struct {
+type redirects struct {
 	// count counts them, so that a call can tell whether one happened
 	// while it ran; last is the latest.
 	count int
 	last  BlockedRedirect
 }
 
-func (r *routeRedirects) refused(b BlockedRedirect) {
+func (r *redirects) refused(b BlockedRedirect) {
 	r.count++
 	r.last = b
 }
@@ -350,26 +402,27 @@ func (e *RedirectBlockedError) AgentSentence() string {
 
 // redirectBlocked returns err as a [*RedirectBlockedError] if a refused
 // route redirect explains it: one refused since the call began (the
-// actor's count was seen), or the main frame's navigation refused before,
+// slice's count was seen), or the main frame's navigation refused before,
 // while the page has not navigated elsewhere since. Run goroutine only.
-func (a *Actor) redirectBlocked(err error, seen int) error {
-	r := a.redirects
+func (sl *Slice) redirectBlocked(err error, seen int) error {
+	r := sl.redirects
 	if r.count == 0 || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return err
 	}
-	if _, ok := errDialog(err); ok {
+	var de *page.DialogError
+	if errors.As(err, &de) {
 		return err
 	}
 	if r.count != seen {
 		return &RedirectBlockedError{BlockedRedirect: r.last, Cause: err}
 	}
-	if !r.last.Navigation || (a.mainLoader() != r.last.loader && !strings.HasPrefix(a.url, "chrome-error:")) {
+	if !r.last.Navigation || (sl.h.MainLoader() != r.last.loader && !strings.HasPrefix(sl.h.URL(), "chrome-error:")) {
 		return err
 	}
-	var se *ScriptError
-	var ue *UIDError
-	var ne *NavigationError
-	if errors.As(err, &se) || errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, ErrCrashed) {
+	var se *page.ScriptError
+	var ue *page.UIDError
+	var ne *page.NavigationError
+	if errors.As(err, &se) || errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, page.ErrCrashed) {
 		return err
 	}
 	return &RedirectBlockedError{BlockedRedirect: r.last, InErrorPage: true, Cause: err}

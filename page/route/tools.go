@@ -1,4 +1,4 @@
-package transport
+package route
 
 import (
 	"bytes"
@@ -12,29 +12,27 @@ import (
 
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/internal/agenterr"
-	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
-
-	kit "github.com/tabhive/tabhive/transport/tool"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
 // maxRouteBody bounds a fulfilled response's body: it is held in memory
 // and sent to the browser with every request the route answers.
 const maxRouteBody = 16 << 20
 
-// routeTools mock and block a page's requests (page/route.go): each route
-// belongs to its page's actor, which answers the page's paused requests.
-// Adding the first route and removing the last change every session of the
-// page, which Chrome passes on to each renderer: they get an input tool's
-// budget.
-func (s *Server) routeTools() []*tool {
-	return []*tool{
-		define(tool{name: "route_requests", description: "Routes the page's requests whose URL matches a URLPattern, in every frame: fulfil them with a response of your own, abort them with a network error, or continue them with other headers or method. The newest matching route decides; a URL the server's URL policy blocks stays blocked.", page: true},
-			fixed[routeArgs](inputBudget), runRoute),
-		define(tool{name: "list_routes", description: "Lists the page's request routes, with how many requests each has decided.", page: true, readOnly: true},
-			fixed[listRoutesArgs](listBudget), runListRoutes),
-		define(tool{name: "unroute_requests", description: "Removes the page's request routes of a URL pattern, or all of them.", page: true},
-			fixed[unrouteArgs](inputBudget), runUnroute),
+// Tools returns the tools that mock and block a page's requests: each
+// route belongs to its page's [Slice], which answers the page's paused
+// requests. Adding the first route and removing the last change every
+// session of the page, which Chrome passes on to each renderer: they get
+// an input tool's budget.
+func Tools() []*tool.Tool {
+	return []*tool.Tool{
+		tool.Define(tool.Tool{Name: "route_requests", Description: "Routes the page's requests whose URL matches a URLPattern, in every frame: fulfil them with a response of your own, abort them with a network error, or continue them with other headers or method. The newest matching route decides; a URL the server's URL policy blocks stays blocked.", Page: true},
+			tool.Fixed[routeArgs](tool.InputBudget), runRoute),
+		tool.Define(tool.Tool{Name: "list_routes", Description: "Lists the page's request routes, with how many requests each has decided.", Page: true, ReadOnly: true},
+			tool.Fixed[listRoutesArgs](tool.ListBudget), runListRoutes),
+		tool.Define(tool.Tool{Name: "unroute_requests", Description: "Removes the page's request routes of a URL pattern, or all of them.", Page: true},
+			tool.Fixed[unrouteArgs](tool.InputBudget), runUnroute),
 	}
 }
 
@@ -58,7 +56,7 @@ func compileRoute(pattern string) (func(string) bool, error) {
 	if isGlob(p) {
 		re, err := compileGlob(p)
 		if err != nil {
-			return nil, badArgs("Invalid urlPattern %q: as a glob, it has %s. Write a glob such as **/api/*, a URLPattern such as https://example.com/api/*, or a path such as /api/*.", pattern, strings.TrimSuffix(agenterr.RootCause(err), "."))
+			return nil, tool.BadArgs("Invalid urlPattern %q: as a glob, it has %s. Write a glob such as **/api/*, a URLPattern such as https://example.com/api/*, or a path such as /api/*.", pattern, strings.TrimSuffix(agenterr.RootCause(err), "."))
 		}
 		return re.MatchString, nil
 	}
@@ -67,36 +65,36 @@ func compileRoute(pattern string) (func(string) bool, error) {
 	}
 	compiled, err := urlpolicy.Compile(p)
 	if err != nil {
-		return nil, badArgs("Invalid urlPattern %q: %s. Write a URLPattern such as https://example.com/api/*, a path such as /api/*, or a glob such as **/api/*.", pattern, strings.TrimSuffix(agenterr.RootCause(err), "."))
+		return nil, tool.BadArgs("Invalid urlPattern %q: %s. Write a URLPattern such as https://example.com/api/*, a path such as /api/*, or a glob such as **/api/*.", pattern, strings.TrimSuffix(agenterr.RootCause(err), "."))
 	}
 	return compiled.Match, nil
 }
 
-func runRoute(ctx context.Context, c *call, a *routeArgs) error {
+func runRoute(ctx context.Context, c tool.Call, a *routeArgs) error {
 	match, err := compileRoute(a.URLPattern)
 	if err != nil {
 		return err
 	}
-	r := page.Route{Pattern: strings.TrimSpace(a.URLPattern), Match: match, Action: a.Action, Reason: a.Reason, Method: a.Method}
+	r := Route{Pattern: strings.TrimSpace(a.URLPattern), Match: match, Action: a.Action, Reason: a.Reason, Method: a.Method}
 	fulfil := a.Status != nil || a.Body != nil || a.BodyPath != "" || a.ContentType != ""
 	switch {
-	case a.Action != page.RouteFulfill && fulfil:
-		return badArgs("status, contentType, body and bodyPath go with action fulfill; action %s does not take them.", a.Action)
+	case a.Action != Fulfill && fulfil:
+		return tool.BadArgs("status, contentType, body and bodyPath go with action fulfill; action %s does not take them.", a.Action)
 	case strings.ContainsAny(a.ContentType, "\r\n\x00"):
-		return badArgs("Invalid contentType %q: give a media type such as application/json.", a.ContentType)
-	case a.Action != page.RouteAbort && a.Reason != "":
-		return badArgs("reason goes with action abort; action %s does not take it.", a.Action)
-	case a.Action != page.RouteContinue && a.Method != "":
-		return badArgs("method goes with action continue; action %s does not take it.", a.Action)
-	case a.Action == page.RouteAbort && a.Headers != nil:
-		return badArgs("headers go with action fulfill or continue; action abort does not take them.")
+		return tool.BadArgs("Invalid contentType %q: give a media type such as application/json.", a.ContentType)
+	case a.Action != Abort && a.Reason != "":
+		return tool.BadArgs("reason goes with action abort; action %s does not take it.", a.Action)
+	case a.Action != Continue && a.Method != "":
+		return tool.BadArgs("method goes with action continue; action %s does not take it.", a.Action)
+	case a.Action == Abort && a.Headers != nil:
+		return tool.BadArgs("headers go with action fulfill or continue; action abort does not take them.")
 	case a.Body != nil && a.BodyPath != "":
-		return badArgs("Give body or bodyPath, not both.")
-	case a.Method != "" && !validHeaderName(a.Method):
-		return badArgs("Invalid method %q: give an HTTP method such as POST.", a.Method)
+		return tool.BadArgs("Give body or bodyPath, not both.")
+	case a.Method != "" && !tool.ValidHeaderName(a.Method):
+		return tool.BadArgs("Invalid method %q: give an HTTP method such as POST.", a.Method)
 	}
 	if a.Headers != nil {
-		h, err := parseHeaders("headers", a.Headers.text)
+		h, err := tool.ParseHeaders("headers", a.Headers.text)
 		if err != nil {
 			return err
 		}
@@ -120,7 +118,7 @@ func runRoute(ctx context.Context, c *call, a *routeArgs) error {
 	case a.Body != nil:
 		r.Body = []byte(*a.Body)
 	case a.BodyPath != "":
-		body, path, err := readBodyFile(c.sandbox(ctx), a.BodyPath)
+		body, path, err := readBodyFile(c.Sandbox(ctx), a.BodyPath)
 		if err != nil {
 			return err
 		}
@@ -132,22 +130,22 @@ func runRoute(ctx context.Context, c *call, a *routeArgs) error {
 			r.Headers["Content-Type"] = ct
 		}
 	}
-	added, st, err := c.page.AddRoute(ctx, r)
-	if errors.Is(err, page.ErrTooManyRoutes) {
-		return fmt.Errorf("Page %d already has %d routes, the most allowed. Remove some with unroute_requests first.", c.pageID, page.MaxRoutes)
+	added, st, err := Of(c.Page()).Add(ctx, r)
+	if errors.Is(err, ErrTooManyRoutes) {
+		return fmt.Errorf("Page %d already has %d routes, the most allowed. Remove some with unroute_requests first.", c.PageID(), MaxRoutes)
 	}
 	if err != nil {
 		return err
 	}
-	c.r.state(st)
-	c.r.line("Added route %d: %s.", added.ID, describeRoute(added))
+	c.State(st)
+	c.Line("Added route %d: %s.", added.ID, describeRoute(added))
 	return nil
 }
 
 // headersArg is route_requests' headers: an object of header names and
 // values, as @playwright/mcp's browser_route takes them, or that object as
 // a JSON string, as route_requests took them first. text is the object's
-// JSON text, which parseHeaders checks.
+// JSON text, which tool.ParseHeaders checks.
 type headersArg struct{ text string }
 
 func (h *headersArg) UnmarshalJSON(b []byte) error {
@@ -162,14 +160,16 @@ func (h *headersArg) UnmarshalJSON(b []byte) error {
 	return errors.New("headers: neither an object nor a string")
 }
 
-func (headersArg) schema() map[string]any {
+// Schema says headers' JSON Schema: an object or a string.
+func (headersArg) Schema() map[string]any {
 	return map[string]any{"anyOf": []any{
 		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
 		map[string]any{"type": "string"},
 	}}
 }
 
-func (headersArg) describe() string {
+// Describe says what headers takes, for a refusal's sentence.
+func (headersArg) Describe() string {
 	return "an object of header names and values, or that object as a JSON string"
 }
 
@@ -192,11 +192,13 @@ func hasHeader(h map[string]string, name string) bool {
 // sandbox.
 func readBodyFile(sb *sandbox.Sandbox, path string) ([]byte, string, error) {
 	b, canonical, err := sb.ReadFile(path, maxRouteBody)
-	if tl, ok := errorsAs[*sandbox.TooLargeError](err); ok {
+	var tl *sandbox.TooLargeError
+	if errors.As(err, &tl) {
 		return nil, "", fmt.Errorf("%s is %d bytes; a bodyPath file can be at most 16 MiB (%d bytes).", path, tl.Size, tl.Limit)
 	}
 	if err != nil {
-		if _, ok := errorsAs[*sandbox.DeniedError](err); ok {
+		var denied *sandbox.DeniedError
+		if errors.As(err, &denied) {
 			return nil, "", err
 		}
 		return nil, "", agenterr.Unreadable(err, "Unable to read the body file %s: %s.", path)
@@ -205,26 +207,26 @@ func readBodyFile(sb *sandbox.Sandbox, path string) ([]byte, string, error) {
 }
 
 // describeRoute says what a route does, in a listing's words.
-func describeRoute(r page.Route) string {
+func describeRoute(r Route) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", r.Action, r.Pattern)
 	switch r.Action {
-	case page.RouteFulfill:
+	case Fulfill:
 		status := r.Status
 		if status == 0 {
 			status = 200
 		}
-		fmt.Fprintf(&b, " with status %d, %s", status, kit.Plural(len(r.Body), "byte"))
+		fmt.Fprintf(&b, " with status %d, %s", status, tool.Plural(len(r.Body), "byte"))
 		if r.BodySource != "" {
 			fmt.Fprintf(&b, " from %s", r.BodySource)
 		}
-	case page.RouteAbort:
+	case Abort:
 		reason := r.Reason
 		if reason == "" {
 			reason = "Failed"
 		}
 		fmt.Fprintf(&b, " with %s", reason)
-	case page.RouteContinue:
+	case Continue:
 		if r.Method != "" {
 			fmt.Fprintf(&b, " as %s", r.Method)
 		}
@@ -238,20 +240,20 @@ func describeRoute(r page.Route) string {
 
 type listRoutesArgs struct{}
 
-func runListRoutes(ctx context.Context, c *call, _ *listRoutesArgs) error {
-	l, err := c.page.Routes(ctx)
+func runListRoutes(ctx context.Context, c tool.Call, _ *listRoutesArgs) error {
+	l, err := Of(c.Page()).List(ctx)
 	if err != nil {
 		return err
 	}
-	c.r.state(l.State)
+	c.State(l.State)
 	out := []string{"## Routes"}
 	for _, r := range l.Routes {
-		out = append(out, fmt.Sprintf("%d: %s (%s)", r.ID, describeRoute(r), kit.Plural(r.Hits, "request")))
+		out = append(out, fmt.Sprintf("%d: %s (%s)", r.ID, describeRoute(r), tool.Plural(r.Hits, "request")))
 	}
 	if len(l.Routes) == 0 {
 		out = append(out, "No routes.")
 	}
-	c.r.sections = append(c.r.sections, strings.Join(out, "\n"))
+	c.Section(strings.Join(out, "\n"))
 	return nil
 }
 
@@ -259,17 +261,17 @@ type unrouteArgs struct {
 	URLPattern string `json:"urlPattern" desc:"Remove the routes of this pattern, as given to route_requests. Default: every route of the page."`
 }
 
-func runUnroute(ctx context.Context, c *call, a *unrouteArgs) error {
-	n, st, err := c.page.RemoveRoutes(ctx, strings.TrimSpace(a.URLPattern))
+func runUnroute(ctx context.Context, c tool.Call, a *unrouteArgs) error {
+	n, st, err := Of(c.Page()).Remove(ctx, strings.TrimSpace(a.URLPattern))
 	if err != nil {
 		return err
 	}
-	c.r.state(st)
+	c.State(st)
 	switch {
 	case n == 0 && a.URLPattern != "":
-		c.r.line("No route of pattern %s; none removed.", a.URLPattern)
+		c.Line("No route of pattern %s; none removed.", a.URLPattern)
 	default:
-		c.r.line("Removed %s.", kit.Plural(n, "route"))
+		c.Line("Removed %s.", tool.Plural(n, "route"))
 	}
 	return nil
 }
