@@ -187,13 +187,6 @@ type Actor struct {
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
 
-	// heap is the heap snapshot being written, non-nil while
-	// TakeHeapSnapshot runs (heapsnapshot.go). heapBusy is set while
-	// Chrome has not answered a HeapProfiler.takeHeapSnapshot, even one
-	// whose call gave up.
-	heap     *heapCapture
-	heapBusy bool
-
 	// console and network are the page's collectors (collect.go), fed from
 	// the events in collected, in arrival order.
 	console *collectors.Console

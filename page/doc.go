@@ -31,9 +31,7 @@
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
 // oopif.go (out-of-process iframes: their sessions, and placing their
 // elements in the page); collect.go (feeding the collectors), console.go,
-// network.go and issues.go; heapsnapshot.go (take_heapsnapshot: the
-// chunks Chrome sends are written out as the run goroutine applies them, so
-// a snapshot never sits in the server's memory); host_route.go (what
+// network.go and issues.go; host_route.go (what
 // page/route, the request routes, needs of the core, and the Explainer
 // that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
@@ -137,7 +135,7 @@
 //     returns. Await cancels its context when it returns early (a dialog, a
 //     crash, the deadline), and the run goroutine waits for all of them
 //     before it exits.
-//   - The heap snapshot call (heapsnapshot.go), an Await goroutine whose
+//   - The heap snapshot call (page/memory), an Await goroutine whose
 //     HeapProfiler.takeHeapSnapshot runs under the actor's lifetime context
 //     and an hour, not under its caller's budget: when the budget runs out
 //     the renderer goes on writing the snapshot, and the page refuses a new

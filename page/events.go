@@ -41,7 +41,7 @@ var events = map[string]bool{
 
 // keepEvent says which events the page's sessions queue.
 func keepEvent(method string) bool {
-	return events[method] || collected[method] || heapEvents[method] || webmcpEvents[method] || sliceEvents[method] != nil
+	return events[method] || collected[method] || webmcpEvents[method] || sliceEvents[method] != nil
 }
 
 // addFrames records a frame tree, as Page.getFrameTree on session s returns
@@ -311,8 +311,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		}
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
-	case "HeapProfiler.addHeapSnapshotChunk", "HeapProfiler.reportHeapSnapshotProgress":
-		return a.applyHeap(ev)
 	case "Input.dragIntercepted", "Page.fileChooserOpened":
 		if a.watch != nil {
 			select {

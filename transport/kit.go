@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 	kit "github.com/tabhive/tabhive/transport/tool"
@@ -70,5 +71,25 @@ func (c *call) Budget() time.Duration { return c.budget }
 // OutOfBudget reports whether err is the call's budget running out.
 func (c *call) OutOfBudget(err error) bool { return isBudget(err) }
 
+// Lines adds formatted lines to the reply.
+func (c *call) Lines(lines ...string) { c.r.lines = append(c.r.lines, lines...) }
+
+// Owner is the call's session, which keys what the server keeps for it.
+func (c *call) Owner() any { return c.sess }
+
+// Progress forwards the call's progress reports to its client, if it asked
+// for them.
+func (c *call) Progress(ctx context.Context, message func(done, total int) string) (func(done, total int), func()) {
+	if c.progressToken == nil || c.sess.ss == nil {
+		return nil, func() {}
+	}
+	p := startProgress(ctx, c.sess.ss, c.progressToken, message)
+	return p.report, p.stop
+}
+
 // Sentence is the sentence an agent reads for err.
 func (c *call) Sentence(err error) string { return sentence(err) }
+
+// DefaultHeapSnapshotMemory is the memory budget for loaded heap
+// snapshots when [Config.HeapSnapshotMemory] is zero.
+const DefaultHeapSnapshotMemory = heapcache.DefaultBudget

@@ -120,7 +120,7 @@ type Config struct {
 	HeapSnapshotMemory int64
 	// HeapSnapshotBudget, if not nil, returns how long take_heapsnapshot
 	// may take on a page whose JavaScript heap uses heapBytes. If nil,
-	// [page.HeapSnapshotBudget], at most 30 minutes.
+	// [memory.Budget], at most 30 minutes.
 	HeapSnapshotBudget func(heapBytes int64) time.Duration
 	// SnapshotMaxBytes bounds a snapshot's text in a reply
 	// (--snapshot-max-bytes): a longer one is saved to a file in the

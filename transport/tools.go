@@ -3,6 +3,7 @@ package transport
 import (
 	"time"
 
+	"github.com/tabhive/tabhive/page/memory"
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/performance"
 	"github.com/tabhive/tabhive/page/route"
@@ -19,7 +20,7 @@ const (
 	listBudget     = kit.ListBudget
 	inputBudget    = kit.InputBudget
 	snapshotBudget = 30 * time.Second
-	overhead       = 10 * time.Second // added to a tool's own timeout
+	overhead       = kit.Overhead
 )
 
 // A tool's timeout argument, in milliseconds, is clamped to maxTimeout and
@@ -78,7 +79,7 @@ func (s *Server) toolList() []*tool {
 		s.pwaTools(),
 		s.webmcpTools(),
 		fromKits(performance.Tools()),
-		s.memoryTools(),
+		fromKits(memory.Tools(memory.Config{Debugging: s.cfg.MemoryDebugging, SnapshotBudget: s.cfg.HeapSnapshotBudget}, s.heaps)),
 		s.lighthouseTools(),
 	} {
 		for _, t := range family {

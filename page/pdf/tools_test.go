@@ -69,4 +69,3 @@ func TestSavePDF(t *testing.T) {
 		t.Errorf("a refused save_pdf left a file: %v", err)
 	}
 }
-

@@ -82,6 +82,8 @@ type Call interface {
 	Sandbox(ctx context.Context) *sandbox.Sandbox
 	// Line adds a line to the reply's text.
 	Line(format string, a ...any)
+	// Lines adds lines, already formatted, to the reply's text.
+	Lines(lines ...string)
 	// Sentence is the one sentence an agent reads for err, as the reply
 	// would say it.
 	Sentence(err error) string
@@ -104,6 +106,15 @@ type Call interface {
 	// OutOfBudget reports whether err says the call's budget ran out (not
 	// a shorter bound of one of its steps).
 	OutOfBudget(err error) bool
+	// Owner is the MCP session the call belongs to, as a key for what the
+	// server keeps per session (loaded heap snapshots).
+	Owner() any
+	// Progress returns how a long call reports its progress (done of
+	// total, described by message) as MCP progress notifications, when
+	// the client asked for them; else report is nil. Report never blocks:
+	// only the latest report waits to be sent. Stop must be called before
+	// the call returns.
+	Progress(ctx context.Context, message func(done, total int) string) (report func(done, total int), stop func())
 }
 
 // Budgets: how long a call may take when the tool has no timeout
@@ -116,6 +127,8 @@ const (
 	// InputBudget is a call that acts on the page: 5 s actionability, a
 	// navigation's wait, settling and a snapshot.
 	InputBudget = 20 * time.Second
+	// Overhead is added to a tool's own timeout.
+	Overhead = 10 * time.Second
 )
 
 // ArgError is bad input: one sentence that says what to send instead,

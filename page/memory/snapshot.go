@@ -1,4 +1,13 @@
-package page
+// Package memory is the heap capability: take_heapsnapshot, which writes a
+// snapshot of a page's JavaScript heap as Chrome sends it, and the tools
+// that analyse snapshot files with tabhive's own engine
+// (internal/devtools/heap), which need no browser.
+//
+// A page's slice holds the snapshot being written. Goroutines: a snapshot
+// call's HeapProfiler.takeHeapSnapshot runs on an Await goroutine, ended by
+// Chrome's answer or the page's end (at most an hour); the progress
+// forwarder of a call runs on the transport's side (tool.Call.Progress).
+package memory
 
 import (
 	"bytes"
@@ -13,6 +22,7 @@ import (
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/jsfmt"
+	"github.com/tabhive/tabhive/page"
 )
 
 // A heap snapshot is written as Chrome sends it: V8 serialises the heap
@@ -22,11 +32,30 @@ import (
 // writer at once, so the server never holds more than the chunks queued
 // since its last batch, whatever the size of the heap.
 
-// heapEvents are the HeapProfiler events a snapshot in progress needs.
-var heapEvents = map[string]bool{
-	"HeapProfiler.addHeapSnapshotChunk":       true,
-	"HeapProfiler.reportHeapSnapshotProgress": true,
+// slices finds a page's heap snapshot slice; it applies the HeapProfiler
+// events a snapshot in progress needs.
+var slices = page.Register(page.Capability[*Slice]{
+	Name:   "memory",
+	Events: []string{"HeapProfiler.addHeapSnapshotChunk", "HeapProfiler.reportHeapSnapshotProgress"},
+	New:    func(h *page.Host) *Slice { return &Slice{h: h} },
+})
+
+// Of returns page a's heap snapshot slice.
+func Of(a *page.Actor) *Slice { return slices.Of(a) }
+
+// Slice is a page's heap snapshots: its methods may be called from any
+// goroutine, and run on the page's run goroutine, which owns its state.
+type Slice struct {
+	h *page.Host
+	// heap is the heap snapshot being written, non-nil while
+	// TakeHeapSnapshot runs. busy is set while Chrome has not answered a
+	// HeapProfiler.takeHeapSnapshot, even one whose call gave up.
+	heap *heapCapture
+	busy bool
 }
+
+// Close has nothing to let go of: a snapshot's call ends with the page.
+func (*Slice) Close() {}
 
 // heapCapture is the snapshot being written, owned by the run goroutine.
 type heapCapture struct {
@@ -91,8 +120,8 @@ func unescape(out, s []byte) ([]byte, bool) {
 	return out, true
 }
 
-// HeapSnapshotOptions says where a heap snapshot goes.
-type HeapSnapshotOptions struct {
+// Options says where a heap snapshot goes.
+type Options struct {
 	// Out receives the snapshot's JSON as it arrives. It is written from
 	// the page's goroutine; a write error ends the snapshot.
 	Out io.Writer
@@ -101,73 +130,74 @@ type HeapSnapshotOptions struct {
 	// and must not block.
 	Progress func(done, total int)
 	// Budget returns how long the snapshot may take, given the bytes the
-	// page's JavaScript heap uses. If nil, [HeapSnapshotBudget].
+	// page's JavaScript heap uses. If nil, [Budget].
 	Budget func(heapBytes int64) time.Duration
 }
 
-// HeapSnapshotResult is a heap snapshot written.
-type HeapSnapshotResult struct {
+// Result is a heap snapshot written.
+type Result struct {
 	Bytes     int64         // written to Out
 	HeapBytes int64         // the JavaScript heap's used size before the snapshot
 	Budget    time.Duration // what the snapshot was allowed
-	State     State
+	State     page.State
 }
 
-// HeapSnapshotBudgetError is returned when a snapshot takes longer than its
+// BudgetError is returned when a snapshot takes longer than its
 // budget. The page's renderer goes on serialising it until it is done; the
 // chunks that follow are dropped.
-type HeapSnapshotBudgetError struct {
+type BudgetError struct {
 	Budget    time.Duration
 	HeapBytes int64
 	Written   int64
 }
 
-func (e *HeapSnapshotBudgetError) Error() string {
+func (e *BudgetError) Error() string {
 	return fmt.Sprintf("heap snapshot not finished within %v (heap %d bytes, %d bytes written)", e.Budget, e.HeapBytes, e.Written)
 }
 
-// ErrHeapSnapshotBusy is returned by TakeHeapSnapshot while the page's
+// ErrBusy is returned by [Slice.Take] while the page's
 // renderer still writes an earlier snapshot whose call gave up (its budget
 // ran out, or its caller went away).
-var ErrHeapSnapshotBusy = errors.New("the page's renderer is still writing an earlier heap snapshot")
+var ErrBusy = errors.New("the page's renderer is still writing an earlier heap snapshot")
 
 // maxHeapSnapshotCall bounds HeapProfiler.takeHeapSnapshot itself, past any
 // budget a caller gives: a renderer that has not answered in an hour is
 // not coming back.
 const maxHeapSnapshotCall = time.Hour
 
-// HeapSnapshotBudget is the default time a heap snapshot may take: two
+// Budget is the default time a heap snapshot may take: two
 // minutes, plus ten seconds per megabyte of JavaScript heap. V8 writes
 // about two megabytes of snapshot per megabyte of heap, in seconds on a
 // quiet machine; on one loaded to 40 on 2 cores, a 92 MB heap took over ten
 // minutes. The client sees progress meanwhile, if it asked for it.
-func HeapSnapshotBudget(heapBytes int64) time.Duration {
+func Budget(heapBytes int64) time.Duration {
 	return 2*time.Minute + time.Duration(heapBytes>>20)*10*time.Second
 }
 
 // usageTimeout bounds the heap usage query that sizes the budget.
 const usageTimeout = 10 * time.Second
 
-// TakeHeapSnapshot writes a snapshot of the page's JavaScript heap to
-// opts.Out, under ctx and a budget sized to the heap. It fails fast with a
-// [*DialogError] while a dialog is open; with a
-// [*HeapSnapshotBudgetError] when the budget runs out first.
-func (a *Actor) TakeHeapSnapshot(ctx context.Context, opts HeapSnapshotOptions) (HeapSnapshotResult, error) {
-	return ask(ctx, a, func(ctx context.Context) (HeapSnapshotResult, error) {
-		if err := a.needRenderer(); err != nil {
-			return HeapSnapshotResult{}, err
+// Take writes a snapshot of the page's JavaScript heap to opts.Out, under
+// ctx and a budget sized to the heap. It fails fast with a
+// [*page.DialogError] while a dialog is open; with a [*BudgetError] when
+// the budget runs out first.
+func (sl *Slice) Take(ctx context.Context, opts Options) (Result, error) {
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (Result, error) {
+		if err := h.NeedRenderer(); err != nil {
+			return Result{}, err
 		}
-		if a.heapBusy {
-			return HeapSnapshotResult{}, ErrHeapSnapshotBusy
+		if sl.busy {
+			return Result{}, ErrBusy
 		}
 		budgetFor := opts.Budget
 		if budgetFor == nil {
-			budgetFor = HeapSnapshotBudget
+			budgetFor = Budget
 		}
 		var used int64
 		uctx, cancel := context.WithTimeout(ctx, usageTimeout)
-		err := a.call(uctx, func(ctx context.Context) error {
-			u, err := a.c.Runtime.GetHeapUsage(ctx)
+		err := h.Call(uctx, func(ctx context.Context) error {
+			u, err := h.Client().Runtime.GetHeapUsage(ctx)
 			if err == nil {
 				used = int64(u.UsedSize)
 			}
@@ -175,17 +205,17 @@ func (a *Actor) TakeHeapSnapshot(ctx context.Context, opts HeapSnapshotOptions) 
 		})
 		cancel()
 		if err != nil && ctx.Err() != nil {
-			return HeapSnapshotResult{}, err
+			return Result{}, err
 		}
 		// A page whose heap size is unknown still gets the base budget.
-		res := HeapSnapshotResult{HeapBytes: used, Budget: budgetFor(used)}
+		res := Result{HeapBytes: used, Budget: budgetFor(used)}
 		hc := &heapCapture{w: opts.Out, progress: opts.Progress}
-		a.heap = hc
-		defer func() { a.heap = nil }()
-		err = a.snapshotHeap(ctx, res.Budget, hc)
+		sl.heap = hc
+		defer func() { sl.heap = nil }()
+		err = sl.snapshot(ctx, res.Budget, hc)
 		res.Bytes = hc.written
-		res.State = a.state()
-		var budgetHit *HeapSnapshotBudgetError
+		res.State = h.State()
+		var budgetHit *BudgetError
 		if errors.As(err, &budgetHit) {
 			budgetHit.HeapBytes = used
 		}
@@ -193,62 +223,58 @@ func (a *Actor) TakeHeapSnapshot(ctx context.Context, opts HeapSnapshotOptions) 
 	})
 }
 
-// snapshotHeap runs HeapProfiler.takeHeapSnapshot under budget, writing
-// chunks into hc as they come.
-func (a *Actor) snapshotHeap(ctx context.Context, budget time.Duration, hc *heapCapture) error {
+// snapshot runs HeapProfiler.takeHeapSnapshot under budget, writing chunks
+// into hc as they come.
+func (sl *Slice) snapshot(ctx context.Context, budget time.Duration, hc *heapCapture) error {
+	h := sl.h
 	bctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	if err := a.call(bctx, func(ctx context.Context) error { return a.c.HeapProfiler.Enable(ctx) }); err != nil {
-		return a.heapError(ctx, bctx, budget, hc, err)
+	if err := h.Call(bctx, func(ctx context.Context) error { return h.Client().HeapProfiler.Enable(ctx) }); err != nil {
+		return heapError(ctx, bctx, budget, hc, err)
 	}
 	// HeapProfiler stays enabled: V8 follows the objects the garbage
 	// collector moves only while it is, so that an object keeps its id
 	// from one snapshot to the next and two snapshots compare (upstream
 	// disables it after each snapshot, and then objects the collector
 	// moved in between look deleted and new).
-	if err := a.call(bctx, func(ctx context.Context) error { return a.c.HeapProfiler.CollectGarbage(ctx) }); err != nil {
-		return a.heapError(ctx, bctx, budget, hc, err)
+	if err := h.Call(bctx, func(ctx context.Context) error { return h.Client().HeapProfiler.CollectGarbage(ctx) }); err != nil {
+		return heapError(ctx, bctx, budget, hc, err)
 	}
-	seq := a.dialogSeq
+	mark := h.DialogMark()
 	// The call runs under a context of its own, not the budget's: when the
 	// budget runs out the renderer goes on writing the snapshot, and the
-	// page must know when it is done (heapBusy) so that a new snapshot
-	// does not take the old one's chunks. Chrome's answer, or the end of
-	// the actor, ends the call.
-	hctx, hcancel := context.WithTimeout(a.act.Context(), maxHeapSnapshotCall)
-	a.heapBusy = true
-	err := a.act.Await(bctx, func(context.Context) error {
+	// page must know when it is done (busy) so that a new snapshot does
+	// not take the old one's chunks. Chrome's answer, or the end of the
+	// page, ends the call.
+	hctx, hcancel := context.WithTimeout(h.Life(), maxHeapSnapshotCall)
+	sl.busy = true
+	err := h.Await(bctx, func(context.Context) error {
 		defer hcancel()
-		err := a.c.HeapProfiler.TakeHeapSnapshot(hctx, heapprofiler.NewTakeHeapSnapshotArgs().SetReportProgress(hc.progress != nil))
-		a.posted.Push(func() { a.heapBusy = false })
+		err := h.Client().HeapProfiler.TakeHeapSnapshot(hctx, heapprofiler.NewTakeHeapSnapshotArgs().SetReportProgress(hc.progress != nil))
+		h.Post(func() { sl.busy = false })
 		return err
 	}, func() error {
-		switch {
-		case hc.err != nil:
+		if hc.err != nil {
 			return hc.err
-		case a.dialogSeq != seq && a.dialog != nil:
-			return &DialogError{Dialog: *a.dialog}
-		case a.crashed:
-			return ErrCrashed
 		}
-		return nil
+		return h.Interrupted(mark)
 	})
 	if err == nil {
 		// Chrome sends every chunk before its answer; those queued
 		// behind the answer are applied now.
-		(*eventSource)(a).Apply()
+		h.ApplyEvents()
 		err = hc.err
 	}
 	if err != nil {
-		return a.heapError(ctx, bctx, budget, hc, err)
+		return heapError(ctx, bctx, budget, hc, err)
 	}
 	return nil
 }
 
-// heapError turns the end of the budget into a *HeapSnapshotBudgetError.
-func (a *Actor) heapError(ctx, bctx context.Context, budget time.Duration, hc *heapCapture, err error) error {
+// heapError turns the end of the budget into a *BudgetError.
+func heapError(ctx, bctx context.Context, budget time.Duration, hc *heapCapture, err error) error {
 	if ctx.Err() == nil && bctx.Err() != nil {
-		return &HeapSnapshotBudgetError{Budget: budget, Written: hc.written}
+		return &BudgetError{Budget: budget, Written: hc.written}
 	}
 	if hc.err != nil {
 		return fmt.Errorf("write heap snapshot: %w", hc.err)
@@ -256,11 +282,11 @@ func (a *Actor) heapError(ctx, bctx context.Context, budget time.Duration, hc *h
 	return err
 }
 
-// applyHeap applies a HeapProfiler event: a chunk goes to the snapshot
-// being written, if any (one that arrives after its snapshot gave up is
+// Apply applies a HeapProfiler event: a chunk goes to the snapshot being
+// written, if any (one that arrives after its snapshot gave up is
 // dropped).
-func (a *Actor) applyHeap(ev cdpconn.Event) error {
-	hc := a.heap
+func (sl *Slice) Apply(_ *page.Session, ev cdpconn.Event) error {
+	hc := sl.heap
 	if hc == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package page
+package memory
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package transport
+package memory
 
 import (
 	"bufio"
@@ -7,16 +7,13 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/devtools/heap"
 	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
 	"github.com/tabhive/tabhive/internal/devtools/heap/heaptext"
-	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
 // The memory tools: take_heapsnapshot, listed by default, and with
@@ -28,76 +25,92 @@ import (
 // (internal/devtools/heap) and reply with its text
 // (internal/devtools/heap/heaptext).
 
-// DefaultHeapSnapshotMemory is the memory budget for loaded heap
-// snapshots when [Config.HeapSnapshotMemory] is zero.
-const DefaultHeapSnapshotMemory = heapcache.DefaultBudget
+// Config says which memory tools a server offers and how long a snapshot
+// may take.
+type Config struct {
+	// Debugging adds the heap-snapshot analysis tools
+	// (--memory-debugging, --experimental-memory).
+	Debugging bool
+	// SnapshotBudget, if not nil, returns how long take_heapsnapshot may
+	// take for a heap of heapBytes. If nil, [Budget], at most 30 minutes.
+	SnapshotBudget func(heapBytes int64) time.Duration
+}
+
+// tools are the memory tools of one server.
+type tools struct {
+	cfg Config
+	// heaps are the sessions' loaded snapshots, the server's (it drops a
+	// session's when the session ends).
+	heaps *heapcache.Cache
+}
 
 const (
 	// heapSnapshotBudget bounds take_heapsnapshot from outside; the page
 	// gives the snapshot a budget of its own, scaled to the heap's size
-	// (see page.HeapSnapshotBudget), at most maxHeapSnapshotBudget.
-	heapSnapshotBudget    = maxHeapSnapshotBudget + overhead
+	// (see [Budget]), at most maxHeapSnapshotBudget.
+	heapSnapshotBudget    = maxHeapSnapshotBudget + tool.Overhead
 	maxHeapSnapshotBudget = 30 * time.Minute
 	// analysisBudget bounds an analysis call; loading a big snapshot is
 	// most of it, and goes on for the next call if this runs out.
 	analysisBudget = 5 * time.Minute
 )
 
-// memoryTools returns take_heapsnapshot, and the analysis tools when
-// memory debugging is on.
-func (s *Server) memoryTools() []*tool {
-	tools := []*tool{
-		define(tool{name: "take_heapsnapshot", page: true,
-			description: "Capture a heap snapshot of the target page. Use to analyze the memory distribution of JavaScript objects and debug memory leaks."},
-			fixed[takeHeapArgs](heapSnapshotBudget), s.takeHeapSnapshot),
+// Tools returns take_heapsnapshot, and the analysis tools when memory
+// debugging is on, which load snapshots into heaps.
+func Tools(cfg Config, heaps *heapcache.Cache) []*tool.Tool {
+	s := &tools{cfg: cfg, heaps: heaps}
+	tools := []*tool.Tool{
+		tool.Define(tool.Tool{Name: "take_heapsnapshot", Page: true,
+			Description: "Capture a heap snapshot of the target page. Use to analyze the memory distribution of JavaScript objects and debug memory leaks."},
+			tool.Fixed[takeHeapArgs](heapSnapshotBudget), s.takeHeapSnapshot),
 	}
-	if !s.cfg.MemoryDebugging {
+	if !s.cfg.Debugging {
 		return tools
 	}
-	analysis := func(t tool) tool {
-		t.readOnly, t.noBrowser = true, true
+	analysis := func(t tool.Tool) tool.Tool {
+		t.ReadOnly, t.NoBrowser = true, true
 		return t
 	}
 	return append(tools,
-		define(analysis(tool{name: "get_heapsnapshot_summary",
-			description: "Loads and caches a memory heapsnapshot and returns snapshot summary stats, including native contexts and their sizes, and retained by context summary."}),
-			fixed[heapSummaryArgs](analysisBudget), s.heapSummary),
-		define(analysis(tool{name: "get_heapsnapshot_details",
-			description: "Loads and caches a memory heapsnapshot and returns all available information including statistics, static data, and aggregated node information. Supports pagination for aggregates."}),
-			fixed[heapDetailsArgs](analysisBudget), s.heapDetails),
-		define(analysis(tool{name: "get_heapsnapshot_class_nodes",
-			description: "Loads and caches a memory heapsnapshot and returns instances of a specific class with their IDs."}),
-			fixed[heapClassNodesArgs](analysisBudget), s.heapClassNodes),
-		define(analysis(tool{name: "get_heapsnapshot_retainers",
-			description: "Loads and caches a memory heapsnapshot and returns retainers for a specific node ID."}),
-			fixed[heapNodePagedArgs](analysisBudget), s.heapRetainers),
-		define(tool{name: "close_heapsnapshot", noBrowser: true,
-			description: "Closes a previously loaded and cached memory heapsnapshot, freeing its memory."},
-			fixed[heapCloseArgs](listBudget), s.heapClose),
-		define(analysis(tool{name: "get_heapsnapshot_retaining_paths",
-			description: "Loads and caches a memory heapsnapshot and returns retaining paths for a specific node ID. This helps to understand why a node is not being garbage collected."}),
-			fixed[heapPathsArgs](analysisBudget), s.heapPaths),
-		define(analysis(tool{name: "get_heapsnapshot_edges",
-			description: "Loads and caches a memory heapsnapshot and returns outgoing edges (references) for a specific node ID."}),
-			fixed[heapEdgesArgs](analysisBudget), s.heapEdges),
-		define(analysis(tool{name: "get_heapsnapshot_dominators",
-			description: "Loads and caches a memory heapsnapshot and returns the dominator chain for a specific node ID. This helps to identify which objects are keeping the target node alive."}),
-			fixed[heapNodeArgs](analysisBudget), s.heapDominators),
-		define(analysis(tool{name: "compare_heapsnapshots",
-			description: "Loads and caches two memory heapsnapshots and returns the comparison. If classIndex is provided, returns detailed diff for that class, otherwise returns summary diff."}),
-			fixed[heapCompareArgs](analysisBudget), s.heapCompare),
-		define(analysis(tool{name: "get_heapsnapshot_duplicate_strings",
-			description: "Loads and caches a memory heapsnapshot and returns duplicate strings grouped by their value."}),
-			fixed[heapPagedArgs](analysisBudget), s.heapDuplicates),
-		define(analysis(tool{name: "get_heapsnapshot_object_details",
-			description: "Loads and caches a memory heapsnapshot and returns detailed information about a specific object by its node ID, including size, type, distance, and DOM detachedness."}),
-			fixed[heapNodeArgs](analysisBudget), s.heapObject),
-		define(analysis(tool{name: "query_heapsnapshot_objects",
-			description: "Loads and caches a memory heapsnapshot and queries objects matching specific filters (className, propertyName, nodeType, retainedSize, selfSize, isDetached, sortBy)."}),
-			fixed[heapQueryArgs](analysisBudget), s.heapQuery),
-		define(analysis(tool{name: "analyze_heapsnapshot_contexts",
-			description: "Loads and caches a memory heapsnapshot to identify and rank closure contexts holding dead captured fields—variables no remaining live closure can read. Scopes are ranked globally by the retained size of these dead values to provide a prioritizing heuristic, rather than an exact measure of reclaimable bytes."}),
-			fixed[heapContextsArgs](analysisBudget), s.heapContexts),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_summary",
+			Description: "Loads and caches a memory heapsnapshot and returns snapshot summary stats, including native contexts and their sizes, and retained by context summary."}),
+			tool.Fixed[heapSummaryArgs](analysisBudget), s.heapSummary),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_details",
+			Description: "Loads and caches a memory heapsnapshot and returns all available information including statistics, static data, and aggregated node information. Supports pagination for aggregates."}),
+			tool.Fixed[heapDetailsArgs](analysisBudget), s.heapDetails),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_class_nodes",
+			Description: "Loads and caches a memory heapsnapshot and returns instances of a specific class with their IDs."}),
+			tool.Fixed[heapClassNodesArgs](analysisBudget), s.heapClassNodes),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_retainers",
+			Description: "Loads and caches a memory heapsnapshot and returns retainers for a specific node ID."}),
+			tool.Fixed[heapNodePagedArgs](analysisBudget), s.heapRetainers),
+		tool.Define(tool.Tool{Name: "close_heapsnapshot", NoBrowser: true,
+			Description: "Closes a previously loaded and cached memory heapsnapshot, freeing its memory."},
+			tool.Fixed[heapCloseArgs](tool.ListBudget), s.heapClose),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_retaining_paths",
+			Description: "Loads and caches a memory heapsnapshot and returns retaining paths for a specific node ID. This helps to understand why a node is not being garbage collected."}),
+			tool.Fixed[heapPathsArgs](analysisBudget), s.heapPaths),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_edges",
+			Description: "Loads and caches a memory heapsnapshot and returns outgoing edges (references) for a specific node ID."}),
+			tool.Fixed[heapEdgesArgs](analysisBudget), s.heapEdges),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_dominators",
+			Description: "Loads and caches a memory heapsnapshot and returns the dominator chain for a specific node ID. This helps to identify which objects are keeping the target node alive."}),
+			tool.Fixed[heapNodeArgs](analysisBudget), s.heapDominators),
+		tool.Define(analysis(tool.Tool{Name: "compare_heapsnapshots",
+			Description: "Loads and caches two memory heapsnapshots and returns the comparison. If classIndex is provided, returns detailed diff for that class, otherwise returns summary diff."}),
+			tool.Fixed[heapCompareArgs](analysisBudget), s.heapCompare),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_duplicate_strings",
+			Description: "Loads and caches a memory heapsnapshot and returns duplicate strings grouped by their value."}),
+			tool.Fixed[heapPagedArgs](analysisBudget), s.heapDuplicates),
+		tool.Define(analysis(tool.Tool{Name: "get_heapsnapshot_object_details",
+			Description: "Loads and caches a memory heapsnapshot and returns detailed information about a specific object by its node ID, including size, type, distance, and DOM detachedness."}),
+			tool.Fixed[heapNodeArgs](analysisBudget), s.heapObject),
+		tool.Define(analysis(tool.Tool{Name: "query_heapsnapshot_objects",
+			Description: "Loads and caches a memory heapsnapshot and queries objects matching specific filters (className, propertyName, nodeType, retainedSize, selfSize, isDetached, sortBy)."}),
+			tool.Fixed[heapQueryArgs](analysisBudget), s.heapQuery),
+		tool.Define(analysis(tool.Tool{Name: "analyze_heapsnapshot_contexts",
+			Description: "Loads and caches a memory heapsnapshot to identify and rank closure contexts holding dead captured fields—variables no remaining live closure can read. Scopes are ranked globally by the retained size of these dead values to provide a prioritizing heuristic, rather than an exact measure of reclaimable bytes."}),
+			tool.Fixed[heapContextsArgs](analysisBudget), s.heapContexts),
 	)
 }
 
@@ -207,12 +220,12 @@ type heapContextsArgs struct {
 }
 
 // snapshot loads (or finds loaded) the call's session's snapshot at path.
-func (c *call) snapshot(ctx context.Context, path string) (*heap.Snapshot, func(), error) {
-	return c.s.heaps.Use(ctx, c.sess, c.sandbox(ctx), path)
+func (s *tools) snapshot(ctx context.Context, c tool.Call, path string) (*heap.Snapshot, func(), error) {
+	return s.heaps.Use(ctx, c.Owner(), c.Sandbox(ctx), path)
 }
 
-func (s *Server) heapSummary(ctx context.Context, c *call, a *heapSummaryArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapSummary(ctx context.Context, c tool.Call, a *heapSummaryArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
@@ -221,76 +234,76 @@ func (s *Server) heapSummary(ctx context.Context, c *call, a *heapSummaryArgs) e
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, lines...)
+	c.Lines(lines...)
 	return nil
 }
 
-func (s *Server) heapDetails(ctx context.Context, c *call, a *heapDetailsArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapDetails(ctx context.Context, c tool.Call, a *heapDetailsArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	aggs, err := snap.Aggregates(ctx, a.FilterName, a.ObjectID)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapClassNodes(ctx context.Context, c *call, a *heapClassNodesArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapClassNodes(ctx context.Context, c tool.Call, a *heapClassNodesArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	nodes, err := snap.ClassNodes(ctx, *a.ID, a.FilterName, a.ObjectID)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapRetainers(ctx context.Context, c *call, a *heapNodePagedArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapRetainers(ctx context.Context, c tool.Call, a *heapNodePagedArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	edges, err := snap.Retainers(ctx, *a.NodeID)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapClose(ctx context.Context, c *call, a *heapCloseArgs) error {
-	canonical, err := c.sandbox(ctx).Resolve(a.FilePath)
-	if err != nil || !s.heaps.CloseFile(c.sess, canonical) {
+func (s *tools) heapClose(ctx context.Context, c tool.Call, a *heapCloseArgs) error {
+	canonical, err := c.Sandbox(ctx).Resolve(a.FilePath)
+	if err != nil || !s.heaps.CloseFile(c.Owner(), canonical) {
 		return &heaptext.Error{Sentence: fmt.Sprintf("Failed to close heap snapshot: %s was not loaded.", a.FilePath)}
 	}
-	c.r.line("Closed heap snapshot: %s", a.FilePath)
+	c.Line("Closed heap snapshot: %s", a.FilePath)
 	return nil
 }
 
-func (s *Server) heapPaths(ctx context.Context, c *call, a *heapPathsArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapPaths(ctx context.Context, c tool.Call, a *heapPathsArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	paths, limits, err := snap.RetainingPaths(ctx, *a.NodeID, a.MaxDepth, a.MaxNodes, a.MaxSiblings)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapEdges(ctx context.Context, c *call, a *heapEdgesArgs) error {
+func (s *tools) heapEdges(ctx context.Context, c tool.Call, a *heapEdgesArgs) error {
 	opts := heap.EdgeOptions{SortBy: a.SortBy, ExcludePrimitives: a.ExcludePrimitives == nil || *a.ExcludePrimitives}
 	if opts.SortBy == "" {
 		opts.SortBy = "retainedSize"
@@ -303,40 +316,40 @@ func (s *Server) heapEdges(ctx context.Context, c *call, a *heapEdgesArgs) error
 		// As upstream: only the lower bound applies here.
 		opts.MinRetainedSize = &r.Min
 	}
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	edges, err := snap.Edges(ctx, *a.NodeID, opts)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapDominators(ctx context.Context, c *call, a *heapNodeArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapDominators(ctx context.Context, c tool.Call, a *heapNodeArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	chain, err := snap.Dominators(ctx, *a.NodeID)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapCompare(ctx context.Context, c *call, a *heapCompareArgs) error {
-	base, doneBase, err := c.snapshot(ctx, a.BaseFilePath)
+func (s *tools) heapCompare(ctx context.Context, c tool.Call, a *heapCompareArgs) error {
+	base, doneBase, err := s.snapshot(ctx, c, a.BaseFilePath)
 	if err != nil {
 		return err
 	}
 	defer doneBase()
-	cur, doneCur, err := c.snapshot(ctx, a.CurrentFilePath)
+	cur, doneCur, err := s.snapshot(ctx, c, a.CurrentFilePath)
 	if err != nil {
 		return err
 	}
@@ -349,12 +362,12 @@ func (s *Server) heapCompare(ctx context.Context, c *call, a *heapCompareArgs) e
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, lines...)
+	c.Lines(lines...)
 	return nil
 }
 
-func (s *Server) heapDuplicates(ctx context.Context, c *call, a *heapPagedArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapDuplicates(ctx context.Context, c tool.Call, a *heapPagedArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
@@ -363,25 +376,25 @@ func (s *Server) heapDuplicates(ctx context.Context, c *call, a *heapPagedArgs) 
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapObject(ctx context.Context, c *call, a *heapNodeArgs) error {
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+func (s *tools) heapObject(ctx context.Context, c tool.Call, a *heapNodeArgs) error {
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	info, err := snap.ObjectInfo(ctx, *a.NodeID)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapQuery(ctx context.Context, c *call, a *heapQueryArgs) error {
+func (s *tools) heapQuery(ctx context.Context, c tool.Call, a *heapQueryArgs) error {
 	q := heap.Query{ClassName: a.ClassName, PropertyName: a.PropertyName, NodeType: a.NodeType, IsDetached: a.IsDetached, SortBy: a.SortBy}
 	if a.RetainedSize != nil {
 		r, err := byteRange("query_heapsnapshot_objects", "retainedSize", *a.RetainedSize)
@@ -397,20 +410,20 @@ func (s *Server) heapQuery(ctx context.Context, c *call, a *heapQueryArgs) error
 		}
 		q.MinSelf, q.MaxSelf = &r.Min, r.Max
 	}
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
 	defer done()
 	nodes, err := snap.QueryObjects(ctx, q)
 	if err != nil {
-		return heapError(err)
+		return queryError(err)
 	}
-	c.r.lines = append(c.r.lines, heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs) error {
+func (s *tools) heapContexts(ctx context.Context, c tool.Call, a *heapContextsArgs) error {
 	var r *heaptext.ByteRange
 	if a.RetainedSize != nil {
 		v, err := byteRange("analyze_heapsnapshot_contexts", "retainedSize", *a.RetainedSize)
@@ -419,7 +432,7 @@ func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs)
 		}
 		r = &v
 	}
-	snap, done, err := c.snapshot(ctx, a.FilePath)
+	snap, done, err := s.snapshot(ctx, c, a.FilePath)
 	if err != nil {
 		return err
 	}
@@ -428,24 +441,24 @@ func (s *Server) heapContexts(ctx context.Context, c *call, a *heapContextsArgs)
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Lines(heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
-// heapError words the engine's errors: a pattern the engine cannot run
+// queryError words the engine's errors: a pattern the engine cannot run
 // is bad input; the rest are the memory tools' own sentences.
-func heapError(err error) error {
-	if pe, ok := errorsAs[*heap.PatternError](err); ok {
-		return &argError{Msg: fmt.Sprintf("Invalid argument %q: %s is not a regular expression this server can run (%v); give plain text or a simpler pattern.", pe.Field, strconv.Quote(pe.Pattern), pe.Err)}
+func queryError(err error) error {
+	if pe := (*heap.PatternError)(nil); errors.As(err, &pe) {
+		return &tool.ArgError{Msg: fmt.Sprintf("Invalid argument %q: %s is not a regular expression this server can run (%v); give plain text or a simpler pattern.", pe.Field, strconv.Quote(pe.Pattern), pe.Err)}
 	}
 	return heaptext.QueryError(err)
 }
 
 // byteRange reads a size argument of tool.
-func byteRange(tool, arg, v string) (heaptext.ByteRange, error) {
+func byteRange(toolName, arg, v string) (heaptext.ByteRange, error) {
 	r, err := heaptext.ParseByteRange(v)
 	if err != nil {
-		return heaptext.ByteRange{}, badArgs("Invalid argument %q for tool %q: %v", arg, tool, agenterr.Period(err.Error()))
+		return heaptext.ByteRange{}, tool.BadArgs("Invalid argument %q for tool %q: %v", arg, toolName, agenterr.Period(err.Error()))
 	}
 	return r, nil
 }
@@ -453,31 +466,28 @@ func byteRange(tool, arg, v string) (heaptext.ByteRange, error) {
 // takeHeapSnapshot writes a snapshot of the page's heap into the sandbox as
 // Chrome sends it, with progress notifications when the client asked for
 // them.
-func (s *Server) takeHeapSnapshot(ctx context.Context, c *call, a *takeHeapArgs) error {
-	f, err := c.sandbox(ctx).Create(a.FilePath, ".heapsnapshot")
+func (s *tools) takeHeapSnapshot(ctx context.Context, c tool.Call, a *takeHeapArgs) error {
+	f, err := c.Sandbox(ctx).Create(a.FilePath, ".heapsnapshot")
 	if err != nil {
 		return err
 	}
 	path := f.Name()
 	w := bufio.NewWriterSize(f, 1<<20)
-	opts := page.HeapSnapshotOptions{
+	opts := Options{
 		Out: w,
 		Budget: func(heapBytes int64) time.Duration {
-			if f := s.cfg.HeapSnapshotBudget; f != nil {
+			if f := s.cfg.SnapshotBudget; f != nil {
 				return f(heapBytes)
 			}
-			return min(page.HeapSnapshotBudget(heapBytes), maxHeapSnapshotBudget)
+			return min(Budget(heapBytes), maxHeapSnapshotBudget)
 		},
 	}
-	var progress *progressForwarder
-	if c.progressToken != nil && c.sess.ss != nil {
-		progress = startProgress(ctx, c.sess.ss, c.progressToken)
-		opts.Progress = progress.report
-	}
-	res, err := c.page.TakeHeapSnapshot(ctx, opts)
-	if progress != nil {
-		progress.stop()
-	}
+	report, stop := c.Progress(ctx, func(done, total int) string {
+		return fmt.Sprintf("Serialized %d of %d heap objects", done, total)
+	})
+	opts.Progress = report
+	res, err := Of(c.Page()).Take(ctx, opts)
+	stop()
 	if err == nil {
 		err = w.Flush()
 	}
@@ -487,68 +497,16 @@ func (s *Server) takeHeapSnapshot(ctx context.Context, c *call, a *takeHeapArgs)
 	if err != nil {
 		// A cut-short snapshot is of no use to anyone: do not leave it.
 		os.Remove(path)
-		if errors.Is(err, page.ErrHeapSnapshotBusy) {
+		if errors.Is(err, ErrBusy) {
 			return &heaptext.Error{Sentence: "The page's renderer is still writing an earlier heap snapshot, whose call ran out of its budget; retry take_heapsnapshot once it is done (the page's other tools answer when it is)."}
 		}
-		var be *page.HeapSnapshotBudgetError
+		var be *BudgetError
 		if errors.As(err, &be) {
 			return &heaptext.Error{Sentence: fmt.Sprintf("The heap snapshot did not finish within its %v budget, scaled to the page's %d MB of JavaScript heap, so nothing was saved: the page's renderer finishes it in the background and answers again once it has; retry then, or shrink the heap first.", be.Budget, max(be.HeapBytes>>20, 1))}
 		}
 		return err
 	}
-	c.r.state(res.State)
-	c.r.line("Heap snapshot saved to %s", path)
+	c.State(res.State)
+	c.Line("Heap snapshot saved to %s", path)
 	return nil
-}
-
-// progressForwarder sends a call's progress notifications from a goroutine
-// of its own, so that the page's goroutine, which reports progress, never
-// waits on the client. Only the latest report waits to be sent.
-type progressForwarder struct {
-	latest chan [2]int
-	done   chan struct{}
-	wg     sync.WaitGroup
-}
-
-func startProgress(ctx context.Context, ss *mcp.ServerSession, token any) *progressForwarder {
-	p := &progressForwarder{latest: make(chan [2]int, 1), done: make(chan struct{})}
-	p.wg.Add(1)
-	go func() { // owned by the call: stop waits for it
-		defer p.wg.Done()
-		for {
-			select {
-			case v := <-p.latest:
-				// Best effort: a client that cannot take a notification
-				// loses it, and the snapshot goes on.
-				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(v[0]), Total: float64(v[1]),
-					Message: fmt.Sprintf("Serialized %d of %d heap objects", v[0], v[1])})
-			case <-p.done:
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return p
-}
-
-// report queues a progress report, replacing one not yet sent; it never
-// blocks.
-func (p *progressForwarder) report(done, total int) {
-	for {
-		select {
-		case p.latest <- [2]int{done, total}:
-			return
-		default:
-		}
-		select {
-		case <-p.latest:
-		default:
-		}
-	}
-}
-
-func (p *progressForwarder) stop() {
-	close(p.done)
-	p.wg.Wait()
 }
