@@ -224,4 +224,3 @@ func (s *Session) RPC() *rpcc.Conn { return s.conn.RPC() }
 // State returns what every page-scoped reply reports about the page: its
 // open dialog and what it emulates.
 func (h *Host) State() State { return h.a.state() }
-

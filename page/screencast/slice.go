@@ -222,12 +222,20 @@ func (sl *Slice) Stop(ctx context.Context) (Recording, error) {
 		}, h.Crashed); err != nil && ctx.Err() == nil {
 			h.Log().Debug().Err(err).Msg("stop screencast")
 		}
-		err := h.Await(ctx, func(ctx context.Context) (err error) {
-			rc.Duration, err = rec.Stop(ctx)
-			rc.Frames = rec.Frames()
-			rc.Cut = rec.Cut()
+		// The wait may end (the caller's deadline) while ffmpeg still
+		// finishes: what it reports comes back through a channel, read only
+		// if it has.
+		stopped := make(chan Recording, 1)
+		err := h.Await(ctx, func(ctx context.Context) error {
+			d, err := rec.Stop(ctx)
+			stopped <- Recording{Duration: d, Frames: rec.Frames(), Cut: rec.Cut()}
 			return err
 		}, nil)
+		select {
+		case st := <-stopped:
+			rc.Duration, rc.Frames, rc.Cut = st.Duration, st.Frames, st.Cut
+		default:
+		}
 		if ctx.Err() != nil {
 			sl.finish(rec) // the caller gave up: do not leave ffmpeg behind
 		}
