@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -177,10 +178,11 @@ type Actor struct {
 	// around the action; sends never block.
 	watch chan cdpconn.Event
 
-	// emu is the conditions being emulated (emulate.go). Its published
-	// timeouts are the exception to this group: any goroutine may load
-	// them ([Actor.Timeouts]).
-	emu emulationState
+	// pace is what the emulation in force implies for the core's waits,
+	// published by the emulation capability (host_emulation.go); nil means
+	// nothing is emulated. The exception to this group: any goroutine may
+	// load it ([Actor.Timeouts]).
+	pace atomic.Pointer[Pace]
 
 	ids     *snapshot.IDs
 	snap    *snapshot.Node            // latest snapshot, or nil
@@ -461,16 +463,13 @@ func (a *Actor) needRenderer() error {
 type State struct {
 	// Dialog is the dialog open at the end of the call, or nil.
 	Dialog *Dialog
-	// Emulation is what the page emulates (emulate), as [Actor.Emulate]
-	// keeps it: a media feature given as "auto" is "", a CPU rate of 1 is
-	// 0, and Headers is always nil, as extra headers are not reported.
-	// resize_page's size is not part of it. The zero value means nothing is
-	// emulated.
-	Emulation Emulation
+	// Parts are the capabilities' parts of the state, in registration
+	// order: what each [Reporter] slice reports (the emulation in force).
+	Parts []any
 }
 
 func (a *Actor) state() State {
-	s := State{Emulation: a.emu.inForce()}
+	s := State{Parts: a.reports()}
 	if a.dialog != nil {
 		d := *a.dialog
 		s.Dialog = &d

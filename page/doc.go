@@ -1,7 +1,7 @@
 // Package page drives Chrome page targets, one actor per page. Every
 // page-scoped tool of tabhive (navigate, click, fill, snapshot, evaluate,
-// screenshot, emulate, the console and network listings) is a method of
-// [Actor]; each call becomes a message that runs on that page's own
+// screenshot, the console and network listings) is a method of [Actor],
+// or of a capability's package (page/emulation, page/screencast); each call becomes a message that runs on that page's own
 // goroutine, in arrival order, under the caller's deadline.
 //
 // The browser supervisor starts a page once Chrome has created its target,
@@ -14,7 +14,8 @@
 //
 // Methods return Go values and errors ([ActionResult], [Snapshot],
 // [*DialogError], ...). The sentences agents read are made by package
-// transport, including those that say what is emulated ([State.Emulation]).
+// transport, or by the capabilities' own tools, including those that say
+// what is emulated ([State.Parts]).
 //
 // # Files
 //
@@ -24,8 +25,7 @@
 // keys), fill.go, drag.go, upload.go, dialog.go, wait.go (the post-action
 // waiter and wait_for), tracker.go (the tracker every document gets at its
 // start, which the waiter and evaluate.go use), evaluate.go, screenshot.go,
-// emulate.go with viewport.go (the device metrics override that emulate
-// and resize_page share), webmcp.go (the page's WebMCP tools), devtools3p.go
+// webmcp.go (the page's WebMCP tools), devtools3p.go
 // (its developer tools), load.go; snapshot.go with walker.go (the in-page walker),
 // axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
@@ -48,8 +48,8 @@
 // What a page can do beyond its core (the session and its children, frames,
 // dialogs, the crash state, the mailbox, the wait that keeps events
 // flowing) moves into packages of its own, one per capability, each
-// declaring its MCP tools beside its state (package page/screencast is the
-// first). A capability registers a [Capability] from a package-level
+// declaring its MCP tools beside its state (page/screencast,
+// page/emulation). A capability registers a [Capability] from a package-level
 // variable ([Register]): every page then holds one [Slice] of its state,
 // made before the page starts and owned by the run goroutine. The
 // capability names the CDP events it needs; the page's sessions queue
@@ -58,7 +58,11 @@
 // under the caller's deadline, and reach the page through the narrow
 // [Host]: the page's session, [Host.Call] and [Host.Await] (which keep
 // events flowing and end on a dialog or a crash), and the renderer check.
-// Adding a capability touches its folder and one line of the transport's
+// What the core and one capability need of each other is in a file of its
+// own, host_<capability>.go (host_emulation.go: the pace the emulation
+// sets, the slices' parts of [State] through [Reporter], setting them
+// again after Lighthouse through [Restorer], the reload a new viewport
+// needs). Adding a capability touches its folder and one line of the transport's
 // tool list.
 //
 // # What an actor owns
@@ -66,14 +70,14 @@
 // Only the actor's run goroutine touches the page's state: its frames,
 // the sessions of its out-of-process iframes, execution contexts and
 // main-frame URL, the open dialog, the latest
-// snapshot and its uid map, the emulation in force, the console and
+// snapshot and its uid map, the slices, the console and
 // network collectors, and the waiter of the action in progress. No mutex
 // guards them (ARCHITECTURE.md §2, law 1); other goroutines reach them only through
 // a method, which is a message. What other goroutines do share is listed
 // with [Actor]'s fields: the CDP session (conn, c, top), written once
-// before the first message and read-only after; the default timeouts the
-// emulation implies, published through an atomic pointer so that
-// [Actor.Timeouts] never waits on a busy page; and what the goroutines that
+// before the first message and read-only after; the pace the emulation
+// implies (its default timeouts), published through an atomic pointer so
+// that [Actor.Timeouts] never waits on a busy page; and what the goroutines that
 // set up out-of-process iframes hand back (see Goroutines): the ready
 // channel that wakes the run goroutine, the posted queue their results go
 // through (safe from any goroutine), and the adopting wait group that
@@ -198,8 +202,8 @@
 //     title; it ends when OnNavigated returns, under the call's context.
 //   - Fan-outs within one exchange, each waited for before its exchange
 //     returns: enabling the domains in init, and a child session's in its
-//     adopt goroutine (with the emulation in force copied to it,
-//     emulateChild); one goroutine per session, the page's and each
+//     adopt goroutine (with what the slices set on a new session,
+//     [ChildSetUp]); one goroutine per session, the page's and each
 //     out-of-process iframe's, for a setting that applies to the whole page
 //     (onAll: the emulated network, CPU, user agent, media features and
 //     headers); one per frame for a snapshot, walked or

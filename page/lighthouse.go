@@ -81,10 +81,10 @@ func (a *Actor) Lighthouse(ctx context.Context, opts LighthouseOptions) (Lightho
 		}
 		out, err := a.runLighthouse(bctx, opts, info)
 		// Lighthouse's overrides went with its sessions; the page's own
-		// emulation is set again (the actor owns it), under a context of
+		// emulation is set again (its slice owns it), under a context of
 		// its own since the call's may have ended.
 		rctx, rcancel := context.WithTimeout(a.act.Context(), 30*time.Second)
-		if rerr := a.restoreEmulation(rctx); rerr != nil {
+		if rerr := a.restoreSlices(rctx); rerr != nil {
 			a.log.Warn().Err(rerr).Msg("restore emulation after lighthouse")
 		}
 		rcancel()
@@ -180,34 +180,3 @@ const reapWait = 10 * time.Second
 
 // relayOf makes a [cdpconn.Relay] the endpoint's relay.
 type relayOf struct{ *cdpconn.Relay }
-
-// restoreEmulation sets the page's emulation in force again on its own
-// session.
-func (a *Actor) restoreEmulation(ctx context.Context) error {
-	cur, s := a.emu.cur, a.top
-	var errs []error
-	if cur.Network != "" {
-		errs = append(errs, a.call(ctx, func(ctx context.Context) error { return setNetwork(ctx, s, cur.Network) }))
-	}
-	if cur.CPU != 0 {
-		errs = append(errs, a.call(ctx, func(ctx context.Context) error { return setCPU(ctx, s, cur.CPU) }))
-	}
-	// Lighthouse's user agent goes with its session; the page's own, if
-	// any, is set again (an empty one clears any left over).
-	errs = append(errs, a.call(ctx, func(ctx context.Context) error { return setUserAgent(ctx, s, cur.UserAgent) }))
-	if cur.ColorScheme != "" || cur.ForcedColors != "" || cur.PrefersContrast != "" || cur.PrefersReducedMotion != "" {
-		errs = append(errs, a.call(ctx, func(ctx context.Context) error { return setMedia(ctx, s, cur) }))
-	}
-	if h := a.emu.headers; h != nil {
-		errs = append(errs, a.call(ctx, func(ctx context.Context) error { return setHeaders(ctx, s, h) }))
-	}
-	// The device metrics are sent again whatever they were: Lighthouse's
-	// screen emulation replaced them.
-	m := a.emu.applied
-	a.emu.applied = metrics{set: true, width: -1}
-	if err := a.setMetrics(ctx, m); err != nil {
-		a.emu.applied = m
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}

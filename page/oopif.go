@@ -117,14 +117,13 @@ func (a *Actor) attached(parent *Session, params json.RawMessage) error {
 	a.children[s.id] = s
 	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
 	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
-	emu := childEmulation{cur: a.emu.cur, headers: a.emu.headers}
 	sliceSetUps := a.childSetUps()
 	a.adopting.Add(1)
 	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
 		defer a.adopting.Done()
 		ctx, cancel := context.WithTimeout(life, a.timeout)
 		defer cancel()
-		tree, err := setUpChild(ctx, s, emu, sliceSetUps)
+		tree, err := setUpChild(ctx, s, sliceSetUps)
 		a.posted.Push(func() { a.childReady(s, tree, err) })
 		close(s.setUp)
 	}()
@@ -132,18 +131,17 @@ func (a *Actor) attached(parent *Session, params json.RawMessage) error {
 }
 
 // setUpChild enables on a child session the domains the actor listens to,
-// asks for its own out-of-process iframes, applies the page's emulation
-// and what the slices set on each session (the routes' pausing of
-// requests), reads its frame tree, then lets its renderer run. It runs on an adopt goroutine and
-// touches no actor state.
-func setUpChild(ctx context.Context, s *Session, emu childEmulation, sliceSetUps []func(context.Context, *Session) error) (*page.GetFrameTreeReply, error) {
+// asks for its own out-of-process iframes, applies what the slices set on
+// each session (the page's emulation, the routes' pausing of requests),
+// reads its frame tree, then lets its renderer run. It runs on an adopt
+// goroutine and touches no actor state.
+func setUpChild(ctx context.Context, s *Session, sliceSetUps []func(context.Context, *Session) error) (*page.GetFrameTreeReply, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
 	g.Go(func() error { return installTracker(gctx, s.c) })
 	g.Go(func() error { return s.c.Runtime.Enable(gctx) })
 	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
 	g.Go(func() error { return setAutoAttach(gctx, s.conn) })
-	g.Go(func() error { return emulateChild(gctx, s, emu) })
 	for _, fn := range sliceSetUps {
 		g.Go(func() error { return fn(gctx, s) })
 	}

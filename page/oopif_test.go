@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/emulation"
 )
 
 // otherSite serves routes on a loopback address of its own (127.0.1.N):
@@ -389,7 +390,7 @@ func TestOOPIFEmulation(t *testing.T) {
 			t.Errorf("%s: the frame sees %s, want the emulated agent and dark scheme", when, res.JSON)
 		}
 	}
-	if _, err := a.Emulate(ctx(t), page.Emulation{UserAgent: "Test agent", ColorScheme: "dark", Headers: map[string]string{"X-Test": "yes"}}); err != nil {
+	if _, err := emulation.Of(a).Emulate(ctx(t), emulation.Emulation{UserAgent: "Test agent", ColorScheme: "dark", Headers: map[string]string{"X-Test": "yes"}}); err != nil {
 		t.Fatalf("Emulate = %v", err)
 	}
 	probe("frame there before emulate")

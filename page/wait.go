@@ -359,9 +359,10 @@ func (e *actionError) Unwrap() error { return e.err }
 // mark its decisive step on (see [actionProgress.commit]).
 func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context, p *actionProgress) error) (ActionResult, error) {
 	before := a.url
+	pace := a.loadPace()
 	cfg := waiter.Config{
-		CPU:               a.emu.cpu(),
-		Network:           a.emu.network(),
+		CPU:               max(pace.CPU, 1),
+		Network:           pace.NetworkFactor,
 		NavigationTimeout: opts.navigationTimeout,
 		SkipStableDOM:     opts.skipStableDOM,
 		Navigates:         opts.navigates,

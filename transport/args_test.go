@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/emulation"
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // Bounds in the tags reach the schema, and decoding enforces the same
@@ -50,11 +51,15 @@ func TestBounds(t *testing.T) {
 	}
 }
 
-// resize_page's bound is the page package's.
+// resize_page's bound is the emulation package's.
 func TestResizeBoundIsMaxViewportSide(t *testing.T) {
-	for _, p := range params(reflect.TypeFor[resizeArgs]()) {
-		if p.max == nil || *p.max != page.MaxViewportSide {
-			t.Errorf("resize_page %s: max tag %v, want page.MaxViewportSide (%d)", p.name, p.max, page.MaxViewportSide)
+	i := slices.IndexFunc(emulation.Tools(), func(kt *kit.Tool) bool { return kt.Name == "resize_page" })
+	if i < 0 {
+		t.Fatal("no resize_page tool")
+	}
+	for _, p := range params(emulation.Tools()[i].ArgType()) {
+		if p.max == nil || *p.max != emulation.MaxViewportSide {
+			t.Errorf("resize_page %s: max tag %v, want emulation.MaxViewportSide (%d)", p.name, p.max, emulation.MaxViewportSide)
 		}
 	}
 }

@@ -87,6 +87,9 @@ func (c *call) Progress(ctx context.Context, message func(done, total int) strin
 	return p.report, p.stop
 }
 
+// Pages appends the page list to the reply.
+func (c *call) Pages() { c.r.pages = true }
+
 // Sentence is the sentence an agent reads for err.
 func (c *call) Sentence(err error) string { return sentence(err) }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // reply collects what a tool call reports, and renders it as one text
@@ -25,11 +26,11 @@ type reply struct {
 	navigatedTo string
 	// pending is work the action caused that was not waited for, one
 	// entry per kind.
-	pending   []string
-	emulation []string     // the page's emulated conditions, for page-scoped tools
-	dialog    *page.Dialog // the page's open dialog, for page-scoped tools
-	pages     bool         // append the page list
-	snapshot  *string      // "## Latest page snapshot" section
+	pending    []string
+	stateLines []string     // the capabilities' parts of the page's state (what it emulates), for page-scoped tools
+	dialog     *page.Dialog // the page's open dialog, for page-scoped tools
+	pages      bool         // append the page list
+	snapshot   *string      // "## Latest page snapshot" section
 	// snapshotTitle, when set, heads the snapshot section instead (a diff).
 	snapshotTitle string
 	savedTo       string // snapshot written to this file instead
@@ -56,7 +57,12 @@ func (r *reply) line(format string, a ...any) { r.lines = append(r.lines, fmt.Sp
 // state records the page state a page-scoped result carries.
 func (r *reply) state(s page.State) {
 	r.dialog = s.Dialog
-	r.emulation = emulationLines(s.Emulation)
+	r.stateLines = nil
+	for _, p := range s.Parts {
+		if rp, ok := p.(kit.Reported); ok {
+			r.stateLines = append(r.stateLines, rp.ReplyLines()...)
+		}
+	}
 }
 
 // pageLine is one line of the page list.
@@ -82,7 +88,7 @@ func (r *reply) render(pages []pageLine, note string, err error) *mcp.CallToolRe
 	if r.unfollowed != "" {
 		out = append(out, fmt.Sprintf("The page could not be followed after the action (%s), so only a short window was waited for its effects: take a snapshot to check them.", strings.TrimSuffix(r.unfollowed, ".")))
 	}
-	out = append(out, r.emulation...)
+	out = append(out, r.stateLines...)
 	if d := r.dialog; d != nil {
 		def := ""
 		if d.Type == "prompt" {

@@ -3,6 +3,7 @@ package transport
 import (
 	"time"
 
+	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/page/memory"
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/performance"
@@ -66,7 +67,7 @@ func (s *Server) toolList() []*tool {
 		s.inputTools(),
 		s.snapshotTools(),
 		s.screenshotTools(),
-		s.emulationTools(),
+		fromKits(emulation.Tools()),
 		s.scriptTools(),
 		s.debugTools(),
 		fromKits(storage.Tools()),

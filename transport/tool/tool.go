@@ -115,11 +115,21 @@ type Call interface {
 	// only the latest report waits to be sent. Stop must be called before
 	// the call returns.
 	Progress(ctx context.Context, message func(done, total int) string) (report func(done, total int), stop func())
+	// Pages appends the page list to the reply.
+	Pages()
+}
+
+// Reported is a capability's part of a page's [page.State] (what a
+// [page.Reporter] slice reports), as every page-scoped reply words it:
+// lines after the tool's own and before the open-dialog notice, none when
+// there is nothing to say.
+type Reported interface {
+	ReplyLines() []string
 }
 
 // Budgets: how long a call may take when the tool has no timeout
-// argument. Each is generous enough for its slowest legitimate case on a
-// loaded machine.
+// argument, or on top of it. Each is generous enough for its slowest
+// legitimate case on a loaded machine.
 const (
 	// ListBudget is a call that lists or reads what the server or the
 	// browser keeps.

@@ -1,4 +1,7 @@
-package transport
+package emulation
+
+// The capability's MCP tools: emulate and resize_page, with
+// chrome-devtools-mcp's names, arguments and reply text.
 
 import (
 	"context"
@@ -7,19 +10,18 @@ import (
 	"strings"
 	"time"
 
-	kit "github.com/tabhive/tabhive/transport/tool"
-
-	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
-// emulationTools change how a page behaves: network, CPU, position, user
-// agent, media features, viewport, headers and size.
-func (s *Server) emulationTools() []*tool {
-	return []*tool{
-		define(tool{name: "emulate", description: "Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call.", page: true, action: true},
+// Tools returns the emulation tools, which change how a page behaves:
+// network, CPU, position, user agent, media features, viewport, headers
+// and size.
+func Tools() []*tool.Tool {
+	return []*tool.Tool{
+		tool.Define(tool.Tool{Name: "emulate", Description: "Emulates various features on the target page. Each call replaces all emulation settings (except extraHttpHeaders), so pass all desired settings in a single call.", Page: true, Action: true},
 			emulateBudget, runEmulate),
-		define(tool{name: "resize_page", description: "Resizes the page's window so that the page has specified dimension", page: true, action: true},
-			fixed[resizeArgs](listBudget), runResize),
+		tool.Define(tool.Tool{Name: "resize_page", Description: "Resizes the page's window so that the page has specified dimension", Page: true, Action: true},
+			tool.Fixed[resizeArgs](tool.ListBudget), runResize),
 	}
 }
 
@@ -41,32 +43,32 @@ type emulateArgs struct {
 // emulateBudget covers the reload that a change of the mobile or touch
 // flags causes, under the network and CPU the call itself asks for.
 func emulateBudget(a *emulateArgs) time.Duration {
-	e := page.Emulation{Network: a.NetworkConditions}
+	e := Emulation{Network: a.NetworkConditions}
 	if r := a.CPUThrottlingRate; r != nil && *r >= 1 && *r <= 20 {
 		e.CPU = *r
 	}
-	return e.Timeouts().Navigation + overhead
+	return e.Timeouts().Navigation + tool.Overhead
 }
 
-func runEmulate(ctx context.Context, c *call, a *emulateArgs) error {
+func runEmulate(ctx context.Context, c tool.Call, a *emulateArgs) error {
 	e, err := a.emulation()
 	if err != nil {
 		return err
 	}
-	state, err := c.page.Emulate(ctx, e)
-	c.r.state(state)
+	state, err := Of(c.Page()).Emulate(ctx, e)
+	c.State(state)
 	if err != nil {
 		return err
 	}
-	c.r.line("Emulation configured successfully")
+	c.Line("Emulation configured successfully")
 	return nil
 }
 
 // emulation checks the arguments and turns them into what the page
 // emulates. Every error is a sentence for the agent, and nothing has been
 // changed when one is returned.
-func (a *emulateArgs) emulation() (page.Emulation, error) {
-	e := page.Emulation{
+func (a *emulateArgs) emulation() (Emulation, error) {
+	e := Emulation{
 		Network:              a.NetworkConditions,
 		UserAgent:            a.UserAgent,
 		ColorScheme:          a.ColorScheme,
@@ -85,7 +87,7 @@ func (a *emulateArgs) emulation() (page.Emulation, error) {
 		return e, err
 	}
 	if a.ExtraHTTPHeaders != nil {
-		if e.Headers, err = kit.ParseHeaders("extraHttpHeaders", *a.ExtraHTTPHeaders); err != nil {
+		if e.Headers, err = tool.ParseHeaders("extraHttpHeaders", *a.ExtraHTTPHeaders); err != nil {
 			return e, err
 		}
 	}
@@ -101,14 +103,14 @@ func number(s string) (float64, bool) {
 
 // parseGeolocation parses "<latitude>,<longitude>"; "" means none. The
 // errors are upstream's.
-func parseGeolocation(s string) (*page.Geolocation, error) {
+func parseGeolocation(s string) (*Geolocation, error) {
 	if s == "" {
 		return nil, nil
 	}
 	parts := strings.Split(s, ",")
 	lat, ok := number(parts[0])
 	if !ok || lat < -90 || lat > 90 {
-		return nil, badArgs("Invalid latitude %q. Latitude must be a number between -90 and 90.", strings.TrimSpace(parts[0]))
+		return nil, tool.BadArgs("Invalid latitude %q. Latitude must be a number between -90 and 90.", strings.TrimSpace(parts[0]))
 	}
 	var lonText string
 	if len(parts) > 1 {
@@ -116,20 +118,20 @@ func parseGeolocation(s string) (*page.Geolocation, error) {
 	}
 	lon, ok := number(lonText)
 	if !ok || lon < -180 || lon > 180 {
-		return nil, badArgs("Invalid longitude %q. Longitude must be a number between -180 and 180.", strings.TrimSpace(lonText))
+		return nil, tool.BadArgs("Invalid longitude %q. Longitude must be a number between -180 and 180.", strings.TrimSpace(lonText))
 	}
-	return &page.Geolocation{Latitude: lat, Longitude: lon}, nil
+	return &Geolocation{Latitude: lat, Longitude: lon}, nil
 }
 
 // parseViewport parses "<w>x<h>x<dpr>[,mobile][,touch][,landscape]"; ""
 // means none. The errors are upstream's, except that width and height must
 // be whole numbers (Chrome takes nothing else).
-func parseViewport(s string) (*page.Viewport, error) {
+func parseViewport(s string) (*Viewport, error) {
 	if s == "" {
 		return nil, nil
 	}
 	dims, tags, _ := strings.Cut(s, ",")
-	v := &page.Viewport{}
+	v := &Viewport{}
 	for _, t := range strings.Split(tags, ",") {
 		switch strings.TrimSpace(t) {
 		case "mobile":
@@ -146,8 +148,8 @@ func parseViewport(s string) (*page.Viewport, error) {
 	}
 	side := func(name, text string) (int, error) {
 		f, ok := number(text)
-		if !ok || f <= 0 || f != math.Trunc(f) || f > page.MaxViewportSide {
-			return 0, badArgs("Invalid viewport %s %q. Expected format %s with a positive integer %s.", name, strings.TrimSpace(text), viewportFormat, name)
+		if !ok || f <= 0 || f != math.Trunc(f) || f > MaxViewportSide {
+			return 0, tool.BadArgs("Invalid viewport %s %q. Expected format %s with a positive integer %s.", name, strings.TrimSpace(text), viewportFormat, name)
 		}
 		return int(f), nil
 	}
@@ -161,7 +163,7 @@ func parseViewport(s string) (*page.Viewport, error) {
 	if len(parts) > 2 {
 		dpr, ok := number(parts[2])
 		if !ok || dpr <= 0 {
-			return nil, badArgs("Invalid devicePixelRatio %q. Expected a positive number.", strings.TrimSpace(parts[2]))
+			return nil, tool.BadArgs("Invalid devicePixelRatio %q. Expected a positive number.", strings.TrimSpace(parts[2]))
 		}
 		v.DeviceScaleFactor = dpr
 	}
@@ -169,14 +171,14 @@ func parseViewport(s string) (*page.Viewport, error) {
 }
 
 type resizeArgs struct {
-	// max is page.MaxViewportSide.
+	// max is MaxViewportSide.
 	Width  int `json:"width" required:"true" min:"1" max:"10000000" desc:"Page width"`
 	Height int `json:"height" required:"true" min:"1" max:"10000000" desc:"Page height"`
 }
 
-func runResize(ctx context.Context, c *call, a *resizeArgs) error {
-	state, err := c.page.Resize(ctx, a.Width, a.Height)
-	c.r.state(state)
-	c.r.pages = true
+func runResize(ctx context.Context, c tool.Call, a *resizeArgs) error {
+	state, err := Of(c.Page()).Resize(ctx, a.Width, a.Height)
+	c.State(state)
+	c.Pages()
 	return err
 }

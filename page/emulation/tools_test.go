@@ -1,4 +1,4 @@
-package transport_test
+package emulation_test
 
 import (
 	"fmt"
@@ -6,10 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // emulationFixtures serves /probe, a page that shows what it sees: the
@@ -31,11 +33,11 @@ show(); addEventListener('resize', show); matchMedia('(prefers-color-scheme: dar
 func TestEmulateReplies(t *testing.T) {
 	t.Parallel()
 	base := emulationFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/probe")
-	defaultUA := uaOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}))
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	id := transporttest.OpenPage(t, cs, base+"/probe")
+	defaultUA := uaOf(t, transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}))
 
-	text := must(t, cs, "emulate", map[string]any{
+	text := transporttest.Must(t, cs, "emulate", map[string]any{
 		"pageId": id, "networkConditions": "Slow 4G", "cpuThrottlingRate": 2.5, "geolocation": "1.50 , 2",
 		"userAgent": "Foo/1.0", "colorScheme": "dark", "viewport": "800x600x1", "extraHttpHeaders": `{"X-Test": "hello"}`,
 	})
@@ -53,38 +55,38 @@ func TestEmulateReplies(t *testing.T) {
 	}
 	// Every later page-scoped reply carries the lines; global ones do not.
 	// The page redraws on its resize event, which may come a frame later.
-	text = must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"dark=true size=800x600 dpr=1"}, "timeout": 5000})
+	text = transporttest.Must(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{"dark=true size=800x600 dpr=1"}, "timeout": 5000})
 	if want := `Element matching one of ["dark=true size=800x600 dpr=1"] found.` + "\n" + lines + "\n## Latest page snapshot\n"; !strings.HasPrefix(text, want) {
 		t.Errorf("wait_for reply:\n%s\nwant prefix:\n%s", text, want)
 	}
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	if !strings.HasPrefix(snap, lines+"\n## Latest page snapshot\n") {
 		t.Errorf("snapshot reply does not start with the emulation lines:\n%s", snap)
 	}
-	text = must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
+	text = transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
 	if want := "Successfully reloaded the page.\n" + lines + "\n## Pages\n"; !strings.HasPrefix(text, want) {
 		t.Errorf("reload reply:\n%s\nwant prefix:\n%s", text, want)
 	}
-	snap = must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	snap = transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	if !strings.Contains(snap, "ua=Foo/1.0") || !strings.Contains(snap, "x-test=hello") {
 		t.Errorf("the server did not get the user agent and header:\n%s", snap)
 	}
-	if text := must(t, cs, "list_pages", nil); strings.Contains(text, "Emulating") {
+	if text := transporttest.Must(t, cs, "list_pages", nil); strings.Contains(text, "Emulating") {
 		t.Errorf("list_pages carries emulation lines:\n%s", text)
 	}
 
 	// An omitted setting is reset; the reply names only what is left. No
 	// devicePixelRatio given: none printed, as upstream.
-	text = must(t, cs, "emulate", map[string]any{"pageId": id, "viewport": "400x300,landscape"})
+	text = transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id, "viewport": "400x300,landscape"})
 	if want := "Emulation configured successfully\n" + `Emulating viewport: {"isMobile":false,"hasTouch":false,"isLandscape":true,"width":400,"height":300}`; text != want {
 		t.Errorf("emulate(viewport) reply:\n%s\nwant:\n%s", text, want)
 	}
-	text = must(t, cs, "emulate", map[string]any{"pageId": id})
+	text = transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id})
 	if text != "Emulation configured successfully" {
 		t.Errorf("emulate() reply:\n%s", text)
 	}
-	must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
-	snap = must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
+	snap = transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	if !strings.HasPrefix(snap, "## Latest page snapshot\n") {
 		t.Errorf("emulation lines left after a reset:\n%s", snap)
 	}
@@ -95,9 +97,9 @@ func TestEmulateReplies(t *testing.T) {
 	if !strings.Contains(snap, "x-test=hello") {
 		t.Errorf("extra header dropped by an emulate call that did not name it:\n%s", snap)
 	}
-	must(t, cs, "emulate", map[string]any{"pageId": id, "extraHttpHeaders": ""})
-	must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
-	if snap = must(t, cs, "take_snapshot", map[string]any{"pageId": id}); !strings.Contains(snap, `"x-test="`) {
+	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id, "extraHttpHeaders": ""})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
+	if snap = transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}); !strings.Contains(snap, `"x-test="`) {
 		t.Errorf("extra header not cleared by an empty extraHttpHeaders:\n%s", snap)
 	}
 }
@@ -119,16 +121,16 @@ func uaOf(t *testing.T, snapshot string) string {
 func TestEmulatedCPUScalesTheWait(t *testing.T) {
 	t.Parallel()
 	base := emulationFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/probe")
-	late := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Late")
-	text := must(t, cs, "click", map[string]any{"pageId": id, "uid": late})
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	id := transporttest.OpenPage(t, cs, base+"/probe")
+	late := transporttest.UIDOf(t, transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Late")
+	text := transporttest.Must(t, cs, "click", map[string]any{"pageId": id, "uid": late})
 	if want := "Successfully clicked on the element\nStill pending, not waited for: a timer of 1.5 s (set by the action, and too far ahead or running on without changing the page)."; text != want {
 		t.Errorf("click reply at full speed:\n%s\nwant:\n%s", text, want)
 	}
-	must(t, cs, "emulate", map[string]any{"pageId": id, "cpuThrottlingRate": 4})
-	late = uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Late")
-	text = must(t, cs, "click", map[string]any{"pageId": id, "uid": late, "includeSnapshot": true})
+	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id, "cpuThrottlingRate": 4})
+	late = transporttest.UIDOf(t, transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Late")
+	text = transporttest.Must(t, cs, "click", map[string]any{"pageId": id, "uid": late, "includeSnapshot": true})
 	if want := "Successfully clicked on the element\nEmulating CPU throttling: 4x slowdown\n"; !strings.HasPrefix(text, want) || !strings.Contains(text, `StaticText "late"`) && !strings.Contains(text, `"late"`) {
 		t.Errorf("click reply at a 4x CPU slowdown:\n%s\nwant it to start %q and show the timer's effect", text, want)
 	}
@@ -139,9 +141,9 @@ func TestEmulatedCPUScalesTheWait(t *testing.T) {
 func TestEmulateBadInput(t *testing.T) {
 	t.Parallel()
 	base := emulationFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/probe")
-	must(t, cs, "emulate", map[string]any{"pageId": id, "cpuThrottlingRate": 2, "extraHttpHeaders": `{"X-Test": "kept"}`})
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	id := transporttest.OpenPage(t, cs, base+"/probe")
+	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id, "cpuThrottlingRate": 2, "extraHttpHeaders": `{"X-Test": "kept"}`})
 	const format = "'<width>x<height>x<devicePixelRatio>[,mobile][,touch][,landscape]'"
 	tests := []struct {
 		args map[string]any
@@ -165,7 +167,7 @@ func TestEmulateBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tt.args["pageId"] = id
-		text, isErr := call(t, cs, "emulate", tt.args)
+		text, isErr := transporttest.Call(t, cs, "emulate", tt.args)
 		if !isErr || text != tt.want {
 			t.Errorf("emulate(%v) = %v:\n%s\nwant the error:\n%s", tt.args, isErr, text, tt.want)
 		}
@@ -180,13 +182,13 @@ func TestEmulateBadInput(t *testing.T) {
 		{map[string]any{"width": 500}, `Missing required argument "height" for tool "resize_page": Page height`},
 	} {
 		tt.args["pageId"] = id
-		text, isErr := call(t, cs, "resize_page", tt.args)
+		text, isErr := transporttest.Call(t, cs, "resize_page", tt.args)
 		if !isErr || text != tt.want {
 			t.Errorf("resize_page(%v) = %v:\n%s\nwant the error:\n%s", tt.args, isErr, text, tt.want)
 		}
 	}
-	must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": id, "type": "reload"})
+	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	if want := "Emulating CPU throttling: 2x slowdown\n## Latest page snapshot\n"; !strings.HasPrefix(snap, want) {
 		t.Errorf("emulation changed by rejected calls:\n%s", snap)
 	}
@@ -198,16 +200,16 @@ func TestEmulateBadInput(t *testing.T) {
 func TestResizePage(t *testing.T) {
 	t.Parallel()
 	base := emulationFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/probe")
-	text := must(t, cs, "resize_page", map[string]any{"pageId": id, "width": 500, "height": 400})
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	id := transporttest.OpenPage(t, cs, base+"/probe")
+	text := transporttest.Must(t, cs, "resize_page", map[string]any{"pageId": id, "width": 500, "height": 400})
 	if want := fmt.Sprintf("%d: Probe (%s/probe) [selected]", id, base); !strings.HasPrefix(text, "## Pages\n") || !strings.Contains(text, want) {
 		t.Errorf("resize_page reply:\n%s\nwant the page list with %q", text, want)
 	}
 	waitFor(t, cs, id, "size=500x400")
 	// The reply of a page-scoped tool carries the emulation lines.
-	must(t, cs, "emulate", map[string]any{"pageId": id, "userAgent": "Foo/1.0"})
-	text = must(t, cs, "resize_page", map[string]any{"pageId": id, "width": 640, "height": 480})
+	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id, "userAgent": "Foo/1.0"})
+	text = transporttest.Must(t, cs, "resize_page", map[string]any{"pageId": id, "width": 640, "height": 480})
 	if !strings.HasPrefix(text, "Emulating user agent: Foo/1.0\n## Pages\n") {
 		t.Errorf("resize_page reply under emulation:\n%s", text)
 	}
@@ -218,7 +220,7 @@ func TestResizePage(t *testing.T) {
 // which may come a frame after the call that caused it.
 func waitFor(t *testing.T, cs *mcp.ClientSession, id int, text string) {
 	t.Helper()
-	if reply, isErr := call(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{text}, "timeout": 5000}); isErr {
+	if reply, isErr := transporttest.Call(t, cs, "wait_for", map[string]any{"pageId": id, "text": []string{text}, "timeout": 5000}); isErr {
 		t.Errorf("page never showed %q:\n%s", text, reply)
 	}
 }
@@ -226,8 +228,8 @@ func waitFor(t *testing.T, cs *mcp.ClientSession, id int, text string) {
 // TestEmulationSchemas: the arguments are upstream's.
 func TestEmulationSchemas(t *testing.T) {
 	t.Parallel()
-	cs := inMemory(t)
-	res, err := cs.ListTools(ctx(t), nil)
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	res, err := cs.ListTools(transporttest.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,5 +270,29 @@ func TestEmulationSchemas(t *testing.T) {
 	}
 	for name := range want {
 		t.Errorf("no %s tool", name)
+	}
+}
+
+// TestEmulatedNetworkStretchesTheBudget: under Slow 3G a navigation may
+// take 100 s by default (10 s × 10); a page that answers after 21 s, past
+// the unemulated 20 s budget, still loads.
+func TestEmulatedNetworkStretchesTheBudget(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("Start", `<p>start</p>`))
+	mux.Handle("/slow", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(21 * time.Second)
+		browsertest.HTML("Slow", `<p>slow page</p>`).ServeHTTP(w, r)
+	}))
+	base := browsertest.Serve(t, mux).URL
+	cs := transporttest.OnShared(t, transporttest.Options{}).Connect(t)
+	id := transporttest.OpenPage(t, cs, base+"/")
+	transporttest.Must(t, cs, "emulate", map[string]any{"pageId": id, "networkConditions": "Slow 3G"})
+	start := time.Now()
+	// timeout 0: the default, which the emulation stretches (the test
+	// helpers give a navigation that names none a longer one).
+	text, isErr := transporttest.Call(t, cs, "navigate_page", map[string]any{"pageId": id, "url": base + "/slow", "timeout": 0})
+	if isErr || !strings.HasPrefix(text, "Successfully navigated to "+base+"/slow.") {
+		t.Errorf("navigate_page under Slow 3G after %v:\n%s", time.Since(start), text)
 	}
 }

@@ -1,4 +1,4 @@
-package page_test
+package emulation_test
 
 import (
 	"context"
@@ -17,7 +17,27 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/emulation"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+func TestMain(m *testing.M) { transporttest.Main(m) }
+
+// snapshot returns the text of a snapshot of page a.
+func snapshot(t *testing.T, a *page.Actor) string {
+	t.Helper()
+	s, err := a.Snapshot(transporttest.Context(t), false)
+	if err != nil {
+		t.Fatalf("Snapshot = %v", err)
+	}
+	return s.Text
+}
+
+// button returns the uid of page a's button called name, in a new snapshot.
+func button(t *testing.T, a *page.Actor, name string) string {
+	t.Helper()
+	return transporttest.UIDOf(t, snapshot(t, a), "button", name)
+}
 
 // emulationSite serves the page the emulation tests load and /echo, which
 // answers with the request headers it got.
@@ -120,7 +140,7 @@ const (
 
 // checkEmulation fails the test unless the emulation a State reports, got,
 // is want.
-func checkEmulation(t *testing.T, what string, got, want page.Emulation) {
+func checkEmulation(t *testing.T, what string, got, want emulation.Emulation) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		g, _ := json.Marshal(got)
@@ -129,9 +149,9 @@ func checkEmulation(t *testing.T, what string, got, want page.Emulation) {
 	}
 }
 
-func emulate(t *testing.T, a *page.Actor, e page.Emulation) page.State {
+func emulate(t *testing.T, a *page.Actor, e emulation.Emulation) page.State {
 	t.Helper()
-	s, err := a.Emulate(ctx(t), e)
+	s, err := emulation.Of(a).Emulate(transporttest.Context(t), e)
 	if err != nil {
 		t.Fatalf("Emulate(%+v) = %v", e, err)
 	}
@@ -140,18 +160,18 @@ func emulate(t *testing.T, a *page.Actor, e page.Emulation) page.State {
 
 func TestEmulationTimeouts(t *testing.T) {
 	tests := []struct {
-		e                   page.Emulation
+		e                   emulation.Emulation
 		navigation, waitFor time.Duration
 	}{
-		{page.Emulation{}, 10 * time.Second, 5 * time.Second},
-		{page.Emulation{CPU: 1}, 10 * time.Second, 5 * time.Second},
-		{page.Emulation{Network: page.NetworkSlow3G, CPU: 4}, 400 * time.Second, 20 * time.Second},
-		{page.Emulation{Network: page.NetworkFast3G}, 50 * time.Second, 5 * time.Second},
-		{page.Emulation{Network: page.NetworkSlow4G, CPU: 2.5}, 62500 * time.Millisecond, 12500 * time.Millisecond},
-		{page.Emulation{Network: page.NetworkFast4G, CPU: 20}, 200 * time.Second, 100 * time.Second},
-		{page.Emulation{Network: page.NetworkOffline}, 10 * time.Second, 5 * time.Second},
+		{emulation.Emulation{}, 10 * time.Second, 5 * time.Second},
+		{emulation.Emulation{CPU: 1}, 10 * time.Second, 5 * time.Second},
+		{emulation.Emulation{Network: emulation.NetworkSlow3G, CPU: 4}, 400 * time.Second, 20 * time.Second},
+		{emulation.Emulation{Network: emulation.NetworkFast3G}, 50 * time.Second, 5 * time.Second},
+		{emulation.Emulation{Network: emulation.NetworkSlow4G, CPU: 2.5}, 62500 * time.Millisecond, 12500 * time.Millisecond},
+		{emulation.Emulation{Network: emulation.NetworkFast4G, CPU: 20}, 200 * time.Second, 100 * time.Second},
+		{emulation.Emulation{Network: emulation.NetworkOffline}, 10 * time.Second, 5 * time.Second},
 		// Upstream prints 27500.000000000004 ms; whole milliseconds here.
-		{page.Emulation{Network: page.NetworkSlow4G, CPU: 1.1}, 27500 * time.Millisecond, 5500 * time.Millisecond},
+		{emulation.Emulation{Network: emulation.NetworkSlow4G, CPU: 1.1}, 27500 * time.Millisecond, 5500 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		got := tt.e.Timeouts()
@@ -159,23 +179,23 @@ func TestEmulationTimeouts(t *testing.T) {
 			t.Errorf("%+v.Timeouts() = %+v, want {Navigation:%v WaitFor:%v}", tt.e, got, tt.navigation, tt.waitFor)
 		}
 	}
-	if got, want := (page.Emulation{}).Timeouts(), page.DefaultTimeouts(); got != want {
+	if got, want := (emulation.Emulation{}).Timeouts(), page.DefaultTimeouts(); got != want {
 		t.Errorf("no emulation: %+v, want the defaults %+v", got, want)
 	}
 }
 
 // everything is an emulation with every setting on.
-func everything() page.Emulation {
-	return page.Emulation{
-		Network:              page.NetworkFast3G,
+func everything() emulation.Emulation {
+	return emulation.Emulation{
+		Network:              emulation.NetworkFast3G,
 		CPU:                  4,
-		Geolocation:          &page.Geolocation{Latitude: 51.5, Longitude: -0.12},
+		Geolocation:          &emulation.Geolocation{Latitude: 51.5, Longitude: -0.12},
 		UserAgent:            "TabhiveTest/1.0",
 		ColorScheme:          "dark",
 		ForcedColors:         "active",
 		PrefersContrast:      "more",
 		PrefersReducedMotion: "reduce",
-		Viewport:             &page.Viewport{Width: 400, Height: 300, DeviceScaleFactor: 2},
+		Viewport:             &emulation.Viewport{Width: 400, Height: 300, DeviceScaleFactor: 2},
 		Headers:              map[string]string{"X-Test": "hello"},
 	}
 }
@@ -192,7 +212,7 @@ func TestEmulateAppliesEachSetting(t *testing.T) {
 	state := emulate(t, a, everything())
 	want := everything()
 	want.Headers = nil // not reported
-	checkEmulation(t, "State.Emulation", state.Emulation, want)
+	checkEmulation(t, "State.Emulation", emulation.FromState(state), want)
 	if got := a.Timeouts(); got != (page.Timeouts{Navigation: 200 * time.Second, WaitFor: 20 * time.Second}) {
 		t.Errorf("Timeouts() = %+v, want 200s and 20s", got)
 	}
@@ -235,7 +255,7 @@ func TestEmulateAppliesEachSetting(t *testing.T) {
 	// At load 30 one round can still see the plain page starved (a ratio
 	// of 0.5 was seen): a throttle that works shows in one of five rounds,
 	// one that does not in none.
-	emulate(t, a, page.Emulation{CPU: 20})
+	emulate(t, a, emulation.Emulation{CPU: 20})
 	var throttled, unthrottled, ratio float64
 	for round := 0; round < 5 && ratio < 1.5; round++ {
 		throttled, unthrottled = cpuLoops(p, plain, 3)
@@ -270,7 +290,7 @@ func BenchmarkCPUThrottling(b *testing.B) {
 	_, plain := openProbed(b, emulationSite(b)+"/")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := a.Emulate(ctx, page.Emulation{CPU: 4}); err != nil {
+	if _, err := emulation.Of(a).Emulate(ctx, emulation.Emulation{CPU: 4}); err != nil {
 		b.Fatal(err)
 	}
 	var ratios []float64
@@ -290,7 +310,7 @@ func TestEmulateResetsOmittedSettings(t *testing.T) {
 	defaultUA := p.str(`navigator.userAgent`)
 	defaultSize := p.str(sizeJS)
 	e := everything()
-	e.Network = page.NetworkOffline
+	e.Network = emulation.NetworkOffline
 	emulate(t, a, e)
 	if p.boolean(`navigator.onLine`) {
 		t.Errorf("navigator.onLine is true while emulating Offline")
@@ -299,8 +319,8 @@ func TestEmulateResetsOmittedSettings(t *testing.T) {
 		t.Errorf("a request while Offline = %q, want a failure", got)
 	}
 
-	state := emulate(t, a, page.Emulation{CPU: 2})
-	checkEmulation(t, "State.Emulation", state.Emulation, page.Emulation{CPU: 2})
+	state := emulate(t, a, emulation.Emulation{CPU: 2})
+	checkEmulation(t, "State.Emulation", emulation.FromState(state), emulation.Emulation{CPU: 2})
 	if got := a.Timeouts(); got != (page.Timeouts{Navigation: 20 * time.Second, WaitFor: 10 * time.Second}) {
 		t.Errorf("Timeouts() = %+v, want 20s and 10s", got)
 	}
@@ -333,8 +353,8 @@ func TestEmulateResetsOmittedSettings(t *testing.T) {
 		t.Errorf("geolocation still emulated: %s", got)
 	}
 
-	state = emulate(t, a, page.Emulation{Headers: map[string]string{}})
-	checkEmulation(t, "State.Emulation after a reset", state.Emulation, page.Emulation{})
+	state = emulate(t, a, emulation.Emulation{Headers: map[string]string{}})
+	checkEmulation(t, "State.Emulation after a reset", emulation.FromState(state), emulation.Emulation{})
 	if got := p.str(echoJS); got != defaultUA+"|" {
 		t.Errorf("request headers (user agent|X-Test) = %q, want the header cleared", got)
 	}
@@ -354,15 +374,15 @@ func TestEmulatedCPUStretchesTheWait(t *testing.T) {
 	// nothing costs on this machine now: one so loaded that it takes the
 	// timer's 1.5 s would see the timer fire whether or not the click
 	// waited for it (and a timer that fired is rightly not pending).
-	s0 := snap(t, a)
+	s0 := snapshot(t, a)
 	start := time.Now()
-	if _, err := a.Click(ctx(t), uidOf(t, s0, "button", "Nothing"), false, page.InputOptions{}); err != nil {
+	if _, err := a.Click(transporttest.Context(t), transporttest.UIDOf(t, s0, "button", "Nothing"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(Nothing) = %v", err)
 	}
 	if idle := time.Since(start); idle > 500*time.Millisecond {
 		t.Logf("a click that waits for nothing took %v: the full-speed half cannot tell waiting from a busy machine", idle)
 	} else {
-		res, err := a.Click(ctx(t), uidOf(t, s0, "button", "Late"), false, page.InputOptions{})
+		res, err := a.Click(transporttest.Context(t), transporttest.UIDOf(t, s0, "button", "Late"), false, page.InputOptions{})
 		if err != nil {
 			t.Fatalf("Click = %v", err)
 		}
@@ -378,15 +398,15 @@ func TestEmulatedCPUStretchesTheWait(t *testing.T) {
 		}
 		p.eval(`document.title = ''`, new(string))
 	}
-	emulate(t, a, page.Emulation{CPU: 4})
-	res, err := a.Click(ctx(t), uidOf(t, snap(t, a), "button", "Late"), false, page.InputOptions{})
+	emulate(t, a, emulation.Emulation{CPU: 4})
+	res, err := a.Click(transporttest.Context(t), button(t, a, "Late"), false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
 	if got := p.str(`document.title`); got != "late" || len(res.Pending) != 0 {
 		t.Errorf("click under a 4x CPU slowdown: title %q, Pending %q; want the timer's effect waited for", got, res.Pending)
 	}
-	checkEmulation(t, "click's State.Emulation", res.State.Emulation, page.Emulation{CPU: 4})
+	checkEmulation(t, "click's State.Emulation", emulation.FromState(res.State), emulation.Emulation{CPU: 4})
 }
 
 // TestEmulateMobileTouchReloads: turning on touch reloads the page, as
@@ -396,7 +416,7 @@ func TestEmulateMobileTouchReloads(t *testing.T) {
 	t.Parallel()
 	a, p := openProbed(t, emulationSite(t)+"/")
 	p.eval(`window.marker = 'before'`, new(string))
-	emulate(t, a, page.Emulation{Viewport: &page.Viewport{Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true, Touch: true}})
+	emulate(t, a, emulation.Emulation{Viewport: &emulation.Viewport{Width: 390, Height: 844, DeviceScaleFactor: 3, Mobile: true, Touch: true}})
 	if p.boolean(`window.marker === 'before'`) {
 		t.Errorf("page not reloaded after touch was turned on")
 	}
@@ -410,7 +430,7 @@ func TestEmulateMobileTouchReloads(t *testing.T) {
 		t.Errorf("screen orientation = %s, want portrait-primary", got)
 	}
 	p.eval(`window.marker = 'mobile'`, new(string))
-	emulate(t, a, page.Emulation{})
+	emulate(t, a, emulation.Emulation{})
 	if p.boolean(`window.marker === 'mobile'`) {
 		t.Errorf("page not reloaded after touch was turned off")
 	}
@@ -428,27 +448,27 @@ func TestResize(t *testing.T) {
 	_, other := openProbed(t, base+"/")
 	otherSize := other.str(sizeJS)
 
-	state, err := a.Resize(ctx(t), 500, 400)
+	state, err := emulation.Of(a).Resize(transporttest.Context(t), 500, 400)
 	if err != nil {
 		t.Fatalf("Resize = %v", err)
 	}
 	// upstream reports no resize
-	checkEmulation(t, "State.Emulation after a resize", state.Emulation, page.Emulation{})
+	checkEmulation(t, "State.Emulation after a resize", emulation.FromState(state), emulation.Emulation{})
 	if got := p.str(`innerWidth + 'x' + innerHeight`); got != "500x400" {
 		t.Errorf("size after Resize(500, 400) = %s", got)
 	}
 	if got := other.str(sizeJS); got != otherSize {
 		t.Errorf("another page's size changed from %s to %s", otherSize, got)
 	}
-	emulate(t, a, page.Emulation{Viewport: &page.Viewport{Width: 300, Height: 200}})
+	emulate(t, a, emulation.Emulation{Viewport: &emulation.Viewport{Width: 300, Height: 200}})
 	if got := p.str(sizeJS); got != "300x200x1" {
 		t.Errorf("size with an emulated viewport = %s, want 300x200x1", got)
 	}
-	emulate(t, a, page.Emulation{})
+	emulate(t, a, emulation.Emulation{})
 	if got := p.str(`innerWidth + 'x' + innerHeight`); got != "500x400" {
 		t.Errorf("size after the viewport was removed = %s, want the resized 500x400", got)
 	}
-	if _, err := a.Resize(ctx(t), 0, 400); err == nil {
+	if _, err := emulation.Of(a).Resize(transporttest.Context(t), 0, 400); err == nil {
 		t.Errorf("Resize(0, 400) succeeded")
 	}
 }
@@ -458,20 +478,20 @@ func TestResize(t *testing.T) {
 func TestEmulateWhileDialogOpen(t *testing.T) {
 	t.Parallel()
 	a, _ := openProbed(t, emulationSite(t)+"/")
-	emulate(t, a, page.Emulation{CPU: 2})
-	if _, err := a.Click(ctx(t), uidOf(t, snap(t, a), "button", "Alert"), false, page.InputOptions{}); err != nil {
+	emulate(t, a, emulation.Emulation{CPU: 2})
+	if _, err := a.Click(transporttest.Context(t), button(t, a, "Alert"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(alert) = %v", err)
 	}
 	start := time.Now()
-	state, err := a.Emulate(ctx(t), everything())
+	state, err := emulation.Of(a).Emulate(transporttest.Context(t), everything())
 	var de *page.DialogError
 	if !errors.As(err, &de) {
 		t.Fatalf("Emulate with a dialog open = %v, want DialogError", err)
 	}
-	if !reflect.DeepEqual(state.Emulation, page.Emulation{CPU: 2}) || state.Dialog == nil {
+	if !reflect.DeepEqual(emulation.FromState(state), emulation.Emulation{CPU: 2}) || state.Dialog == nil {
 		t.Errorf("State = %+v, want the old emulation (CPU 2) and the dialog", state)
 	}
-	if _, err := a.Resize(ctx(t), 500, 400); !errors.As(err, &de) {
+	if _, err := emulation.Of(a).Resize(transporttest.Context(t), 500, 400); !errors.As(err, &de) {
 		t.Errorf("Resize with a dialog open = %v, want DialogError", err)
 	}
 	// A paused renderer would hold the calls to the test's 20 s context.
@@ -481,7 +501,7 @@ func TestEmulateWhileDialogOpen(t *testing.T) {
 	if got := a.Timeouts(); got.WaitFor != 10*time.Second {
 		t.Errorf("Timeouts() = %+v, want those of the CPU rate 2 still in force", got)
 	}
-	if _, err := a.HandleDialog(ctx(t), true, ""); err != nil {
+	if _, err := a.HandleDialog(transporttest.Context(t), true, ""); err != nil {
 		t.Fatalf("HandleDialog = %v", err)
 	}
 }
@@ -491,23 +511,23 @@ func TestEmulateWhileDialogOpen(t *testing.T) {
 func TestEmulateRejectsBadSettings(t *testing.T) {
 	t.Parallel()
 	a, _ := openProbed(t, emulationSite(t)+"/")
-	emulate(t, a, page.Emulation{CPU: 2})
-	for _, e := range []page.Emulation{
+	emulate(t, a, emulation.Emulation{CPU: 2})
+	for _, e := range []emulation.Emulation{
 		{Network: "5G"},
 		{CPU: 0.5},
 		{CPU: 21},
-		{Geolocation: &page.Geolocation{Latitude: 91}},
-		{Geolocation: &page.Geolocation{Longitude: -181}},
-		{Viewport: &page.Viewport{Width: 0, Height: 10}},
-		{Viewport: &page.Viewport{Width: 10, Height: 10, DeviceScaleFactor: -1}},
+		{Geolocation: &emulation.Geolocation{Latitude: 91}},
+		{Geolocation: &emulation.Geolocation{Longitude: -181}},
+		{Viewport: &emulation.Viewport{Width: 0, Height: 10}},
+		{Viewport: &emulation.Viewport{Width: 10, Height: 10, DeviceScaleFactor: -1}},
 	} {
-		if _, err := a.Emulate(ctx(t), e); err == nil {
+		if _, err := emulation.Of(a).Emulate(transporttest.Context(t), e); err == nil {
 			t.Errorf("Emulate(%+v) succeeded", e)
 		}
 	}
-	state, err := a.State(ctx(t))
+	state, err := a.State(transporttest.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkEmulation(t, "State.Emulation after rejected calls", state.Emulation, page.Emulation{CPU: 2})
+	checkEmulation(t, "State.Emulation after rejected calls", emulation.FromState(state), emulation.Emulation{CPU: 2})
 }

@@ -1,17 +1,19 @@
-package transport
+package emulation
+
+// The emulation's part of every page-scoped reply.
 
 import (
 	"encoding/json"
 	"fmt"
 
 	"github.com/tabhive/tabhive/internal/jsfmt"
-	"github.com/tabhive/tabhive/page"
 )
 
-// emulationLines words the emulation in force, as every page-scoped reply
-// reports it: chrome-devtools-mcp's sentences, in its order. Extra headers and resize_page's size are not reported, as
+// ReplyLines words the emulation in force, as every page-scoped reply
+// reports it ([tool.Reported]): chrome-devtools-mcp's sentences, in its
+// order. Extra headers and resize_page's size are not reported, as
 // upstream does not report them. Nothing emulated gives no lines.
-func emulationLines(e page.Emulation) []string {
+func (e Emulation) ReplyLines() []string {
 	var out []string
 	if e.Network != "" {
 		out = append(out, "Emulating network conditions: "+e.Network,
@@ -45,7 +47,7 @@ func emulationLines(e page.Emulation) []string {
 // viewportJSON renders a viewport as upstream prints it: Puppeteer's
 // defaults first, then the parsed fields, deviceScaleFactor left out when
 // the agent gave none.
-func viewportJSON(v *page.Viewport) string {
+func viewportJSON(v *Viewport) string {
 	type out struct {
 		DeviceScaleFactor *json.Number `json:"deviceScaleFactor,omitempty"`
 		IsMobile          bool         `json:"isMobile"`
