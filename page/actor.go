@@ -194,9 +194,6 @@ type Actor struct {
 	console *collectors.Console
 	network *collectors.Network
 
-	// webmcp is what the page registered with WebMCP (webmcp.go).
-	webmcp webmcpState
-
 	// slices are the registered capabilities' state on this page
 	// (slice.go), by registration order: made before the run goroutine
 	// starts, then owned by it.

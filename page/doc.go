@@ -25,8 +25,7 @@
 // keys), fill.go, drag.go, upload.go, dialog.go, wait.go (the post-action
 // waiter and wait_for), tracker.go (the tracker every document gets at its
 // start, which the waiter and evaluate.go use), evaluate.go, screenshot.go,
-// webmcp.go (the page's WebMCP tools), devtools3p.go
-// (its developer tools), load.go; snapshot.go with walker.go (the in-page walker),
+// load.go; snapshot.go with walker.go (the in-page walker),
 // axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
 // oopif.go (out-of-process iframes: their sessions, and placing their
@@ -36,7 +35,8 @@
 // that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
 // host_snapshot.go (uid resolution and the latest snapshot, for
-// capabilities such as page/styles); and worker.go, the smaller actor of an extension's
+// capabilities such as page/styles), host_webmcp.go (the dialog state
+// page/webmcp's invocations watch); and worker.go, the smaller actor of an extension's
 // service worker. Package
 // page/internal/format formats CDP's JavaScript values, stack traces and
 // headers (JavaScript's own number and JSON rules are internal/jsfmt's);

@@ -41,7 +41,7 @@ var events = map[string]bool{
 
 // keepEvent says which events the page's sessions queue.
 func keepEvent(method string) bool {
-	return events[method] || collected[method] || webmcpEvents[method] || sliceEvents[method] != nil
+	return events[method] || collected[method] || sliceEvents[method] != nil
 }
 
 // addFrames records a frame tree, as Page.getFrameTree on session s returns
@@ -317,12 +317,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 			case a.watch <- ev:
 			default:
 			}
-		}
-	}
-	switch {
-	case webmcpEvents[ev.Method], ev.Method == "Page.frameNavigated", ev.Method == "Page.frameDetached":
-		if err := a.applyWebMCP(s, ev); err != nil {
-			return err
 		}
 	}
 	if collected[ev.Method] {

@@ -96,3 +96,10 @@ func (c *call) Sentence(err error) string { return sentence(err) }
 // DefaultHeapSnapshotMemory is the memory budget for loaded heap
 // snapshots when [Config.HeapSnapshotMemory] is zero.
 const DefaultHeapSnapshotMemory = heapcache.DefaultBudget
+
+// ResultLimit is the most of a script's result the reply holds inline.
+func (c *call) ResultLimit() int { return inlineResultLimit(c.s.replyLimit()) }
+
+// Navigated reports where an action took the page and what it left
+// pending.
+func (c *call) Navigated(to string, pending []string) { c.r.navigatedTo, c.r.pending = to, pending }

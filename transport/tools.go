@@ -11,6 +11,7 @@ import (
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/storage"
 	"github.com/tabhive/tabhive/page/styles"
+	"github.com/tabhive/tabhive/page/webmcp"
 	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
@@ -78,7 +79,7 @@ func (s *Server) toolList() []*tool {
 		s.slimTools(),
 		s.extensionTools(),
 		s.pwaTools(),
-		s.webmcpTools(),
+		fromKits(webmcp.Tools()),
 		fromKits(performance.Tools()),
 		fromKits(memory.Tools(memory.Config{Debugging: s.cfg.MemoryDebugging, SnapshotBudget: s.cfg.HeapSnapshotBudget}, s.heaps)),
 		s.lighthouseTools(),

@@ -117,6 +117,12 @@ type Call interface {
 	Progress(ctx context.Context, message func(done, total int) string) (report func(done, total int), stop func())
 	// Pages appends the page list to the reply.
 	Pages()
+	// ResultLimit is the most of a script's result, in bytes of JSON, that
+	// the reply holds inline.
+	ResultLimit() int
+	// Navigated reports where an action took the page, if anywhere, and
+	// the work it caused that was not waited for.
+	Navigated(to string, pending []string)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a

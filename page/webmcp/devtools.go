@@ -1,8 +1,8 @@
-package page
+package webmcp
 
 // Third-party developer tools: the tools a page offers for its own
 // debugging, through the devtoolstooldiscovery event (js/discover3p.js)
-// and through WebMCP tools annotated debugging: true (webmcp.go). The
+// and through WebMCP tools annotated debugging: true (slice.go). The
 // event's tools live in the page's main world, where its listeners are:
 // discovering and running them is a script there, run as evaluate_script's
 // are (under the call's deadline, stopped when it passes, dialogs
@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 )
 
@@ -34,12 +35,12 @@ type GroupTool struct {
 // maxDiscovery bounds the JSON of the tool groups a page may answer with.
 const maxDiscovery = 1 << 20
 
-// DevToolGroups asks the page for the developer tools it offers through
+// DevToolGroups asks page a for the developer tools it offers through
 // the devtoolstooldiscovery event.
-func (a *Actor) DevToolGroups(ctx context.Context) ([]ToolGroup, State, error) {
-	res, err := a.Evaluate(ctx, Script{Source: js.Discover3P, SkipStableDOM: true, MaxResult: maxDiscovery})
+func DevToolGroups(ctx context.Context, a *page.Actor) ([]ToolGroup, page.State, error) {
+	res, err := a.Evaluate(ctx, page.Script{Source: js.Discover3P, SkipStableDOM: true, MaxResult: maxDiscovery})
 	if err != nil {
-		return nil, State{}, err
+		return nil, page.State{}, err
 	}
 	if res.Cut {
 		return nil, res.State, fmt.Errorf("the page's developer tools take more than %d bytes of JSON to describe", maxDiscovery)
@@ -51,13 +52,13 @@ func (a *Actor) DevToolGroups(ctx context.Context) ([]ToolGroup, State, error) {
 	return groups, res.State, nil
 }
 
-// RunDevTool runs the page's developer tool name with args (a JSON
+// RunDevTool runs page a's developer tool name with args (a JSON
 // object), whose top-level {uid} values are the elements uids names, in
 // order. As chrome-devtools-mcp, it does not wait for the DOM to settle
 // after the tool: a tool reports, it is not an action. The result's JSON
 // is "undefined" when the tool returned nothing.
-func (a *Actor) RunDevTool(ctx context.Context, name string, args json.RawMessage, uids []string, maxResult int) (ScriptResult, error) {
+func RunDevTool(ctx context.Context, a *page.Actor, name string, args json.RawMessage, uids []string, maxResult int) (page.ScriptResult, error) {
 	n, _ := json.Marshal(name)
 	src := strings.NewReplacer("__TOOL__", js.Execute3P, "__NAME__", string(n), "__ARGS__", string(args)).Replace(js.RunDevTool)
-	return a.Evaluate(ctx, Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
+	return a.Evaluate(ctx, page.Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
 }

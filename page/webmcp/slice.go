@@ -1,5 +1,7 @@
-package page
-
+// Package webmcp is the capability of a page's own tools: those it
+// registers with WebMCP, and the developer tools it offers for its own
+// debugging (devtools.go).
+//
 // WebMCP: the tools a page registers with document.modelContext.registerTool
 // (Chrome's WebMCP, behind --enable-features=WebMCP in Chromium 156), as
 // the WebMCP domain reports them, and their invocation. The domain is
@@ -7,6 +9,10 @@ package page
 // then reports every tool already registered, and each later one, as
 // events the actor applies like any other. A frame's tools go with its
 // document: they are dropped when the frame navigates or detaches.
+//
+// It starts no goroutines of its own: an invocation's wait runs in
+// [page.Host.Await], which the page's actor owns.
+package webmcp
 
 import (
 	"context"
@@ -21,20 +27,25 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	tpage "github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 )
 
-// webmcpEvents are the WebMCP domain's events the actor applies.
-// Page.frameNavigated and Page.frameDetached, which events.go applies,
-// are seen here too: a frame's tools go with its document.
-var webmcpEvents = map[string]bool{
-	"WebMCP.toolsAdded":    true,
-	"WebMCP.toolsRemoved":  true,
-	"WebMCP.toolResponded": true,
-}
+// slices finds a page's WebMCP state. Page.frameNavigated and
+// Page.frameDetached, which the page's core applies first, are seen here
+// too: a frame's tools go with its document.
+var pages = tpage.Register(tpage.Capability[*Slice]{
+	Name: "webmcp",
+	Events: []string{"WebMCP.toolsAdded", "WebMCP.toolsRemoved", "WebMCP.toolResponded",
+		"Page.frameNavigated", "Page.frameDetached"},
+	New: func(h *tpage.Host) *Slice { return &Slice{h: h} },
+})
 
-// WebMCPTool is a tool a page registered with WebMCP.
-type WebMCPTool struct {
+// Of returns page a's WebMCP state.
+func Of(a *tpage.Actor) *Slice { return pages.Of(a) }
+
+// Tool is a tool a page registered with WebMCP.
+type Tool struct {
 	Name        string
 	Description string
 	// InputSchema and Annotations are the page's, as JSON; Annotations is
@@ -48,8 +59,8 @@ type WebMCPTool struct {
 	frameID   string
 }
 
-// WebMCPResult is how a WebMCP tool's invocation ended.
-type WebMCPResult struct {
+// Result is how a WebMCP tool's invocation ended.
+type Result struct {
 	// Status is Chrome's: Completed, Canceled or Error.
 	Status string
 	// Output is the tool's result as JSON, or empty.
@@ -59,37 +70,38 @@ type WebMCPResult struct {
 	Error string
 }
 
-// ErrNoWebMCPTool is returned for a tool name the page has not registered.
-var ErrNoWebMCPTool = errors.New("no WebMCP tool with that name")
+// ErrNoTool is returned for a tool name the page has not registered.
+var ErrNoTool = errors.New("no WebMCP tool with that name")
 
 // ErrNoModelContext is returned when the page has no WebMCP tools and no
 // document.modelContext: the browser runs without WebMCP.
 var ErrNoModelContext = errors.New("the page has no document.modelContext")
 
-// webmcpState is the actor's WebMCP bookkeeping, owned by the run
-// goroutine.
-type webmcpState struct {
+// Slice is a page's WebMCP bookkeeping. The page's run goroutine owns
+// it: its methods run there, through [tpage.Do], as the events it applies
+// do.
+type Slice struct {
+	h *tpage.Host
 	// enabled is set once WebMCP.enable has succeeded on the page's
 	// session.
 	enabled bool
 	// tools are the registered tools in the order Chrome reported them.
-	tools []WebMCPTool
+	tools []Tool
 	// responses holds the outcomes Chrome reported, by invocation id,
 	// until the invoking call takes its own. A tool can answer before the
 	// reply that names its invocation has been read, so every outcome is
 	// kept; order lists them oldest first, and past maxResponses the
 	// oldest (of calls that gave up) go.
-	responses map[string]WebMCPResult
+	responses map[string]Result
 	order     []string
 }
 
 // maxResponses bounds the outcomes kept for calls that no longer wait.
 const maxResponses = 64
 
-// applyWebMCP updates the WebMCP state from one event of session s, on the
-// actor goroutine. Only the page's own session has the domain enabled.
-func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
-	w := &a.webmcp
+// Apply updates the WebMCP state from one event of session s. Only the
+// page's own session has the domain enabled.
+func (w *Slice) Apply(s *tpage.Session, ev cdpconn.Event) error {
 	switch ev.Method {
 	case "Page.frameNavigated":
 		var e page.FrameNavigatedReply
@@ -104,7 +116,7 @@ func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
 		}
 		w.dropFrame(string(e.FrameID))
 	case "WebMCP.toolsAdded":
-		if s != a.top {
+		if !s.IsTop() {
 			return nil
 		}
 		var e struct {
@@ -125,7 +137,7 @@ func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
 			}
 			json.Unmarshal(t.Annotations, &ann)
 			w.remove(t.FrameID, t.Name)
-			w.tools = append(w.tools, WebMCPTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
+			w.tools = append(w.tools, Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema,
 				Annotations: t.Annotations, Debugging: ann.Debugging, frameID: t.FrameID})
 		}
 	case "WebMCP.toolsRemoved":
@@ -155,7 +167,7 @@ func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		r := WebMCPResult{Status: e.Status, Output: e.Output, Error: e.ErrorText}
+		r := Result{Status: e.Status, Output: e.Output, Error: e.ErrorText}
 		if x := e.Exception; x != nil {
 			switch {
 			case x.Description != "":
@@ -169,7 +181,7 @@ func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
 			}
 		}
 		if w.responses == nil {
-			w.responses = map[string]WebMCPResult{}
+			w.responses = map[string]Result{}
 		}
 		w.responses[e.InvocationID] = r
 		w.order = append(w.order, e.InvocationID)
@@ -181,8 +193,11 @@ func (a *Actor) applyWebMCP(s *Session, ev cdpconn.Event) error {
 	return nil
 }
 
+// Close has nothing to let go of.
+func (*Slice) Close() {}
+
 // take removes and returns the outcome of invocation id, if reported.
-func (w *webmcpState) take(id string) (WebMCPResult, bool) {
+func (w *Slice) take(id string) (Result, bool) {
 	r, ok := w.responses[id]
 	if ok {
 		delete(w.responses, id)
@@ -191,23 +206,24 @@ func (w *webmcpState) take(id string) (WebMCPResult, bool) {
 	return r, ok
 }
 
-func (w *webmcpState) remove(frameID, name string) {
-	w.tools = slices.DeleteFunc(w.tools, func(t WebMCPTool) bool { return t.frameID == frameID && t.Name == name })
+func (w *Slice) remove(frameID, name string) {
+	w.tools = slices.DeleteFunc(w.tools, func(t Tool) bool { return t.frameID == frameID && t.Name == name })
 }
 
-func (w *webmcpState) dropFrame(frameID string) {
-	w.tools = slices.DeleteFunc(w.tools, func(t WebMCPTool) bool { return t.frameID == frameID })
+func (w *Slice) dropFrame(frameID string) {
+	w.tools = slices.DeleteFunc(w.tools, func(t Tool) bool { return t.frameID == frameID })
 }
 
-// enableWebMCP turns the WebMCP domain on for the page's session, once,
-// and applies the tools Chrome reports on enabling it. Run goroutine only.
-func (a *Actor) enableWebMCP(ctx context.Context) error {
-	if a.webmcp.enabled {
-		a.drainEvents()
+// enable turns the WebMCP domain on for the page's session, once, and
+// applies the tools Chrome reports on enabling it. Run goroutine only.
+func (w *Slice) enable(ctx context.Context) error {
+	h := w.h
+	if w.enabled {
+		h.ApplyEvents()
 		return nil
 	}
-	err := a.call(ctx, func(ctx context.Context) error {
-		return rpcc.Invoke(ctx, "WebMCP.enable", nil, nil, a.conn.RPC())
+	err := h.Call(ctx, func(ctx context.Context) error {
+		return rpcc.Invoke(ctx, "WebMCP.enable", nil, nil, h.Top().RPC())
 	})
 	if err != nil {
 		var re *rpcc.ResponseError
@@ -216,32 +232,33 @@ func (a *Actor) enableWebMCP(ctx context.Context) error {
 		}
 		return err
 	}
-	a.webmcp.enabled = true
+	w.enabled = true
 	// The tools registered so far came before the reply.
-	a.drainEvents()
+	h.ApplyEvents()
 	return nil
 }
 
-// WebMCPTools returns the tools the page registered with WebMCP. When it
-// has none and the page has no document.modelContext at all (the browser
-// runs without WebMCP), it returns [ErrNoModelContext].
-func (a *Actor) WebMCPTools(ctx context.Context) ([]WebMCPTool, State, error) {
+// Tools returns the tools the page registered with WebMCP. When it has
+// none and the page has no document.modelContext at all (the browser runs
+// without WebMCP), it returns [ErrNoModelContext].
+func (w *Slice) Tools(ctx context.Context) ([]Tool, tpage.State, error) {
 	type out struct {
-		tools []WebMCPTool
-		state State
+		tools []Tool
+		state tpage.State
 	}
-	o, err := ask(ctx, a, func(ctx context.Context) (out, error) {
-		if err := a.enableWebMCP(ctx); err != nil {
+	h := w.h
+	o, err := tpage.Do(ctx, h, func(ctx context.Context) (out, error) {
+		if err := w.enable(ctx); err != nil {
 			return out{}, err
 		}
-		tools := slices.Clone(a.webmcp.tools)
-		if len(tools) == 0 && a.dialog == nil {
-			has, err := a.hasModelContext(ctx)
+		tools := slices.Clone(w.tools)
+		if len(tools) == 0 && h.Dialog() == nil {
+			has, err := w.hasModelContext(ctx)
 			if err == nil && !has {
 				return out{}, ErrNoModelContext
 			}
 		}
-		return out{tools, a.state()}, nil
+		return out{tools, h.State()}, nil
 	})
 	return o.tools, o.state, err
 }
@@ -249,15 +266,17 @@ func (a *Actor) WebMCPTools(ctx context.Context) ([]WebMCPTool, State, error) {
 // hasModelContext reports whether the main frame's document has
 // document.modelContext, asked in an isolated world so that the page's
 // scripts cannot answer for it.
-func (a *Actor) hasModelContext(ctx context.Context) (bool, error) {
+func (w *Slice) hasModelContext(ctx context.Context) (bool, error) {
 	var has bool
-	err := a.call(ctx, func(ctx context.Context) error {
-		w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.mainFrame)).SetWorldName("tabhive-webmcp"))
+	h := w.h
+	c := h.Client()
+	err := h.Call(ctx, func(ctx context.Context) error {
+		world, err := c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(h.MainFrame())).SetWorldName("tabhive-webmcp"))
 		if err != nil {
 			return err
 		}
-		r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.HasModelContext).
-			SetContextID(w.ExecutionContextID).SetReturnByValue(true))
+		r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(js.HasModelContext).
+			SetContextID(world.ExecutionContextID).SetReturnByValue(true))
 		if err != nil {
 			return err
 		}
@@ -266,71 +285,68 @@ func (a *Actor) hasModelContext(ctx context.Context) (bool, error) {
 	return has, err
 }
 
-// InvokeWebMCPTool runs the page's WebMCP tool name with input (a JSON
+// Invoke runs the page's WebMCP tool name with input (a JSON
 // object) and waits, under ctx, for its outcome. debugging picks the tools
 // the lookup considers: those annotated for developer tooling, or the
-// others. A dialog the tool opens ends the wait with a [*DialogError]; a
-// call that gives up cancels the invocation.
-func (a *Actor) InvokeWebMCPTool(ctx context.Context, name string, input json.RawMessage, debugging bool) (WebMCPResult, State, error) {
+// others. A dialog the tool opens ends the wait with a
+// [*tpage.DialogError]; a call that gives up cancels the invocation.
+func (w *Slice) Invoke(ctx context.Context, name string, input json.RawMessage, debugging bool) (Result, tpage.State, error) {
 	type out struct {
-		res   WebMCPResult
-		state State
+		res   Result
+		state tpage.State
 	}
-	o, err := ask(ctx, a, func(ctx context.Context) (out, error) {
-		if err := a.needRenderer(); err != nil {
+	h := w.h
+	o, err := tpage.Do(ctx, h, func(ctx context.Context) (out, error) {
+		if err := h.NeedRenderer(); err != nil {
 			return out{}, err
 		}
-		if err := a.enableWebMCP(ctx); err != nil {
+		if err := w.enable(ctx); err != nil {
 			return out{}, err
 		}
-		i := slices.IndexFunc(a.webmcp.tools, func(t WebMCPTool) bool { return t.Name == name && t.Debugging == debugging })
+		i := slices.IndexFunc(w.tools, func(t Tool) bool { return t.Name == name && t.Debugging == debugging })
 		if i < 0 {
-			return out{}, ErrNoWebMCPTool
+			return out{}, ErrNoTool
 		}
-		tool := a.webmcp.tools[i]
+		tool := w.tools[i]
 		var reply struct {
 			InvocationID string `json:"invocationId"`
 		}
-		err := a.call(ctx, func(ctx context.Context) error {
-			return rpcc.Invoke(ctx, "WebMCP.invokeTool", map[string]any{"frameId": tool.frameID, "toolName": name, "input": input}, &reply, a.conn.RPC())
+		err := h.Call(ctx, func(ctx context.Context) error {
+			return rpcc.Invoke(ctx, "WebMCP.invokeTool", map[string]any{"frameId": tool.frameID, "toolName": name, "input": input}, &reply, h.Top().RPC())
 		})
 		if err != nil {
 			return out{}, err
 		}
 		id := reply.InvocationID
-		w := &a.webmcp
-		a.drainEvents()
+		h.ApplyEvents()
 		if r, ok := w.take(id); ok {
-			return out{r, a.state()}, nil
+			return out{r, h.State()}, nil
 		}
-		seq := a.dialogSeq
+		seq := h.DialogSeq()
 		errResponded := errors.New("responded")
-		err = a.act.Await(ctx, func(ctx context.Context) error {
+		err = h.Await(ctx, func(ctx context.Context) error {
 			<-ctx.Done()
 			return ctx.Err()
 		}, func() error {
 			if _, ok := w.responses[id]; ok {
 				return errResponded
 			}
-			if a.dialogSeq != seq && a.dialog != nil {
-				return &DialogError{Dialog: *a.dialog}
+			if d := h.Dialog(); h.DialogSeq() != seq && d != nil {
+				return &tpage.DialogError{Dialog: *d}
 			}
-			if a.crashed {
-				return ErrCrashed
-			}
-			return nil
+			return h.Crashed()
 		})
 		if err != errResponded {
 			// Given up on: the page is told, so the tool's work stops.
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupBudget)
-			a.act.Await(cctx, func(ctx context.Context) error {
-				return rpcc.Invoke(ctx, "WebMCP.cancelInvocation", map[string]any{"invocationId": id}, nil, a.conn.RPC())
+			h.Await(cctx, func(ctx context.Context) error {
+				return rpcc.Invoke(ctx, "WebMCP.cancelInvocation", map[string]any{"invocationId": id}, nil, h.Top().RPC())
 			}, nil)
 			cancel()
 			return out{}, err
 		}
 		r, _ := w.take(id)
-		return out{r, a.state()}, nil
+		return out{r, h.State()}, nil
 	})
 	return o.res, o.state, err
 }

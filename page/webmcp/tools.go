@@ -1,4 +1,8 @@
-package transport
+package webmcp
+
+// The capability's tools: list_webmcp_tools and execute_webmcp_tool
+// (--category-experimental-webmcp), list_3p_developer_tools and
+// execute_3p_developer_tool (--category-experimental-third-party).
 
 import (
 	"bytes"
@@ -7,31 +11,36 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
-// webmcpBudget bounds running a page's tool: it is the page's own code,
-// which may fetch or wait, as a script may.
-const webmcpBudget = scriptBudget
+// Budgets: running a page's tool is the page's own code, which may fetch
+// or wait, as a script may (evaluate_script's 30 s); discovering its
+// developer tools runs a script in it, as a snapshot does.
+const (
+	runBudget      = 30 * time.Second
+	discoverBudget = 30 * time.Second
+)
 
-// webmcpTools list and run the tools a page registers with WebMCP
-// (--category-experimental-webmcp), and the developer tools it offers
-// (--category-experimental-third-party): WebMCP tools annotated for
-// debugging, and those its devtoolstooldiscovery listeners describe.
-func (s *Server) webmcpTools() []*tool {
-	return []*tool{
-		define(tool{name: "list_webmcp_tools", description: "Lists all WebMCP tools the page exposes (excluding debugging tools, which are exposed via 'list_3p_developer_tools').", page: true, readOnly: true},
-			fixed[struct{}](listBudget), runListWebMCPTools),
-		define(tool{name: "execute_webmcp_tool", description: "Executes a WebMCP tool exposed by the page (for debugging tools, use 'execute_3p_developer_tool').", page: true, action: true},
-			fixed[executeWebMCPArgs](webmcpBudget), runExecuteWebMCPTool),
-		define(tool{name: "list_3p_developer_tools", description: list3pDescription, page: true, readOnly: true},
-			fixed[struct{}](snapshotBudget), runList3pTools),
-		define(tool{name: "execute_3p_developer_tool", description: "Executes a third-party developer tool exposed by the page.", page: true, action: true},
-			fixed[execute3pArgs](webmcpBudget), runExecute3pTool),
+// Tools returns the tools that list and run the tools a page registers
+// with WebMCP, and the developer tools it offers: WebMCP tools annotated
+// for debugging, and those its devtoolstooldiscovery listeners describe.
+func Tools() []*tool.Tool {
+	return []*tool.Tool{
+		tool.Define(tool.Tool{Name: "list_webmcp_tools", Description: "Lists all WebMCP tools the page exposes (excluding debugging tools, which are exposed via 'list_3p_developer_tools').", Page: true, ReadOnly: true},
+			tool.Fixed[struct{}](tool.ListBudget), runListWebMCPTools),
+		tool.Define(tool.Tool{Name: "execute_webmcp_tool", Description: "Executes a WebMCP tool exposed by the page (for debugging tools, use 'execute_3p_developer_tool').", Page: true, Action: true},
+			tool.Fixed[executeWebMCPArgs](runBudget), runExecuteWebMCPTool),
+		tool.Define(tool.Tool{Name: "list_3p_developer_tools", Description: list3pDescription, Page: true, ReadOnly: true},
+			tool.Fixed[struct{}](discoverBudget), runList3pTools),
+		tool.Define(tool.Tool{Name: "execute_3p_developer_tool", Description: "Executes a third-party developer tool exposed by the page.", Page: true, Action: true},
+			tool.Fixed[execute3pArgs](runBudget), runExecute3pTool),
 	}
 }
 
@@ -73,21 +82,21 @@ func jsonObject(what, raw string) (json.RawMessage, map[string]any, error) {
 // webmcpError says in one sentence what stopped a WebMCP call.
 func webmcpError(name string, err error) error {
 	switch {
-	case errors.Is(err, page.ErrNoWebMCPTool):
+	case errors.Is(err, ErrNoTool):
 		return fmt.Errorf("Tool %s not found", name)
-	case errors.Is(err, page.ErrNoModelContext):
+	case errors.Is(err, ErrNoModelContext):
 		return errors.New("This page has no WebMCP (document.modelContext): Chrome exposes it with --enable-features=WebMCP, which tabhive adds to the Chromium it launches with --category-experimental-webmcp; a browser it connects to must be started with it.")
 	}
 	return err
 }
 
-func runListWebMCPTools(ctx context.Context, c *call, _ *struct{}) error {
-	tools, state, err := c.page.WebMCPTools(ctx)
+func runListWebMCPTools(ctx context.Context, c tool.Call, _ *struct{}) error {
+	tools, state, err := Of(c.Page()).Tools(ctx)
 	if err != nil {
 		return webmcpError("", err)
 	}
-	c.r.state(state)
-	c.r.line("## WebMCP tools")
+	c.State(state)
+	c.Line("## WebMCP tools")
 	n := 0
 	for _, t := range tools {
 		if t.Debugging {
@@ -98,10 +107,10 @@ func runListWebMCPTools(ctx context.Context, c *call, _ *struct{}) error {
 		if len(t.Annotations) > 0 {
 			ann = compactJSON(t.Annotations)
 		}
-		c.r.line("name=%q, description=%q, inputSchema=%s, annotations=%s", t.Name, t.Description, schemaText(t.InputSchema), ann)
+		c.Line("name=%q, description=%q, inputSchema=%s, annotations=%s", t.Name, t.Description, schemaText(t.InputSchema), ann)
 	}
 	if n == 0 {
-		c.r.line("No WebMCP tools available.")
+		c.Line("No WebMCP tools available.")
 	}
 	return nil
 }
@@ -123,16 +132,16 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
-func runExecuteWebMCPTool(ctx context.Context, c *call, a *executeWebMCPArgs) error {
+func runExecuteWebMCPTool(ctx context.Context, c tool.Call, a *executeWebMCPArgs) error {
 	input, _, err := jsonObject("input", a.Input)
 	if err != nil {
 		return err
 	}
-	res, state, err := c.page.InvokeWebMCPTool(ctx, a.ToolName, input, false)
+	res, state, err := Of(c.Page()).Invoke(ctx, a.ToolName, input, false)
 	if err != nil {
 		return webmcpError(a.ToolName, err)
 	}
-	c.r.state(state)
+	c.State(state)
 	// {status, output, error}, indented, as chrome-devtools-mcp prints it;
 	// absent members are left out.
 	out := struct {
@@ -144,58 +153,58 @@ func runExecuteWebMCPTool(ctx context.Context, c *call, a *executeWebMCPArgs) er
 	if err != nil {
 		return err
 	}
-	c.r.lines = append(c.r.lines, string(b))
+	c.Line("%s", b)
 	return nil
 }
 
-func runList3pTools(ctx context.Context, c *call, _ *struct{}) error {
-	var groups []page.ToolGroup
+func runList3pTools(ctx context.Context, c tool.Call, _ *struct{}) error {
+	var groups []ToolGroup
 	// WebMCP's debugging tools first, as one group, when WebMCP is there.
-	tools, _, err := c.page.WebMCPTools(ctx)
-	if err != nil && !errors.Is(err, page.ErrNoModelContext) {
+	tools, _, err := Of(c.Page()).Tools(ctx)
+	if err != nil && !errors.Is(err, ErrNoModelContext) {
 		return err
 	}
-	var dbg []page.GroupTool
+	var dbg []GroupTool
 	for _, t := range tools {
 		if t.Debugging {
-			dbg = append(dbg, page.GroupTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+			dbg = append(dbg, GroupTool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 		}
 	}
 	if len(dbg) > 0 {
-		groups = append(groups, page.ToolGroup{Name: "WebMCP Tools", Description: "Tools exposed via WebMCP", Tools: dbg})
+		groups = append(groups, ToolGroup{Name: "WebMCP Tools", Description: "Tools exposed via WebMCP", Tools: dbg})
 	}
-	found, state, err := c.page.DevToolGroups(ctx)
+	found, state, err := DevToolGroups(ctx, c.Page())
 	if err != nil {
 		return err
 	}
-	c.r.state(state)
+	c.State(state)
 	groups = append(groups, found...)
 	if len(groups) == 0 {
-		c.r.line("The page exposes no third-party developer tools: it registered no WebMCP tool annotated debugging: true, and no listener answered the devtoolstooldiscovery event.")
+		c.Line("The page exposes no third-party developer tools: it registered no WebMCP tool annotated debugging: true, and no listener answered the devtoolstooldiscovery event.")
 		return nil
 	}
-	c.r.line("## Third-party developer tools")
+	c.Line("## Third-party developer tools")
 	for _, g := range groups {
-		c.r.line("%s: %s", g.Name, g.Description)
-		c.r.line("Available tools:")
+		c.Line("%s: %s", g.Name, g.Description)
+		c.Line("Available tools:")
 		for _, t := range g.Tools {
-			c.r.line("name=%q, description=%q, inputSchema=%s", t.Name, t.Description, schemaText(t.InputSchema))
+			c.Line("name=%q, description=%q, inputSchema=%s", t.Name, t.Description, schemaText(t.InputSchema))
 		}
 	}
 	return nil
 }
 
-func runExecute3pTool(ctx context.Context, c *call, a *execute3pArgs) error {
+func runExecute3pTool(ctx context.Context, c tool.Call, a *execute3pArgs) error {
 	params, values, err := jsonObject("params", a.Params)
 	if err != nil {
 		return err
 	}
 	// A WebMCP tool annotated for debugging, if the page has one by that
 	// name; else one its devtoolstooldiscovery listeners describe.
-	res, state, err := c.page.InvokeWebMCPTool(ctx, a.ToolName, params, true)
+	res, state, err := Of(c.Page()).Invoke(ctx, a.ToolName, params, true)
 	switch {
 	case err == nil:
-		c.r.state(state)
+		c.State(state)
 		if res.Status != "Completed" {
 			if res.Error != "" {
 				return errors.New(agenterr.Period(res.Error))
@@ -203,15 +212,15 @@ func runExecute3pTool(ctx context.Context, c *call, a *execute3pArgs) error {
 			return fmt.Errorf("Tool execution failed: %s", res.Status)
 		}
 		if len(res.Output) == 0 {
-			c.r.line("Tool returned no result.")
+			c.Line("Tool returned no result.")
 			return nil
 		}
-		c.r.lines = append(c.r.lines, indentJSON(res.Output))
+		c.Line("%s", indentJSON(res.Output))
 		return nil
-	case !errors.Is(err, page.ErrNoWebMCPTool) && !errors.Is(err, page.ErrNoModelContext):
+	case !errors.Is(err, ErrNoTool) && !errors.Is(err, ErrNoModelContext):
 		return err
 	}
-	groups, _, err := c.page.DevToolGroups(ctx)
+	groups, _, err := DevToolGroups(ctx, c.Page())
 	if err != nil {
 		return err
 	}
@@ -239,21 +248,20 @@ func runExecute3pTool(ctx context.Context, c *call, a *execute3pArgs) error {
 			}
 		}
 	}
-	out, err := c.page.RunDevTool(ctx, a.ToolName, params, uids, inlineResultLimit(c.s.replyLimit()))
+	out, err := RunDevTool(ctx, c.Page(), a.ToolName, params, uids, c.ResultLimit())
 	if err != nil {
-		if se, ok := errorsAs[*page.ScriptError](err); ok {
+		if se := (*page.ScriptError)(nil); errors.As(err, &se) {
 			return errors.New(agenterr.Period(strings.TrimPrefix(se.Msg, "Error: ")))
 		}
 		return err
 	}
-	c.r.state(out.State)
+	c.State(out.State)
 	if out.JSON == "undefined" || out.JSON == "" {
-		c.r.line("Tool returned no result.")
+		c.Line("Tool returned no result.")
 	} else {
-		c.r.lines = append(c.r.lines, indentJSON(json.RawMessage(out.JSON)))
+		c.Line("%s", indentJSON(json.RawMessage(out.JSON)))
 	}
-	c.r.navigatedTo = out.NavigatedTo
-	c.r.pending = out.Pending
+	c.Navigated(out.NavigatedTo, out.Pending)
 	return nil
 }
 
