@@ -22,8 +22,8 @@
 // actor.go holds the actor, its lifecycle and the call helpers; events.go
 // applies the page's CDP events; errors.go declares the errors methods
 // return. Then a file per capability: navigate.go, input.go (click, hover,
-// keys), fill.go, drag.go, upload.go, dialog.go, wait.go (the post-action
-// waiter and wait_for), tracker.go (the tracker every document gets at its
+// keys), fill.go, drag.go, dialog.go, wait.go (the post-action
+// waiter, which page/input reaches through host_input.go, and wait_for), tracker.go (the tracker every document gets at its
 // start, which the waiter and evaluate.go use), evaluate.go, screenshot.go,
 // load.go; snapshot.go with walker.go (the in-page walker),
 // axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot

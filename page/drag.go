@@ -68,7 +68,7 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 		watch := make(chan cdpconn.Event, 4)
 		a.watch = watch
 		defer func() { a.watch = nil }()
-		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef, p *actionProgress) error {
+		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef, p *Progress) error {
 			return dragAction(ctx, c, from, to, watch, p)
 		})
 		return a.finishInput(ctx, res, err, opts)
@@ -79,7 +79,7 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 // c, the page's session, at their points in the page. It runs on the
 // waiter's goroutine. The drop, or the release when Chrome intercepted no
 // HTML5 drag, is the drag's decisive step, marked on p.
-func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <-chan cdpconn.Event, p *actionProgress) error {
+func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <-chan cdpconn.Event, p *Progress) error {
 	fx, fy, err := from.pagePoint(ctx)
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 		if err := sleep(ctx, dragSettle); err != nil {
 			return err
 		}
-		p.commit()
+		p.Commit()
 		if err := c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
 			return err
 		}
@@ -152,7 +152,7 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	p.commit()
+	p.Commit()
 	return mouse("mouseReleased", tx, ty, 0)
 }
 

@@ -178,7 +178,7 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 		res, err := a.perform(ctx, actionOptions{
 			skipStableDOM: s.SkipStableDOM,
 			handleDialog:  func(string) (dialogAnswer, bool) { return answer, true },
-		}, func(ctx context.Context, _ *actionProgress) error {
+		}, func(ctx context.Context, _ *Progress) error {
 			// The script's own deadline comes a little before the call's, so
 			// that stopping it (grace, then terminate) fits in the budget and
 			// the timeout is reported as the script's.

@@ -137,14 +137,14 @@ func (a *Actor) fill(ctx context.Context, uid, value string) (ActionResult, erro
 	if err != nil {
 		return ActionResult{}, err
 	}
-	return a.actOn(ctx, t, actionOptions{gate: "fill"}, func(ctx context.Context, t elementRef, p *actionProgress) error {
+	return a.actOn(ctx, t, actionOptions{gate: "fill"}, func(ctx context.Context, t elementRef, p *Progress) error {
 		return a.fillAction(ctx, t, plan, p)
 	})
 }
 
 // fillAction sets one field. It runs on the waiter's goroutine and uses only
 // the CDP client and the plan; progress is marked as in setField.
-func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *actionProgress) error {
+func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *Progress) error {
 	if len(plan.options) > 0 {
 		var picked *option
 		for i := range plan.options {
@@ -173,7 +173,7 @@ func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *
 // step, marked on p. Scripts and text go to the field's own session (an
 // out-of-process iframe's, if it is in one); clicks and keys to the page's,
 // which Chrome routes to the frame under the point or with the focus.
-func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *actionProgress) error {
+func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *Progress) error {
 	id := t.id
 	var field struct {
 		Kind string `json:"kind"`
@@ -203,16 +203,16 @@ func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *act
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
 		}
-		p.commit()
+		p.Commit()
 		return callOn(ctx, t.c, id, js.SetValue, nil, *v)
 	case "direct":
-		p.commit()
+		p.Commit()
 		return callOn(ctx, t.c, id, js.SetValue, nil, value)
 	case "text":
 		if err := callOn(ctx, t.c, id, js.FocusText, nil); err != nil {
 			return err
 		}
-		p.commit()
+		p.Commit()
 		if value == "" {
 			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")}, p)
 		}

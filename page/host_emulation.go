@@ -115,7 +115,7 @@ func (h *Host) Reload(ctx context.Context) error {
 			return dialogAnswer{accept: true}, typ == "beforeunload"
 		},
 	}
-	_, err := a.perform(ctx, opts, func(ctx context.Context, _ *actionProgress) error {
+	_, err := a.perform(ctx, opts, func(ctx context.Context, _ *Progress) error {
 		return a.c.Page.Reload(ctx, page.NewReloadArgs())
 	})
 	return err

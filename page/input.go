@@ -105,7 +105,7 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 
 // onElement resolves uid and runs an input action on it under the waiter;
 // what names the action (see actionOptions.gate).
-func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptions, action func(ctx context.Context, t elementRef, p *actionProgress) error) (InputResult, error) {
+func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptions, action func(ctx context.Context, t elementRef, p *Progress) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
@@ -122,11 +122,11 @@ func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptio
 // actOn performs an action on t and words its failure: a node that left the
 // page is a [*UIDError], errors the agent can fix (a bad fill value) pass
 // through, and anything else is an [*InteractError].
-func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *actionProgress) error) (ActionResult, error) {
+func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *Progress) error) (ActionResult, error) {
 	if f := a.frames[t.node.FrameID]; len(t.hops) > 0 && f != nil && f.context != 0 {
 		opts.frame = scriptContext{c: t.c, id: f.context}
 	}
-	res, err := a.perform(ctx, opts, func(ctx context.Context, p *actionProgress) error { return action(ctx, t, p) })
+	res, err := a.perform(ctx, opts, func(ctx context.Context, p *Progress) error { return action(ctx, t, p) })
 	if err == nil {
 		return res, nil
 	}
@@ -159,9 +159,9 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 	if double {
 		what = "double click"
 	}
-	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
+	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef, p *Progress) error {
 		if !double && t.node.Role == "option" {
-			p.commit()
+			p.Commit()
 			if picked, err := selectNativeOption(ctx, t.c, t.id); err != nil || picked {
 				return err
 			}
@@ -183,7 +183,7 @@ func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOp
 // is focused and clicked at its place, where the page (the editor) sees
 // the click, then given the focus back if the click took it away; one that
 // cannot fails with na.
-func clickNoArea(ctx context.Context, t elementRef, na *NoAreaError, clicks int, p *actionProgress) error {
+func clickNoArea(ctx context.Context, t elementRef, na *NoAreaError, clicks int, p *Progress) error {
 	focus := func() error {
 		return t.c.DOM.Focus(ctx, dom.NewFocusArgs().SetBackendNodeID(t.id))
 	}
@@ -201,7 +201,7 @@ func clickNoArea(ctx context.Context, t elementRef, na *NoAreaError, clicks int,
 			}
 		}
 	}
-	p.commit()
+	p.Commit()
 	return focus()
 }
 
@@ -222,7 +222,7 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 	if double {
 		what = "double click"
 	}
-	return a.keyboard(ctx, what, opts, func(ctx context.Context, p *actionProgress) error {
+	return a.keyboard(ctx, what, opts, func(ctx context.Context, p *Progress) error {
 		return mouseClick(ctx, a.c, x, y, clicks, p)
 	})
 }
@@ -230,12 +230,12 @@ func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts Inp
 // Hover moves the mouse over the element uid names and waits for the
 // consequences.
 func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef, p *actionProgress) error {
+	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef, p *Progress) error {
 		x, y, err := t.point(ctx)
 		if err != nil {
 			return err
 		}
-		p.commit()
+		p.Commit()
 		return t.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
 	})
 }
@@ -248,7 +248,7 @@ func (a *Actor) PressKey(ctx context.Context, key string, opts InputOptions) (In
 	if err != nil {
 		return InputResult{}, &KeyError{Err: err}
 	}
-	return a.keyboard(ctx, "key press", opts, func(ctx context.Context, p *actionProgress) error {
+	return a.keyboard(ctx, "key press", opts, func(ctx context.Context, p *Progress) error {
 		return pressKey(ctx, a.c, combo, p)
 	})
 }
@@ -265,7 +265,7 @@ func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts Input
 		}
 		submit = &combo
 	}
-	return a.keyboard(ctx, "typing", opts, func(ctx context.Context, p *actionProgress) error {
+	return a.keyboard(ctx, "typing", opts, func(ctx context.Context, p *Progress) error {
 		if submit == nil {
 			return typeText(ctx, a.c, text, p)
 		}
@@ -279,7 +279,7 @@ func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts Input
 
 // keyboard runs an action that needs no element (keys, coordinates) under
 // the waiter; what names the action (see actionOptions.gate).
-func (a *Actor) keyboard(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context, p *actionProgress) error) (InputResult, error) {
+func (a *Actor) keyboard(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context, p *Progress) error) (InputResult, error) {
 	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
 		if err := a.needRenderer(); err != nil {
 			return InputResult{}, err
@@ -380,7 +380,7 @@ func isNodeGone(err error) bool {
 
 // mouseClick clicks at x, y, clicks times in a row; the last release is
 // the click's decisive step, marked on p.
-func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p *actionProgress) error {
+func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p *Progress) error {
 	if err := c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y)); err != nil {
 		return err
 	}
@@ -393,7 +393,7 @@ func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p 
 		up := input.NewDispatchMouseEventArgs("mouseReleased", x, y).
 			SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(i)
 		if i == clicks {
-			p.commit() // the release makes the click
+			p.Commit() // the release makes the click
 		}
 		if err := c.Input.DispatchMouseEvent(ctx, up); err != nil {
 			return err
@@ -406,7 +406,7 @@ func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p 
 // whatever happens, under their own short deadline, so a failed press never
 // leaves Control held for the next input (upstream #2309). The key itself,
 // after its modifiers, is the decisive step, marked on p.
-func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo, p *actionProgress) (err error) {
+func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo, p *Progress) (err error) {
 	var mask keys.Modifier
 	var held []keys.Key
 	defer func() {
@@ -432,7 +432,7 @@ func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo, p *actionPro
 	if combo.Key.Text != "" {
 		down = "keyDown"
 	}
-	p.commit()
+	p.Commit()
 	if err := c.Input.DispatchKeyEvent(ctx, keyEvent(down, combo.Key, combo.Mask())); err != nil {
 		return err
 	}
@@ -494,15 +494,15 @@ func releaseObject(c *cdp.Client, id runtime.RemoteObjectID) {
 //
 // The last character is the typing's decisive step, marked on p; a caller
 // that has one after it (a submit key) passes nil.
-func typeText(ctx context.Context, c *cdp.Client, text string, p *actionProgress) error {
+func typeText(ctx context.Context, c *cdp.Client, text string, p *Progress) error {
 	_, size := utf8.DecodeLastRuneInString(text)
 	last := len(text) - size
 	if text == "" {
-		p.commit()
+		p.Commit()
 	}
 	for i, r := range text {
 		if i == last {
-			p.commit()
+			p.Commit()
 		}
 		k, ok := keys.ForText(r)
 		if !ok {

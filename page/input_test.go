@@ -3,8 +3,6 @@ package page_test
 import (
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -229,45 +227,5 @@ func TestDrag(t *testing.T) {
 	}
 	if got := statusOf(t, a); got != "dropped item" {
 		t.Errorf("status = %q, want dropped item", got)
-	}
-}
-
-func TestUploadFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	f1, f2 := filepath.Join(dir, "one.txt"), filepath.Join(dir, "two.txt")
-	os.WriteFile(f1, []byte("1"), 0o600)
-	os.WriteFile(f2, []byte("22"), 0o600)
-	base := serve(t, map[string]http.Handler{
-		"/": browsertest.HTML("Upload", `<label>Single <input type=file id=single onchange="report(Array.from(this.files).map(f => f.name + ':' + f.size).join(','))"></label>
-<label>Many <input type=file multiple onchange="report(Array.from(this.files).map(f => f.name).join(','))"></label>
-<input type=file id=picker style="display:none" onchange="report('proxy ' + this.files[0].name)">
-<button onclick="document.getElementById('picker').click()">Choose file</button><button>Not a file input</button>`+statusScript),
-	})
-	a := open(t, base+"/")
-	s := snap(t, a)
-	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Single"), []string{f1}, page.InputOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := statusOf(t, a); got != "one.txt:1" {
-		t.Errorf("single upload: status %q", got)
-	}
-	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Many"), []string{f1, f2}, page.InputOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if got := statusOf(t, a); got != "one.txt,two.txt" {
-		t.Errorf("multiple upload: status %q", got)
-	}
-	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Single"), []string{f1, f2}, page.InputOptions{}); !errors.Is(err, page.ErrMultipleFiles) {
-		t.Errorf("two files on a single input = %v", err)
-	}
-	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Choose file"), []string{f2}, page.InputOptions{}); err != nil {
-		t.Fatalf("upload through a file chooser = %v", err)
-	}
-	if got := statusOf(t, a); got != "proxy two.txt" {
-		t.Errorf("chooser upload: status %q", got)
-	}
-	if _, err := a.UploadFile(ctx(t), uidOf(t, s, "button", "Not a file input"), []string{f1}, page.InputOptions{}); !errors.Is(err, page.ErrNoFileChooser) {
-		t.Errorf("upload on a plain button = %v, want ErrNoFileChooser", err)
 	}
 }

@@ -207,7 +207,7 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	}
 
 	loader, before := a.mainLoader(), a.url
-	r, err := a.perform(ctx, opts, func(ctx context.Context, _ *actionProgress) error { return action(ctx) })
+	r, err := a.perform(ctx, opts, func(ctx context.Context, _ *Progress) error { return action(ctx) })
 	if err == nil && a.dialog != nil && a.mainLoader() == loader && a.url == before {
 		// The dialog came from the page being left, before the new document
 		// committed: the navigation has not happened (it may once the dialog

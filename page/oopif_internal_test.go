@@ -4,8 +4,6 @@ import (
 	"context"
 	"image"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,45 +129,5 @@ func TestOOPIFHoverKeysDrag(t *testing.T) {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("snapshot lacks %s:\n%s", want, s.Text)
 		}
-	}
-}
-
-// TestOOPIFUpload: a file input inside an out-of-process iframe takes a
-// file, directly and through the chooser a styled button opens.
-func TestOOPIFUpload(t *testing.T) {
-	t.Parallel()
-	file := filepath.Join(t.TempDir(), "note.txt")
-	if err := os.WriteFile(file, []byte("hi"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	inner := browsertest.ServeOwnSite(t, browsertest.HTML("Inner", `<input type=file aria-label="Direct">
-<input type=file id=picker style="display: none"><button onclick="picker.click()">Choose</button>`))
-	top := browsertest.Serve(t, browsertest.HTML("Top", `<iframe title=Cross src="`+inner.URL+`/"></iframe>`))
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
-	if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: top.URL + "/"}); err != nil {
-		t.Fatalf("Navigate = %v", err)
-	}
-	s, err := a.Snapshot(shotCtx(t), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	direct := regexp.MustCompile(`uid=(\S+) button "Direct"`).FindStringSubmatch(s.Text)
-	choose := regexp.MustCompile(`uid=(\S+) button "Choose"`).FindStringSubmatch(s.Text)
-	if direct == nil || choose == nil {
-		t.Fatalf("no file inputs in snapshot:\n%s", s.Text)
-	}
-	for _, uid := range []string{direct[1], choose[1]} {
-		if _, err := a.UploadFile(shotCtx(t), uid, []string{file}, InputOptions{}); err != nil {
-			t.Fatalf("UploadFile(%s) = %v", uid, err)
-		}
-	}
-	res, err := a.Evaluate(shotCtx(t), Script{Source: `(el) => [...document.querySelectorAll('input')].map(i => i.files[0]?.name ?? '').join(',')`, Args: []string{direct[1]}})
-	if err != nil {
-		t.Fatalf("Evaluate = %v", err)
-	}
-	if res.JSON != `"note.txt,note.txt"` {
-		t.Errorf("files in the frame's inputs = %s, want both note.txt", res.JSON)
 	}
 }

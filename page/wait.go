@@ -292,7 +292,7 @@ type actionOptions struct {
 	// while the action runs, instead of stopping at them.
 	handleDialog func(typ string) (answer dialogAnswer, ok bool)
 	// gate names an action that marks its decisive step with
-	// [actionProgress.commit] ("click", "fill"): a dialog that opens before
+	// [Progress.commit] ("click", "fill"): a dialog that opens before
 	// that step cut the action short, and perform fails with a
 	// [*DialogError] naming it rather than report the action done. "" for
 	// actions without one.
@@ -303,16 +303,16 @@ type actionOptions struct {
 	frame scriptContext
 }
 
-// actionProgress is how far a gated action got. perform hands one to its
+// Progress is how far a gated action got. perform hands one to its
 // action, which passes it down to the step that decides the action.
-type actionProgress struct{ committed atomic.Bool }
+type Progress struct{ committed atomic.Bool }
 
-// commit marks that the action is about to take its decisive step: the
+// Commit marks that the action is about to take its decisive step: the
 // mouse release of a click, the insertion of a fill's text. A dialog that
 // opens during or after that step was opened by the action; one that opens
 // before it stopped the action (the click's mouse move opened an alert, so
 // there was no click). Marking a nil progress does nothing.
-func (p *actionProgress) commit() {
+func (p *Progress) Commit() {
 	if p != nil {
 		p.committed.Store(true)
 	}
@@ -356,8 +356,8 @@ func (e *actionError) Unwrap() error { return e.err }
 // context ended; waits that run out of budget after a successful action are
 // reported as done. A dialog opened by the action is a result, not an error.
 // The action runs on the waiter's goroutine with the action's progress, to
-// mark its decisive step on (see [actionProgress.commit]).
-func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context, p *actionProgress) error) (ActionResult, error) {
+// mark its decisive step on (see [Progress.commit]).
+func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context, p *Progress) error) (ActionResult, error) {
 	before := a.url
 	pace := a.loadPace()
 	cfg := waiter.Config{
@@ -424,7 +424,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	wctx, cancel := within(ctx)
 	defer cancel()
 	var acted atomic.Bool // written by the waiter goroutine, read here after it
-	progress := &actionProgress{}
+	progress := &Progress{}
 	// The waiter stops at dialogs itself (or handles them), so the wait is
 	// interrupted only by a crash.
 	// What the wait saw, from the Await goroutine, which may still run when

@@ -90,6 +90,11 @@ func (c *call) Progress(ctx context.Context, message func(done, total int) strin
 // Pages appends the page list to the reply.
 func (c *call) Pages() { c.r.pages = true }
 
+// Acted reports an input action as the transport's own input tools do.
+func (c *call) Acted(ctx context.Context, res page.InputResult, diff bool, line string) {
+	c.acted(ctx, res, diff, line)
+}
+
 // Sentence is the sentence an agent reads for err.
 func (c *call) Sentence(err error) string { return sentence(err) }
 

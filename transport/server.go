@@ -32,6 +32,7 @@ import (
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/transport/sandbox"
+	kit "github.com/tabhive/tabhive/transport/tool"
 )
 
 // Config configures the MCP server. The zero value of each field means its
@@ -384,7 +385,7 @@ func define[A any](t tool, budget func(*A) time.Duration, run func(ctx context.C
 func withSnapshotBudget(budget func(args any) time.Duration) func(args any) time.Duration {
 	return func(a any) time.Duration {
 		d := budget(a)
-		if sn, ok := a.(snapshotter); ok && sn.withSnapshot() {
+		if sn, ok := a.(kit.Snapshotter); ok && sn.WithSnapshot() {
 			d += snapshotBudget
 		}
 		return d

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/page/emulation"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/memory"
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/performance"
@@ -75,6 +76,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(route.Tools()),
 		fromKits(pdf.Tools()),
 		fromKits(styles.Tools()),
+		fromKits(input.Tools()),
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
 		s.slimTools(),
 		s.extensionTools(),

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
-	"github.com/tabhive/tabhive/transport/sandbox"
 )
 
 // inputTools are the tools that act on a page as a user would.
@@ -34,8 +31,6 @@ func (s *Server) inputTools() []*tool {
 				// text's length.
 				return inputBudget + min(time.Duration(len(a.Text))*10*time.Millisecond, maxTimeout)
 			}, runTypeText),
-		define(tool{name: "upload_file", description: "Upload a file through a provided element.", page: true, action: true},
-			fixed[uploadArgs](inputBudget), s.runUpload),
 	}
 	if s.cfg.ExperimentalVision {
 		tools = append(tools, define(tool{name: "click_at", description: "Clicks at the provided coordinates", page: true, action: true},
@@ -251,55 +246,11 @@ func runDrag(ctx context.Context, c *call, a *dragArgs) error {
 	return nil
 }
 
-type uploadArgs struct {
-	UID             string   `json:"uid" required:"true" desc:"The uid of the file input element or an element that will open file chooser on the page from the page content snapshot"`
-	FilePaths       []string `json:"filePaths" required:"true" minItems:"1" desc:"One or more files paths to upload. File paths have to be local to the browser instance (not the MCP)."`
-	IncludeSnapshot bool     `json:"includeSnapshot" desc:"Whether to include a snapshot in the response. Default is false."`
-	IncludeDiff     bool     `json:"includeDiff" desc:"Whether to include, instead of a whole snapshot, only what changed on the page since your previous snapshot of it (added, removed and changed lines with their uids), once the action has settled. Much smaller than includeSnapshot on a large page. Default is false."`
-}
-
-func (s *Server) runUpload(ctx context.Context, c *call, a *uploadArgs) error {
-	paths := a.FilePaths
-	if s.sup.Local() {
-		// The browser reads the files from this machine: they go through the
-		// same sandbox as the files tools write (upstream validates them
-		// for local browsers only).
-		sb := c.sandbox(ctx)
-		paths = make([]string, len(a.FilePaths))
-		for i, p := range a.FilePaths {
-			// Readable resolves every symlink, refuses the browser's
-			// profile and accepts regular files only.
-			canonical, err := sb.Readable(p)
-			if _, denied := errorsAs[*sandbox.DeniedError](err); denied {
-				return err
-			}
-			if err != nil {
-				return agenterr.Unreadable(err, "cannot upload %s: %s", p)
-			}
-			paths[i] = canonical
-		}
-	}
-	res, err := c.page.UploadFile(ctx, a.UID, paths, inputOptions(a.IncludeSnapshot, a.IncludeDiff))
-	if err != nil {
-		return err
-	}
-	c.acted(ctx, res, a.IncludeDiff, fmt.Sprintf("File uploaded from %s.", strings.Join(a.FilePaths, ", ")))
-	return nil
-}
-
-// snapshotter is the arguments of a tool that may end with a snapshot of
-// the page (includeSnapshot) or a diff against the last one (includeDiff):
-// that snapshot is a take_snapshot's work on top of the action's, and the
-// call's budget grows by take_snapshot's (at load 15 on 2 cores, a click
-// with includeDiff on a page of 26,000 nodes ran out of the action's 20 s).
-type snapshotter interface{ withSnapshot() bool }
-
-func (a *clickArgs) withSnapshot() bool    { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *clickAtArgs) withSnapshot() bool  { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *dragArgs) withSnapshot() bool     { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *fillArgs) withSnapshot() bool     { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *fillFormArgs) withSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *hoverArgs) withSnapshot() bool    { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *pressKeyArgs) withSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *typeTextArgs) withSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
-func (a *uploadArgs) withSnapshot() bool   { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *clickArgs) WithSnapshot() bool    { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *clickAtArgs) WithSnapshot() bool  { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *dragArgs) WithSnapshot() bool     { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *fillArgs) WithSnapshot() bool     { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *fillFormArgs) WithSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *hoverArgs) WithSnapshot() bool    { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *pressKeyArgs) WithSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }
+func (a *typeTextArgs) WithSnapshot() bool { return a.IncludeSnapshot || a.IncludeDiff }

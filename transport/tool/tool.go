@@ -123,6 +123,10 @@ type Call interface {
 	// Navigated reports where an action took the page, if anywhere, and
 	// the work it caused that was not waited for.
 	Navigated(to string, pending []string)
+	// Acted reports what an input action did: line, then the navigation,
+	// the page's state, and the snapshot taken after it, or with diff
+	// what changed since the agent's previous snapshot of the page.
+	Acted(ctx context.Context, res page.InputResult, diff bool, line string)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a
@@ -132,6 +136,12 @@ type Call interface {
 type Reported interface {
 	ReplyLines() []string
 }
+
+// A Snapshotter is the arguments of a tool that may end with a snapshot
+// of the page (includeSnapshot) or a diff against the last one
+// (includeDiff): that snapshot is a take_snapshot's work on top of the
+// action's, and the call's budget grows by take_snapshot's.
+type Snapshotter interface{ WithSnapshot() bool }
 
 // Budgets: how long a call may take when the tool has no timeout
 // argument, or on top of it. Each is generous enough for its slowest
