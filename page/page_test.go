@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/pagetest"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -20,32 +21,13 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // open starts a page actor on a fresh tab and navigates it to url.
 func open(t *testing.T, url string) *page.Actor {
 	t.Helper()
-	b := browsertest.Chromium(t)
-	tab := b.NewTab(t)
-	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
-	if url != "" {
-		if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
-			t.Fatalf("Navigate(%s) = %v", url, err)
-		}
-	}
-	return a
+	return pagetest.Open(t, url)
 }
 
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return c
-}
+func ctx(t *testing.T) context.Context { return pagetest.Ctx(t) }
 
 // serve serves routes (path → handler) for the test.
-func serve(t *testing.T, routes map[string]http.Handler) string {
-	mux := http.NewServeMux()
-	for p, h := range routes {
-		mux.Handle(p, h)
-	}
-	return browsertest.Serve(t, mux).URL
-}
+func serve(t *testing.T, routes map[string]http.Handler) string { return pagetest.Serve(t, routes) }
 
 func snap(t *testing.T, a *page.Actor) string {
 	t.Helper()

@@ -108,3 +108,7 @@ func (c *call) ResultLimit() int { return inlineResultLimit(c.s.replyLimit()) }
 // Navigated reports where an action took the page and what it left
 // pending.
 func (c *call) Navigated(to string, pending []string) { c.r.navigatedTo, c.r.pending = to, pending }
+
+// Worker returns the actor of service worker id, or the sentence that
+// says it is not there.
+func (c *call) Worker(ctx context.Context, id string) (*page.Worker, error) { return c.worker(ctx, id) }

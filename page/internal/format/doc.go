@@ -23,4 +23,7 @@
 //     thrown value.
 //   - [Stack]: a stack trace with its asynchronous parents, flattened.
 //   - [Headers]: a CDP Headers object, keys in their order.
+//   - [ConsoleAPICalled] and [ExceptionThrown]: the two Runtime events a
+//     console collector applies, decoded, for a page and a service worker
+//     alike.
 package format
