@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/actor"
-	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/mailbox"
 	"github.com/tabhive/tabhive/page/snapshot"
@@ -189,11 +188,6 @@ type Actor struct {
 	uids    map[string]*snapshot.Node // uid index of snap
 	crashed bool
 
-	// console and network are the page's collectors (collect.go), fed from
-	// the events in collected, in arrival order.
-	console *collectors.Console
-	network *collectors.Network
-
 	// slices are the registered capabilities' state on this page
 	// (slice.go), by registration order: made before the run goroutine
 	// starts, then owned by it.
@@ -247,8 +241,6 @@ func Start(cfg Config) *Actor {
 		frames:      map[string]*frame{},
 		children:    map[string]*Session{},
 		ready:       make(chan struct{}, 1),
-		console:     collectors.NewConsole(collectors.Config{}),
-		network:     collectors.NewNetwork(collectors.Config{}),
 	}
 	if a.counter == nil {
 		a.counter = new(SnapshotCounter)
@@ -356,12 +348,10 @@ func (a *Actor) init(ctx context.Context) error {
 	if err != nil {
 		return a.initError(ctx, "enable domains", err)
 	}
-	// Issues and asynchronous stacks for the collectors, once Runtime is on
-	// (Chrome refuses the stack depth before). Best effort: a page without
-	// them still works.
-	if err := a.act.Await(ctx, a.enableCollectors, nil); err != nil {
-		a.log.Debug().Err(err).Msg("enable collectors")
-	}
+	// What the capabilities turn on themselves (the collectors' issues and
+	// asynchronous stacks), once Runtime is on (Chrome refuses the stack
+	// depth before). Best effort: a page without them still works.
+	a.enableSlices(ctx)
 	var tree *page.GetFrameTreeReply
 	err = a.act.Await(ctx, func(ctx context.Context) (err error) {
 		tree, err = a.c.Page.GetFrameTree(ctx)

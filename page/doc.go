@@ -1,7 +1,8 @@
 // Package page drives Chrome page targets, one actor per page. Every
 // page-scoped tool of tabhive (navigate, click, fill, snapshot, evaluate,
-// screenshot, the console and network listings) is a method of [Actor],
-// or of a capability's package (page/emulation, page/screencast); each call becomes a message that runs on that page's own
+// screenshot) is a method of [Actor] or of a capability's package
+// (page/emulation, page/screencast, page/devtools: the console and network
+// listings); each call becomes a message that runs on that page's own
 // goroutine, in arrival order, under the caller's deadline.
 //
 // The browser supervisor starts a page once Chrome has created its target,
@@ -29,8 +30,7 @@
 // axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
 // oopif.go (out-of-process iframes: their sessions, and placing their
-// elements in the page); collect.go (feeding the collectors), console.go,
-// network.go and issues.go; host_route.go (what
+// elements in the page); host_route.go (what
 // page/route, the request routes, needs of the core, and the Explainer
 // that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
@@ -49,7 +49,8 @@
 // dialogs, the crash state, the mailbox, the wait that keeps events
 // flowing) moves into packages of its own, one per capability, each
 // declaring its MCP tools beside its state (page/screencast,
-// page/emulation). A capability registers a [Capability] from a package-level
+// page/emulation, page/devtools). host_<capability>.go files hold what the
+// core offers one capability beyond [Host]'s common methods. A capability registers a [Capability] from a package-level
 // variable ([Register]): every page then holds one [Slice] of its state,
 // made before the page starts and owned by the run goroutine. The
 // capability names the CDP events it needs; the page's sessions queue
@@ -70,8 +71,8 @@
 // Only the actor's run goroutine touches the page's state: its frames,
 // the sessions of its out-of-process iframes, execution contexts and
 // main-frame URL, the open dialog, the latest
-// snapshot and its uid map, the slices, the console and
-// network collectors, and the waiter of the action in progress. No mutex
+// snapshot and its uid map, the capabilities'
+// slices, and the waiter of the action in progress. No mutex
 // guards them (ARCHITECTURE.md §2, law 1); other goroutines reach them only through
 // a method, which is a message. What other goroutines do share is listed
 // with [Actor]'s fields: the CDP session (conn, c, top), written once
@@ -92,7 +93,7 @@
 // for nested ones. The actor owns every child session as it owns its own:
 // their events are applied on the run goroutine, their frames are in the
 // actor's frame map, each knowing the session that reaches it, and the
-// walker, uid resolution, wait_for, the collectors, dialogs, screenshots
+// walker, uid resolution, wait_for, the collectors (page/devtools), dialogs, screenshots
 // and evaluate_script each use the session of the frame they concern. No
 // state is shared beyond the actor, and no lock is added: a child session
 // is set up on a goroutine that posts its result back to the run

@@ -3,7 +3,7 @@ package page
 // The page's CDP events, applied on the actor goroutine: frames, URL and
 // execution contexts, the open dialog, a crashed renderer, and what the
 // action in progress waits for (its waiter, its watch channel). Events the
-// collectors consume are handed on to them (collect.go).
+// capabilities registered for are handed on to their slices (slice.go).
 
 import (
 	"encoding/json"
@@ -41,7 +41,7 @@ var events = map[string]bool{
 
 // keepEvent says which events the page's sessions queue.
 func keepEvent(method string) bool {
-	return events[method] || collected[method] || sliceEvents[method] != nil
+	return events[method] || sliceEvents[method] != nil
 }
 
 // addFrames records a frame tree, as Page.getFrameTree on session s returns
@@ -113,6 +113,9 @@ func (s *eventSource) Apply() {
 		fn()
 	}
 }
+
+// drainEvents applies the events queued so far.
+func (a *Actor) drainEvents() { (*eventSource)(a).Apply() }
 
 func (a *Actor) applyFrom(s *Session) {
 	for _, ev := range s.conn.Take() {
@@ -274,7 +277,7 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		}
 	case "Network.requestWillBeSent":
 		if a.waiter == nil {
-			break // still collected below
+			break // the collectors still apply it (page/devtools)
 		}
 		var e struct {
 			RequestID        string          `json:"requestId"`
@@ -296,7 +299,7 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		if a.waiter == nil {
-			break // still collected below
+			break // the collectors still apply it (page/devtools)
 		}
 		var e struct {
 			RequestID string `json:"requestId"`
@@ -318,9 +321,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 			default:
 			}
 		}
-	}
-	if collected[ev.Method] {
-		a.collect(s, ev)
 	}
 	return a.applySlices(s, ev)
 }

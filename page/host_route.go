@@ -15,9 +15,9 @@ func (h *Host) Blocked(url string) error {
 // changes when the page navigates.
 func (h *Host) MainLoader() string { return h.a.mainLoader() }
 
-// Mocked tells the network collector that a route answered request
-// requestID (its Network id) itself, in the words how.
-func (h *Host) Mocked(requestID, url, how string) { h.a.network.Mocked(requestID, url, how) }
+// Mocked tells the network collector (a [MockRecorder]) that a route
+// answered request requestID (its Network id) itself, in the words how.
+func (h *Host) Mocked(requestID, url, how string) { h.a.mocked(requestID, url, how) }
 
 // An Explainer is a [Slice] that may know better why a call to the page
 // failed (a route redirected one of its requests to a URL the policy

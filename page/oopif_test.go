@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 )
 
@@ -158,7 +159,7 @@ func TestOOPIFConsoleAndNetwork(t *testing.T) {
 	for _, level := range []string{"Mid", "Deep"} {
 		msg := "hello from " + level
 		if !holds(t, func() bool {
-			l, err := a.ConsoleMessages(ctx(t), page.ConsoleFilter{})
+			l, err := devtools.Of(a).ConsoleMessages(ctx(t), devtools.ConsoleFilter{})
 			if err != nil {
 				t.Fatalf("ConsoleMessages = %v", err)
 			}
@@ -174,7 +175,7 @@ func TestOOPIFConsoleAndNetwork(t *testing.T) {
 		path := "/" + level + "-data"
 		var id int
 		if !holds(t, func() bool {
-			l, err := a.NetworkRequests(ctx(t), page.NetworkFilter{})
+			l, err := devtools.Of(a).NetworkRequests(ctx(t), devtools.NetworkFilter{})
 			if err != nil {
 				t.Fatalf("NetworkRequests = %v", err)
 			}
@@ -189,7 +190,7 @@ func TestOOPIFConsoleAndNetwork(t *testing.T) {
 			t.Errorf("network listing lacks a finished %s", path)
 			continue
 		}
-		d, err := a.NetworkRequest(ctx(t), id)
+		d, err := devtools.Of(a).NetworkRequest(ctx(t), id)
 		if err != nil {
 			t.Fatalf("NetworkRequest(%d) = %v", id, err)
 		}
@@ -197,7 +198,7 @@ func TestOOPIFConsoleAndNetwork(t *testing.T) {
 			t.Errorf("body of %s = %q, want it to contain %q", path, d.Body, want)
 		}
 	}
-	l, err := a.NetworkRequests(ctx(t), page.NetworkFilter{})
+	l, err := devtools.Of(a).NetworkRequests(ctx(t), devtools.NetworkFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +428,7 @@ console.error(new Error('outer', {cause: new Error('inner cause')}));
 	a := open(t, base+"/")
 	var logID, errID int
 	if !holds(t, func() bool {
-		l, err := a.ConsoleMessages(ctx(t), page.ConsoleFilter{})
+		l, err := devtools.Of(a).ConsoleMessages(ctx(t), devtools.ConsoleFilter{})
 		if err != nil {
 			t.Fatalf("ConsoleMessages = %v", err)
 		}
@@ -443,14 +444,14 @@ console.error(new Error('outer', {cause: new Error('inner cause')}));
 	}) {
 		t.Fatal("the frame's messages were never listed")
 	}
-	d, err := a.ConsoleMessage(ctx(t), logID)
+	d, err := devtools.Of(a).ConsoleMessage(ctx(t), logID)
 	if err != nil {
 		t.Fatalf("ConsoleMessage(%d) = %v", logID, err)
 	}
 	if len(d.Args) != 2 || d.Args[1].Text != `{"answer":42}` {
 		t.Errorf("arguments of the frame's log = %+v, want its object read from the frame", d.Args)
 	}
-	d, err = a.ConsoleMessage(ctx(t), errID)
+	d, err = devtools.Of(a).ConsoleMessage(ctx(t), errID)
 	if err != nil {
 		t.Fatalf("ConsoleMessage(%d) = %v", errID, err)
 	}

@@ -136,13 +136,7 @@ func (s *workerSource) Apply() {
 	for _, ev := range w.conn.Take() {
 		switch ev.Method {
 		case "Runtime.consoleAPICalled":
-			var e struct {
-				Type       string                `json:"type"`
-				Args       []format.RemoteObject `json:"args"`
-				StackTrace *format.StackTrace    `json:"stackTrace"`
-			}
-			if json.Unmarshal(ev.Params, &e) == nil {
-				ce := format.ConsoleEvent(e.Type, e.Args, e.StackTrace)
+			if ce, err := format.ConsoleAPICalled(ev.Params); err == nil {
 				// Objects are not kept: get_console_message reads pages'.
 				for i := range ce.Args {
 					ce.Args[i].Ref = ""
@@ -150,23 +144,19 @@ func (s *workerSource) Apply() {
 				w.console.ConsoleAPICalled(ce)
 			}
 		case "Runtime.exceptionThrown":
-			var e struct {
-				ExceptionDetails format.ExceptionDetails `json:"exceptionDetails"`
-			}
-			if json.Unmarshal(ev.Params, &e) == nil {
-				d := e.ExceptionDetails
-				w.console.ExceptionThrown(collectors.ExceptionEvent{Text: format.Uncaught(d), Stack: format.Stack(d.StackTrace)})
+			if x, _, err := format.ExceptionThrown(ev.Params); err == nil {
+				w.console.ExceptionThrown(x)
 			}
 		}
 	}
 }
 
 // ConsoleMessages returns the worker's console messages and uncaught
-// exceptions that f selects, since it was attached.
-func (w *Worker) ConsoleMessages(ctx context.Context, f ConsoleFilter) (ConsoleList, error) {
-	return actor.Ask(ctx, w.act, func(context.Context) (ConsoleList, error) {
+// exceptions of the given types (all if none), since it was attached.
+func (w *Worker) ConsoleMessages(ctx context.Context, types []string) ([]collectors.Message, error) {
+	return actor.Ask(ctx, w.act, func(context.Context) ([]collectors.Message, error) {
 		(*workerSource)(w).Apply()
-		return ConsoleList{Messages: w.console.List(collectors.MessageFilter{Types: f.Types, IncludePreserved: true})}, nil
+		return w.console.List(collectors.MessageFilter{Types: types, IncludePreserved: true}), nil
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -270,7 +271,7 @@ func TestDebugPreservedNavigations(t *testing.T) {
 func TestDebugRedactNetworkHeaders(t *testing.T) {
 	t.Parallel()
 	base := debugFixtures(t)
-	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{RedactNetworkHeaders: true}}).Connect(t)
+	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{DevTools: devtools.Config{RedactHeaders: true}}}).Connect(t)
 
 	id := openPage(t, cs, base+"/net")
 	until(t, cs, "list_network_requests", map[string]any{"pageId": id}, func(s string) bool {

@@ -30,6 +30,7 @@ import (
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/transport/sandbox"
 	kit "github.com/tabhive/tabhive/transport/tool"
@@ -95,10 +96,6 @@ type Config struct {
 	// it refuses and the agent's own JavaScript when it is off
 	// (evaluate_script is then not offered). If nil, everything is allowed.
 	Policy *urlpolicy.Policy
-	// RedactNetworkHeaders replaces the values of sensitive headers
-	// (authorization, cookies, ...) with <redacted> in network request
-	// details (--redact-network-headers).
-	RedactNetworkHeaders bool
 	// MaxReplyBytes bounds the text of every tool reply, in bytes: a longer
 	// reply is cut and says how to get the rest (see [DefaultMaxReplyBytes]).
 	// Zero or negative means the default, so that a reply is never
@@ -134,6 +131,9 @@ type Config struct {
 	MaxSessionDisk int64
 	// Screencast sets how screencast_start records (package page/screencast).
 	Screencast screencast.Config
+	// DevTools sets how the console and network tools show what they
+	// collected (package page/devtools): --redact-network-headers.
+	DevTools devtools.Config
 	// Surface says which tools are listed and how (--slim, --category-*,
 	// --page-id-routing, --experimental-structured-content).
 	Surface SurfaceConfig

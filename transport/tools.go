@@ -3,6 +3,7 @@ package transport
 import (
 	"time"
 
+	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/memory"
@@ -71,7 +72,7 @@ func (s *Server) toolList() []*tool {
 		s.screenshotTools(),
 		fromKits(emulation.Tools()),
 		s.scriptTools(),
-		s.debugTools(),
+		fromKits(devtools.Tools(s.cfg.DevTools)),
 		fromKits(storage.Tools()),
 		fromKits(route.Tools()),
 		fromKits(pdf.Tools()),

@@ -72,16 +72,3 @@ func runWorkerEvaluate(ctx context.Context, c *call, a *evaluateArgs, source str
 	}
 	return nil
 }
-
-func runWorkerConsole(ctx context.Context, c *call, id string, f page.ConsoleFilter, paging pagingArgs) error {
-	w, err := c.worker(ctx, id)
-	if err != nil {
-		return err
-	}
-	list, err := w.ConsoleMessages(ctx, f)
-	if err != nil {
-		return err
-	}
-	c.r.sections = append(c.r.sections, consoleSection(list.Messages, paging.options(), f.StackTraces))
-	return nil
-}

@@ -377,7 +377,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	both("heap-snapshot-memory-bytes", "heapSnapshotMemoryBytes", func(n string) {
 		fs.Int64Var(&s.HeapSnapshotMemory, n, transport.DefaultHeapSnapshotMemory, "memory for the heap snapshots the analysis tools hold loaded, all sessions together: the least recently used are dropped to make room, and one that alone needs more is refused")
 	})
-	boolean(&s.RedactNetworkHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
+	boolean(&s.DevTools.RedactHeaders, "redact-network-headers", "redactNetworkHeaders", "show <redacted> for sensitive header values (authorization, cookies) in network request details")
 	str(&s.Screenshot.Format, "screenshot-format", "screenshotFormat", "", "take_screenshot's default format: png, jpeg or webp (default png)")
 	shotQuality := new(int)
 	integer(shotQuality, "screenshot-quality", "screenshotQuality", -1, "take_screenshot's default jpeg/webp quality, 0-100")

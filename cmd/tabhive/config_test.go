@@ -97,7 +97,7 @@ func flagCases() []struct {
 	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.ExperimentalVision }, true)
 	each([]string{"memory-debugging", "memoryDebugging", "experimental-memory", "experimentalMemory"}, "", func(c *Config) any { return c.Server.MemoryDebugging }, true)
 	each([]string{"heap-snapshot-memory-bytes", "heapSnapshotMemoryBytes"}, "1048576", func(c *Config) any { return c.Server.HeapSnapshotMemory }, int64(1<<20))
-	each([]string{"redact-network-headers", "redactNetworkHeaders"}, "", func(c *Config) any { return c.Server.RedactNetworkHeaders }, true)
+	each([]string{"redact-network-headers", "redactNetworkHeaders"}, "", func(c *Config) any { return c.Server.DevTools.RedactHeaders }, true)
 	each([]string{"screenshot-format", "screenshotFormat"}, "webp", func(c *Config) any { return c.Server.Screenshot.Format }, "webp")
 	each([]string{"screenshot-quality", "screenshotQuality"}, "0", func(c *Config) any { return c.Server.Screenshot.Quality }, q(0))
 	each([]string{"screenshot-quality"}, "80", func(c *Config) any { return c.Server.Screenshot.Quality }, q(80))

@@ -67,7 +67,7 @@ func configDump(c *Config) string {
 		"allpages", b.IncludeAllPages, "surface", s.Surface, "vision", s.ExperimentalVision, "memory", s.MemoryDebugging,
 		"shot", s.Screenshot.Format, quality, s.Screenshot.MaxWidth, s.Screenshot.MaxHeight,
 		"cast", s.Screencast.FPS, s.Screencast.Experimental, s.Screencast.FFmpeg,
-		"roots", s.Workspaces, "unrestricted", s.Unrestricted, "redact", s.RedactNetworkHeaders,
+		"roots", s.Workspaces, "unrestricted", s.Unrestricted, "redact", s.DevTools.RedactHeaders,
 		"allowed", c.URLPolicy.Allowed, "blocked", c.URLPolicy.Blocked, "js", c.URLPolicy.JavaScript,
 		"files", c.URLPolicy.FileNavigations, "log", c.LogFile, "version", c.ShowVersion,
 		"maps", x.sourceMaps, x.devtools, x.performanceCrux, x.usageStatistics, "warnings", c.Warnings,

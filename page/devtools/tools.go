@@ -1,4 +1,8 @@
-package transport
+package devtools
+
+// The capability's MCP tools: list_console_messages, get_console_message,
+// list_network_requests and get_network_request, with chrome-devtools-mcp's
+// names, arguments and reply text (render.go).
 
 import (
 	"context"
@@ -6,11 +10,21 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/collectors"
-	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
+// Config sets how the tools show what they collected. The zero value shows
+// everything as collected.
+type Config struct {
+	// RedactHeaders replaces the values of sensitive headers
+	// (authorization, cookies, ...) with <redacted> in network request
+	// details (--redact-network-headers).
+	RedactHeaders bool
+}
+
 // requestBudget is get_network_request's budget: reading two bodies from
-// the page, and writing them to files.
+// the page, and writing them to files. The listings and
+// get_console_message have tool.ListBudget.
 const requestBudget = 30 * time.Second
 
 // notFound is upstream's reply to a msgid or reqid it does not know. It is
@@ -18,27 +32,27 @@ const requestBudget = 30 * time.Second
 // building its reply.
 const notFound = "Request not found for selected page"
 
-// debugTools read what a page logged and fetched.
-func (s *Server) debugTools() []*tool {
-	return []*tool{
-		define(tool{name: "list_console_messages", description: "List all console messages for the target page since the last navigation.", page: true, readOnly: true},
-			fixed[consoleListArgs](listBudget), runListConsole),
-		define(tool{name: "get_console_message", description: "Gets a console message by its ID. You can get all messages by calling list_console_messages.", page: true, readOnly: true},
-			fixed[consoleGetArgs](listBudget), runGetConsole),
-		define(tool{name: "list_network_requests", description: "Lists the most recent requests for the target page since the last navigation.", page: true, readOnly: true},
-			fixed[networkListArgs](listBudget), runListNetwork),
-		define(tool{name: "get_network_request", description: "Gets a network request by an optional reqid, if omitted returns the currently selected request in the DevTools Network panel. Useful for inspecting request headers (including 'Cookie') and response headers (including 'Set-Cookie' and directives).", page: true},
-			fixed[networkGetArgs](requestBudget), s.runGetNetwork),
+// tools are the debugging tools of one server.
+type tools struct{ cfg Config }
+
+// Tools returns the tools that read what a page logged and fetched,
+// showing it as cfg says.
+func Tools(cfg Config) []*tool.Tool {
+	t := &tools{cfg: cfg}
+	return []*tool.Tool{
+		tool.Define(tool.Tool{Name: "list_console_messages", Description: "List all console messages for the target page since the last navigation.", Page: true, ReadOnly: true},
+			tool.Fixed[consoleListArgs](tool.ListBudget), runListConsole),
+		tool.Define(tool.Tool{Name: "get_console_message", Description: "Gets a console message by its ID. You can get all messages by calling list_console_messages.", Page: true, ReadOnly: true},
+			tool.Fixed[consoleGetArgs](tool.ListBudget), runGetConsole),
+		tool.Define(tool.Tool{Name: "list_network_requests", Description: "Lists the most recent requests for the target page since the last navigation.", Page: true, ReadOnly: true},
+			tool.Fixed[networkListArgs](tool.ListBudget), runListNetwork),
+		tool.Define(tool.Tool{Name: "get_network_request", Description: "Gets a network request by an optional reqid, if omitted returns the currently selected request in the DevTools Network panel. Useful for inspecting request headers (including 'Cookie') and response headers (including 'Set-Cookie' and directives).", Page: true},
+			tool.Fixed[networkGetArgs](requestBudget), t.runGetNetwork),
 	}
 }
 
-// pagingArgs are the list tools' pagination arguments.
-type pagingArgs struct {
-	PageSize, PageIdx *int
-}
-
-func (a pagingArgs) options() collectors.PageOptions {
-	return collectors.PageOptions{PageSize: a.PageSize, PageIdx: a.PageIdx}
+func pageOptions(pageSize, pageIdx *int) collectors.PageOptions {
+	return collectors.PageOptions{PageSize: pageSize, PageIdx: pageIdx}
 }
 
 type consoleListArgs struct {
@@ -50,23 +64,31 @@ type consoleListArgs struct {
 	ServiceWorkerID          string   `json:"serviceWorkerId" desc:"Filter messages to only return messages of the specified service worker."`
 }
 
-func runListConsole(ctx context.Context, c *call, a *consoleListArgs) error {
-	const name = "list_console_messages"
-	paging := pagingArgs{a.PageSize, a.PageIdx}
-	filter := page.ConsoleFilter{
+func runListConsole(ctx context.Context, c tool.Call, a *consoleListArgs) error {
+	opts := pageOptions(a.PageSize, a.PageIdx)
+	if a.ServiceWorkerID != "" {
+		// A service worker's console, since it was attached.
+		w, err := c.Worker(ctx, a.ServiceWorkerID)
+		if err != nil {
+			return err
+		}
+		msgs, err := w.ConsoleMessages(ctx, a.Types)
+		if err != nil {
+			return err
+		}
+		c.Section(consoleSection(msgs, opts, a.IncludeStackTraces))
+		return nil
+	}
+	list, err := Of(c.Page()).ConsoleMessages(ctx, ConsoleFilter{
 		Types:            a.Types,
 		IncludePreserved: a.IncludePreservedMessages,
 		StackTraces:      a.IncludeStackTraces,
-	}
-	if a.ServiceWorkerID != "" {
-		return runWorkerConsole(ctx, c, a.ServiceWorkerID, filter, paging)
-	}
-	list, err := c.page.ConsoleMessages(ctx, filter)
+	})
 	if err != nil {
 		return err
 	}
-	c.r.state(list.State)
-	c.r.sections = append(c.r.sections, consoleSection(list.Messages, paging.options(), a.IncludeStackTraces))
+	c.State(list.State)
+	c.Section(consoleSection(list.Messages, opts, a.IncludeStackTraces))
 	return nil
 }
 
@@ -74,16 +96,16 @@ type consoleGetArgs struct {
 	MsgID int `json:"msgid" required:"true" jsonType:"number" desc:"The msgid of a console message on the page from the listed console messages"`
 }
 
-func runGetConsole(ctx context.Context, c *call, a *consoleGetArgs) error {
-	d, err := c.page.ConsoleMessage(ctx, a.MsgID)
-	if errors.Is(err, page.ErrNoMessage) {
-		return &argError{Msg: notFound}
+func runGetConsole(ctx context.Context, c tool.Call, a *consoleGetArgs) error {
+	d, err := Of(c.Page()).ConsoleMessage(ctx, a.MsgID)
+	if errors.Is(err, ErrNoMessage) {
+		return &tool.ArgError{Msg: notFound}
 	}
 	if err != nil {
 		return err
 	}
-	c.r.state(d.State)
-	c.r.sections = append(c.r.sections, consoleDetail(d))
+	c.State(d.State)
+	c.Section(consoleDetail(d))
 	return nil
 }
 
@@ -94,15 +116,13 @@ type networkListArgs struct {
 	IncludePreservedRequests bool     `json:"includePreservedRequests" desc:"Set to true to return the preserved requests over the last 3 navigations."`
 }
 
-func runListNetwork(ctx context.Context, c *call, a *networkListArgs) error {
-	const name = "list_network_requests"
-	paging := pagingArgs{a.PageSize, a.PageIdx}
-	list, err := c.page.NetworkRequests(ctx, page.NetworkFilter{ResourceTypes: a.ResourceTypes, IncludePreserved: a.IncludePreservedRequests})
+func runListNetwork(ctx context.Context, c tool.Call, a *networkListArgs) error {
+	list, err := Of(c.Page()).NetworkRequests(ctx, NetworkFilter{ResourceTypes: a.ResourceTypes, IncludePreserved: a.IncludePreservedRequests})
 	if err != nil {
 		return err
 	}
-	c.r.state(list.State)
-	c.r.sections = append(c.r.sections, networkSection(list.Requests, paging.options()))
+	c.State(list.State)
+	c.Section(networkSection(list.Requests, pageOptions(a.PageSize, a.PageIdx)))
 	return nil
 }
 
@@ -112,12 +132,12 @@ type networkGetArgs struct {
 	ResponseFilePath string `json:"responseFilePath" desc:"The absolute or relative path to a .network-response file to save the response body to. If omitted, the body is returned inline."`
 }
 
-func (s *Server) runGetNetwork(ctx context.Context, c *call, a *networkGetArgs) error {
+func (t *tools) runGetNetwork(ctx context.Context, c tool.Call, a *networkGetArgs) error {
 	// Paths are checked before anything is read, as upstream checks them
 	// before the tool runs.
 	for _, p := range []string{a.RequestFilePath, a.ResponseFilePath} {
 		if p != "" {
-			if _, err := c.sandbox(ctx).Resolve(p); err != nil {
+			if _, err := c.Sandbox(ctx).Resolve(p); err != nil {
 				return err
 			}
 		}
@@ -126,31 +146,31 @@ func (s *Server) runGetNetwork(ctx context.Context, c *call, a *networkGetArgs) 
 	if a.ReqID != nil {
 		id = *a.ReqID
 	}
-	d, err := c.page.NetworkRequest(ctx, id)
-	if errors.Is(err, page.ErrNoRequest) {
+	d, err := Of(c.Page()).NetworkRequest(ctx, id)
+	if errors.Is(err, ErrNoRequest) {
 		if id == 0 {
 			// Upstream shows the request selected in DevTools' Network
 			// panel; there is no DevTools window here.
-			st, err := c.page.State(ctx)
+			st, err := c.Page().State(ctx)
 			if err != nil {
 				return err
 			}
-			c.r.state(st)
-			c.r.line("Nothing is currently selected in the DevTools Network panel.")
+			c.State(st)
+			c.Line("Nothing is currently selected in the DevTools Network panel.")
 			return nil
 		}
-		return &argError{Msg: notFound}
+		return &tool.ArgError{Msg: notFound}
 	}
 	if err != nil {
 		return err
 	}
-	c.r.state(d.State)
+	c.State(d.State)
 
 	var bodies requestBodies
 	if d.HasPostData {
 		bodies.request = requestBodyText(d.PostData, d.PostDataOK)
 		if a.RequestFilePath != "" && d.PostDataOK && len(d.PostData) > 0 {
-			path, err := c.sandbox(ctx).WriteFile(a.RequestFilePath, d.PostData, ".network-request")
+			path, err := c.Sandbox(ctx).WriteFile(a.RequestFilePath, d.PostData, ".network-request")
 			if err != nil {
 				return err
 			}
@@ -162,7 +182,7 @@ func (s *Server) runGetNetwork(ctx context.Context, c *call, a *networkGetArgs) 
 		if a.ResponseFilePath != "" {
 			bodies.response = "<Response body not available anymore>"
 			if d.BodyOK {
-				path, err := c.sandbox(ctx).WriteFile(a.ResponseFilePath, d.Body, ".network-response")
+				path, err := c.Sandbox(ctx).WriteFile(a.ResponseFilePath, d.Body, ".network-response")
 				if err != nil {
 					return err
 				}
@@ -170,6 +190,6 @@ func (s *Server) runGetNetwork(ctx context.Context, c *call, a *networkGetArgs) 
 			}
 		}
 	}
-	c.r.sections = append(c.r.sections, networkDetail(d.Request, bodies, s.cfg.RedactNetworkHeaders))
+	c.Section(networkDetail(d.Request, bodies, t.cfg.RedactHeaders))
 	return nil
 }

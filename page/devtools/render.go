@@ -1,4 +1,4 @@
-package transport
+package devtools
 
 import (
 	"fmt"
@@ -9,8 +9,7 @@ import (
 
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/jsfmt"
-	"github.com/tabhive/tabhive/page"
-	kit "github.com/tabhive/tabhive/transport/tool"
+	"github.com/tabhive/tabhive/transport/tool"
 )
 
 // The console and network texts follow chrome-devtools-mcp 1.11
@@ -32,7 +31,7 @@ func consoleSection(msgs []collectors.Message, opts collectors.PageOptions, stac
 		return strings.Join(append(out, "<no console messages found>"), "\n")
 	}
 	p := collectors.Paginate(collectors.Group(msgs), opts)
-	out = append(out, kit.Pagination(p)...)
+	out = append(out, tool.Pagination(p)...)
 	note := false
 	for _, g := range p.Items {
 		out = append(out, consoleLine(g))
@@ -62,7 +61,7 @@ func consoleLine(g collectors.Grouped) string {
 }
 
 // consoleDetail renders get_console_message's reply.
-func consoleDetail(d page.ConsoleDetail) string {
+func consoleDetail(d ConsoleDetail) string {
 	out := []string{fmt.Sprintf("ID: %d", d.ID)}
 	if d.Type == collectors.TypeIssue {
 		body := []string{d.Text}
@@ -99,7 +98,7 @@ func consoleDetail(d page.ConsoleDetail) string {
 }
 
 // consoleArg renders one argument of get_console_message.
-func consoleArg(i int, a page.ConsoleArg) string {
+func consoleArg(i int, a ConsoleArg) string {
 	switch {
 	case a.Gone:
 		return fmt.Sprintf("<error: Argument %d is no longer available>", i)
@@ -197,7 +196,7 @@ func networkSection(reqs []collectors.Request, opts collectors.PageOptions) stri
 		return strings.Join(append(out, "No requests found."), "\n")
 	}
 	p := collectors.Paginate(reqs, opts)
-	out = append(out, kit.Pagination(p)...)
+	out = append(out, tool.Pagination(p)...)
 	for _, r := range p.Items {
 		out = append(out, requestLine(r))
 	}

@@ -1,4 +1,4 @@
-package page
+package devtools
 
 import (
 	"slices"

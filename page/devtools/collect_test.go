@@ -1,4 +1,4 @@
-package page_test
+package devtools_test
 
 import (
 	"bytes"
@@ -16,6 +16,16 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/devtools"
+	"github.com/tabhive/tabhive/page/pagetest"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+var (
+	open  = pagetest.Open
+	ctx   = pagetest.Ctx
+	serve = pagetest.Serve
 )
 
 // eventually polls cond until it holds, failing the test after 10 s. It
@@ -35,18 +45,18 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	}
 }
 
-func consoleList(t *testing.T, a *page.Actor, f page.ConsoleFilter) []collectors.Message {
+func consoleList(t *testing.T, a *page.Actor, f devtools.ConsoleFilter) []collectors.Message {
 	t.Helper()
-	l, err := a.ConsoleMessages(ctx(t), f)
+	l, err := devtools.Of(a).ConsoleMessages(ctx(t), f)
 	if err != nil {
 		t.Fatalf("ConsoleMessages(%+v) = %v", f, err)
 	}
 	return l.Messages
 }
 
-func networkList(t *testing.T, a *page.Actor, f page.NetworkFilter) []collectors.Request {
+func networkList(t *testing.T, a *page.Actor, f devtools.NetworkFilter) []collectors.Request {
 	t.Helper()
-	l, err := a.NetworkRequests(ctx(t), f)
+	l, err := devtools.Of(a).NetworkRequests(ctx(t), f)
 	if err != nil {
 		t.Fatalf("NetworkRequests(%+v) = %v", f, err)
 	}
@@ -113,7 +123,7 @@ for (let i = 0; i < 3; i++) console.log('again');
 	}
 	var got []collectors.Message
 	eventually(t, "13 messages", func() (bool, string) {
-		got = consoleList(t, a, page.ConsoleFilter{})
+		got = consoleList(t, a, devtools.ConsoleFilter{})
 		return len(got) >= len(want), describeMessages(got)
 	})
 	if d := strings.TrimSpace(describeMessages(got)); d != strings.Join(want, "\n") {
@@ -124,33 +134,33 @@ for (let i = 0; i < 3; i++) console.log('again');
 	}
 
 	// Filtering keeps ids.
-	warn := consoleList(t, a, page.ConsoleFilter{Types: []string{"warn", "error"}})
+	warn := consoleList(t, a, devtools.ConsoleFilter{Types: []string{"warn", "error"}})
 	if d := describeMessages(warn); d != "4 [warn] \"careful\" (1 args)\n5 [error] \"bad\" (1 args)\n" {
 		t.Errorf("warn and error only:\n%s", d)
 	}
 
 	// Details: objects read back as JSON, primitives as JavaScript prints
 	// them.
-	d, err := a.ConsoleMessage(ctx(t), 1)
+	d, err := devtools.Of(a).ConsoleMessage(ctx(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := argTexts(d.Args), []string{"hello", "1", `{"a":1}`}; !slices.Equal(got, want) {
 		t.Errorf("ConsoleMessage(1) args = %q, want %q", got, want)
 	}
-	d, err = a.ConsoleMessage(ctx(t), 10)
+	d, err = devtools.Of(a).ConsoleMessage(ctx(t), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := argTexts(d.Args), []string{"null", "undefined", "0", "1e+21", "0.000001", "1e-7", "10", "NaN"}; !slices.Equal(got, want) {
 		t.Errorf("ConsoleMessage(10) args = %q, want %q", got, want)
 	}
-	if _, err := a.ConsoleMessage(ctx(t), 99); !errors.Is(err, page.ErrNoMessage) {
+	if _, err := devtools.Of(a).ConsoleMessage(ctx(t), 99); !errors.Is(err, devtools.ErrNoMessage) {
 		t.Errorf("ConsoleMessage(99) = %v, want ErrNoMessage", err)
 	}
 }
 
-func argTexts(args []page.ConsoleArg) []string {
+func argTexts(args []devtools.ConsoleArg) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = a.Text
@@ -179,7 +189,7 @@ setTimeout(() => { throw 'a string'; }, 0);
 	}
 	var got []collectors.Message
 	eventually(t, "three uncaught errors", func() (bool, string) {
-		got = consoleList(t, a, page.ConsoleFilter{StackTraces: true})
+		got = consoleList(t, a, devtools.ConsoleFilter{StackTraces: true})
 		return len(got) >= 3, describeMessages(got)
 	})
 	for _, m := range got {
@@ -202,7 +212,7 @@ setTimeout(() => { throw 'a string'; }, 0);
 	if len(boom.Causes) > 0 && (len(boom.Causes[0].Stack) == 0 || boom.Causes[0].Stack[0].Function != "thrower") {
 		t.Errorf("cause stack = %+v, want thrower first", boom.Causes[0].Stack)
 	}
-	d, err := a.ConsoleMessage(ctx(t), boom.ID)
+	d, err := devtools.Of(a).ConsoleMessage(ctx(t), boom.ID)
 	if err != nil || len(d.Causes) != 2 {
 		t.Errorf("ConsoleMessage(boom) = %+v, %v; want the cause chain", d.Causes, err)
 	}
@@ -216,10 +226,10 @@ func TestConsoleErrorArgument(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	eventually(t, "the message", func() (bool, string) {
-		msgs := consoleList(t, a, page.ConsoleFilter{})
+		msgs := consoleList(t, a, devtools.ConsoleFilter{})
 		return len(msgs) == 1, describeMessages(msgs)
 	})
-	d, err := a.ConsoleMessage(ctx(t), 1)
+	d, err := devtools.Of(a).ConsoleMessage(ctx(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +254,7 @@ func TestIssuesCollected(t *testing.T) {
 	a := open(t, base+"/")
 	var msgs []collectors.Message
 	eventually(t, "the quirks mode issue", func() (bool, string) {
-		msgs = consoleList(t, a, page.ConsoleFilter{Types: []string{"issue"}})
+		msgs = consoleList(t, a, devtools.ConsoleFilter{Types: []string{"issue"}})
 		return len(msgs) == 1, describeMessages(msgs)
 	})
 	m := msgs[0]
@@ -255,7 +265,7 @@ func TestIssuesCollected(t *testing.T) {
 		t.Errorf("issue details = %q", m.IssueDetails)
 	}
 	// Listing again does not repeat it.
-	if again := consoleList(t, a, page.ConsoleFilter{}); len(again) != 1 {
+	if again := consoleList(t, a, devtools.ConsoleFilter{}); len(again) != 1 {
 		t.Errorf("second listing:\n%s", describeMessages(again))
 	}
 }
@@ -303,7 +313,7 @@ fetch('/bin').then(r => r.arrayBuffer());
 	a := open(t, base+"/")
 	var reqs []collectors.Request
 	eventually(t, "the requests to finish", func() (bool, string) {
-		reqs = networkList(t, a, page.NetworkFilter{})
+		reqs = networkList(t, a, devtools.NetworkFilter{})
 		done := 0
 		for _, r := range reqs {
 			if r.Done() {
@@ -339,11 +349,11 @@ fetch('/bin').then(r => r.arrayBuffer());
 	if loc := headerValue(hops[0].Response.Headers, "location"); loc != "/r2" {
 		t.Errorf("first hop location = %q, want /r2 (%q)", loc, hops[0].Response.Headers)
 	}
-	d, err := a.NetworkRequest(ctx(t), final.ID)
+	d, err := devtools.Of(a).NetworkRequest(ctx(t), final.ID)
 	if err != nil || !d.BodyOK || string(d.Body) != `{"ok":true}` {
 		t.Errorf("final hop body = %q, %v, %v", d.Body, d.BodyOK, err)
 	}
-	d, err = a.NetworkRequest(ctx(t), hops[0].ID)
+	d, err = devtools.Of(a).NetworkRequest(ctx(t), hops[0].ID)
 	if err != nil || d.BodyOK {
 		t.Errorf("redirect hop body = %q, %v, %v; want none", d.Body, d.BodyOK, err)
 	}
@@ -351,7 +361,7 @@ fetch('/bin').then(r => r.arrayBuffer());
 	// Bodies: a small POST body inline, a large one read from the page, a
 	// binary response.
 	small, _ := findRequest(reqs, "/echo?small")
-	d, err = a.NetworkRequest(ctx(t), small.ID)
+	d, err = devtools.Of(a).NetworkRequest(ctx(t), small.ID)
 	if err != nil || !d.PostDataOK || string(d.PostData) != `{"hello":"world"}` || string(d.Body) != "got 17 bytes" {
 		t.Errorf("small POST = body %q (%v), response %q, %v", d.PostData, d.PostDataOK, d.Body, err)
 	}
@@ -362,22 +372,22 @@ fetch('/bin').then(r => r.arrayBuffer());
 	if large.PostData != "" || !large.HasPostData {
 		t.Errorf("large POST kept inline: %d bytes", len(large.PostData))
 	}
-	d, err = a.NetworkRequest(ctx(t), large.ID)
+	d, err = devtools.Of(a).NetworkRequest(ctx(t), large.ID)
 	if err != nil || !d.PostDataOK || string(d.PostData) != big {
 		t.Errorf("large POST = %d bytes (%v), %v; want %d bytes", len(d.PostData), d.PostDataOK, err, len(big))
 	}
 	bin, _ := findRequest(reqs, "/bin")
-	d, err = a.NetworkRequest(ctx(t), bin.ID)
+	d, err = devtools.Of(a).NetworkRequest(ctx(t), bin.ID)
 	if err != nil || !d.BodyOK || !bytes.Equal(d.Body, []byte{0xff, 0xfe, 0x00, 0x80, 0x81}) {
 		t.Errorf("binary body = %x (%v), %v", d.Body, d.BodyOK, err)
 	}
 
 	// Filters keep ids; unknown ids are errors.
-	fetches := networkList(t, a, page.NetworkFilter{ResourceTypes: []string{"fetch"}})
+	fetches := networkList(t, a, devtools.NetworkFilter{ResourceTypes: []string{"fetch"}})
 	if len(fetches) != len(reqs)-1 || fetches[0].ID != 2 {
 		t.Errorf("fetch requests:\n%s", describeRequests(fetches))
 	}
-	if _, err := a.NetworkRequest(ctx(t), 999); !errors.Is(err, page.ErrNoRequest) {
+	if _, err := devtools.Of(a).NetworkRequest(ctx(t), 999); !errors.Is(err, devtools.ErrNoRequest) {
 		t.Errorf("NetworkRequest(999) = %v, want ErrNoRequest", err)
 	}
 }
@@ -435,14 +445,14 @@ setInterval(async () => {
 	t.Cleanup(free) // before the site closes: it waits for /b
 	a := open(t, base+"/a")
 	eventually(t, "the first poll", func() (bool, string) {
-		reqs := networkList(t, a, page.NetworkFilter{})
+		reqs := networkList(t, a, devtools.NetworkFilter{})
 		_, ok := findRequest(reqs, "/poll")
 		return ok, describeRequests(reqs)
 	})
 	goB.Store(true)
 	var late collectors.Request // a poll listed after the request for /b
 	eventually(t, "a poll of the old document listed after the request for /b", func() (bool, string) {
-		reqs := networkList(t, a, page.NetworkFilter{})
+		reqs := networkList(t, a, devtools.NetworkFilter{})
 		if i := slices.IndexFunc(reqs, func(r collectors.Request) bool { return r.IsNavigation && strings.HasSuffix(r.URL, "/b") }); i >= 0 {
 			if p, ok := findRequest(reqs[i+1:], "/poll"); ok {
 				late = p
@@ -453,10 +463,10 @@ setInterval(async () => {
 	})
 	free()
 	eventually(t, "the navigation to /b", func() (bool, string) {
-		cur := networkList(t, a, page.NetworkFilter{})
+		cur := networkList(t, a, devtools.NetworkFilter{})
 		return len(cur) > 0 && strings.HasSuffix(cur[0].URL, "/b"), describeRequests(cur)
 	})
-	cur := networkList(t, a, page.NetworkFilter{})
+	cur := networkList(t, a, devtools.NetworkFilter{})
 	if len(cur) < 2 || !strings.HasSuffix(cur[0].URL, "/b") || !cur[0].IsNavigation {
 		t.Fatalf("current navigation does not start with the navigation request of /b:\n%s", describeRequests(cur))
 	}
@@ -466,7 +476,7 @@ setInterval(async () => {
 	if _, ok := findRequest(cur, "/json"); ok {
 		t.Errorf("the old document's first fetch is listed in the new navigation:\n%s", describeRequests(cur))
 	}
-	all := networkList(t, a, page.NetworkFilter{IncludePreserved: true})
+	all := networkList(t, a, devtools.NetworkFilter{IncludePreserved: true})
 	if !strings.HasSuffix(all[0].URL, "/a") || all[len(all)-len(cur)].ID != cur[0].ID {
 		t.Errorf("preserved requests:\n%s", describeRequests(all))
 	}
@@ -487,7 +497,7 @@ func TestCollectorsKeepThreeNavigations(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 3 {
-			got := consoleList(t, a, page.ConsoleFilter{IncludePreserved: true})
+			got := consoleList(t, a, devtools.ConsoleFilter{IncludePreserved: true})
 			if d := describeMessages(got); d != "1 [log] \"nav 1\" (1 args)\n2 [log] \"nav 2\" (1 args)\n3 [log] \"nav 3\" (1 args)\n" {
 				t.Errorf("after 3 navigations, preserved:\n%s", d)
 			}
@@ -495,19 +505,19 @@ func TestCollectorsKeepThreeNavigations(t *testing.T) {
 	}
 	var got []collectors.Message
 	eventually(t, "the fourth page's message", func() (bool, string) {
-		got = consoleList(t, a, page.ConsoleFilter{IncludePreserved: true})
+		got = consoleList(t, a, devtools.ConsoleFilter{IncludePreserved: true})
 		return len(got) > 0 && got[len(got)-1].Text == "nav 4", describeMessages(got)
 	})
 	if d := describeMessages(got); d != "2 [log] \"nav 2\" (1 args)\n3 [log] \"nav 3\" (1 args)\n4 [log] \"nav 4\" (1 args)\n" {
 		t.Errorf("after 4 navigations, preserved:\n%s", d)
 	}
-	if d := describeMessages(consoleList(t, a, page.ConsoleFilter{})); d != "4 [log] \"nav 4\" (1 args)\n" {
+	if d := describeMessages(consoleList(t, a, devtools.ConsoleFilter{})); d != "4 [log] \"nav 4\" (1 args)\n" {
 		t.Errorf("current navigation:\n%s", d)
 	}
-	if _, err := a.ConsoleMessage(ctx(t), 1); !errors.Is(err, page.ErrNoMessage) {
+	if _, err := devtools.Of(a).ConsoleMessage(ctx(t), 1); !errors.Is(err, devtools.ErrNoMessage) {
 		t.Errorf("ConsoleMessage(1) after its navigation was dropped = %v, want ErrNoMessage", err)
 	}
-	reqs := networkList(t, a, page.NetworkFilter{IncludePreserved: true})
+	reqs := networkList(t, a, devtools.NetworkFilter{IncludePreserved: true})
 	var urls []string
 	for _, r := range reqs {
 		if r.Type == "Document" {
@@ -531,7 +541,7 @@ addEventListener('load', () => setTimeout(() => { fetch('/json'); fetch('http://
 	a := open(t, base+"/")
 	var reqs []collectors.Request
 	eventually(t, "the late requests to end", func() (bool, string) {
-		reqs = networkList(t, a, page.NetworkFilter{})
+		reqs = networkList(t, a, devtools.NetworkFilter{})
 		fetched, ok1 := findRequest(reqs, "/json")
 		failed, ok2 := findRequest(reqs, "/x")
 		return ok1 && ok2 && fetched.Finished && failed.Failed, describeRequests(reqs)

@@ -1,8 +1,8 @@
-package page
+package devtools
 
-// The console tools (list_console_messages, get_console_message): messages
-// as collected (collect.go), with what only the page can tell (an object
-// argument's value, an exception's cause chain) read when asked for.
+// The console: messages as collected (slice.go), with what only the page
+// can tell (an object argument's value, an exception's cause chain) read
+// when asked for.
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/collectors"
-	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/jsfmt"
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/internal/format"
 	"github.com/tabhive/tabhive/page/js"
 )
 
-// ErrNoMessage is returned by [Actor.ConsoleMessage] for a msgid that names
+// ErrNoMessage is returned by [Slice.ConsoleMessage] for a msgid that names
 // no message kept for the page: never collected, or dropped with its
 // navigation or by the limits.
 var ErrNoMessage = errors.New("no console message with that msgid")
@@ -29,13 +29,13 @@ var ErrNoMessage = errors.New("no console message with that msgid")
 // (chrome-devtools-mcp's STACK_TRACE_MAX_LINES); the rest are counted.
 const maxStackLines = 50
 
-// collectLogEntry records one of the browser's own messages (CDP
+// applyLogEntry records one of the browser's own messages (CDP
 // Log.entryAdded: "Failed to load resource: ...", interventions, ...) in
 // the console stream, as chrome-devtools-mcp lists them: those of the
 // page's own session, except what its workers logged (Puppeteer's page
 // listens to Log there only, and skips source "worker").
-func (a *Actor) collectLogEntry(s *Session, params json.RawMessage) error {
-	if s != a.top {
+func (sl *Slice) applyLogEntry(s *page.Session, params json.RawMessage) error {
+	if !s.IsTop() {
 		return nil
 	}
 	var e struct {
@@ -52,18 +52,18 @@ func (a *Actor) collectLogEntry(s *Session, params json.RawMessage) error {
 	if e.Entry.Source == "worker" {
 		return nil
 	}
-	a.console.LogEntryAdded(collectors.LogEvent{Level: e.Entry.Level, Text: e.Entry.Text, Stack: format.Stack(e.Entry.StackTrace)})
+	sl.console.LogEntryAdded(collectors.LogEvent{Level: e.Entry.Level, Text: e.Entry.Text, Stack: format.Stack(e.Entry.StackTrace)})
 	return nil
 }
 
-// enableLog turns on the Log domain on the page's own session, whose
-// entries collectLogEntry records. Chrome replays the entries it kept from
+// enableLog turns on the Log domain on the page's own session top, whose
+// entries applyLogEntry records. Chrome replays the entries it kept from
 // before, as it does console calls for Runtime.enable.
-func (a *Actor) enableLog(ctx context.Context) error {
-	return rpcc.Invoke(ctx, "Log.enable", nil, nil, a.conn.RPC())
+func enableLog(ctx context.Context, top *page.Session) error {
+	return rpcc.Invoke(ctx, "Log.enable", nil, nil, top.RPC())
 }
 
-// ConsoleFilter selects console messages for [Actor.ConsoleMessages].
+// ConsoleFilter selects console messages for [Slice.ConsoleMessages].
 type ConsoleFilter struct {
 	// Types keeps only messages of these types (log, error, warn, ...,
 	// issue); empty keeps all. An uncaught exception has type error.
@@ -80,7 +80,7 @@ type ConsoleFilter struct {
 type ConsoleList struct {
 	// Messages are in the order they were collected.
 	Messages []collectors.Message
-	State
+	page.State
 }
 
 // causeBudget bounds reading the cause chains of a listing: a page with a
@@ -89,19 +89,20 @@ const causeBudget = 2 * time.Second
 
 // ConsoleMessages returns the page's console messages, uncaught exceptions
 // and issues that f selects.
-func (a *Actor) ConsoleMessages(ctx context.Context, f ConsoleFilter) (ConsoleList, error) {
-	return ask(ctx, a, func(ctx context.Context) (ConsoleList, error) {
+func (sl *Slice) ConsoleMessages(ctx context.Context, f ConsoleFilter) (ConsoleList, error) {
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (ConsoleList, error) {
 		filter := collectors.MessageFilter{Types: f.Types, IncludePreserved: f.IncludePreserved}
-		if f.StackTraces && a.dialog == nil {
+		if f.StackTraces && h.NeedRenderer() == nil {
 			rctx, cancel := context.WithTimeout(ctx, causeBudget)
-			for _, m := range a.console.List(filter) {
+			for _, m := range sl.console.List(filter) {
 				if m.Ref != "" && !m.CausesRead && rctx.Err() == nil {
-					a.readCauses(rctx, m)
+					sl.readCauses(rctx, m)
 				}
 			}
 			cancel()
 		}
-		return ConsoleList{Messages: a.console.List(filter), State: a.state()}, nil
+		return ConsoleList{Messages: sl.console.List(filter), State: h.State()}, nil
 	})
 }
 
@@ -129,31 +130,32 @@ type ConsoleDetail struct {
 	// Args are the message's arguments, read from the page where they are
 	// objects.
 	Args []ConsoleArg
-	State
+	page.State
 }
 
 // ConsoleMessage returns the message with the given msgid, or
 // [ErrNoMessage]. Object arguments are read from the page, as
 // chrome-devtools-mcp does; while a dialog blocks the page, they are shown
 // as listed instead.
-func (a *Actor) ConsoleMessage(ctx context.Context, id int) (ConsoleDetail, error) {
-	return ask(ctx, a, func(ctx context.Context) (ConsoleDetail, error) {
-		a.drainEvents()
-		m, ok := a.console.Message(id)
+func (sl *Slice) ConsoleMessage(ctx context.Context, id int) (ConsoleDetail, error) {
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (ConsoleDetail, error) {
+		h.ApplyEvents()
+		m, ok := sl.console.Message(id)
 		if !ok {
 			return ConsoleDetail{}, ErrNoMessage
 		}
-		if m.Ref != "" && !m.CausesRead && a.dialog == nil {
-			a.readCauses(ctx, m)
-			m, _ = a.console.Message(id)
+		if m.Ref != "" && !m.CausesRead && h.NeedRenderer() == nil {
+			sl.readCauses(ctx, m)
+			m, _ = sl.console.Message(id)
 		}
 		d := ConsoleDetail{Message: m, Args: make([]ConsoleArg, len(m.Args))}
 		rctx, cancel := context.WithTimeout(ctx, argsBudget)
 		defer cancel()
 		for i, arg := range m.Args {
-			d.Args[i] = a.readArg(rctx, arg)
+			d.Args[i] = sl.readArg(rctx, arg)
 		}
-		d.State = a.state()
+		d.State = h.State()
 		return d, nil
 	})
 }
@@ -169,12 +171,12 @@ const maxCauses = 10
 const detailReadTimeout = 2 * time.Second
 
 // readCauses reads the cause chain of exception m and records it.
-func (a *Actor) readCauses(ctx context.Context, m collectors.Message) {
-	causes, err := a.causeChain(ctx, m.Ref)
+func (sl *Slice) readCauses(ctx context.Context, m collectors.Message) {
+	causes, err := sl.causeChain(ctx, m.Ref)
 	if unanswered(ctx, err) {
 		return // not read; try again next time
 	}
-	a.console.SetCauses(m.ID, causes)
+	sl.console.SetCauses(m.ID, causes)
 }
 
 // unanswered reports whether err means the page did not answer (in time, or
@@ -183,22 +185,22 @@ func unanswered(ctx context.Context, err error) bool {
 	if err == nil {
 		return false
 	}
-	_, dialog := errDialog(err)
-	return dialog || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
+	var de *page.DialogError
+	return errors.As(err, &de) || ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
 }
 
 // causeChain follows error.cause from the object ref.
-func (a *Actor) causeChain(ctx context.Context, ref string) ([]collectors.Cause, error) {
+func (sl *Slice) causeChain(ctx context.Context, ref string) ([]collectors.Cause, error) {
 	var out []collectors.Cause
 	for len(out) < maxCauses {
-		cause, err := a.objectProperty(ctx, ref, "cause")
+		cause, err := sl.objectProperty(ctx, ref, "cause")
 		if err != nil || cause == nil {
 			return out, err
 		}
 		c := collectors.Cause{Text: format.Thrown(*cause)}
 		var d *format.ExceptionDetails
 		if cause.ObjectID != "" {
-			if d, err = a.errorDetails(ctx, sameSession(ref, cause.ObjectID)); err != nil {
+			if d, err = sl.errorDetails(ctx, sameSession(ref, cause.ObjectID)); err != nil {
 				return out, err
 			}
 		}
@@ -215,17 +217,17 @@ func (a *Actor) causeChain(ctx context.Context, ref string) ([]collectors.Cause,
 	return out, nil
 }
 
-// objectProperty returns the named objectProperty of the object ref, or nil if it has
-// none.
-func (a *Actor) objectProperty(ctx context.Context, ref, name string) (*format.RemoteObject, error) {
+// objectProperty returns the named property of the object ref, or nil if it
+// has none.
+func (sl *Slice) objectProperty(ctx context.Context, ref, name string) (*format.RemoteObject, error) {
 	var reply struct {
 		Result []struct {
 			Name  string               `json:"name"`
 			Value *format.RemoteObject `json:"value"`
 		} `json:"result"`
 	}
-	conn, id := a.objectRef(ref)
-	err := a.cdpInvoke(ctx, conn, "Runtime.getProperties", map[string]any{"objectId": id}, &reply)
+	s, id := sl.objectRef(ref)
+	err := sl.invoke(ctx, s, "Runtime.getProperties", map[string]any{"objectId": id}, &reply)
 	if err != nil {
 		return nil, err
 	}
@@ -239,12 +241,12 @@ func (a *Actor) objectProperty(ctx context.Context, ref, name string) (*format.R
 
 // errorDetails reads the details of an Error object, or nil if it is
 // not one.
-func (a *Actor) errorDetails(ctx context.Context, ref string) (*format.ExceptionDetails, error) {
+func (sl *Slice) errorDetails(ctx context.Context, ref string) (*format.ExceptionDetails, error) {
 	var reply struct {
 		ExceptionDetails *format.ExceptionDetails `json:"exceptionDetails"`
 	}
-	conn, id := a.objectRef(ref)
-	if err := a.cdpInvoke(ctx, conn, "Runtime.getExceptionDetails", map[string]any{"errorObjectId": id}, &reply); err != nil {
+	s, id := sl.objectRef(ref)
+	if err := sl.invoke(ctx, s, "Runtime.getExceptionDetails", map[string]any{"errorObjectId": id}, &reply); err != nil {
 		return nil, err
 	}
 	return reply.ExceptionDetails, nil
@@ -255,14 +257,14 @@ func (a *Actor) errorDetails(ctx context.Context, ref string) (*format.Exception
 // and causes, another object as the JSON of its value. An argument that
 // cannot be read in time, or while a dialog blocks the page, is shown as
 // listed.
-func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
+func (sl *Slice) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 	listed := ConsoleArg{Text: arg.Value, Error: arg.Error}
-	if arg.Ref == "" || a.dialog != nil || ctx.Err() != nil {
+	if arg.Ref == "" || sl.h.NeedRenderer() != nil || ctx.Err() != nil {
 		return listed
 	}
 	if arg.Error {
 		out := ConsoleArg{Text: arg.Value, Error: true}
-		if d, err := a.errorDetails(ctx, arg.Ref); err == nil && d != nil {
+		if d, err := sl.errorDetails(ctx, arg.Ref); err == nil && d != nil {
 			out.Text = d.Text
 			out.Stack = format.Stack(d.StackTrace)
 			if len(out.Stack) > maxStackLines {
@@ -270,15 +272,15 @@ func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 				out.Stack = out.Stack[:maxStackLines]
 			}
 		}
-		out.Causes, _ = a.causeChain(ctx, arg.Ref)
+		out.Causes, _ = sl.causeChain(ctx, arg.Ref)
 		return out
 	}
 	var reply struct {
 		Result           format.RemoteObject `json:"result"`
 		ExceptionDetails json.RawMessage     `json:"exceptionDetails"`
 	}
-	conn, id := a.objectRef(arg.Ref)
-	err := a.cdpInvoke(ctx, conn, "Runtime.callFunctionOn", map[string]any{
+	s, id := sl.objectRef(arg.Ref)
+	err := sl.invoke(ctx, s, "Runtime.callFunctionOn", map[string]any{
 		"functionDeclaration": js.Identity,
 		"objectId":            id,
 		"arguments":           []map[string]any{{"objectId": id}},
@@ -301,13 +303,13 @@ func (a *Actor) readArg(ctx context.Context, arg collectors.Arg) ConsoleArg {
 	return ConsoleArg{Gone: true}
 }
 
-// cdpInvoke invokes a CDP method on conn, bounded by detailReadTimeout,
-// while the actor keeps applying events.
-func (a *Actor) cdpInvoke(ctx context.Context, conn *cdpconn.Conn, method string, args, reply any) error {
+// invoke invokes a CDP method on session s, bounded by detailReadTimeout,
+// while the page keeps applying events.
+func (sl *Slice) invoke(ctx context.Context, s *page.Session, method string, args, reply any) error {
 	ctx, cancel := context.WithTimeout(ctx, detailReadTimeout)
 	defer cancel()
-	return a.call(ctx, func(ctx context.Context) error {
-		return rpcc.Invoke(ctx, method, args, reply, conn.RPC())
+	return sl.h.Call(ctx, func(ctx context.Context) error {
+		return rpcc.Invoke(ctx, method, args, reply, s.RPC())
 	})
 }
 
@@ -319,11 +321,11 @@ const refSep = "@"
 // sessionRef is the ref under which an object of session s is collected:
 // the object id itself for the page's own session, tagged with the
 // session's id for an out-of-process iframe's.
-func (a *Actor) sessionRef(s *Session, objectID string) string {
-	if objectID == "" || s == a.top {
+func sessionRef(s *page.Session, objectID string) string {
+	if objectID == "" || s.IsTop() {
 		return objectID
 	}
-	return s.id + refSep + objectID
+	return s.ID() + refSep + objectID
 }
 
 // sameSession returns the ref of objectID, read through the session of
@@ -335,16 +337,16 @@ func sameSession(ref, objectID string) string {
 	return objectID
 }
 
-// objectRef returns the connection that can read the object ref names,
-// and its object id. The session of an iframe gone since is closed: the
-// read fails and the argument is shown as listed.
-func (a *Actor) objectRef(ref string) (*cdpconn.Conn, string) {
+// objectRef returns the session that can read the object ref names, and
+// its object id. The session of an iframe gone since is closed: the read
+// fails and the argument is shown as listed.
+func (sl *Slice) objectRef(ref string) (*page.Session, string) {
 	sid, id, ok := strings.Cut(ref, refSep)
 	if !ok {
-		return a.conn, ref
+		return sl.h.Top(), ref
 	}
-	if s := a.children[sid]; s != nil {
-		return s.conn, id
+	if s := sl.h.Child(sid); s != nil {
+		return s, id
 	}
-	return a.conn, "" // its frame is gone, and the object with it
+	return sl.h.Top(), "" // its frame is gone, and the object with it
 }

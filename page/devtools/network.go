@@ -1,8 +1,7 @@
-package page
+package devtools
 
-// The network tools (list_network_requests, get_network_request): requests
-// as collected (collect.go), with their bodies read from Chrome when asked
-// for.
+// The network: requests as collected (slice.go), with their bodies read
+// from Chrome when asked for.
 
 import (
 	"context"
@@ -16,13 +15,14 @@ import (
 	"github.com/mafredri/cdp/protocol/network"
 
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/page"
 )
 
-// ErrNoRequest is returned by [Actor.NetworkRequest] for a reqid that names
+// ErrNoRequest is returned by [Slice.NetworkRequest] for a reqid that names
 // no request kept for the page.
 var ErrNoRequest = errors.New("no network request with that reqid")
 
-// NetworkFilter selects requests for [Actor.NetworkRequests].
+// NetworkFilter selects requests for [Slice.NetworkRequests].
 type NetworkFilter struct {
 	// ResourceTypes keeps only requests of these resource types, compared
 	// without regard to case ("xhr" matches CDP's "XHR"); empty keeps all.
@@ -37,15 +37,16 @@ type NetworkList struct {
 	// Requests are in the order they were sent; each hop of a redirect is
 	// a request of its own.
 	Requests []collectors.Request
-	State
+	page.State
 }
 
 // NetworkRequests returns the page's network requests that f selects.
-func (a *Actor) NetworkRequests(ctx context.Context, f NetworkFilter) (NetworkList, error) {
-	return ask(ctx, a, func(ctx context.Context) (NetworkList, error) {
-		a.drainEvents()
-		reqs := a.network.List(collectors.RequestFilter{ResourceTypes: f.ResourceTypes, IncludePreserved: f.IncludePreserved})
-		return NetworkList{Requests: reqs, State: a.state()}, nil
+func (sl *Slice) NetworkRequests(ctx context.Context, f NetworkFilter) (NetworkList, error) {
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (NetworkList, error) {
+		h.ApplyEvents()
+		reqs := sl.network.List(collectors.RequestFilter{ResourceTypes: f.ResourceTypes, IncludePreserved: f.IncludePreserved})
+		return NetworkList{Requests: reqs, State: h.State()}, nil
 	})
 }
 
@@ -61,7 +62,7 @@ type NetworkDetail struct {
 	// or a body Chrome no longer keeps.
 	Body   []byte
 	BodyOK bool
-	State
+	page.State
 }
 
 // maxBodyRead bounds reading one body from the page.
@@ -69,14 +70,15 @@ const maxBodyRead = 10 * time.Second
 
 // NetworkRequest returns the request with the given reqid with its request
 // and response bodies, or [ErrNoRequest]. Like every tool that needs the
-// renderer, it fails with a [*DialogError] while a dialog is open.
-func (a *Actor) NetworkRequest(ctx context.Context, id int) (NetworkDetail, error) {
-	return ask(ctx, a, func(ctx context.Context) (NetworkDetail, error) {
-		if err := a.needRenderer(); err != nil {
+// renderer, it fails with a [*page.DialogError] while a dialog is open.
+func (sl *Slice) NetworkRequest(ctx context.Context, id int) (NetworkDetail, error) {
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (NetworkDetail, error) {
+		if err := h.NeedRenderer(); err != nil {
 			return NetworkDetail{}, err
 		}
-		a.drainEvents()
-		r, ok := a.network.Request(id)
+		h.ApplyEvents()
+		r, ok := sl.network.Request(id)
 		if !ok {
 			return NetworkDetail{}, ErrNoRequest
 		}
@@ -85,27 +87,27 @@ func (a *Actor) NetworkRequest(ctx context.Context, id int) (NetworkDetail, erro
 			if r.PostData != "" {
 				d.PostData, d.PostDataOK = []byte(r.PostData), true
 			} else {
-				d.PostData, d.PostDataOK = a.requestBody(ctx, a.sessionOf(r.FrameID).c, r.RequestID)
+				d.PostData, d.PostDataOK = sl.requestBody(ctx, h.SessionOf(r.FrameID).Client(), r.RequestID)
 			}
 		}
 		// A redirected hop shares its CDP id with the next hop, whose body
 		// Chrome would return; Puppeteer reports none for it, and none for
 		// a load that failed after its response.
-		if latest, ok := a.network.ByRequestID(r.RequestID); r.Response != nil && !r.Failed && ok && latest.ID == r.ID {
-			d.Body, d.BodyOK = a.responseBody(ctx, a.sessionOf(r.FrameID).c, r.RequestID)
+		if latest, ok := sl.network.ByRequestID(r.RequestID); r.Response != nil && !r.Failed && ok && latest.ID == r.ID {
+			d.Body, d.BodyOK = sl.responseBody(ctx, h.SessionOf(r.FrameID).Client(), r.RequestID)
 		}
-		d.State = a.state()
+		d.State = h.State()
 		return d, nil
 	})
 }
 
 // requestBody reads a request's body through c, the client of the session
 // that saw it: an out-of-process iframe's requests are its session's.
-func (a *Actor) requestBody(ctx context.Context, c *cdp.Client, requestID string) ([]byte, bool) {
+func (sl *Slice) requestBody(ctx context.Context, c *cdp.Client, requestID string) ([]byte, bool) {
 	ctx, cancel := context.WithTimeout(ctx, maxBodyRead)
 	defer cancel()
 	var reply *network.GetRequestPostDataReply
-	err := a.call(ctx, func(ctx context.Context) (err error) {
+	err := sl.h.Call(ctx, func(ctx context.Context) (err error) {
 		reply, err = c.Network.GetRequestPostData(ctx, network.NewGetRequestPostDataArgs(network.RequestID(requestID)))
 		return err
 	})
@@ -116,11 +118,11 @@ func (a *Actor) requestBody(ctx context.Context, c *cdp.Client, requestID string
 }
 
 // responseBody reads a response's body through c, as requestBody.
-func (a *Actor) responseBody(ctx context.Context, c *cdp.Client, requestID string) ([]byte, bool) {
+func (sl *Slice) responseBody(ctx context.Context, c *cdp.Client, requestID string) ([]byte, bool) {
 	ctx, cancel := context.WithTimeout(ctx, maxBodyRead)
 	defer cancel()
 	var reply *network.GetResponseBodyReply
-	err := a.call(ctx, func(ctx context.Context) (err error) {
+	err := sl.h.Call(ctx, func(ctx context.Context) (err error) {
 		reply, err = c.Network.GetResponseBody(ctx, network.NewGetResponseBodyArgs(network.RequestID(requestID)))
 		return err
 	})

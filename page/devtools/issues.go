@@ -1,4 +1,4 @@
-package page
+package devtools
 
 // Browser issues (Audits.issueAdded) as DevTools names and groups them, for
 // the console listing.
@@ -15,7 +15,7 @@ import (
 // issueEvents converts one CDP inspector issue into the issues DevTools
 // makes of it: usually one, several for a cookie issue with several reasons,
 // none for one DevTools hides.
-func (a *Actor) issueEvents(code string, details json.RawMessage) []collectors.IssueEvent {
+func (sl *Slice) issueEvents(code string, details json.RawMessage) []collectors.IssueEvent {
 	var d struct {
 		ErrorType        string `json:"errorType"`
 		Type             string `json:"type"`
@@ -65,7 +65,7 @@ func (a *Actor) issueEvents(code string, details json.RawMessage) []collectors.I
 	line := ""
 	dropRequestID := false
 	if d.Request != nil {
-		if r, ok := a.network.ByRequestID(d.Request.RequestID); ok && d.Request.RequestID != "" {
+		if r, ok := sl.network.ByRequestID(d.Request.RequestID); ok && d.Request.RequestID != "" {
 			line = "reqid=" + strconv.Itoa(r.ID) + " "
 			dropRequestID = true
 		} else {
