@@ -137,138 +137,38 @@ type frameStartedNavigating struct {
 // apply updates the actor's state from one event of session s, on the
 // actor goroutine.
 func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
+	var err error
 	switch ev.Method {
 	case "Target.attachedToTarget":
 		return a.attached(s, ev.Params)
 	case "Target.detachedFromTarget":
 		return a.detached(ev.Params)
 	case "Page.javascriptDialogOpening":
-		var e page.JavascriptDialogOpeningReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		d := &Dialog{Type: string(e.Type), Message: e.Message}
-		if e.DefaultPrompt != nil {
-			d.DefaultPrompt = *e.DefaultPrompt
-		}
-		a.dialog, a.dialogSess = d, s
-		a.dialogSeq++
-		a.answered = nil // handle_dialog is for this one now
-		if a.dialogOpened != nil {
-			select {
-			case a.dialogOpened <- openedDialog{c: s.c, d: *d}:
-			default:
-			}
-		}
-		if a.hooks.DialogOpened != nil {
-			a.hooks.DialogOpened()
-		}
-		a.log.Debug().Str("type", d.Type).Msg("dialog opened")
-		if a.waiter != nil {
-			a.waiter.DialogOpened(d.Type)
-		}
+		err = a.dialogOpening(s, ev.Params)
 	case "Page.javascriptDialogClosed":
 		if a.dialogSess == s {
 			a.dialog, a.dialogSess = nil, nil
 		}
 	case "Page.frameStartedNavigating":
-		var e frameStartedNavigating
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		if s == a.top && e.FrameID == a.mainFrame && a.waiter != nil {
-			switch e.NavigationType {
-			case "sameDocument", "historySameDocument":
-			default:
-				a.waiter.NavigationStarted()
-			}
-		}
+		err = a.frameStartedNavigating(s, ev.Params)
 	case "Page.frameNavigated":
-		var e page.FrameNavigatedReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		f := a.frameOf(string(e.Frame.ID))
-		// Whichever session reports a frame's navigation reaches it now: an
-		// iframe that came back into its parent's process is the
-		// parent's again.
-		f.sess, f.navigatedOn = s, s
-		if e.Frame.ParentID != nil {
-			f.parent = string(*e.Frame.ParentID)
-		} else if s == a.top {
-			a.mainFrame = f.id
-		}
-		f.loaderID = string(e.Frame.LoaderID)
-		f.url = e.Frame.URL
-		if e.Frame.URLFragment != nil {
-			f.url += *e.Frame.URLFragment
-		}
-		if f.id == a.mainFrame {
-			a.url = f.url
-		}
+		err = a.frameNavigated(s, ev.Params)
 	case "Page.navigatedWithinDocument":
-		var e page.NavigatedWithinDocumentReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		f := a.frameOf(string(e.FrameID))
-		f.url = e.URL
-		if f.id == a.mainFrame {
-			a.url = e.URL
-		}
+		err = a.navigatedWithinDocument(s, ev.Params)
 	case "Page.loadEventFired":
 		if s == a.top && a.waiter != nil {
 			a.waiter.NavigationFinished()
 		}
 	case "Page.frameStoppedLoading":
-		var e page.FrameStoppedLoadingReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		if s == a.top && string(e.FrameID) == a.mainFrame && a.waiter != nil {
-			a.waiter.NavigationFinished()
-		}
+		err = a.frameStoppedLoading(s, ev.Params)
 	case "Page.frameAttached":
-		var e page.FrameAttachedReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		a.frameOf(string(e.FrameID)).parent = string(e.ParentFrameID)
+		err = a.frameAttached(s, ev.Params)
 	case "Page.frameDetached":
-		var e page.FrameDetachedReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		// A frame swapped into another process (reason "swap") lives on
-		// under the session that attaches to it.
-		if e.Reason != "swap" {
-			delete(a.frames, string(e.FrameID))
-		}
+		err = a.frameDetached(s, ev.Params)
 	case "Runtime.executionContextCreated":
-		var e runtime.ExecutionContextCreatedReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		var aux struct {
-			IsDefault bool   `json:"isDefault"`
-			FrameID   string `json:"frameId"`
-		}
-		json.Unmarshal(e.Context.AuxData, &aux)
-		if aux.IsDefault && aux.FrameID != "" {
-			f := a.frameOf(aux.FrameID)
-			f.context, f.sess = e.Context.ID, s
-		}
+		err = a.contextCreated(s, ev.Params)
 	case "Runtime.executionContextDestroyed":
-		var e runtime.ExecutionContextDestroyedReply
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		// Context ids are per renderer: only s's frames can hold this one.
-		for _, f := range a.frames {
-			if f.context == e.ExecutionContextID && a.sessionOf(f.id) == s {
-				f.context = 0
-			}
-		}
+		err = a.contextDestroyed(s, ev.Params)
 	case "Runtime.executionContextsCleared":
 		for _, f := range a.frames {
 			if a.sessionOf(f.id) == s {
@@ -276,38 +176,9 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 			}
 		}
 	case "Network.requestWillBeSent":
-		if a.waiter == nil {
-			break // the collectors still apply it (page/devtools)
-		}
-		var e struct {
-			RequestID        string          `json:"requestId"`
-			Type             string          `json:"type"`
-			RedirectResponse json.RawMessage `json:"redirectResponse"`
-		}
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		switch e.Type {
-		case "Fetch", "XHR", "Document":
-			if e.RedirectResponse == nil {
-				a.waiter.RequestStarted(e.RequestID)
-			}
-		case "Script":
-			if e.RedirectResponse == nil && s == a.top {
-				a.waiter.ScriptStarted(e.RequestID)
-			}
-		}
+		err = a.requestWillBeSent(s, ev.Params)
 	case "Network.loadingFinished", "Network.loadingFailed":
-		if a.waiter == nil {
-			break // the collectors still apply it (page/devtools)
-		}
-		var e struct {
-			RequestID string `json:"requestId"`
-		}
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		a.waiter.RequestFinished(e.RequestID)
+		err = a.loadingEnded(s, ev.Params)
 	case "Inspector.targetCrashed":
 		if s != a.top {
 			break // only the page's session listens to Inspector
@@ -322,5 +193,204 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 			}
 		}
 	}
+	if err != nil {
+		return err
+	}
 	return a.applySlices(s, ev)
+}
+
+// dialogOpening records the dialog that opened on session s and tells those waiting for one.
+func (a *Actor) dialogOpening(s *Session, params json.RawMessage) error {
+	var e page.JavascriptDialogOpeningReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	d := &Dialog{Type: string(e.Type), Message: e.Message}
+	if e.DefaultPrompt != nil {
+		d.DefaultPrompt = *e.DefaultPrompt
+	}
+	a.dialog, a.dialogSess = d, s
+	a.dialogSeq++
+	a.answered = nil // handle_dialog is for this one now
+	if a.dialogOpened != nil {
+		select {
+		case a.dialogOpened <- openedDialog{c: s.c, d: *d}:
+		default:
+		}
+	}
+	if a.hooks.DialogOpened != nil {
+		a.hooks.DialogOpened()
+	}
+	a.log.Debug().Str("type", d.Type).Msg("dialog opened")
+	if a.waiter != nil {
+		a.waiter.DialogOpened(d.Type)
+	}
+	return nil
+}
+
+// frameStartedNavigating tells the waiter that the main frame started a navigation to another document.
+func (a *Actor) frameStartedNavigating(s *Session, params json.RawMessage) error {
+	var e frameStartedNavigating
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	if s == a.top && e.FrameID == a.mainFrame && a.waiter != nil {
+		switch e.NavigationType {
+		case "sameDocument", "historySameDocument":
+		default:
+			a.waiter.NavigationStarted()
+		}
+	}
+	return nil
+}
+
+// frameNavigated records a frame's new document, as session s reports it.
+func (a *Actor) frameNavigated(s *Session, params json.RawMessage) error {
+	var e page.FrameNavigatedReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	f := a.frameOf(string(e.Frame.ID))
+	// Whichever session reports a frame's navigation reaches it now: an
+	// iframe that came back into its parent's process is the
+	// parent's again.
+	f.sess, f.navigatedOn = s, s
+	if e.Frame.ParentID != nil {
+		f.parent = string(*e.Frame.ParentID)
+	} else if s == a.top {
+		a.mainFrame = f.id
+	}
+	f.loaderID = string(e.Frame.LoaderID)
+	f.url = e.Frame.URL
+	if e.Frame.URLFragment != nil {
+		f.url += *e.Frame.URLFragment
+	}
+	if f.id == a.mainFrame {
+		a.url = f.url
+	}
+	return nil
+}
+
+// navigatedWithinDocument records a frame's new URL within its document.
+func (a *Actor) navigatedWithinDocument(s *Session, params json.RawMessage) error {
+	var e page.NavigatedWithinDocumentReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	f := a.frameOf(string(e.FrameID))
+	f.url = e.URL
+	if f.id == a.mainFrame {
+		a.url = e.URL
+	}
+	return nil
+}
+
+// frameStoppedLoading tells the waiter that the main frame stopped loading.
+func (a *Actor) frameStoppedLoading(s *Session, params json.RawMessage) error {
+	var e page.FrameStoppedLoadingReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	if s == a.top && string(e.FrameID) == a.mainFrame && a.waiter != nil {
+		a.waiter.NavigationFinished()
+	}
+	return nil
+}
+
+// frameAttached records a new frame's parent.
+func (a *Actor) frameAttached(s *Session, params json.RawMessage) error {
+	var e page.FrameAttachedReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	a.frameOf(string(e.FrameID)).parent = string(e.ParentFrameID)
+	return nil
+}
+
+// frameDetached forgets a frame that went away.
+func (a *Actor) frameDetached(s *Session, params json.RawMessage) error {
+	var e page.FrameDetachedReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	// A frame swapped into another process (reason "swap") lives on
+	// under the session that attaches to it.
+	if e.Reason != "swap" {
+		delete(a.frames, string(e.FrameID))
+	}
+	return nil
+}
+
+// contextCreated records the default execution context of a frame on session s.
+func (a *Actor) contextCreated(s *Session, params json.RawMessage) error {
+	var e runtime.ExecutionContextCreatedReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	var aux struct {
+		IsDefault bool   `json:"isDefault"`
+		FrameID   string `json:"frameId"`
+	}
+	json.Unmarshal(e.Context.AuxData, &aux)
+	if aux.IsDefault && aux.FrameID != "" {
+		f := a.frameOf(aux.FrameID)
+		f.context, f.sess = e.Context.ID, s
+	}
+	return nil
+}
+
+// contextDestroyed forgets an execution context of session s.
+func (a *Actor) contextDestroyed(s *Session, params json.RawMessage) error {
+	var e runtime.ExecutionContextDestroyedReply
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	// Context ids are per renderer: only s's frames can hold this one.
+	for _, f := range a.frames {
+		if f.context == e.ExecutionContextID && a.sessionOf(f.id) == s {
+			f.context = 0
+		}
+	}
+	return nil
+}
+
+// requestWillBeSent tells the waiter of a request the page sent.
+func (a *Actor) requestWillBeSent(s *Session, params json.RawMessage) error {
+	if a.waiter == nil {
+		return nil // the collectors still apply it (page/devtools)
+	}
+	var e struct {
+		RequestID        string          `json:"requestId"`
+		Type             string          `json:"type"`
+		RedirectResponse json.RawMessage `json:"redirectResponse"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	switch e.Type {
+	case "Fetch", "XHR", "Document":
+		if e.RedirectResponse == nil {
+			a.waiter.RequestStarted(e.RequestID)
+		}
+	case "Script":
+		if e.RedirectResponse == nil && s == a.top {
+			a.waiter.ScriptStarted(e.RequestID)
+		}
+	}
+	return nil
+}
+
+// loadingEnded tells the waiter that a request ended.
+func (a *Actor) loadingEnded(s *Session, params json.RawMessage) error {
+	if a.waiter == nil {
+		return nil // the collectors still apply it (page/devtools)
+	}
+	var e struct {
+		RequestID string `json:"requestId"`
+	}
+	if err := json.Unmarshal(params, &e); err != nil {
+		return err
+	}
+	a.waiter.RequestFinished(e.RequestID)
+	return nil
 }
