@@ -19,14 +19,24 @@ import (
 
 // A Slice is one capability's state on one page. The page's run goroutine
 // owns it: its methods run there, in calls made through [Do] or as the
-// page applies events, never elsewhere (ARCHITECTURE.md §2, law 1).
-type Slice interface {
+// page applies events, never elsewhere (ARCHITECTURE.md §2, law 1). A
+// slice that registered events implements [Applier]; one that holds
+// something to let go of (a process, a file) implements [Closer]; a
+// capability with no state of its own needs neither.
+type Slice any
+
+// An Applier is a [Slice] that applies the events its capability
+// registered for.
+type Applier interface {
 	// Apply applies one event of those the capability registered for,
 	// received on session s.
 	Apply(s *Session, ev cdpconn.Event) error
-	// Close lets go of what the slice holds (a process, a file) as the
-	// page's actor exits, after its last call has ended. It must return
-	// within a bound of its own.
+}
+
+// A Closer is a [Slice] that lets go of what it holds as the page's actor
+// exits, after its last call has ended. Close must return within a bound
+// of its own.
+type Closer interface {
 	Close()
 }
 
@@ -77,6 +87,9 @@ func Register[S Slice](c Capability[S]) Key[S] {
 	if started.Load() {
 		panic(fmt.Sprintf("page: capability %s registered after a page started", c.Name))
 	}
+	if _, ok := any(*new(S)).(Applier); len(c.Events) > 0 && !ok {
+		panic(fmt.Sprintf("page: capability %s registers events but its slice has no Apply", c.Name))
+	}
 	i := len(registry)
 	registry = append(registry, capability{
 		name:   c.Name,
@@ -124,7 +137,7 @@ func (a *Actor) newSlices() {
 // applySlices hands ev to the slices that registered for it.
 func (a *Actor) applySlices(s *Session, ev cdpconn.Event) error {
 	for _, i := range sliceEvents[ev.Method] {
-		if err := a.slices[i].Apply(s, ev); err != nil {
+		if err := a.slices[i].(Applier).Apply(s, ev); err != nil {
 			return fmt.Errorf("%s: %w", registry[i].name, err)
 		}
 	}
@@ -134,7 +147,9 @@ func (a *Actor) applySlices(s *Session, ev cdpconn.Event) error {
 // closeSlices closes every slice, as the actor exits.
 func (a *Actor) closeSlices() {
 	for _, sl := range a.slices {
-		sl.Close()
+		if c, ok := sl.(Closer); ok {
+			c.Close()
+		}
 	}
 }
 

@@ -100,9 +100,6 @@ func (sl *Slice) Apply(s *page.Session, ev cdpconn.Event) error {
 	return nil
 }
 
-// Close lets go of nothing: the collectors hold memory only.
-func (sl *Slice) Close() {}
-
 // Mocked records that a route answered the request itself, for its line
 // in list_network_requests.
 func (sl *Slice) Mocked(requestID, url, how string) { sl.network.Mocked(requestID, url, how) }

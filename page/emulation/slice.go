@@ -16,7 +16,6 @@ import (
 	cdptarget "github.com/mafredri/cdp/protocol/target"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -46,12 +45,6 @@ type Slice struct {
 	// an out-of-process iframe that attaches later gets them too.
 	headers json.RawMessage
 }
-
-// Apply applies no event: the emulation registers for none.
-func (sl *Slice) Apply(*page.Session, cdpconn.Event) error { return nil }
-
-// Close lets go of nothing: the overrides end with the page's sessions.
-func (sl *Slice) Close() {}
 
 // Report is the emulation's part of the page's [page.State]: the settings
 // in force, sharing no memory with the slice's own ([FromState]).

@@ -16,7 +16,6 @@
 package input
 
 import (
-	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -28,10 +27,3 @@ var key = page.Register(page.Capability[*Slice]{
 	Name: "input",
 	New:  func(h *page.Host) *Slice { return &Slice{h: h} },
 })
-
-// Apply applies no event: the events an action waits for reach it
-// through [page.Host.Watch].
-func (s *Slice) Apply(*page.Session, cdpconn.Event) error { return nil }
-
-// Close holds nothing to let go of.
-func (s *Slice) Close() {}

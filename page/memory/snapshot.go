@@ -54,9 +54,6 @@ type Slice struct {
 	busy bool
 }
 
-// Close has nothing to let go of: a snapshot's call ends with the page.
-func (*Slice) Close() {}
-
 // heapCapture is the snapshot being written, owned by the run goroutine.
 type heapCapture struct {
 	w        io.Writer

@@ -16,7 +16,6 @@ import (
 
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -32,12 +31,6 @@ func Of(a *page.Actor) *Printer { return slices.Of(a) }
 // Printer prints one page to PDF. It holds no state: its one method runs
 // on the page's run goroutine, as every call to the page does.
 type Printer struct{ h *page.Host }
-
-// Apply is never called: the printer applies no events.
-func (*Printer) Apply(*page.Session, cdpconn.Event) error { return nil }
-
-// Close has nothing to let go of.
-func (*Printer) Close() {}
 
 // Options say how [Printer.Print] prints. The zero value prints every
 // page on Letter paper, portrait, at scale 1, without backgrounds, as

@@ -81,10 +81,6 @@ func (sl *Slice) Apply(s *page.Session, ev cdpconn.Event) error {
 	return sl.traceComplete(s, ev.Params)
 }
 
-// Close does nothing: a page that goes away while recording frees the
-// browser's trace slot by going, and Chrome drops its recording.
-func (sl *Slice) Close() {}
-
 // ErrTraceRunning is returned by [Slice.StartTrace] when the page is
 // already recording a trace.
 var ErrTraceRunning = errors.New("a performance trace is already running on this page")

@@ -129,9 +129,6 @@ func (sl *Slice) Apply(s *page.Session, ev cdpconn.Event) error {
 	return sl.requestPaused(s, ev.Params)
 }
 
-// Close has nothing to let go of: the page's sessions end with it.
-func (sl *Slice) Close() {}
-
 // SetUpChild pauses a new out-of-process iframe's requests while the page
 // has routes.
 func (sl *Slice) SetUpChild() func(ctx context.Context, s *page.Session) error {

@@ -21,7 +21,6 @@ import (
 
 	"github.com/mafredri/cdp/rpcc"
 
-	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -37,12 +36,6 @@ func Of(a *page.Actor) *Web { return storages.Of(a) }
 // Web reaches the web storage of the origins a page shows. It holds no
 // state: its methods run on the page's run goroutine.
 type Web struct{ h *page.Host }
-
-// Apply is never called: web storage applies no events.
-func (*Web) Apply(*page.Session, cdpconn.Event) error { return nil }
-
-// Close has nothing to let go of.
-func (*Web) Close() {}
 
 // Item is one entry of a page's localStorage or sessionStorage.
 type Item struct {

@@ -64,9 +64,6 @@ func (sl *Slice) Apply(s *page.Session, ev cdpconn.Event) error {
 	return nil
 }
 
-// Close has nothing to let go of: the sheets last one call.
-func (*Slice) Close() {}
-
 // Styles is an element's cascade, ready to be listed and paged.
 type Styles struct {
 	// Element is the element whose styles these are.

@@ -193,9 +193,6 @@ func (w *Slice) Apply(s *tpage.Session, ev cdpconn.Event) error {
 	return nil
 }
 
-// Close has nothing to let go of.
-func (*Slice) Close() {}
-
 // take removes and returns the outcome of invocation id, if reported.
 func (w *Slice) take(id string) (Result, bool) {
 	r, ok := w.responses[id]
