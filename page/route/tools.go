@@ -49,7 +49,7 @@ type routeArgs struct {
 }
 
 // compileRoute compiles a route's URL pattern into its matcher: a
-// Playwright glob (routeglob.go), or a URLPattern through the URL policy's
+// Playwright glob (glob.go), or a URLPattern through the URL policy's
 // compiler, where a path alone matches on any host.
 func compileRoute(pattern string) (func(string) bool, error) {
 	p := strings.TrimSpace(pattern)
