@@ -1,41 +1,27 @@
 package input_test
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/input"
+	"github.com/tabhive/tabhive/page/pagetest"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
 const statusScript = `<p id=report>status: none</p><script>function report(s) { document.getElementById('report').textContent = 'status: ' + s }</script>`
 
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	t.Cleanup(cancel)
-	return c
-}
-
-// open starts a page on a new tab of the shared browser at url.
-func open(t *testing.T, url string) *page.Actor {
-	t.Helper()
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
-	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
-		t.Fatalf("Navigate(%s) = %v", url, err)
-	}
-	return a
-}
+var (
+	ctx  = pagetest.Ctx
+	open = pagetest.Open
+)
 
 func snap(t *testing.T, a *page.Actor) string {
 	t.Helper()
