@@ -72,6 +72,9 @@ type Config struct {
 	fileNavigations *bool
 	// compat is what chrome-devtools-mcp's other flags say (compat.go).
 	compat compatConfig
+	// pprofAddr is --pprof: where to serve Go's profiler, loopback only
+	// (pprof.go); "" serves none.
+	pprofAddr string
 	// Warnings are the lines run prints on stderr before it starts: flags
 	// given that tabhive accepts but cannot honour here.
 	Warnings []string
@@ -286,6 +289,9 @@ func (c *Config) check(shotQuality int) error {
 	if _, err := zerolog.ParseLevel(c.LogLevel); err != nil || c.LogLevel == "" {
 		return fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
 	}
+	if err := checkPprof(c.pprofAddr); err != nil {
+		return err
+	}
 	if c.HTTPAddr != "" {
 		if !c.maxSessionsGiven {
 			c.HTTP.MaxSessions = defaultHTTPMaxSessions
@@ -354,6 +360,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 		fs.DurationVar(&c.DrainTimeout, n, defaultDrainTimeout, "on SIGTERM over HTTP, take no new sessions or calls and wait this long for the calls in flight before closing (0: close at once)")
 	})
 	exposureFlags(fs, c)
+	pprofFlags(fs, c)
 
 	s := &c.Server
 	boolean(&s.IsolateSessions, "isolate-sessions", "isolateSessions", "give each HTTP session its own browser context: it sees only its own pages, closed when the session ends")

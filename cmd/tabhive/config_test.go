@@ -142,6 +142,7 @@ func flagCases() []struct {
 	each([]string{"log-level", "logLevel"}, "debug", func(c *Config) any { return c.LogLevel }, "debug")
 	each([]string{"log-file", "logFile"}, "/tmp/tabhive.log", func(c *Config) any { return c.LogFile }, "/tmp/tabhive.log")
 	each([]string{"version"}, "", func(c *Config) any { return c.ShowVersion }, true)
+	each([]string{"pprof"}, "127.0.0.1:6060", func(c *Config) any { return c.pprofAddr }, "127.0.0.1:6060")
 	rows = append(rows, compatFlagCases()...)
 	return append(rows, defaultFlagCases()...)
 }
@@ -160,6 +161,7 @@ func defaultFlagCases() []struct {
 		want any
 	}{
 		{func(c *Config) any { return c.HTTPAddr }, ""},
+		{func(c *Config) any { return c.pprofAddr }, ""}, // no profiler unless asked
 		{func(c *Config) any { return c.LogLevel }, "info"},
 		{func(c *Config) any { return c.HTTP.SessionTimeout }, 30 * time.Minute},
 		{func(c *Config) any { return c.HTTP.MaxConnections }, defaultMaxConnections},

@@ -113,6 +113,7 @@ var helpGroups = []helpGroup{
 	{"Logging", []helpEntry{
 		{"log-level", "LEVEL", "debug, info, warn or error (JSON lines on stderr)", ""},
 		{"log-file", "FILE", "write the logs to this file instead of stderr", ""},
+		{"pprof", "HOST:PORT", "serve Go's profiler at /debug/pprof/ on a loopback address", ""},
 	}},
 	{"Other", []helpEntry{
 		{"config", "FILE", "read options from a JSON file, e.g. {\"headless\": true}; the command line wins", ""},

@@ -6,6 +6,10 @@
 //	tabhive --http 127.0.0.1:8931 --headless --isolated # shared, streamable HTTP
 //
 // Run tabhive --help for every flag.
+//
+// Goroutines: run's, which serves stdio or HTTP until its context ends;
+// the HTTP server's and the drain's in serveHTTP, both waited for there;
+// and, with --pprof, the profiler's server, stopped when run returns.
 package main
 
 import (
@@ -71,6 +75,13 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		return err
 	}
 	defer closeLog()
+	if cfg.pprofAddr != "" {
+		stopPprof, err := servePprof(cfg.pprofAddr, stderr)
+		if err != nil {
+			return err
+		}
+		defer stopPprof()
+	}
 	cfg.Browser.Logger = log
 	cfg.Server.Logger = log
 
