@@ -13,7 +13,6 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
-	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -162,32 +161,5 @@ func TestUntrustedCertificate(t *testing.T) {
 	got, isErr := call(t, cs, "navigate_page", map[string]any{"pageId": id, "url": srv.URL + "/", "timeout": 45000})
 	if !isErr || !strings.Contains(got, "net::ERR_CERT_AUTHORITY_INVALID") {
 		t.Errorf("navigate_page to an untrusted certificate = %q (error %v)", got, isErr)
-	}
-}
-
-// TestExtensionsInIsolatedSessions: an extension reaches every page of the
-// browser, so an isolated session may not install, reload or remove one,
-// nor reach a service worker.
-func TestExtensionsInIsolatedSessions(t *testing.T) {
-	t.Parallel()
-	cs := onSharedBrowser(t, transporttest.Options{HTTP: &httpserve.Config{}, Config: transport.Config{IsolateSessions: true,
-		Surface: transport.SurfaceConfig{Categories: map[string]bool{"extensions": true}}}}).Connect(t)
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"install_extension", map[string]any{"path": t.TempDir()}},
-		{"uninstall_extension", map[string]any{"id": "x"}},
-		{"reload_extension", map[string]any{"id": "x"}},
-		{"evaluate_script", map[string]any{"serviceWorkerId": "sw-1", "function": "() => 1"}},
-		{"list_console_messages", map[string]any{"serviceWorkerId": "sw-1"}},
-	} {
-		got, isErr := call(t, cs, c.tool, c.args)
-		if !isErr || !strings.Contains(got, "Extensions belong to the whole browser: a session with a browser context of its own (--isolate-sessions) may not") {
-			t.Errorf("%s in an isolated session = %q (error %v)", c.tool, got, isErr)
-		}
-	}
-	if got := must(t, cs, "list_extensions", nil); !strings.HasPrefix(got, "## Extensions") {
-		t.Errorf("list_extensions in an isolated session = %q", got)
 	}
 }

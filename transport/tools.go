@@ -3,6 +3,7 @@ package transport
 import (
 	"time"
 
+	"github.com/tabhive/tabhive/browser/extensions"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/page/input"
@@ -80,7 +81,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(input.Tools()),
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
 		s.slimTools(),
-		s.extensionTools(),
+		fromKits(extensions.Tools()),
 		s.pwaTools(),
 		fromKits(webmcp.Tools()),
 		fromKits(performance.Tools()),

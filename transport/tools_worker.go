@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/browser/extensions"
 	"github.com/tabhive/tabhive/page"
 )
 
@@ -31,7 +32,7 @@ func (c *call) checkWorkerTarget(a *evaluateArgs) error {
 // worker returns the actor of service worker id, or the sentence that
 // says it is not there.
 func (c *call) worker(ctx context.Context, id string) (*page.Worker, error) {
-	if err := c.extensionsAllowed(); err != nil {
+	if err := extensions.Allowed(c); err != nil {
 		return nil, err
 	}
 	w, err := c.s.sup.Worker(ctx, id)

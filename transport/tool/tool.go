@@ -131,6 +131,10 @@ type Call interface {
 	// the page list names it), or the sentence that says it is not there
 	// or that extensions are off.
 	Worker(ctx context.Context, id string) (*page.Worker, error)
+	// Isolated reports whether the call's session has a browser context
+	// of its own (--isolate-sessions), from which what belongs to the
+	// whole browser (extensions, installed web apps) is out of reach.
+	Isolated() bool
 }
 
 // Reported is a capability's part of a page's [page.State] (what a
