@@ -10,9 +10,20 @@ package main
 //	tracker  tabhive's causal tracker (page/js/causal.js) added to run at
 //	         the start of every document, dormant, as tabhive installs it
 //	walker   snapshots taken by tabhive's in-page walker (page/js/snapshot.js)
-//	         in an isolated world, installed once per document, instead of
-//	         Accessibility.getFullAXTree; a click resolves the walker's id to
-//	         a DOM node as tabhive resolves a uid
+//	         in an isolated world instead of Accessibility.getFullAXTree; a
+//	         click resolves the walker's id to a DOM node as tabhive
+//	         resolves a uid. The walker is installed once per document, as
+//	         the first snapshot's call finds it missing: its source sent
+//	         with Runtime.callFunctionOn (walker-call, an alias)
+//	walker-doc      the same walker, installed at the start of every
+//	         document by Page.addScriptToEvaluateOnNewDocument in the
+//	         isolated world (its source sent once per tab; V8 compiles it
+//	         again only in a renderer that has not seen it)
+//	walker-compile  the same walker, installed as the first call finds it
+//	         missing by Runtime.compileScript and Runtime.runScript (a
+//	         script, which V8's per-process compilation cache can serve,
+//	         rather than a function sent with each call)
+//	tabhive  domains, tracker and walker: what tabhive turns on
 //
 // The scripts are read from -js (the repository's page/js).
 
@@ -34,8 +45,27 @@ import (
 )
 
 type features struct {
-	domains, tracker, walker bool
+	domains, tracker bool
+	// walker is how snapshots are taken: "" (the AX tree), "call", "doc"
+	// or "compile" (see the package comment).
+	walker                   string
 	trackerJS, walkerInstall string
+	walkerScript             string // the install as a script, for "doc" and "compile"
+}
+
+// String names the features as -features does.
+func (f features) String() string {
+	var on []string
+	if f.domains {
+		on = append(on, "domains")
+	}
+	if f.tracker {
+		on = append(on, "tracker")
+	}
+	if f.walker != "" {
+		on = append(on, "walker-"+f.walker)
+	}
+	return strings.Join(on, ",")
 }
 
 const walkerWorld = "__tabhive_snapshot"
@@ -55,12 +85,16 @@ func parseFeatures(list, jsDir string) (features, error) {
 			f.domains = true
 		case "tracker":
 			f.tracker = true
-		case "walker":
-			f.walker = true
+		case "walker", "walker-call":
+			f.walker = "call"
+		case "walker-doc":
+			f.walker = "doc"
+		case "walker-compile":
+			f.walker = "compile"
 		case "tabhive":
-			f.domains, f.tracker, f.walker = true, true, true
+			f.domains, f.tracker, f.walker = true, true, "call"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, tracker, walker, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, tracker, walker, walker-doc, walker-compile, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {
@@ -79,12 +113,13 @@ func parseFeatures(list, jsDir string) (features, error) {
 		src = strings.ReplaceAll(src, "__TABHIVE_KEY__", "tcdpceiling")
 		f.trackerJS = "(" + strings.TrimSpace(src) + ")(300000)\n//# sourceURL=tabhive://tracker.js\n"
 	}
-	if f.walker {
+	if f.walker != "" {
 		src, err := read("snapshot.js")
 		if err != nil {
 			return f, err
 		}
 		f.walkerInstall = "function (op, a, b) {\nconst w = globalThis.__tabhiveWalker ??= (" + src + ");\nreturn w.call(this, op, a, b);\n}"
+		f.walkerScript = "globalThis.__tabhiveWalker ??= (" + src + ");\n//# sourceURL=tabhive://walker.js\n"
 	}
 	return f, nil
 }
@@ -111,6 +146,31 @@ func (f features) enable(ctx context.Context, p *tab) error {
 			return fmt.Errorf("add tracker: %w", err)
 		}
 	}
+	if f.walker == "doc" {
+		if _, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(f.walkerScript).SetWorldName(walkerWorld)); err != nil {
+			return fmt.Errorf("add walker: %w", err)
+		}
+	}
+	return nil
+}
+
+// compileWalker installs the walker in world as a script (walker-compile).
+func (f features) compileWalker(ctx context.Context, p *tab, world runtime.ExecutionContextID) error {
+	c := p.conn.Client
+	s, err := c.Runtime.CompileScript(ctx, runtime.NewCompileScriptArgs(f.walkerScript, "tabhive://walker.js", true).SetExecutionContextID(world))
+	if err != nil {
+		return fmt.Errorf("compile walker: %w", err)
+	}
+	if s.ExceptionDetails != nil || s.ScriptID == nil {
+		return fmt.Errorf("compile walker: %v", s.ExceptionDetails)
+	}
+	r, err := c.Runtime.RunScript(ctx, runtime.NewRunScriptArgs(*s.ScriptID).SetExecutionContextID(world).SetSilent(true))
+	if err != nil {
+		return fmt.Errorf("run walker: %w", err)
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("run walker: %s", r.ExceptionDetails.Text)
+	}
 	return nil
 }
 
@@ -131,7 +191,15 @@ func (f features) callWalker(ctx context.Context, p *tab, byValue bool, args ...
 	}
 	r, err := run(walkerCall)
 	if err == nil && r.ExceptionDetails == nil && string(r.Result.Value) == `"\u0000install"` {
-		r, err = run(f.walkerInstall)
+		// walker-doc: a document that began before the script was added.
+		if f.walker == "compile" {
+			if err := f.compileWalker(ctx, p, w.ExecutionContextID); err != nil {
+				return nil, err
+			}
+			r, err = run(walkerCall)
+		} else {
+			r, err = run(f.walkerInstall)
+		}
 	}
 	if err != nil {
 		return nil, err

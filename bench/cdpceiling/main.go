@@ -38,6 +38,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -96,7 +97,7 @@ func main() {
 	label := flag.String("label", "cdp-direct", "label copied into the output")
 	newWindow := flag.Bool("new-window", false, "open each page in a window of its own instead of a tab")
 	focus := flag.Bool("focus", true, "turn focus emulation on in each page, as tabhive's page actors do")
-	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker, or tabhive for all three (see features.go)")
+	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile: other ways to install it), or tabhive for what tabhive does (see features.go)")
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	flag.Parse()
 	f, err := parseFeatures(*feats, *jsDir)
@@ -142,9 +143,13 @@ func run(agents, iterations int, chromium, label string, newWindow, focus bool, 
 		return fmt.Errorf("%d warm-up iterations failed", failed)
 	}
 	b.steps = map[string][]time.Duration{}
+	cpu := newCPUSampler(proc.PID())
+	cpu.start()
+	self0 := selfCPU()
 	start := time.Now()
 	failed := b.phase("measured", agents, iterations)
 	wall := time.Since(start).Seconds()
+	chromiumCPU, loopCPU := cpu.stop(), selfCPU()-self0
 	ok := agents*iterations - failed
 
 	out := struct {
@@ -155,8 +160,13 @@ func run(agents, iterations int, chromium, label string, newWindow, focus bool, 
 		IterationsFail int                           `json:"iterations_failed"`
 		WallS          float64                       `json:"wall_s"`
 		IterationsPerS float64                       `json:"iterations_per_s"`
+		Features       string                        `json:"features,omitempty"`
+		ChromiumCPUS   float64                       `json:"chromium_cpu_s"`
+		ChromiumCPUMS  float64                       `json:"chromium_cpu_ms_per_iteration"`
+		LoopCPUMS      float64                       `json:"loop_cpu_ms_per_iteration"`
 		StepMS         map[string]map[string]float64 `json:"step_ms"`
-	}{label, agents, iterations, ok, failed, round(wall, 3), round(float64(ok)/wall, 2), map[string]map[string]float64{}}
+	}{label, agents, iterations, ok, failed, round(wall, 3), round(float64(ok)/wall, 2), f.String(),
+		round(chromiumCPU, 2), perIteration(chromiumCPU, ok), perIteration(loopCPU, ok), map[string]map[string]float64{}}
 	for name, d := range b.steps {
 		out.StepMS[name] = map[string]float64{"p50": percentile(d, 50), "p95": percentile(d, 95)}
 	}
@@ -165,8 +175,8 @@ func run(agents, iterations int, chromium, label string, newWindow, focus bool, 
 		return err
 	}
 	fmt.Println(string(line))
-	fmt.Fprintf(os.Stderr, "%s: %d agents x %d iterations: %d ok, %d failed in %.2f s, %.2f iterations/s\n",
-		label, agents, iterations, ok, failed, wall, out.IterationsPerS)
+	fmt.Fprintf(os.Stderr, "%s: %d agents x %d iterations: %d ok, %d failed in %.2f s, %.2f iterations/s, Chromium %.0f ms CPU an iteration\n",
+		label, agents, iterations, ok, failed, wall, out.IterationsPerS, out.ChromiumCPUMS)
 	if failed > 0 {
 		return fmt.Errorf("%d iterations failed", failed)
 	}
@@ -373,7 +383,7 @@ func (p *tab) waitLoad(ctx context.Context, path string) error {
 }
 
 func (p *tab) snapshot(ctx context.Context) ([]accessibility.AXNode, error) {
-	if p.b.features.walker {
+	if p.b.features.walker != "" {
 		return p.b.features.walk(ctx, p)
 	}
 	r, err := p.conn.Client.Accessibility.GetFullAXTree(ctx, accessibility.NewGetFullAXTreeArgs())
@@ -390,7 +400,7 @@ func (p *tab) click(ctx context.Context, nodes []accessibility.AXNode, role, nam
 	if !ok {
 		return fmt.Errorf("check failed: %s %q not in snapshot", role, name)
 	}
-	if p.b.features.walker {
+	if p.b.features.walker != "" {
 		var err error
 		if node, err = p.b.features.resolve(ctx, p, node); err != nil {
 			return err
@@ -465,6 +475,23 @@ func hasText(nodes []accessibility.AXNode, text string) bool {
 		}
 	}
 	return false
+}
+
+// selfCPU is the CPU seconds this process has used.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// perIteration is s seconds over n iterations, in milliseconds.
+func perIteration(s float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return round(s/float64(n)*1000, 1)
 }
 
 // percentile is the nearest-rank percentile in milliseconds, rounded to

@@ -7,7 +7,9 @@
 // one result object (see run): per tool and per step, the count and
 // nearest-rank p50/p95/max of the latency one tools/call takes as the
 // client sees it; iterations and calls per second over the measured phase;
-// the peak RSS of the server's process tree, apart from Chromium's.
+// the peak RSS of the server's process tree, apart from Chromium's; the
+// CPU seconds the server and Chromium spent in the measured phase (cpu),
+// which a loaded machine changes less than it changes wall time.
 
 import os from 'node:os';
 import { caller, connect } from './connect.mjs';
@@ -217,6 +219,8 @@ export async function run(server, opts) {
     if (opts.beside) stopBeside = await opts.beside(server);
 
     const note = { snapshotBytes: [], errors: [] };
+    sampler.mark();
+    const client0 = process.cpuUsage();
     const start = performance.now();
     const deadline = start + opts.maxSeconds * 1000;
     let ok = 0, failed = 0;
@@ -238,15 +242,19 @@ export async function run(server, opts) {
     };
     await Promise.all(Array.from({ length: opts.agents }, (_, a) => agent(a)));
     const wall = (performance.now() - start) / 1000;
+    const cpu = sampler.cpu();
+    const client = process.cpuUsage(client0);
+    cpu.client_s = Math.round((client.user + client.system) / 1e4) / 100; // this process: the MCP client and the fixtures
     if (stopBeside) out.beside = await stopBeside();
     stopBeside = undefined;
-    sampler.sample();
     Object.assign(out, {
       wall_s: Math.round(wall * 1000) / 1000,
       calls, calls_per_s: round1(calls / wall),
       iterations_ok: ok, iterations_failed: failed, iterations_per_s: Math.round((ok / wall) * 100) / 100,
       tools: table(tools), steps: table(steps), errors: note.errors,
       rss: sampler.report(), load_end: os.loadavg()[0],
+      cpu: { ...cpu, server_ms_per_iteration: ok ? Math.round((cpu.server_s / ok) * 1000) : undefined,
+        chromium_ms_per_iteration: ok ? Math.round((cpu.chromium_s / ok) * 1000) : undefined },
     });
     if (note.snapshotBytes.length) out.snapshot_bytes = note.snapshotBytes[note.snapshotBytes.length - 1];
     if (failed) out.server_stderr = conn.stderr.lines.slice(-5);

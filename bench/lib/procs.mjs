@@ -14,7 +14,8 @@ function table() {
       const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
       const f = stat.slice(close + 2).split(' ');
-      out.set(Number(d), { ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), start: f[19], state: f[0] });
+      // f[11], f[12]: utime and stime, in clock ticks (100 a second).
+      out.set(Number(d), { ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), start: f[19], state: f[0], ticks: Number(f[11]) + Number(f[12]) });
     } catch { /* gone */ }
   }
   return out;
@@ -53,7 +54,7 @@ function tree(root) {
     const p = t.get(pid);
     if (!p) continue;
     const chromium = under || isChromium(pid, p.comm);
-    out.push({ pid, start: p.start, chromium });
+    out.push({ pid, start: p.start, chromium, ticks: p.ticks });
     for (const k of kids.get(pid) ?? []) stack.push([k, chromium]);
   }
   return out;
@@ -62,7 +63,11 @@ function tree(root) {
 // Sampler samples a process tree's RSS every interval and keeps the peaks
 // of the sums: VmRSS summed over processes counts shared pages once per
 // process, so Chromium's figure overstates its memory, comparably between
-// runs.
+// runs. It also keeps each process's CPU time (user + system) as last
+// seen, so that the CPU the server and Chromium spent between mark() and
+// cpu() is known: a process that exits between two samples loses at most
+// one interval of it, which is what sampling every 200 ms is for (a
+// renderer lives for seconds).
 export class Sampler {
   constructor(root, intervalMs = 200) {
     this.root = root;
@@ -70,11 +75,14 @@ export class Sampler {
     this.serverKB = 0;
     this.chromiumKB = 0;
     this.seen = new Map(); // pid → start time, for clean-up
+    this.ticks = new Map(); // "pid start" → {ticks, chromium}, as last seen
+    this.base = new Map(); // the same at mark()
   }
   sample() {
     let server = 0, chromium = 0;
     for (const p of tree(this.root)) {
       this.seen.set(p.pid, p.start);
+      this.ticks.set(`${p.pid} ${p.start}`, { ticks: p.ticks, chromium: p.chromium });
       const kb = rssKB(p.pid);
       if (p.chromium) chromium += kb; else server += kb;
     }
@@ -87,6 +95,22 @@ export class Sampler {
     this.timer.unref();
   }
   stop() { clearInterval(this.timer); }
+  // mark starts the CPU count: cpu() reports what was spent after it.
+  mark() {
+    this.sample();
+    this.base = new Map([...this.ticks].map(([k, v]) => [k, v.ticks]));
+  }
+  // cpu returns the CPU seconds the server's own processes and Chromium's
+  // spent since mark().
+  cpu() {
+    this.sample();
+    let server = 0, chromium = 0;
+    for (const [k, v] of this.ticks) {
+      const d = v.ticks - (this.base.get(k) ?? 0);
+      if (v.chromium) chromium += d; else server += d;
+    }
+    return { server_s: server / 100, chromium_s: chromium / 100 };
+  }
   report() {
     const mb = (kb) => Math.round(kb / 102.4) / 10;
     return { server_peak_mb: mb(this.serverKB), chromium_peak_mb: mb(this.chromiumKB) };

@@ -11,6 +11,12 @@
 //	  --server "tabhive=/tmp/tabhive --headless --isolated" \
 //	  --server "cdm=node_modules/.bin/chrome-devtools-mcp --headless --isolated ..."
 //
+// --pages swagger-ui,codemirror keeps only those pages (default: all
+// four). After each snapshot, the page's own DOMContentLoaded time (from
+// its navigation entry, ms from navigation start) is read with
+// evaluate_script, untimed: a figure of the renderer's work on the first
+// document that the server's round trips do not enter.
+//
 // DIR is a folder whose node_modules holds swagger-ui-dist and codemirror:
 // bench/ after `npm ci`, which pins both. The MCP client comes from the
 // SDK installed in $BENCH_DEPS (a folder with
@@ -56,12 +62,15 @@ function greet(name) {
 </textarea><script>CodeMirror.fromTextArea(document.getElementById('code'), { lineNumbers: true, mode: 'javascript' });</script></body></html>`;
 const swaggerPage = fs.existsSync(path.join(apps, 'node_modules/swagger-ui-dist/index.html')) &&
   fs.readFileSync(path.join(apps, 'node_modules/swagger-ui-dist/index.html'), 'utf8');
-const pages = [
+const allPages = [
   { name: 'go-spec', path: '/go/go_spec.html', want: 'Introduction' },
   { name: 'underscore-doc', path: '/udoc/index.html', want: 'Underscore' },
   { name: 'swagger-ui', path: '/swagger/index.html', want: 'List pets' },
   { name: 'codemirror', path: '/editor', want: 'greet' },
 ];
+const only = opt('pages', '');
+const pages = only ? allPages.filter((p) => only.split(',').includes(p.name)) : allPages;
+if (!pages.length) throw new Error(`--pages ${only}: name some of ${allPages.map((p) => p.name).join(', ')}`);
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.png': 'image/png' };
 const file = (res, f) => fs.readFile(f, (err, b) => {
   if (err) { res.writeHead(404); res.end(); return; }
@@ -106,7 +115,16 @@ for (const s of servers) {
   if (id) await clients[s.label].callTool({ name: 'close_page', arguments: { pageId: Number(id) } });
 }
 const samples = {};
+const dcl = {};
 const misses = {};
+// The first number in evaluate_script's reply: both servers put the
+// result in a fenced block after a line of text.
+const dclScript = '() => Math.round(performance.getEntriesByType("navigation")[0]?.domContentLoadedEventEnd ?? -1)';
+const readDCL = async (c, id) => {
+  const r = await c.callTool({ name: 'evaluate_script', arguments: { function: dclScript, pageId: id } }, undefined, { timeout: 60000 });
+  const m = /```(?:json)?\s*(-?\d+)/.exec(text(r));
+  return m ? Number(m[1]) : undefined;
+};
 const loads = [load()];
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? servers : [...servers].reverse();
@@ -122,6 +140,8 @@ for (let round = 0; round < rounds; round++) {
       (samples[k] ||= []).push(Math.round(took));
       process.stderr.write(`${k} ${Math.round(took)} ms (load ${load()})\n`);
       if (!text(snap).includes(p.want)) misses[k] = (misses[k] || 0) + 1;
+      const d = await readDCL(c, id);
+      if (d !== undefined && d >= 0) (dcl[k] ||= []).push(d);
       await c.callTool({ name: 'close_page', arguments: { pageId: id } });
     }
   }
@@ -133,7 +153,8 @@ for (const p of pages) {
   const first = median(samples[`${servers[0].label} ${p.name}`]);
   for (const s of servers) {
     const k = `${s.label} ${p.name}`;
-    row[s.label] = { median_ms: median(samples[k]), samples: samples[k], not_rendered: misses[k] || 0, ratio_to_first: +(median(samples[k]) / first).toFixed(2) };
+    row[s.label] = { median_ms: median(samples[k]), samples: samples[k], not_rendered: misses[k] || 0, ratio_to_first: +(median(samples[k]) / first).toFixed(2),
+      dcl_median_ms: median(dcl[k] || []), dcl_samples: dcl[k] || [] };
   }
   out.pages[p.name] = row;
 }

@@ -3,9 +3,14 @@
 // without and with focus emulation, and with focus emulation plus what
 // tabhive turns on in the browser (-features tabhive: its domains, its
 // document-start tracker, its in-page snapshot walker); tabhive at the last
-// agent count in the same minutes.
+// agent count in the same minutes. The order is reversed every other
+// round, so that a load that rises or falls weighs on all alike; beside
+// iterations/s, each run's Chromium CPU per iteration (/proc), which the
+// load disturbs less. The two ratios issue 36 asks for: the features loop
+// ÷ the plain loop (what the features cost Chromium) and tabhive ÷ the
+// features loop (what tabhive's own driving costs).
 import path from 'node:path';
-import { list } from '../lib/bench.mjs';
+import { list, median } from '../lib/bench.mjs';
 import { ROOT } from '../lib/servers.mjs';
 
 export const title = "How close to Chromium's own ceiling (CDP loop and tabhive)";
@@ -18,24 +23,39 @@ const loops = [
 ];
 
 export async function run(b, o) {
-  const rounds = o.rounds ?? 2, agents = list(o.agents, [1, 4, 8]), n = String(o.iterations ?? 5);
+  const rounds = o.rounds ?? 2, agents = list(o.agents, [1, 4, 8]), n = String(o.iterations ?? 5), last = agents.at(-1);
   const loop = loops.map(() => ({})), th = [];
-  for (let r = 1; r <= rounds; r++) {
-    for (const [i, l] of loops.entries()) {
-      for (const k of agents) {
-        const out = await b.go(`r${r} loop ${l.args.join(' ')} a${k}`, 'cdpceiling', ['-agents', String(k), '-iterations', n, ...l.args, '-label', `r${r}`]).catch((e) => (console.error(e.message), ''));
-        const line = out.trim().split('\n').pop();
-        ((loop[i][k] ??= [])).push(line ? JSON.parse(line).iterations_per_s : undefined);
-      }
+  const runLoop = async (r, i) => {
+    const l = loops[i];
+    for (const k of agents) {
+      const out = await b.go(`r${r} loop ${l.args.join(' ')} a${k}`, 'cdpceiling', ['-agents', String(k), '-iterations', n, ...l.args, '-label', `r${r}`]).catch((e) => (console.error(e.message), ''));
+      const line = out.trim().split('\n').pop();
+      ((loop[i][k] ??= [])).push(line ? JSON.parse(line) : {});
     }
-    const x = await b.measure(`r${r} tabhive a${agents.at(-1)}`, b.servers.tabhive(b.tabhive(), { transport: 'http' }), { scenario: 'interact', agents: agents.at(-1), iterations: Number(n) });
-    th.push(x.iterations_per_s);
+  };
+  const runTabhive = async (r) => {
+    const x = await b.measure(`r${r} tabhive a${last}`, b.servers.tabhive(b.tabhive(), { transport: 'http' }), { scenario: 'interact', agents: last, iterations: Number(n) });
+    th.push({ iterations_per_s: x.iterations_per_s, chromium_cpu_ms_per_iteration: x.cpu?.chromium_ms_per_iteration, server_cpu_ms_per_iteration: x.cpu?.server_ms_per_iteration });
+  };
+  for (let r = 1; r <= rounds; r++) {
+    const steps = [...loops.map((_, i) => () => runLoop(r, i)), () => runTabhive(r)];
+    if (r % 2 === 0) steps.reverse();
+    for (const s of steps) await s();
   }
   const slash = (xs) => xs.map((x) => x ?? '—').join(' / ');
+  const its = (xs) => xs.map((x) => x.iterations_per_s);
+  const cpu = (xs) => xs.map((x) => (x.chromium_cpu_ms_per_iteration === undefined ? undefined : Math.round(x.chromium_cpu_ms_per_iteration)));
   const rows = loops.map((l, i) => {
-    const last = loop[i][agents.at(-1)];
-    const ratios = th.map((t, j) => (t && last[j] ? (t / last[j]).toFixed(2) : '—'));
-    return [l.name, ...agents.map((k) => slash(loop[i][k])), slash(th), ratios.join(' / ')];
+    const at = loop[i][last];
+    const ratios = th.map((t, j) => (t.iterations_per_s && at[j].iterations_per_s ? (t.iterations_per_s / at[j].iterations_per_s).toFixed(2) : '—'));
+    return [l.name, ...agents.map((k) => slash(its(loop[i][k]))), slash(cpu(at)), slash(its(th)), ratios.join(' / ')];
   });
-  b.print(['CDP loop', ...agents.map((k) => `${k} agent${k > 1 ? 's' : ''}`), `tabhive at ${agents.at(-1)} agents, same minutes`, 'tabhive ÷ loop'], rows);
+  rows.push([`tabhive (its Chromium; tabhive itself ${slash(th.map((t) => t.server_cpu_ms_per_iteration))} ms)`, ...agents.map(() => ''), slash(cpu(th)), slash(its(th)), '']);
+  b.print(['CDP loop', ...agents.map((k) => `${k} agent${k > 1 ? 's' : ''}`), `Chromium CPU ms / iteration at ${last}`, `tabhive at ${last} agents, same minutes`, 'tabhive ÷ loop'], rows);
+  const per = (a, c) => a.map((x, j) => (x && c[j] ? x / c[j] : undefined));
+  const fmt = (xs) => `${xs.map((x) => (x ? x.toFixed(2) : '—')).join(' / ')} (median ${median(xs.filter(Boolean))?.toFixed(2) ?? '—'})`;
+  const plain = loop[1][last], feat = loop[2][last];
+  b.note([`At ${last} agents, round by round:`,
+    `- features loop ÷ plain loop (focus emulation), iterations/s: ${fmt(per(its(feat), its(plain)))}; Chromium CPU per iteration, plain ÷ features: ${fmt(per(cpu(plain), cpu(feat)))}`,
+    `- tabhive ÷ features loop, iterations/s: ${fmt(per(its(th), its(feat)))}; Chromium CPU per iteration, features loop ÷ tabhive: ${fmt(per(cpu(feat), cpu(th)))}`].join('\n'));
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ratio } from '../lib/bench.mjs';
 
 export const title = 'new_page on real pages, side by side';
-export const usage = '--rev REV (tree), --rounds N (3)';
+export const usage = '--rev REV (tree), --rounds N (3), --pages swagger-ui,... (all four)';
 
 const names = { 'go-spec': 'Go specification', 'underscore-doc': 'underscore documentation', codemirror: 'CodeMirror editor', 'swagger-ui': 'Swagger UI' };
 
@@ -17,6 +17,7 @@ export async function run(b, o) {
   const bench = b.servers.BENCH;
   const servers = { tabhive: b.servers.tabhive(b.tabhive()), cdm: b.servers.cdm() };
   const args = [path.join(bench, 'newpage/newpage.mjs'), '--apps', bench, '--rounds', String(o.rounds ?? 3),
+    ...(o.pages ? ['--pages', String(o.pages)] : []),
     ...Object.entries(servers).flatMap(([label, s]) => ['--server', `${label}=${s.argv.join(' ')}`])];
   console.error(`[bench] newpage: ${o.rounds ?? 3} round(s), tabhive and chrome-devtools-mcp`);
   const stdout = await new Promise((resolve, reject) => {
@@ -27,10 +28,12 @@ export async function run(b, o) {
   const out = JSON.parse(stdout.trim().split('\n').pop());
   b.save({ label: 'newpage', ...out });
   const cell = (x) => `${x.median_ms} ms${x.not_rendered ? ` (${x.not_rendered} not rendered)` : ''}`;
-  const rows = Object.entries(names).map(([key, name]) => {
+  const rows = Object.entries(names).filter(([key]) => out.pages[key]).map(([key, name]) => {
     const p = out.pages[key];
-    return [name, cell(p.tabhive), cell(p.cdm), ratio(p.tabhive.median_ms, p.cdm.median_ms)];
+    return [name, cell(p.tabhive), cell(p.cdm), ratio(p.tabhive.median_ms, p.cdm.median_ms),
+      `${p.tabhive.samples.join(' ')} / ${p.cdm.samples.join(' ')}`,
+      `${p.tabhive.dcl_median_ms ?? '—'} / ${p.cdm.dcl_median_ms ?? '—'} ms`, ratio(p.tabhive.dcl_median_ms, p.cdm.dcl_median_ms)];
   });
-  b.print(['page', `tabhive, median of ${out.rounds}`, 'chrome-devtools-mcp 1.11', 'tabhive / cdm'], rows);
+  b.print(['page', `tabhive, median of ${out.rounds}`, 'chrome-devtools-mcp 1.11', 'tabhive / cdm', 'each round, tabhive / cdm (ms)', "the page's DOMContentLoaded, tabhive / cdm (median)", 'DCL tabhive / cdm'], rows);
   b.note(`Load average at the start and after each round: ${out.loads.join(', ')}.`);
 }
