@@ -116,3 +116,6 @@ func (c *call) Worker(ctx context.Context, id string) (*page.Worker, error) { re
 // Isolated reports whether the call's session has a browser context of
 // its own.
 func (c *call) Isolated() bool { return c.sess.isolated != "" }
+
+// Opened records a page the call opened as the session's.
+func (c *call) Opened(id int) { c.sess.recordOpened(id, false) }

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/browser/urlpolicy"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -128,24 +127,6 @@ window.addEventListener('devtoolstooldiscovery', (e) => e.respondWith({name: 'Fi
 	}
 	if got := must(t, cs, "execute_3p_developer_tool", map[string]any{"pageId": id, "toolName": "read_out"}); got != `"idle"` {
 		t.Errorf("execute_3p_developer_tool = %q", got)
-	}
-}
-
-// TestPWAToolsUnderURLPolicy: under a URL policy the PWA tools are
-// refused, as chrome-devtools-mcp refuses them.
-func TestPWAToolsUnderURLPolicy(t *testing.T) {
-	t.Parallel()
-	policy, err := urlpolicy.New(urlpolicy.Config{Blocked: []string{"*://blocked.test/*"}, JavaScript: true, FileNavigations: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{Policy: policy,
-		Surface: transport.SurfaceConfig{Categories: map[string]bool{"pwa": true}}}}).Connect(t)
-	for _, tool := range []string{"get_os_app_state", "uninstall_pwa", "launch_pwa"} {
-		got, isErr := call(t, cs, tool, map[string]any{"manifestId": "https://example.test/"})
-		if !isErr || !strings.HasPrefix(got, "Error: PWA APIs are not supported when network restrictions are configured") {
-			t.Errorf("%s under a URL policy = %q (error %v)", tool, got, isErr)
-		}
 	}
 }
 

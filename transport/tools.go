@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/extensions"
+	"github.com/tabhive/tabhive/browser/pwa"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/page/input"
@@ -82,7 +83,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
 		s.slimTools(),
 		fromKits(extensions.Tools()),
-		s.pwaTools(),
+		fromKits(pwa.Tools(s.cfg.Policy)),
 		fromKits(webmcp.Tools()),
 		fromKits(performance.Tools()),
 		fromKits(memory.Tools(memory.Config{Debugging: s.cfg.MemoryDebugging, SnapshotBudget: s.cfg.HeapSnapshotBudget}, s.heaps)),

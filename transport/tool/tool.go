@@ -135,6 +135,10 @@ type Call interface {
 	// of its own (--isolate-sessions), from which what belongs to the
 	// whole browser (extensions, installed web apps) is out of reach.
 	Isolated() bool
+	// Opened records page id, which the call opened, as the session's
+	// own: it counts toward the session's page limit, and its popups are
+	// the session's too.
+	Opened(id int)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a
