@@ -69,12 +69,13 @@ func server(t *testing.T) *transport.Server {
 	return shared.srv
 }
 
-// call, must and ctx are transporttest's, under the short names the tests
-// of this package use.
+// call, must, ctx and until are transporttest's, under the short names the
+// tests of this package use.
 var (
-	call = transporttest.Call
-	must = transporttest.Must
-	ctx  = transporttest.Context
+	call  = transporttest.Call
+	must  = transporttest.Must
+	ctx   = transporttest.Context
+	until = transporttest.Until
 )
 
 // onShared serves the shared server to the test as opts says: in process,

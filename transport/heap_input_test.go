@@ -1,14 +1,19 @@
 package transport_test
 
+// The memory tools' refusals and the server's heap-snapshot cache: these
+// tests stay beside the server because they check what its cache holds
+// (HeapsLoaded, export_test.go), per session and within its memory budget;
+// the tools' replies are tested in page/memory.
+
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/internal/devtools/heap/heaptest"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -19,23 +24,11 @@ func heapServer(t *testing.T, dir string, cfg transport.Config) *transporttest.S
 	t.Helper()
 	cfg.MemoryDebugging = true
 	cfg.Workspaces = append(cfg.Workspaces, dir)
-	return transporttest.Start(t, transporttest.Options{Config: cfg, Browser: noBrowser(t)})
+	return transporttest.Start(t, transporttest.Options{Config: cfg, Browser: transporttest.NoBrowser(t)})
 }
 
-// oneSentence checks that a refusal is one line, names nothing of Go's
-// internals, and holds want.
-func oneSentence(t *testing.T, what, text string, isErr bool, want string) {
-	t.Helper()
-	if !isErr {
-		t.Errorf("%s: not an error:\n%s", what, text)
-	}
-	if strings.Contains(text, "\n") || strings.Contains(text, "goroutine") || strings.Contains(text, ".go:") {
-		t.Errorf("%s: want one sentence, got:\n%s", what, text)
-	}
-	if !strings.Contains(text, want) {
-		t.Errorf("%s: got %q, want it to say %q", what, text, want)
-	}
-}
+// oneSentence is transporttest's.
+var oneSentence = transporttest.OneSentence
 
 func assertNothingLoaded(t *testing.T, srv *transporttest.Server, what string) {
 	t.Helper()
@@ -46,7 +39,7 @@ func assertNothingLoaded(t *testing.T, srv *transporttest.Server, what string) {
 
 func TestHeapBadInput(t *testing.T) {
 	t.Parallel()
-	dir := unpackHeapFixtures(t)
+	dir := heaptest.Unpack(t)
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
@@ -108,7 +101,7 @@ func TestHeapBadInput(t *testing.T) {
 // refused with a sentence that names the flag, and nothing stays loaded.
 func TestHeapLargerThanBudget(t *testing.T) {
 	t.Parallel()
-	dir := unpackHeapFixtures(t)
+	dir := heaptest.Unpack(t)
 	srv := heapServer(t, dir, transport.Config{HeapSnapshotMemory: 1 << 20})
 	cs := srv.Connect(t)
 	text, isErr := transporttest.Call(t, cs, "get_heapsnapshot_summary", map[string]any{"filePath": filepath.Join(dir, "leaks-before.heapsnapshot")})
@@ -121,7 +114,7 @@ func TestHeapLargerThanBudget(t *testing.T) {
 // snapshots go when it ends.
 func TestHeapCacheBudget(t *testing.T) {
 	t.Parallel()
-	dir := unpackHeapFixtures(t)
+	dir := heaptest.Unpack(t)
 	before, after := filepath.Join(dir, "leaks-before.heapsnapshot"), filepath.Join(dir, "leaks-after.heapsnapshot")
 	// Room for one loaded snapshot of these (about 6 MB each loaded, 7
 	// reserved while loading), not two.

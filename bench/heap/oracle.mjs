@@ -10,7 +10,7 @@
 //     the diff of leaks-before → leaks-after. Computed by DevTools'
 //     JSHeapSnapshot (the copy chrome-devtools-mcp 1.11 ships), driven in its
 //     own worker thread.
-//  2. transport/testdata/heap_replies.json: chrome-devtools-mcp 1.11's
+//  2. page/memory/testdata/heap_replies.json: chrome-devtools-mcp 1.11's
 //     reply to each call of a matrix of memory-tool calls on the same files.
 //
 //   node bench/heap/oracle.mjs [--node-modules DIR]
@@ -265,5 +265,5 @@ try {
 } finally {
   await client.close();
 }
-fs.writeFileSync(path.join(repo, 'transport', 'testdata', 'heap_replies.json'), JSON.stringify(replies, null, 1) + '\n');
+fs.writeFileSync(path.join(repo, 'page', 'memory', 'testdata', 'heap_replies.json'), JSON.stringify(replies, null, 1) + '\n');
 fs.rmSync(tmp, {recursive: true, force: true});

@@ -18,9 +18,10 @@ import (
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/pagetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
-func TestMain(m *testing.M) { browsertest.Main(m) }
+func TestMain(m *testing.M) { transporttest.Main(m) }
 
 var (
 	open  = pagetest.Open

@@ -20,6 +20,7 @@ import (
 	"maps"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -135,6 +136,15 @@ func Browser(t testing.TB, cfg browser.Config) *browser.Supervisor {
 			t.Errorf("close supervisor: %v", err)
 		}
 	})
+	return sup
+}
+
+// NoBrowser returns a supervisor whose browser cannot start, for a server
+// whose tools under test must never need one (they read files).
+func NoBrowser(t testing.TB) *browser.Supervisor {
+	t.Helper()
+	sup := browser.New(browser.Config{ExecutablePath: filepath.Join(t.TempDir(), "no-such-chromium")})
+	t.Cleanup(func() { sup.Close() })
 	return sup
 }
 
@@ -280,7 +290,14 @@ func OpenPage(t testing.TB, cs *mcp.ClientSession, url string) int {
 	// A load budget a loaded machine meets (45 s and the tool's overhead,
 	// within the helper's minute): at load 20, with another test's page of
 	// 100,000 widgets in the shared browser, the default 10 s ran out.
-	text := Must(t, cs, "new_page", map[string]any{"url": url, "timeout": 45000})
+	return OpenPageWithin(t, cs, url, 45000)
+}
+
+// OpenPageWithin is [OpenPage] with new_page's navigation timeout, in ms,
+// for a page that takes long to load.
+func OpenPageWithin(t testing.TB, cs *mcp.ClientSession, url string, timeoutMS int) int {
+	t.Helper()
+	text := Must(t, cs, "new_page", map[string]any{"url": url, "timeout": timeoutMS})
 	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
 	if m == nil {
 		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)
@@ -293,6 +310,21 @@ func OpenPage(t testing.TB, cs *mcp.ClientSession, url string) int {
 		Call(t, cs, "close_page", map[string]any{"pageId": id})
 	})
 	return id
+}
+
+// OneSentence checks that a tool's refusal is one line, names nothing of
+// Go's internals, and holds want.
+func OneSentence(t testing.TB, what, text string, isErr bool, want string) {
+	t.Helper()
+	if !isErr {
+		t.Errorf("%s: not an error:\n%s", what, text)
+	}
+	if strings.Contains(text, "\n") || strings.Contains(text, "goroutine") || strings.Contains(text, ".go:") {
+		t.Errorf("%s: want one sentence, got:\n%s", what, text)
+	}
+	if !strings.Contains(text, want) {
+		t.Errorf("%s: got %q, want it to say %q", what, text, want)
+	}
 }
 
 // UIDOf returns the uid of the snapshot's node of role and name, failing

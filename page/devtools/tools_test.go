@@ -1,4 +1,8 @@
-package transport_test
+package devtools_test
+
+// The console and network tools as an agent calls them, through a tabhive
+// server on the binary's shared browser; whole replies are checked against
+// the golden files under testdata/replies.
 
 import (
 	"fmt"
@@ -16,8 +20,41 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+// The helpers of transporttest, under the short names these tests use.
+var (
+	call        = transporttest.Call
+	must        = transporttest.Must
+	until       = transporttest.Until
+	openPage    = transporttest.OpenPage
+	uidOf       = transporttest.UIDOf
+	checkGolden = transporttest.CheckGolden
+)
+
+// connect connects a client to a server of its own on the shared browser,
+// in process or over streamable HTTP. Its sessions may write under the
+// temporary directory, where the tests' t.TempDir()s are.
+func connect(t *testing.T, overHTTP bool) *mcp.ClientSession {
+	t.Helper()
+	opts := transporttest.Options{Config: transport.Config{Workspaces: []string{os.TempDir()}}}
+	if overHTTP {
+		opts.HTTP = &httpserve.Config{}
+	}
+	return transporttest.OnShared(t, opts).Connect(t)
+}
+
+// inMemory connects a client in process.
+func inMemory(t *testing.T) *mcp.ClientSession { t.Helper(); return connect(t, false) }
+
+// eachTransport runs f as a subtest per transport: in process, and over
+// streamable HTTP.
+func eachTransport(t *testing.T, f func(t *testing.T, cs *mcp.ClientSession)) {
+	t.Run("in-memory", func(t *testing.T) { f(t, connect(t, false)) })
+	t.Run("http", func(t *testing.T) { f(t, connect(t, true)) })
+}
 
 // debugFixtures serves the pages of the console and network tests.
 func debugFixtures(t *testing.T) string {
@@ -87,9 +124,6 @@ log('inline');
 	}))
 	return browsertest.Serve(t, mux).URL
 }
-
-// until calls a tool until its text satisfies cond.
-var until = transporttest.Until
 
 func TestDebugConsoleTools(t *testing.T) {
 	t.Parallel()
@@ -271,7 +305,7 @@ func TestDebugPreservedNavigations(t *testing.T) {
 func TestDebugRedactNetworkHeaders(t *testing.T) {
 	t.Parallel()
 	base := debugFixtures(t)
-	cs := onSharedBrowser(t, transporttest.Options{Config: transport.Config{DevTools: devtools.Config{RedactHeaders: true}}}).Connect(t)
+	cs := transporttest.OnShared(t, transporttest.Options{Config: transport.Config{DevTools: devtools.Config{RedactHeaders: true}}}).Connect(t)
 
 	id := openPage(t, cs, base+"/net")
 	until(t, cs, "list_network_requests", map[string]any{"pageId": id}, func(s string) bool {

@@ -1,4 +1,4 @@
-package transport_test
+package devtools_test
 
 // The browser's own console messages, as chrome-devtools-mcp 1.11 lists
 // them. The expected texts were read from

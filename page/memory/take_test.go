@@ -1,4 +1,4 @@
-package transport_test
+package memory_test
 
 import (
 	"context"
@@ -75,7 +75,7 @@ func connectWithProgress(t *testing.T, srv *transporttest.Server) (*mcp.ClientSe
 		return transporttest.DialClient(t, c, &mcp.StreamableClientTransport{Endpoint: srv.URL}, nil), log
 	}
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.Server.MCP().Connect(ctx(t), st, nil)
+	ss, err := srv.Server.MCP().Connect(transporttest.Context(t), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func callWithProgress(t *testing.T, cs *mcp.ClientSession, name string, args map
 	t.Helper()
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	p.SetProgressToken("heap-" + t.Name())
-	res, err := cs.CallTool(ctx(t), p)
+	res, err := cs.CallTool(transporttest.Context(t), p)
 	if err != nil {
 		t.Fatalf("%s(%v): protocol error %v", name, args, err)
 	}
@@ -112,7 +112,7 @@ func TestTakeHeapSnapshot(t *testing.T) {
 			opts.HTTP = &httpserve.Config{}
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := onSharedBrowser(t, opts)
+			srv := transporttest.OnShared(t, opts)
 			cs, progress := connectWithProgress(t, srv)
 			id := openHeapPage(t, cs, site+"/widgets?n=3000")
 			// The extension is forced, as upstream forces it.
@@ -147,11 +147,11 @@ func TestTakeHeapSnapshot(t *testing.T) {
 				}
 			}
 			// The agent's next steps: the summary, then the leaking class.
-			summary := must(t, cs, "get_heapsnapshot_summary", map[string]any{"filePath": want})
+			summary := transporttest.Must(t, cs, "get_heapsnapshot_summary", map[string]any{"filePath": want})
 			if !strings.HasPrefix(summary, "## Heap Snapshot Data\nStatistics: {") {
 				t.Errorf("summary:\n%s", summary)
 			}
-			found := must(t, cs, "query_heapsnapshot_objects", map[string]any{"filePath": want, "className": "^Widget$", "nodeType": "object", "pageSize": 1})
+			found := transporttest.Must(t, cs, "query_heapsnapshot_objects", map[string]any{"filePath": want, "className": "^Widget$", "nodeType": "object", "pageSize": 1})
 			if !strings.Contains(found, "Showing 1-1 of 3000 (Page 1 of 3000).") {
 				t.Errorf("query for Widget objects:\n%s", found)
 			}
@@ -169,7 +169,7 @@ func TestTakeHeapSnapshotBudget(t *testing.T) {
 	dir := t.TempDir()
 	var budget atomic.Int64
 	budget.Store(int64(time.Millisecond))
-	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{
+	srv := transporttest.OnShared(t, transporttest.Options{Config: transport.Config{
 		MemoryDebugging:    true,
 		Workspaces:         []string{dir},
 		HeapSnapshotBudget: func(int64) time.Duration { return time.Duration(budget.Load()) },
@@ -177,8 +177,8 @@ func TestTakeHeapSnapshotBudget(t *testing.T) {
 	cs := srv.Connect(t)
 	id := openHeapPage(t, cs, site+"/widgets?n=20000")
 	file := filepath.Join(dir, "cut.heapsnapshot")
-	text, isErr := call(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": file})
-	oneSentence(t, "budget", text, isErr, "The heap snapshot did not finish within its 1ms budget, scaled to the page's")
+	text, isErr := transporttest.Call(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": file})
+	transporttest.OneSentence(t, "budget", text, isErr, "The heap snapshot did not finish within its 1ms budget, scaled to the page's")
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("a cut-short snapshot was left at %s (%v)", file, err)
 	}
@@ -187,17 +187,17 @@ func TestTakeHeapSnapshotBudget(t *testing.T) {
 	// The renderer takes seconds to finish the first, minutes on a loaded
 	// machine.
 	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		text, isErr := call(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": whole})
+		text, isErr := transporttest.Call(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": whole})
 		if !isErr {
 			break
 		}
-		oneSentence(t, "busy", text, isErr, "The page's renderer is still writing an earlier heap snapshot")
+		transporttest.OneSentence(t, "busy", text, isErr, "The page's renderer is still writing an earlier heap snapshot")
 		if time.Now().After(deadline) {
 			t.Fatal("the renderer was still busy with the first snapshot after 10 minutes")
 		}
 	}
 	// Whole: none of the first snapshot's chunks in it.
-	summary := must(t, cs, "query_heapsnapshot_objects", map[string]any{"filePath": whole, "className": "^Widget$", "nodeType": "object", "pageSize": 1})
+	summary := transporttest.Must(t, cs, "query_heapsnapshot_objects", map[string]any{"filePath": whole, "className": "^Widget$", "nodeType": "object", "pageSize": 1})
 	if !strings.Contains(summary, "Showing 1-1 of 20000 (Page 1 of 20000).") {
 		t.Errorf("the second snapshot:\n%s", summary)
 	}
@@ -209,7 +209,7 @@ func TestTakeHeapSnapshotOtherPagesRun(t *testing.T) {
 	t.Parallel()
 	site := heapPages(t)
 	dir := t.TempDir()
-	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{Workspaces: []string{dir}}})
+	srv := transporttest.OnShared(t, transporttest.Options{Config: transport.Config{Workspaces: []string{dir}}})
 	cs, progress := connectWithProgress(t, srv)
 	big := openHeapPage(t, cs, site+"/widgets?n=100000")
 	other := openHeapPage(t, cs, site+"/plain")
@@ -236,7 +236,7 @@ func TestTakeHeapSnapshotOtherPagesRun(t *testing.T) {
 	case <-time.After(transporttest.CallTimeout):
 		t.Fatal("the snapshot reported no progress")
 	}
-	got := must(t, cs, "evaluate_script", map[string]any{"pageId": other, "function": "() => document.title"})
+	got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": other, "function": "() => document.title"})
 	otherDone := time.Now()
 	wg.Wait()
 	if !strings.Contains(got, "Plain") {
@@ -247,23 +247,10 @@ func TestTakeHeapSnapshotOtherPagesRun(t *testing.T) {
 	}
 }
 
-// openHeapPage opens url in a new page, as openPage does, under a
-// navigation timeout a loaded machine needs: the heap pages build
-// thousands of objects, and at load 50 new_page's default 10 s ran out.
+// openHeapPage opens url in a new page under a navigation timeout a
+// loaded machine needs: the heap pages build thousands of objects, and at
+// load 50 new_page's default 10 s ran out.
 func openHeapPage(t *testing.T, cs *mcp.ClientSession, url string) int {
 	t.Helper()
-	text := must(t, cs, "new_page", map[string]any{"url": url, "timeout": 120000})
-	m := regexp.MustCompile(`(?m)^(\d+): .*\(` + regexp.QuoteMeta(url) + `\) \[selected\]$`).FindStringSubmatch(text)
-	if m == nil {
-		m = regexp.MustCompile(`(?m)^(\d+): ` + regexp.QuoteMeta(url) + ` \[selected\]$`).FindStringSubmatch(text)
-	}
-	if m == nil {
-		t.Fatalf("new_page(%s) did not list the new page as selected:\n%s", url, text)
-	}
-	var id int
-	fmt.Sscan(m[1], &id)
-	t.Cleanup(func() {
-		call(t, cs, "close_page", map[string]any{"pageId": id})
-	})
-	return id
+	return transporttest.OpenPageWithin(t, cs, url, 120000)
 }

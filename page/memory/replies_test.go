@@ -1,64 +1,26 @@
-package transport_test
+package memory_test
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tabhive/tabhive/browser"
+	"github.com/tabhive/tabhive/internal/devtools/heap/heaptest"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
-// heapFixtures are the heap snapshots of internal/devtools/heap/testdata.
-var heapFixtures = []string{"leaks-before", "leaks-after"}
-
-// unpackHeapFixtures writes the test heap snapshots, uncompressed, into a
-// new directory and returns it.
-func unpackHeapFixtures(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, name := range heapFixtures {
-		in, err := os.Open(filepath.Join("..", "internal", "devtools", "heap", "testdata", name+".heapsnapshot.gz"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := os.Create(filepath.Join(dir, name+".heapsnapshot"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(out, zr); err != nil {
-			t.Fatal(err)
-		}
-		out.Close()
-		in.Close()
-	}
-	return dir
-}
-
-// noBrowser is a supervisor whose browser cannot start: the analysis tools
-// must never need one.
-func noBrowser(t testing.TB) *browser.Supervisor {
-	sup := browser.New(browser.Config{ExecutablePath: filepath.Join(t.TempDir(), "no-such-chromium")})
-	t.Cleanup(func() { sup.Close() })
-	return sup
-}
+func TestMain(m *testing.M) { transporttest.Main(m) }
 
 // TestHeapRepliesMatchUpstream replays, against tabhive, the memory-tool
 // calls bench/heap/oracle.mjs made to chrome-devtools-mcp 1.11 on the same
 // snapshots, and holds tabhive's replies to upstream's, byte for byte.
 func TestHeapRepliesMatchUpstream(t *testing.T) {
 	t.Parallel()
-	dir := unpackHeapFixtures(t)
+	dir := heaptest.Unpack(t)
 	var calls []struct {
 		Tool    string         `json:"tool"`
 		Args    map[string]any `json:"args"`
@@ -74,7 +36,7 @@ func TestHeapRepliesMatchUpstream(t *testing.T) {
 	}
 	srv := transporttest.Start(t, transporttest.Options{
 		Config:  transport.Config{MemoryDebugging: true, Workspaces: []string{dir}},
-		Browser: noBrowser(t),
+		Browser: transporttest.NoBrowser(t),
 	})
 	cs := srv.Connect(t)
 	for _, c := range calls {
