@@ -79,6 +79,38 @@ func read(t *testing.T, cs *mcp.ClientSession, uri string) *mcp.ResourceContents
 // when the session ends.
 func TestFilesAsResourcesOverHTTP(t *testing.T) {
 	t.Parallel()
+	site := resourcesSite(t)
+	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}, HTTP: &httpserve.Config{}})
+	owner, stranger := srv.Connect(t), srv.Connect(t)
+	// Sessions share pages here: the stranger opens it (and closes it
+	// when the test ends, after the owner's session has gone).
+	id := openPage(t, stranger, site+"/small")
+	serverPath := checkSavedSnapshot(t, owner, id)
+	checkSavedScreenshot(t, owner, id)
+	checkSavedScriptResult(t, owner, id)
+	checkSavedBodies(t, owner, id)
+	checkOutlinedSnapshot(t, owner, id, site)
+	checkResourcesPrivate(t, owner, stranger)
+
+	// The files go with their session.
+	if _, err := os.Stat(serverPath); err != nil {
+		t.Fatalf("the saved snapshot is not at %s: %v", serverPath, err)
+	}
+	if err := owner.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !eventually(func() bool {
+		_, err := os.Stat(filepath.Dir(serverPath))
+		return os.IsNotExist(err)
+	}) {
+		t.Errorf("the ended session's private directory %s is still there", filepath.Dir(serverPath))
+	}
+}
+
+// resourcesSite serves the pages of TestFilesAsResourcesOverHTTP: a small
+// page linking a big one, and /echo, which answers a POST with its body.
+func resourcesSite(t *testing.T) string {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/small", browsertest.HTML("Small", `<a href="/big">Go to the big page</a>`))
 	var items strings.Builder
@@ -91,13 +123,13 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprintf(w, "got %s", body)
 	})
-	site := browsertest.Serve(t, mux).URL
-	srv := onSharedBrowser(t, transporttest.Options{Config: transport.Config{SnapshotMaxBytes: 4096}, HTTP: &httpserve.Config{}})
-	owner, stranger := srv.Connect(t), srv.Connect(t)
-	// Sessions share pages here: the stranger opens it (and closes it
-	// when the test ends, after the owner's session has gone).
-	id := openPage(t, stranger, site+"/small")
+	return browsertest.Serve(t, mux).URL
+}
 
+// checkSavedSnapshot saves the snapshot of page id to a file, reads it
+// back through its link and returns the file's path on the server.
+func checkSavedSnapshot(t *testing.T, owner *mcp.ClientSession, id int) string {
+	t.Helper()
 	// A snapshot saved with filePath (relative: the private directory).
 	inline := must(t, owner, "take_snapshot", map[string]any{"pageId": id})
 	saved := callRes(t, owner, "take_snapshot", map[string]any{"pageId": id, "filePath": "snap.txt"})
@@ -110,7 +142,12 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 		t.Errorf("link size %d, name %q; want %d, snap.txt", *snapLink.Size, snapLink.Name, len(snap.Text))
 	}
 	serverPath := strings.TrimSuffix(strings.TrimPrefix(transporttest.Text(saved), "Saved snapshot to "), ".")
+	return serverPath
+}
 
+// checkSavedScreenshot saves a screenshot of page id, and reads it back.
+func checkSavedScreenshot(t *testing.T, owner *mcp.ClientSession, id int) {
+	t.Helper()
 	// A screenshot saved with filePath is a PNG blob of the page's size;
 	// one returned inline writes no file and links nothing.
 	plain := callRes(t, owner, "take_screenshot", map[string]any{"pageId": id})
@@ -140,14 +177,23 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 	if *shotLink.Size != int64(len(blob.Blob)) {
 		t.Errorf("link size %d, blob %d bytes", *shotLink.Size, len(blob.Blob))
 	}
+}
 
+// checkSavedScriptResult saves a script's result, and reads it back.
+func checkSavedScriptResult(t *testing.T, owner *mcp.ClientSession, id int) {
+	t.Helper()
 	// A script's result saved with filePath is JSON, read back as text.
 	result := callRes(t, owner, "evaluate_script", map[string]any{"pageId": id, "filePath": "result.json",
 		"function": `async () => ({sent: await (await fetch("/echo", {method: "POST", body: '{"hello":"world"}'})).text()})`})
 	if got := read(t, owner, oneLink(t, result, "application/json").URI); got.Text != `{"sent":"got {\"hello\":\"world\"}"}` || len(got.Blob) != 0 {
 		t.Errorf("resources/read of the script's result = %q (blob %d bytes)", got.Text, len(got.Blob))
 	}
+}
 
+// checkSavedBodies saves the bodies of the page's POST to /echo, and
+// reads them back.
+func checkSavedBodies(t *testing.T, owner *mcp.ClientSession, id int) {
+	t.Helper()
 	// A request's and its response's bodies saved to files: two links.
 	var reqid string
 	if !eventually(func() bool {
@@ -180,7 +226,12 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 	if len(netLinks) != 2 {
 		t.Errorf("get_network_request with two files linked %d: %q", len(netLinks), transporttest.Text(bodies))
 	}
+}
 
+// checkOutlinedSnapshot takes the snapshot of the big page, which the
+// server's bound outlines, and reads the whole one back.
+func checkOutlinedSnapshot(t *testing.T, owner *mcp.ClientSession, id int, site string) {
+	t.Helper()
 	// A snapshot over --snapshot-max-bytes: the reply is its outline, the
 	// whole snapshot is the linked file.
 	must(t, owner, "navigate_page", map[string]any{"pageId": id, "url": site + "/big"})
@@ -192,7 +243,12 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 	if !strings.Contains(whole.Text, `"Item number 0"`) || !strings.Contains(whole.Text, `"Item number 299"`) {
 		t.Errorf("the outlined snapshot's file lacks items: %d bytes", len(whole.Text))
 	}
+}
 
+// checkResourcesPrivate lists the owner's six saved files, which the
+// stranger, another session, can neither list nor read.
+func checkResourcesPrivate(t *testing.T, owner, stranger *mcp.ClientSession) {
+	t.Helper()
 	list, err := owner.ListResources(ctx(t), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -214,19 +270,5 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 		if _, err := stranger.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri}); err == nil || !strings.Contains(err.Error(), "Resource not found") {
 			t.Errorf("another session read %s: %v", uri, err)
 		}
-	}
-
-	// The files go with their session.
-	if _, err := os.Stat(serverPath); err != nil {
-		t.Fatalf("the saved snapshot is not at %s: %v", serverPath, err)
-	}
-	if err := owner.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if !eventually(func() bool {
-		_, err := os.Stat(filepath.Dir(serverPath))
-		return os.IsNotExist(err)
-	}) {
-		t.Errorf("the ended session's private directory %s is still there", filepath.Dir(serverPath))
 	}
 }

@@ -140,7 +140,6 @@ func compareReport(rep *Report, want *expectedTrace) []string {
 		bad("insight sets = %v, want %v", ids, wantIDs)
 		return diffs
 	}
-	const ms = 10_000 // 10 ms, in µs
 	for i, w := range want.Sets {
 		s := rep.Sets[i]
 		p := s.ID + ": "
@@ -150,158 +149,176 @@ func compareReport(rep *Report, want *expectedTrace) []string {
 		if s.bounds.Min != w.Bounds[0] || s.bounds.Max != w.Bounds[1] {
 			bad(p+"bounds = %v, want %v", s.bounds, w.Bounds)
 		}
-		switch {
-		case (s.LCP == nil) != (w.LCP == nil):
-			bad(p+"LCP = %v, want %v", s.LCP, w.LCP)
-		case w.LCP != nil:
-			l := s.LCP
-			if !within(l.Value, w.LCP.Value, ms) {
-				bad(p+"LCP = %v µs, want %v µs", l.Value, w.LCP.Value)
-			}
-			if l.EventKey != w.LCP.EventKey {
-				bad(p+"LCP event = %s, want %s", l.EventKey, w.LCP.EventKey)
-			}
-			if w.LCP.NodeID != nil && l.NodeID != *w.LCP.NodeID {
-				bad(p+"LCP element = node %d, want node %d", l.NodeID, *w.LCP.NodeID)
-			}
-			if w.LCP.NodeName != nil && l.NodeName != *w.LCP.NodeName {
-				bad(p+"LCP element = %s, want %s", l.NodeName, *w.LCP.NodeName)
-			}
-			if l.Image != w.LCP.Image || (w.LCP.URL != nil && l.URL != *w.LCP.URL) {
-				bad(p+"LCP image = %v %q, want %v %v", l.Image, l.URL, w.LCP.Image, w.LCP.URL)
-			}
-			names := map[string]string{"ttfb": "TTFB", "loadDelay": "Load delay", "loadDuration": "Load duration", "renderDelay": "Render delay"}
-			got := map[string]float64{}
-			for _, part := range l.Parts {
-				got[part.Name] = part.Duration()
-			}
-			if len(got) != len(w.LCP.Subparts) {
-				bad(p+"LCP has %d subparts, want %d", len(got), len(w.LCP.Subparts))
-			}
-			for k, v := range w.LCP.Subparts {
-				if g, ok := got[names[k]]; !ok || !within(g, v, ms) {
-					bad(p+"LCP %s = %v µs, want %v µs", names[k], g, v)
-				}
-			}
-		}
-		if (s.FCP == nil) != (w.FCP == nil) || (w.FCP != nil && !within(s.FCP.Value, *w.FCP, ms)) {
-			bad(p+"FCP = %v, want %v", s.FCP, w.FCP)
-		}
-		if (s.TTFB == nil) != (w.TTFB == nil) || (w.TTFB != nil && !within(s.TTFB.Value, *w.TTFB, ms)) {
-			bad(p+"TTFB = %v, want %v", s.TTFB, w.TTFB)
-		}
-		if !within(s.CLS.Value, w.CLS, 0.001) {
-			bad(p+"CLS = %v, want %v", s.CLS.Value, w.CLS)
-		}
-		if w.CLSEventKey != nil && s.CLS.EventKey != *w.CLSEventKey {
-			bad(p+"CLS event = %q, want %q", s.CLS.EventKey, *w.CLSEventKey)
-		}
-		switch {
-		case (s.INP == nil) != (w.INP == nil):
-			bad(p+"INP = %v, want %v", s.INP, w.INP)
-		case w.INP != nil:
-			if !within(s.INP.Value, w.INP.Value, ms) || s.INP.EventKey != w.INP.EventKey || s.INP.Type != w.INP.Type {
-				bad(p+"INP = %v %s %s, want %v %s %s", s.INP.Value, s.INP.EventKey, s.INP.Type, w.INP.Value, w.INP.EventKey, w.INP.Type)
-			}
-		}
-		states := s.States()
-		for _, name := range InsightNames {
-			got, ok := states[name]
-			if !ok {
-				got = "missing"
-			}
-			if got != w.States[name] {
-				bad(p+"%s is %s, want %s", name, got, w.States[name])
-			}
-		}
-		byName := map[string]*insight{}
-		for _, in := range s.insights {
-			byName[in.Name] = in
-		}
-		urls := func(name string) []string {
-			var out []string
-			if in := byName[name]; in != nil {
-				for _, r := range in.requests {
-					out = append(out, r.URL)
-				}
-			}
-			return out
-		}
-		sameList := func(what string, got, want []string, ordered bool) {
-			if !ordered {
-				got, want = sorted(got), sorted(want)
-			}
-			if !slices.Equal(nonNil(got), nonNil(want)) {
-				bad(p+"%s = %q, want %q", what, got, want)
-			}
-		}
-		sameList("render-blocking requests", urls("RenderBlocking"), w.RenderBlocking, true)
-		sameList("uncached requests", urls("Cache"), w.Cache, true)
-		sameList("images to optimize", urls("ImageDelivery"), w.Images, true)
-		sameList("fonts hiding text", urls("FontDisplay"), w.Fonts, true)
-		sameList("HTTP/1 requests", urls("ModernHTTP"), w.HTTP1, false)
-
-		shifting := map[int64]bool{}
-		var gotCauses []string
-		if in := byName["CLSCulprits"]; in != nil {
-			for _, c := range in.clusters {
-				for _, sh := range c.Shifts {
-					for _, n := range sh.Impacted {
-						shifting[n.NodeID] = true
-					}
-				}
-			}
-			for sh, rc := range in.shifts {
-				var fonts []string
-				for _, r := range rc.fonts {
-					fonts = append(fonts, r.URL)
-				}
-				var imgs []string
-				for _, img := range rc.unsizedImages {
-					imgs = append(imgs, fmt.Sprint(img.NodeID))
-				}
-				gotCauses = append(gotCauses, fmt.Sprintf("%s iframes=%d fonts=%v images=%v animations=%d",
-					syntheticKey(sh.Index), len(rc.iframes), fonts, imgs, len(rc.animations)))
-			}
-		}
-		var gotShifting []int64
-		for id := range shifting {
-			gotShifting = append(gotShifting, id)
-		}
-		slices.Sort(gotShifting)
-		if !slices.Equal(gotShifting, w.Shifting) && !(len(gotShifting) == 0 && len(w.Shifting) == 0) {
-			bad(p+"shifting elements = %v, want %v", gotShifting, w.Shifting)
-		}
-		var wantCauses []string
-		for _, rc := range w.RootCauses {
-			var imgs []string
-			for _, id := range rc.UnsizedImages {
-				imgs = append(imgs, fmt.Sprint(id))
-			}
-			wantCauses = append(wantCauses, fmt.Sprintf("%s iframes=%d fonts=%v images=%v animations=%d",
-				rc.Shift, rc.Iframes, nonNil(rc.Fonts), imgs, rc.Animations))
-		}
-		sameList("layout shift causes", gotCauses, wantCauses, false)
-
-		forced := 0
-		if in := byName["ForcedReflow"]; in != nil && in.State != statePass {
-			forced = 1
-		}
-		if (forced > 0) != (w.ForcedReflows > 0) {
-			bad(p+"forced reflows found = %v, want %v", forced > 0, w.ForcedReflows > 0)
-		}
-		var sites []string
-		if in := byName["ThirdParties"]; in != nil {
-			sites = in.sites
-		}
-		sameList("third parties", sites, w.ThirdParties, false)
-		var dups []string
-		if in := byName["DuplicatedJavaScript"]; in != nil {
-			dups = in.duplicated
-		}
-		sameList("duplicated modules", dups, w.Duplicated, true)
+		bad := func(format string, a ...any) { bad(p+format, a...) }
+		compareMetrics(bad, s, w)
+		compareInsights(bad, s, w)
 	}
 	return diffs
+}
+
+// ms is 10 ms, in µs: how far a time may be from DevTools' and still
+// count as equal.
+const ms = 10_000
+
+// compareMetrics reports with bad how the metrics of the insight set s
+// differ from w's: LCP and its subparts, FCP, TTFB, CLS and INP.
+func compareMetrics(bad func(format string, a ...any), s *InsightSet, w expectedSet) {
+	switch {
+	case (s.LCP == nil) != (w.LCP == nil):
+		bad("LCP = %v, want %v", s.LCP, w.LCP)
+	case w.LCP != nil:
+		l := s.LCP
+		if !within(l.Value, w.LCP.Value, ms) {
+			bad("LCP = %v µs, want %v µs", l.Value, w.LCP.Value)
+		}
+		if l.EventKey != w.LCP.EventKey {
+			bad("LCP event = %s, want %s", l.EventKey, w.LCP.EventKey)
+		}
+		if w.LCP.NodeID != nil && l.NodeID != *w.LCP.NodeID {
+			bad("LCP element = node %d, want node %d", l.NodeID, *w.LCP.NodeID)
+		}
+		if w.LCP.NodeName != nil && l.NodeName != *w.LCP.NodeName {
+			bad("LCP element = %s, want %s", l.NodeName, *w.LCP.NodeName)
+		}
+		if l.Image != w.LCP.Image || (w.LCP.URL != nil && l.URL != *w.LCP.URL) {
+			bad("LCP image = %v %q, want %v %v", l.Image, l.URL, w.LCP.Image, w.LCP.URL)
+		}
+		names := map[string]string{"ttfb": "TTFB", "loadDelay": "Load delay", "loadDuration": "Load duration", "renderDelay": "Render delay"}
+		got := map[string]float64{}
+		for _, part := range l.Parts {
+			got[part.Name] = part.Duration()
+		}
+		if len(got) != len(w.LCP.Subparts) {
+			bad("LCP has %d subparts, want %d", len(got), len(w.LCP.Subparts))
+		}
+		for k, v := range w.LCP.Subparts {
+			if g, ok := got[names[k]]; !ok || !within(g, v, ms) {
+				bad("LCP %s = %v µs, want %v µs", names[k], g, v)
+			}
+		}
+	}
+	if (s.FCP == nil) != (w.FCP == nil) || (w.FCP != nil && !within(s.FCP.Value, *w.FCP, ms)) {
+		bad("FCP = %v, want %v", s.FCP, w.FCP)
+	}
+	if (s.TTFB == nil) != (w.TTFB == nil) || (w.TTFB != nil && !within(s.TTFB.Value, *w.TTFB, ms)) {
+		bad("TTFB = %v, want %v", s.TTFB, w.TTFB)
+	}
+	if !within(s.CLS.Value, w.CLS, 0.001) {
+		bad("CLS = %v, want %v", s.CLS.Value, w.CLS)
+	}
+	if w.CLSEventKey != nil && s.CLS.EventKey != *w.CLSEventKey {
+		bad("CLS event = %q, want %q", s.CLS.EventKey, *w.CLSEventKey)
+	}
+	switch {
+	case (s.INP == nil) != (w.INP == nil):
+		bad("INP = %v, want %v", s.INP, w.INP)
+	case w.INP != nil:
+		if !within(s.INP.Value, w.INP.Value, ms) || s.INP.EventKey != w.INP.EventKey || s.INP.Type != w.INP.Type {
+			bad("INP = %v %s %s, want %v %s %s", s.INP.Value, s.INP.EventKey, s.INP.Type, w.INP.Value, w.INP.EventKey, w.INP.Type)
+		}
+	}
+}
+
+// compareInsights reports with bad how the insights of the insight set s
+// differ from w's: their states, the requests, sites and modules they
+// name, the layout shifts and their causes, and forced reflows.
+func compareInsights(bad func(format string, a ...any), s *InsightSet, w expectedSet) {
+	states := s.States()
+	for _, name := range InsightNames {
+		got, ok := states[name]
+		if !ok {
+			got = "missing"
+		}
+		if got != w.States[name] {
+			bad("%s is %s, want %s", name, got, w.States[name])
+		}
+	}
+	byName := map[string]*insight{}
+	for _, in := range s.insights {
+		byName[in.Name] = in
+	}
+	urls := func(name string) []string {
+		var out []string
+		if in := byName[name]; in != nil {
+			for _, r := range in.requests {
+				out = append(out, r.URL)
+			}
+		}
+		return out
+	}
+	sameList := func(what string, got, want []string, ordered bool) {
+		if !ordered {
+			got, want = sorted(got), sorted(want)
+		}
+		if !slices.Equal(nonNil(got), nonNil(want)) {
+			bad("%s = %q, want %q", what, got, want)
+		}
+	}
+	sameList("render-blocking requests", urls("RenderBlocking"), w.RenderBlocking, true)
+	sameList("uncached requests", urls("Cache"), w.Cache, true)
+	sameList("images to optimize", urls("ImageDelivery"), w.Images, true)
+	sameList("fonts hiding text", urls("FontDisplay"), w.Fonts, true)
+	sameList("HTTP/1 requests", urls("ModernHTTP"), w.HTTP1, false)
+
+	shifting := map[int64]bool{}
+	var gotCauses []string
+	if in := byName["CLSCulprits"]; in != nil {
+		for _, c := range in.clusters {
+			for _, sh := range c.Shifts {
+				for _, n := range sh.Impacted {
+					shifting[n.NodeID] = true
+				}
+			}
+		}
+		for sh, rc := range in.shifts {
+			var fonts []string
+			for _, r := range rc.fonts {
+				fonts = append(fonts, r.URL)
+			}
+			var imgs []string
+			for _, img := range rc.unsizedImages {
+				imgs = append(imgs, fmt.Sprint(img.NodeID))
+			}
+			gotCauses = append(gotCauses, fmt.Sprintf("%s iframes=%d fonts=%v images=%v animations=%d",
+				syntheticKey(sh.Index), len(rc.iframes), fonts, imgs, len(rc.animations)))
+		}
+	}
+	var gotShifting []int64
+	for id := range shifting {
+		gotShifting = append(gotShifting, id)
+	}
+	slices.Sort(gotShifting)
+	if !slices.Equal(gotShifting, w.Shifting) && !(len(gotShifting) == 0 && len(w.Shifting) == 0) {
+		bad("shifting elements = %v, want %v", gotShifting, w.Shifting)
+	}
+	var wantCauses []string
+	for _, rc := range w.RootCauses {
+		var imgs []string
+		for _, id := range rc.UnsizedImages {
+			imgs = append(imgs, fmt.Sprint(id))
+		}
+		wantCauses = append(wantCauses, fmt.Sprintf("%s iframes=%d fonts=%v images=%v animations=%d",
+			rc.Shift, rc.Iframes, nonNil(rc.Fonts), imgs, rc.Animations))
+	}
+	sameList("layout shift causes", gotCauses, wantCauses, false)
+
+	forced := 0
+	if in := byName["ForcedReflow"]; in != nil && in.State != statePass {
+		forced = 1
+	}
+	if (forced > 0) != (w.ForcedReflows > 0) {
+		bad("forced reflows found = %v, want %v", forced > 0, w.ForcedReflows > 0)
+	}
+	var sites []string
+	if in := byName["ThirdParties"]; in != nil {
+		sites = in.sites
+	}
+	sameList("third parties", sites, w.ThirdParties, false)
+	var dups []string
+	if in := byName["DuplicatedJavaScript"]; in != nil {
+		dups = in.duplicated
+	}
+	sameList("duplicated modules", dups, w.Duplicated, true)
 }
 
 // agreement describes how far rep's times are from DevTools' where both
