@@ -1,8 +1,8 @@
 // Package page drives Chrome page targets, one actor per page. Every
 // page-scoped tool of tabhive (navigate, click, fill, snapshot, evaluate,
 // screenshot) is a method of [Actor] or of a capability's package
-// (page/emulation, page/screencast, page/devtools: the console and network
-// listings); each call becomes a message that runs on that page's own
+// (page/emulation, page/screencast, page/screenshot, page/devtools: the
+// console and network listings); each call becomes a message that runs on that page's own
 // goroutine, in arrival order, under the caller's deadline.
 //
 // The browser supervisor starts a page once Chrome has created its target,
@@ -25,8 +25,7 @@
 // return. Then a file per capability: navigate.go, input.go (click, hover,
 // keys), fill.go, drag.go, dialog.go, wait.go (the post-action
 // waiter, which page/input reaches through host_input.go, and wait_for), tracker.go (the tracker every document gets at its
-// start, which the waiter and evaluate.go use), evaluate.go, screenshot.go,
-// load.go; snapshot.go with walker.go (the in-page walker),
+// start, which the waiter and evaluate.go use), evaluate.go, load.go; snapshot.go with walker.go (the in-page walker),
 // axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
 // prints: uid, depth, query, inViewport) and uid.go (uid resolution);
 // oopif.go (out-of-process iframes: their sessions, and placing their
@@ -35,7 +34,9 @@
 // that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
 // host_snapshot.go (uid resolution and the latest snapshot, for
-// capabilities such as page/styles), host_webmcp.go (the dialog state
+// capabilities such as page/styles), host_screenshot.go (placing an
+// element of an out-of-process iframe, and streaming a reply, for
+// page/screenshot), host_webmcp.go (the dialog state
 // page/webmcp's invocations watch); and worker.go, the smaller actor of an extension's
 // service worker. Package
 // page/internal/format formats CDP's JavaScript values, stack traces and

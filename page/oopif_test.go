@@ -141,6 +141,21 @@ func TestOOPIFNested(t *testing.T) {
 	}
 }
 
+// TestOOPIFEvaluateElement: evaluate_script with an element of an
+// out-of-process iframe, nested in another, runs in that frame.
+func TestOOPIFEvaluateElement(t *testing.T) {
+	t.Parallel()
+	a := open(t, nestedFrames(t))
+	uid := uidOf(t, snap(t, a), "button", "Deep button")
+	res, err := a.Evaluate(ctx(t), page.Script{Source: `(el) => el.tagName + ' in ' + document.title + ' at ' + location.host`, Args: []string{uid}})
+	if err != nil {
+		t.Fatalf("Evaluate = %v", err)
+	}
+	if !strings.HasPrefix(res.JSON, `"BUTTON in Deep at 127.0.1.`) {
+		t.Errorf("Evaluate = %s, want it run in the deep frame", res.JSON)
+	}
+}
+
 func TestOOPIFWaitForText(t *testing.T) {
 	t.Parallel()
 	a := open(t, nestedFrames(t))

@@ -7,6 +7,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
 	"github.com/tabhive/tabhive/page"
@@ -119,3 +121,9 @@ func (c *call) Isolated() bool { return c.sess.isolated != "" }
 
 // Opened records a page the call opened as the session's.
 func (c *call) Opened(id int) { c.sess.recordOpened(id, false) }
+
+// Image attaches an image to the reply; the SDK base64-encodes it on the
+// wire.
+func (c *call) Image(data []byte, mimeType string) {
+	c.r.images = append(c.r.images, &mcp.ImageContent{Data: data, MIMEType: mimeType})
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/screencast"
+	"github.com/tabhive/tabhive/page/screenshot"
 	"github.com/tabhive/tabhive/transport/sandbox"
 	kit "github.com/tabhive/tabhive/transport/tool"
 )
@@ -77,7 +78,7 @@ type Config struct {
 	// chrome-devtools-mcp's --experimentalVision does.
 	ExperimentalVision bool
 	// Screenshot sets take_screenshot's defaults and size limits.
-	Screenshot ScreenshotConfig
+	Screenshot screenshot.Config
 	// IsolateSessions gives each MCP session a browser context of its own
 	// (--isolate-sessions): it sees and touches only its own pages, which
 	// are closed when the session ends. Otherwise sessions share the pages
@@ -137,19 +138,6 @@ type Config struct {
 	// Surface says which tools are listed and how (--slim, --category-*,
 	// --page-id-routing, --experimental-structured-content).
 	Surface SurfaceConfig
-}
-
-// ScreenshotConfig sets take_screenshot's defaults (--screenshot-*). The
-// zero value of each field means its documented default.
-type ScreenshotConfig struct {
-	// Format is png, jpeg or webp when the call names none. If empty, png.
-	Format string
-	// Quality is the jpeg/webp quality when the call gives none, 0-100. If
-	// nil, Chrome's default.
-	Quality *int
-	// MaxWidth and MaxHeight, if positive, scale screenshots down so that
-	// they fit, keeping the aspect ratio.
-	MaxWidth, MaxHeight int
 }
 
 // Server is tabhive's MCP server. It is safe for concurrent use by any

@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/page/performance"
 	"github.com/tabhive/tabhive/page/route"
 	"github.com/tabhive/tabhive/page/screencast"
+	"github.com/tabhive/tabhive/page/screenshot"
 	"github.com/tabhive/tabhive/page/storage"
 	"github.com/tabhive/tabhive/page/styles"
 	"github.com/tabhive/tabhive/page/webmcp"
@@ -71,7 +72,7 @@ func (s *Server) toolList() []*tool {
 		s.pageTools(),
 		s.inputTools(),
 		s.snapshotTools(),
-		s.screenshotTools(),
+		fromKits(screenshot.Tools(s.cfg.Screenshot)),
 		fromKits(emulation.Tools()),
 		s.scriptTools(),
 		fromKits(devtools.Tools(s.cfg.DevTools)),

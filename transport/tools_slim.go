@@ -8,18 +8,18 @@ import (
 	"github.com/tabhive/tabhive/page"
 )
 
-// slimTools are --slim's three tools, chrome-devtools-mcp's "slim" set:
-// navigate, evaluate and screenshot, each replying with one bare line (a
-// URL, a JSON value, a file path) and nothing about the page besides. They
-// act on the session's selected page, or on pageId, which tabhive adds.
+// slimTools are --slim's tools still in the transport, of
+// chrome-devtools-mcp's "slim" set (navigate, evaluate and screenshot,
+// each replying with one bare line: a URL, a JSON value, a file path, and
+// nothing about the page besides). They act on the session's selected
+// page, or on pageId, which tabhive adds. The slim screenshot is
+// page/screenshot's, beside take_screenshot.
 func (s *Server) slimTools() []*tool {
 	return []*tool{
 		define(tool{name: "navigate", description: "Loads a URL", page: true, action: true},
 			fixed[slimNavigateArgs](slimNavigateBudget), runSlimNavigate),
 		define(tool{name: "evaluate", description: "Evaluates a JavaScript script", page: true, action: true},
 			fixed[slimEvaluateArgs](scriptBudget), runSlimEvaluate),
-		define(tool{name: "screenshot", description: "Takes a screenshot", page: true},
-			fixed[struct{}](screenshotBudget), runSlimScreenshot),
 	}
 }
 
@@ -91,20 +91,5 @@ func runSlimEvaluate(ctx context.Context, c *call, a *slimEvaluateArgs) error {
 	if res.Cut {
 		c.r.line("The result is %d bytes of JSON; only the first %d are shown.", res.Size, len(res.JSON))
 	}
-	return nil
-}
-
-// runSlimScreenshot saves a PNG of the viewport to the session's private
-// directory and replies with its path.
-func runSlimScreenshot(ctx context.Context, c *call, _ *struct{}) error {
-	shot, err := c.page.Screenshot(ctx, page.ScreenshotOptions{Format: page.FormatPNG})
-	if err != nil {
-		return err
-	}
-	path, err := c.sandbox(ctx).TempFile("screenshot.png", shot.Data)
-	if err != nil {
-		return err
-	}
-	c.r.line("%s", path)
 	return nil
 }

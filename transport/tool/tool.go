@@ -139,6 +139,8 @@ type Call interface {
 	// own: it counts toward the session's page limit, and its popups are
 	// the session's too.
 	Opened(id int)
+	// Image attaches an image, encoded as mimeType says, to the reply.
+	Image(data []byte, mimeType string)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a

@@ -1,4 +1,6 @@
-package transport
+package screenshot
+
+// Where a screenshot goes as the browser sends it.
 
 import (
 	"bytes"

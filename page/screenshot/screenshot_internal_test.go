@@ -1,9 +1,9 @@
-package page
+package screenshot
 
-// An internal test: the device pixel ratio is emulated through the actor's
-// own DevTools session, as an emulate tool does; an override set from
-// another session changes devicePixelRatio but not the pixels that session
-// captures.
+// An internal test: the device pixel ratio is emulated through the page's
+// own DevTools session (its Host), as an emulate tool does; an override set
+// from another session changes devicePixelRatio but not the pixels that
+// session captures.
 
 import (
 	"bytes"
@@ -23,6 +23,8 @@ import (
 	"github.com/mafredri/cdp/protocol/emulation"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/pagetest"
 )
 
 // tallPage is 3000 CSS pixels tall; its "Green box" button is a 200×50 green
@@ -55,16 +57,21 @@ func shotCtx(t *testing.T) context.Context {
 
 // shotPage opens the tall page on a fresh tab, with an 800×600 viewport at
 // device pixel ratio 1.
-func shotPage(t *testing.T) *Actor {
+func shotPage(t *testing.T) *page.Actor {
 	t.Helper()
 	srv := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		browsertest.HTML("Tall", tallPage).ServeHTTP(w, r)
 	}))
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
+	return metricsPage(t, srv.URL+"/")
+}
+
+// metricsPage opens url on a fresh tab, with an 800×600 viewport at device
+// pixel ratio 1.
+func metricsPage(t *testing.T, url string) *page.Actor {
+	t.Helper()
+	a := pagetest.Open(t, "")
 	shotMetrics(t, a, 1)
-	if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: srv.URL + "/"}); err != nil {
+	if _, err := a.Navigate(shotCtx(t), page.Navigation{Kind: page.NavigateURL, URL: url}); err != nil {
 		t.Fatalf("Navigate = %v", err)
 	}
 	return a
@@ -72,11 +79,19 @@ func shotPage(t *testing.T) *Actor {
 
 // shotMetrics emulates the test viewport at a device pixel ratio, through
 // the actor's session.
-func shotMetrics(t *testing.T, a *Actor, dpr float64) {
+func shotMetrics(t *testing.T, a *page.Actor, dpr float64) {
 	t.Helper()
-	_, err := ask(shotCtx(t), a, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, a.call(ctx, func(ctx context.Context) error {
-			return a.c.Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(vpWidth, vpHeight, dpr, false))
+	setMetrics(t, a, vpWidth, vpHeight, dpr)
+}
+
+// setMetrics emulates a viewport of w×h CSS pixels at a device pixel
+// ratio, through the page's own session.
+func setMetrics(t *testing.T, a *page.Actor, w, h int, dpr float64) {
+	t.Helper()
+	hst := slices.Of(a).h
+	_, err := page.Do(shotCtx(t), hst, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, hst.Call(ctx, func(ctx context.Context) error {
+			return hst.Client().Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(w, h, dpr, false))
 		})
 	})
 	if err != nil {
@@ -85,7 +100,7 @@ func shotMetrics(t *testing.T, a *Actor, dpr float64) {
 }
 
 // shotUIDs takes a snapshot and returns the uid of each named button.
-func shotUIDs(t *testing.T, a *Actor, names ...string) []string {
+func shotUIDs(t *testing.T, a *page.Actor, names ...string) []string {
 	t.Helper()
 	s, err := a.Snapshot(shotCtx(t), false)
 	if err != nil {
@@ -102,9 +117,9 @@ func shotUIDs(t *testing.T, a *Actor, names ...string) []string {
 	return uids
 }
 
-func shoot(t *testing.T, a *Actor, opts ScreenshotOptions) Screenshot {
+func shoot(t *testing.T, a *page.Actor, opts Options) Image {
 	t.Helper()
-	s, err := a.Screenshot(shotCtx(t), opts)
+	s, err := Take(shotCtx(t), a, opts)
 	if err != nil {
 		t.Fatalf("Screenshot(%+v) = %v", opts, err)
 	}
@@ -146,7 +161,7 @@ func TestScreenshotFormats(t *testing.T) {
 		{FormatWebP, "RIFF"},
 	}
 	for _, tt := range tests {
-		s := shoot(t, a, ScreenshotOptions{Format: tt.format})
+		s := shoot(t, a, Options{Format: tt.format})
 		if !bytes.HasPrefix(s.Data, []byte(tt.magic)) {
 			t.Errorf("Screenshot(%q) starts % x, want % x", tt.format, s.Data[:min(len(s.Data), 12)], tt.magic)
 		}
@@ -154,17 +169,17 @@ func TestScreenshotFormats(t *testing.T) {
 			t.Errorf("Screenshot(%q).Format = %q", tt.format, s.Format)
 		}
 	}
-	if s := shoot(t, a, ScreenshotOptions{}); shotSize(t, s.Data) != fmt.Sprint(vpWidth, "x", vpHeight) {
+	if s := shoot(t, a, Options{}); shotSize(t, s.Data) != fmt.Sprint(vpWidth, "x", vpHeight) {
 		t.Errorf("viewport screenshot is %s, want %dx%d", shotSize(t, s.Data), vpWidth, vpHeight)
 	}
 	low, high := 5, 100
-	small := shoot(t, a, ScreenshotOptions{Format: FormatJPEG, Quality: &low})
-	big := shoot(t, a, ScreenshotOptions{Format: FormatJPEG, Quality: &high})
+	small := shoot(t, a, Options{Format: FormatJPEG, Quality: &low})
+	big := shoot(t, a, Options{Format: FormatJPEG, Quality: &high})
 	if len(small.Data) >= len(big.Data) {
 		t.Errorf("jpeg at quality 5 is %d bytes, at 100 %d: quality not applied", len(small.Data), len(big.Data))
 	}
 	// PNG ignores quality rather than failing.
-	shoot(t, a, ScreenshotOptions{Format: FormatPNG, Quality: &low})
+	shoot(t, a, Options{Format: FormatPNG, Quality: &low})
 }
 
 // TestScreenshotFullPage: the whole 3000 px page at device pixel ratios 1
@@ -174,7 +189,7 @@ func TestScreenshotFullPage(t *testing.T) {
 	a := shotPage(t)
 	for _, dpr := range []int{1, 2} {
 		shotMetrics(t, a, float64(dpr))
-		img := shotDecode(t, shoot(t, a, ScreenshotOptions{FullPage: true}).Data)
+		img := shotDecode(t, shoot(t, a, Options{FullPage: true}).Data)
 		if b := img.Bounds(); b.Dx() != vpWidth*dpr || b.Dy() != 3000*dpr {
 			t.Errorf("full page screenshot at device pixel ratio %d is %dx%d, want %dx%d", dpr, b.Dx(), b.Dy(), vpWidth*dpr, 3000*dpr)
 		}
@@ -182,7 +197,7 @@ func TestScreenshotFullPage(t *testing.T) {
 			t.Errorf("full page screenshot at the green box is %v", c)
 		}
 		want := fmt.Sprintf("%dx%d", vpWidth*dpr, vpHeight*dpr)
-		if got := shotSize(t, shoot(t, a, ScreenshotOptions{}).Data); got != want {
+		if got := shotSize(t, shoot(t, a, Options{}).Data); got != want {
 			t.Errorf("viewport after a full page screenshot is %s, want %s", got, want)
 		}
 	}
@@ -207,7 +222,7 @@ func TestScreenshotElement(t *testing.T) {
 	for _, dpr := range []int{1, 2} {
 		shotMetrics(t, a, float64(dpr))
 		for _, tt := range tests {
-			img := shotDecode(t, shoot(t, a, ScreenshotOptions{UID: tt.uid}).Data)
+			img := shotDecode(t, shoot(t, a, Options{UID: tt.uid}).Data)
 			if b := img.Bounds(); b.Dx() != tt.w*dpr || b.Dy() != tt.h*dpr {
 				t.Errorf("%s at device pixel ratio %d: %dx%d, want %dx%d", tt.name, dpr, b.Dx(), b.Dy(), tt.w*dpr, tt.h*dpr)
 			}
@@ -223,26 +238,26 @@ func TestScreenshotElement(t *testing.T) {
 func TestScreenshotErrors(t *testing.T) {
 	t.Parallel()
 	a := shotPage(t)
-	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: "1_1"}); !errors.Is(err, ErrNoSnapshot) {
+	if _, err := Take(shotCtx(t), a, Options{UID: "1_1"}); !errors.Is(err, page.ErrNoSnapshot) {
 		t.Errorf("Screenshot(uid) before any snapshot = %v, want ErrNoSnapshot", err)
 	}
 	uids := shotUIDs(t, a, "Green box", "Vanishing", "Leaving", "Hide them")
 	box, vanishing, leaving, hide := uids[0], uids[1], uids[2], uids[3]
-	var se *ScreenshotError
-	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: box, FullPage: true}); !errors.As(err, &se) || !se.Conflict {
-		t.Errorf("Screenshot(uid and fullPage) = %v, want ScreenshotError{Conflict}", err)
+	var se *Error
+	if _, err := Take(shotCtx(t), a, Options{UID: box, FullPage: true}); !errors.As(err, &se) || !se.Conflict {
+		t.Errorf("Screenshot(uid and fullPage) = %v, want Error{Conflict}", err)
 	}
-	if _, err := a.Click(shotCtx(t), hide, false, InputOptions{}); err != nil {
+	if _, err := a.Click(shotCtx(t), hide, false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click = %v", err)
 	}
-	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: vanishing}); !errors.As(err, &se) || se.Conflict || se.UID != vanishing {
-		t.Errorf("Screenshot(hidden element) = %v, want ScreenshotError{UID: %s}", err, vanishing)
+	if _, err := Take(shotCtx(t), a, Options{UID: vanishing}); !errors.As(err, &se) || se.Conflict || se.UID != vanishing {
+		t.Errorf("Screenshot(hidden element) = %v, want Error{UID: %s}", err, vanishing)
 	}
-	var ue *UIDError
-	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{UID: leaving}); !errors.As(err, &ue) || !ue.Gone {
+	var ue *page.UIDError
+	if _, err := Take(shotCtx(t), a, Options{UID: leaving}); !errors.As(err, &ue) || !ue.Gone {
 		t.Errorf("Screenshot(removed element) = %v, want UIDError{Gone}", err)
 	}
-	if _, err := a.Screenshot(shotCtx(t), ScreenshotOptions{Format: "gif"}); err == nil {
+	if _, err := Take(shotCtx(t), a, Options{Format: "gif"}); err == nil {
 		t.Error("Screenshot(gif) succeeded")
 	}
 }
@@ -256,16 +271,16 @@ func TestScreenshotDownscale(t *testing.T) {
 	uid := shotUIDs(t, a, "Green box")[0]
 	tests := []struct {
 		name string
-		opts ScreenshotOptions
+		opts Options
 		want [2]string // at device pixel ratio 1, 2
 	}{
-		{"viewport width", ScreenshotOptions{MaxWidth: 400}, [2]string{"400x300", "400x300"}},
-		{"viewport height", ScreenshotOptions{MaxHeight: 150}, [2]string{"200x150", "200x150"}},
-		{"viewport both", ScreenshotOptions{MaxWidth: 400, MaxHeight: 150}, [2]string{"200x150", "200x150"}},
-		{"viewport fits", ScreenshotOptions{MaxWidth: 1000, MaxHeight: 1000}, [2]string{"800x600", "1000x750"}},
-		{"full page", ScreenshotOptions{FullPage: true, MaxHeight: 500}, [2]string{"133x500", "133x500"}},
-		{"element", ScreenshotOptions{UID: uid, MaxWidth: 300}, [2]string{"200x50", "300x75"}},
-		{"element jpeg", ScreenshotOptions{UID: uid, MaxWidth: 100, Format: FormatJPEG}, [2]string{"100x25", "100x25"}},
+		{"viewport width", Options{MaxWidth: 400}, [2]string{"400x300", "400x300"}},
+		{"viewport height", Options{MaxHeight: 150}, [2]string{"200x150", "200x150"}},
+		{"viewport both", Options{MaxWidth: 400, MaxHeight: 150}, [2]string{"200x150", "200x150"}},
+		{"viewport fits", Options{MaxWidth: 1000, MaxHeight: 1000}, [2]string{"800x600", "1000x750"}},
+		{"full page", Options{FullPage: true, MaxHeight: 500}, [2]string{"133x500", "133x500"}},
+		{"element", Options{UID: uid, MaxWidth: 300}, [2]string{"200x50", "300x75"}},
+		{"element jpeg", Options{UID: uid, MaxWidth: 100, Format: FormatJPEG}, [2]string{"100x25", "100x25"}},
 	}
 	for i, dpr := range []float64{1, 2} {
 		shotMetrics(t, a, dpr)
@@ -277,7 +292,7 @@ func TestScreenshotDownscale(t *testing.T) {
 	}
 	// The element captures scrolled the green box into view: a scaled
 	// viewport capture shows the page where it is scrolled to, not its top.
-	img := shotDecode(t, shoot(t, a, ScreenshotOptions{MaxWidth: 400}).Data)
+	img := shotDecode(t, shoot(t, a, Options{MaxWidth: 400}).Data)
 	green := 0
 	for y := range img.Bounds().Dy() {
 		for x := range img.Bounds().Dx() {
@@ -296,13 +311,13 @@ func TestScreenshotDownscale(t *testing.T) {
 func TestScreenshotDialog(t *testing.T) {
 	t.Parallel()
 	a := shotPage(t)
-	res, err := a.Click(shotCtx(t), shotUIDs(t, a, "Alert")[0], false, InputOptions{})
+	res, err := a.Click(shotCtx(t), shotUIDs(t, a, "Alert")[0], false, page.InputOptions{})
 	if err != nil || !res.Dialog {
 		t.Fatalf("Click(Alert) = %+v, %v; want a dialog", res, err)
 	}
 	start := time.Now()
-	_, err = a.Screenshot(shotCtx(t), ScreenshotOptions{})
-	var de *DialogError
+	_, err = Take(shotCtx(t), a, Options{})
+	var de *page.DialogError
 	if !errors.As(err, &de) || de.Dialog.Message != "shot dialog" {
 		t.Errorf("Screenshot with a dialog open = %v, want DialogError", err)
 	}
@@ -312,14 +327,59 @@ func TestScreenshotDialog(t *testing.T) {
 	if _, err := a.HandleDialog(shotCtx(t), true, ""); err != nil {
 		t.Fatalf("HandleDialog = %v", err)
 	}
-	shoot(t, a, ScreenshotOptions{})
+	shoot(t, a, Options{})
+}
+
+// oopifShotPage opens a page whose cross-site iframe, below the fold and
+// off the left edge, holds a green box 60×30 at (30, 20) in the frame, and
+// a nested cross-site iframe holding another.
+func oopifShotPage(t *testing.T) *page.Actor {
+	t.Helper()
+	box := func(label string) string {
+		return `<body style='margin: 0'><button aria-label='` + label + `' style='margin: 20px 0 0 30px; width: 60px; height: 30px; border: 0; background: green'></button>`
+	}
+	deep := browsertest.ServeOwnSite(t, browsertest.HTML("Deep", box("Deep box")))
+	mid := browsertest.ServeOwnSite(t, browsertest.HTML("Mid", box("Mid box")+
+		`<iframe style='position: absolute; top: 100px; left: 40px; width: 200px; height: 100px; border: 0' src='`+deep.URL+`/'></iframe>`))
+	top := browsertest.Serve(t, browsertest.HTML("Top", `<style>html { scrollbar-width: none } body { margin: 0 }</style>
+<div style="height: 3000px; background: linear-gradient(#fdd, #ddf)"></div>
+<iframe style="position: absolute; top: 1200px; left: 300px; width: 300px; height: 250px; border: 0" src="`+mid.URL+`/"></iframe>
+<input aria-label="Top field" style="position: absolute; top: 10px; left: 10px">`))
+	return metricsPage(t, top.URL+"/")
+}
+
+// TestOOPIFScreenshotElement: an element inside an out-of-process iframe,
+// and inside one nested in it, is scrolled to and captured alone, placed
+// by the iframes above it.
+func TestOOPIFScreenshotElement(t *testing.T) {
+	t.Parallel()
+	a := oopifShotPage(t)
+	// In front: a tab behind another test's gets its iframes drawn late in
+	// headless Chromium, and the screenshot shows what they last drew.
+	fctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := a.BringToFront(fctx); err != nil {
+		t.Fatal(err)
+	}
+	uids := shotUIDs(t, a, "Mid box", "Deep box")
+	for i, name := range []string{"Mid box", "Deep box"} {
+		img := shotDecode(t, shoot(t, a, Options{UID: uids[i]}).Data)
+		if b := img.Bounds(); b.Dx() != 60 || b.Dy() != 30 {
+			t.Errorf("%s: %dx%d, want 60x30", name, b.Dx(), b.Dy())
+		}
+		for _, p := range []image.Point{{1, 1}, {30, 15}, {58, 28}} {
+			if c := img.At(p.X, p.Y); !isGreen(c) {
+				t.Errorf("%s: pixel %v is %v, want green", name, p, c)
+			}
+		}
+	}
 }
 
 // TestScreenshotParallelPages: screenshots of several pages at once all
 // succeed; nothing serialises them across pages.
 func TestScreenshotParallelPages(t *testing.T) {
 	t.Parallel()
-	actors := []*Actor{}
+	actors := []*page.Actor{}
 	for range 3 {
 		a := shotPage(t)
 		actors = append(actors, a)
@@ -327,7 +387,7 @@ func TestScreenshotParallelPages(t *testing.T) {
 	errs := make(chan error, len(actors))
 	for _, a := range actors {
 		go func() {
-			s, err := a.Screenshot(shotCtx(t), ScreenshotOptions{FullPage: true})
+			s, err := Take(shotCtx(t), a, Options{FullPage: true})
 			if err == nil {
 				_, err = png.DecodeConfig(bytes.NewReader(s.Data))
 			}

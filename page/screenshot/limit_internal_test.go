@@ -1,8 +1,7 @@
-package page
+package screenshot
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -10,9 +9,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/mafredri/cdp/protocol/emulation"
-
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/pagetest"
 )
 
 // heightPage serves /?px=N: a page N CSS pixels tall without a scrollbar,
@@ -46,25 +45,23 @@ func imageHeight(t *testing.T, data []byte) int {
 func TestScreenshotEncoderLimits(t *testing.T) {
 	t.Parallel()
 	base := browsertest.Serve(t, heightPage).URL
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
+	a := pagetest.Open(t, "")
 	shotMetrics(t, a, 1)
 	load := func(px int) {
 		t.Helper()
-		if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: fmt.Sprintf("%s/?px=%d", base, px)}); err != nil {
+		if _, err := a.Navigate(shotCtx(t), page.Navigation{Kind: page.NavigateURL, URL: fmt.Sprintf("%s/?px=%d", base, px)}); err != nil {
 			t.Fatalf("Navigate = %v", err)
 		}
 	}
-	refused := func(opts ScreenshotOptions, want string) {
+	refused := func(opts Options, want string) {
 		t.Helper()
-		s, err := a.Screenshot(shotCtx(t), opts)
-		var se *ScreenshotError
+		s, err := Take(shotCtx(t), a, opts)
+		var se *Error
 		if !errors.As(err, &se) || err.Error() != want {
 			t.Errorf("Screenshot(%+v) = %d bytes, %v\nwant error %q", opts, len(s.Data), err, want)
 		}
 	}
-	fits := func(opts ScreenshotOptions, height int) {
+	fits := func(opts Options, height int) {
 		t.Helper()
 		s := shoot(t, a, opts)
 		if got := imageHeight(t, s.Data); got != height {
@@ -73,57 +70,50 @@ func TestScreenshotEncoderLimits(t *testing.T) {
 	}
 
 	load(16383)
-	fits(ScreenshotOptions{Format: FormatWebP, FullPage: true}, 16383)
+	fits(Options{Format: FormatWebP, FullPage: true}, 16383)
 	load(16384)
-	refused(ScreenshotOptions{Format: FormatWebP, FullPage: true},
+	refused(Options{Format: FormatWebP, FullPage: true},
 		"The page is 16384 pixels tall; a webp screenshot can be at most 16383 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid).")
-	fits(ScreenshotOptions{Format: FormatJPEG, FullPage: true}, 16384)
+	fits(Options{Format: FormatJPEG, FullPage: true}, 16384)
 	// Scaled down to fit --screenshot-max-height, it fits the format too.
-	fits(ScreenshotOptions{Format: FormatWebP, FullPage: true, MaxHeight: 1000}, 1000)
+	fits(Options{Format: FormatWebP, FullPage: true, MaxHeight: 1000}, 1000)
 
 	load(65500)
-	fits(ScreenshotOptions{Format: FormatJPEG, FullPage: true}, 65500)
+	fits(Options{Format: FormatJPEG, FullPage: true}, 65500)
 	load(65501)
-	refused(ScreenshotOptions{Format: FormatJPEG, FullPage: true},
+	refused(Options{Format: FormatJPEG, FullPage: true},
 		"The page is 65501 pixels tall; a jpeg screenshot can be at most 65500 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid).")
 	load(100000)
-	refused(ScreenshotOptions{Format: FormatJPEG, FullPage: true},
+	refused(Options{Format: FormatJPEG, FullPage: true},
 		"The page is 100000 pixels tall; a jpeg screenshot can be at most 65500 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid).")
-	fits(ScreenshotOptions{Format: FormatPNG, FullPage: true}, 100000)
+	fits(Options{Format: FormatPNG, FullPage: true}, 100000)
 	uid := shotUIDs(t, a, "Tall")[0]
-	refused(ScreenshotOptions{Format: FormatWebP, UID: uid},
+	refused(Options{Format: FormatWebP, UID: uid},
 		"The element is 99900 pixels tall; a webp screenshot can be at most 16383 pixels tall. Use format png.")
 
 	// The limit is on image pixels: at device pixel ratio 2 a page of
 	// 8192 CSS pixels is 16384 pixels tall.
 	load(8192)
 	shotMetrics(t, a, 2)
-	refused(ScreenshotOptions{Format: FormatWebP, FullPage: true},
+	refused(Options{Format: FormatWebP, FullPage: true},
 		"The page is 16384 pixels tall; a webp screenshot can be at most 16383 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid).")
 
 	// A viewport taller than the format allows is not checked before the
 	// capture; Chrome's empty image is an error, never a success.
-	_, err := ask(shotCtx(t), a, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, a.call(ctx, func(ctx context.Context) error {
-			return a.c.Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(vpWidth, 17000, 1, false))
-		})
-	})
-	if err != nil {
-		t.Fatalf("setDeviceMetricsOverride: %v", err)
-	}
-	refused(ScreenshotOptions{Format: FormatWebP},
+	setMetrics(t, a, vpWidth, 17000, 1)
+	refused(Options{Format: FormatWebP},
 		"Chrome returned an empty webp image, as it does when a capture is too large for the format. Use format png, or capture less (one element with uid, or the viewport).")
 }
 
 // TestScreenshotErrorText: the sentence for each side and subject.
 func TestScreenshotErrorText(t *testing.T) {
 	tests := []struct {
-		err  ScreenshotError
+		err  Error
 		want string
 	}{
-		{ScreenshotError{Format: FormatWebP, Width: 20000, Height: 600, Limit: 16383, FullPage: true},
+		{Error{Format: FormatWebP, Width: 20000, Height: 600, Limit: 16383, FullPage: true},
 			"The page is 20000 pixels wide; a webp screenshot can be at most 16383 pixels wide. Use format png, or take a screenshot of the viewport or of one element (uid)."},
-		{ScreenshotError{UID: "1_2", Format: FormatJPEG, Width: 70000, Height: 70001, Limit: 65500},
+		{Error{UID: "1_2", Format: FormatJPEG, Width: 70000, Height: 70001, Limit: 65500},
 			"The element is 70001 pixels tall; a jpeg screenshot can be at most 65500 pixels tall. Use format png."},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,16 @@
-package page
+// Package screenshot is a page's screenshot capability: capturing the
+// viewport, the full page or one element (take_screenshot, and --slim's
+// screenshot), streamed from the browser to a file or to the reply, and
+// the tools that do it.
+//
+// Chrome does the work: the capture is clipped to the element's box or to
+// the page's content size, and scaled down to fit the configured bounds,
+// so no image is decoded here. The capability has no per-page state: its
+// [Slice] holds the page's Host, through which a capture runs on the
+// page's run goroutine ([page.Do]) and its CDP exchange on a call
+// goroutine of the page's ([page.Host.Call]). It starts no goroutine of
+// its own.
+package screenshot
 
 import (
 	"context"
@@ -11,24 +23,34 @@ import (
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/page"
+	cdppage "github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 )
 
-// Image formats of [Actor.Screenshot].
+// Slice is the screenshot capability on one page: the page's Host,
+// through which captures run.
+type Slice struct{ h *page.Host }
+
+var slices = page.Register(page.Capability[*Slice]{
+	Name: "screenshot",
+	New:  func(h *page.Host) *Slice { return &Slice{h: h} },
+})
+
+// Image formats of [Take].
 const (
 	FormatPNG  = "png"
 	FormatJPEG = "jpeg"
 	FormatWebP = "webp"
 )
 
-// ScreenshotOptions say what [Actor.Screenshot] captures and how. The zero
-// value captures the viewport as a PNG at the page's own resolution.
-type ScreenshotOptions struct {
+// Options say what [Take] captures and how. The zero value captures the
+// viewport as a PNG at the page's own resolution.
+type Options struct {
 	// Format is [FormatPNG], [FormatJPEG] or [FormatWebP]. If empty, PNG.
 	Format string
 	// Quality is the JPEG or WebP quality, 0 to 100; PNG ignores it. If
@@ -46,8 +68,8 @@ type ScreenshotOptions struct {
 	// ratio of 2 is scaled by half as much again.
 	MaxWidth, MaxHeight int
 	// Sink, if set, receives the image as it is read from the browser, a
-	// chunk at a time, so that it is never held whole: Screenshot.Data is
-	// then nil. It is written from the connection's reader, so it must not
+	// chunk at a time, so that it is never held whole: Image.Data is then
+	// nil. It is written from the connection's reader, so it must not
 	// block for long (a file, a bounded buffer); an error it returns fails
 	// the screenshot. A big capture is tens of megabytes (a full page of a
 	// photo gallery), which would otherwise pass through memory several
@@ -55,22 +77,22 @@ type ScreenshotOptions struct {
 	Sink io.Writer
 }
 
-// Screenshot is an image of a page or of one of its elements.
-type Screenshot struct {
+// Image is a screenshot of a page or of one of its elements.
+type Image struct {
 	// Data is the image, encoded in Format; nil when it went to
-	// ScreenshotOptions.Sink.
+	// Options.Sink.
 	Data []byte
 	// Size is the image's size in bytes.
 	Size int64
 	// Format is png, jpeg or webp.
 	Format string
-	State
+	page.State
 }
 
-// ScreenshotError reports a screenshot that cannot be taken as asked. Its
+// Error reports a screenshot that cannot be taken as asked. Its
 // Error text is the sentence the agent reads. With none of Conflict, Limit
 // and Empty set, the element UID has no visible box to capture.
-type ScreenshotError struct {
+type Error struct {
 	// UID is the element asked for.
 	UID string
 	// Conflict is set when the call asked for an element and the full page
@@ -90,9 +112,9 @@ type ScreenshotError struct {
 }
 
 // AgentSentence is the Error text, written for the agent.
-func (e *ScreenshotError) AgentSentence() string { return e.Error() }
+func (e *Error) AgentSentence() string { return e.Error() }
 
-func (e *ScreenshotError) Error() string {
+func (e *Error) Error() string {
 	switch {
 	case e.Conflict:
 		// chrome-devtools-mcp's sentence, verbatim.
@@ -134,7 +156,7 @@ func encoderLimit(format string) int {
 // errNotVisible is what elementBox returns for an element without a box.
 var errNotVisible = errors.New("the element has no visible box")
 
-// Screenshot captures the viewport, the full page or one element.
+// Take captures the viewport, the full page or one element of page a.
 //
 // Chrome does the work: the capture is clipped to the element's box or to
 // the page's content size, and scaled down (the clip's scale) to fit
@@ -144,57 +166,55 @@ var errNotVisible = errors.New("the element has no visible box")
 // page's viewport size and emulated metrics are left as they were. One
 // trace remains, as with chrome-devtools-mcp, which captures the same way:
 // Chrome leaves the page's classic scrollbar hidden until it next loads.
-func (a *Actor) Screenshot(ctx context.Context, opts ScreenshotOptions) (Screenshot, error) {
+func Take(ctx context.Context, a *page.Actor, opts Options) (Image, error) {
 	if opts.Format == "" {
 		opts.Format = FormatPNG
 	}
 	switch opts.Format {
 	case FormatPNG, FormatJPEG, FormatWebP:
 	default:
-		return Screenshot{}, fmt.Errorf("screenshot: unknown format %q", opts.Format)
+		return Image{}, fmt.Errorf("screenshot: unknown format %q", opts.Format)
 	}
-	return ask(ctx, a, func(ctx context.Context) (Screenshot, error) {
+	sl := slices.Of(a)
+	return page.Do(ctx, sl.h, func(ctx context.Context) (Image, error) {
 		// The dialog check comes first, as in chrome-devtools-mcp, whose
 		// tools check for a dialog before they look at their arguments.
-		if err := a.needRenderer(); err != nil {
-			return Screenshot{}, err
+		if err := sl.h.NeedRenderer(); err != nil {
+			return Image{}, err
 		}
 		if opts.UID != "" && opts.FullPage {
-			return Screenshot{}, &ScreenshotError{UID: opts.UID, Conflict: true}
+			return Image{}, &Error{UID: opts.UID, Conflict: true}
 		}
-		data, size, err := a.screenshot(ctx, opts)
+		data, size, err := sl.screenshot(ctx, opts)
 		if err != nil {
-			return Screenshot{}, err
+			return Image{}, err
 		}
-		return Screenshot{Data: data, Size: size, Format: opts.Format, State: a.state()}, nil
+		return Image{Data: data, Size: size, Format: opts.Format, State: sl.h.State()}, nil
 	})
 }
 
-// screenshot runs on the actor goroutine.
-func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte, int64, error) {
-	el := element{c: a.c}
+// screenshot runs on the run goroutine.
+func (sl *Slice) screenshot(ctx context.Context, opts Options) ([]byte, int64, error) {
+	var el *page.Element // nil: the page
 	if opts.UID != "" {
-		n, err := a.resolve(opts.UID)
+		e, err := sl.h.Element(ctx, opts.UID)
 		if err != nil {
 			return nil, 0, err
 		}
-		if el.id, err = a.nodeID(ctx, n); err != nil {
-			return nil, 0, err
-		}
-		el.c, el.hops = a.sessionOf(n.FrameID).c, a.hops(n.FrameID)
+		el = &e
 	}
 	var data []byte
 	var size int64
-	conn := a.conn
-	err := a.call(ctx, func(ctx context.Context) (err error) {
-		data, size, err = capture(ctx, a.c, conn, el, opts)
+	top := sl.h.Top()
+	err := sl.h.Call(ctx, func(ctx context.Context) (err error) {
+		data, size, err = capture(ctx, top, el, opts)
 		return err
 	})
 	switch {
-	case errors.Is(err, errNodeGone):
-		return nil, 0, &UIDError{UID: opts.UID, PageID: a.id, Gone: true, Cause: err}
+	case errors.Is(err, page.ErrNodeGone):
+		return nil, 0, &page.UIDError{UID: opts.UID, PageID: sl.h.ID(), Gone: true, Cause: err}
 	case errors.Is(err, errNotVisible):
-		return nil, 0, &ScreenshotError{UID: opts.UID}
+		return nil, 0, &Error{UID: opts.UID}
 	case err != nil:
 		return nil, 0, err
 	}
@@ -205,23 +225,14 @@ func (a *Actor) screenshot(ctx context.Context, opts ScreenshotOptions) ([]byte,
 // coordinates of Page.captureScreenshot's clip.
 type rect struct{ x, y, w, h float64 }
 
-// element is the element a screenshot is of: its backend node id (0 for
-// none: the page), the client of the session that reaches its frame, and
-// the steps from that frame's coordinates to the page's (oopif.go).
-type element struct {
-	id   dom.BackendNodeID
-	c    *cdp.Client
-	hops []hop
-}
-
-// capture takes the screenshot of el, or of the page when el.id is 0,
-// through c, the page's client (conn, its connection, streams the image to
-// opts.Sink). It runs in the goroutine of [Actor.call], so it is given the
-// CDP clients and never touches actor state. It returns the image, nil
-// when streamed, and its size.
-func capture(ctx context.Context, c *cdp.Client, conn *cdpconn.Conn, el element, opts ScreenshotOptions) ([]byte, int64, error) {
-	node := el.id
-	args := page.NewCaptureScreenshotArgs().SetFormat(opts.Format).SetOptimizeForSpeed(true)
+// capture takes the screenshot of el, or of the page when el is nil,
+// through top, the page's own session (which streams the image to
+// opts.Sink). It runs in the goroutine of [page.Host.Call], so it is given
+// the sessions and never touches the page's state. It returns the image,
+// nil when streamed, and its size.
+func capture(ctx context.Context, top *page.Session, el *page.Element, opts Options) ([]byte, int64, error) {
+	c := top.Client()
+	args := cdppage.NewCaptureScreenshotArgs().SetFormat(opts.Format).SetOptimizeForSpeed(true)
 	if opts.Format != FormatPNG && opts.Quality != nil {
 		args.SetQuality(min(max(*opts.Quality, 0), 100))
 	}
@@ -230,8 +241,8 @@ func capture(ctx context.Context, c *cdp.Client, conn *cdpconn.Conn, el element,
 	var area *rect
 	beyond := false
 	switch {
-	case node != 0:
-		box, inView, err := elementBox(ctx, c, el)
+	case el != nil:
+		box, inView, err := elementBox(ctx, c, *el)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -266,12 +277,12 @@ func capture(ctx context.Context, c *cdp.Client, conn *cdpconn.Conn, el element,
 		// and then return nothing. (The viewport alone is never that big;
 		// the empty-image check below covers it.)
 		if w, h := imageSize(src, dpr, scale); limit > 0 && (w > limit || h > limit) {
-			return nil, 0, &ScreenshotError{UID: opts.UID, Format: opts.Format, Width: w, Height: h, Limit: limit, FullPage: node == 0}
+			return nil, 0, &Error{UID: opts.UID, Format: opts.Format, Width: w, Height: h, Limit: limit, FullPage: el == nil}
 		}
 	}
 
 	if area != nil {
-		args.SetClip(page.Viewport{X: area.x, Y: area.y, Width: area.w, Height: area.h, Scale: scale})
+		args.SetClip(cdppage.Viewport{X: area.x, Y: area.y, Width: area.w, Height: area.h, Scale: scale})
 	}
 	if beyond {
 		args.SetCaptureBeyondViewport(true)
@@ -280,9 +291,9 @@ func capture(ctx context.Context, c *cdp.Client, conn *cdpconn.Conn, el element,
 	var size int64
 	var err error
 	if opts.Sink != nil {
-		_, size, err = conn.CallStream(ctx, "Page.captureScreenshot", args, "data", opts.Sink)
+		size, err = top.CallStream(ctx, "Page.captureScreenshot", args, "data", opts.Sink)
 	} else {
-		var r *page.CaptureScreenshotReply
+		var r *cdppage.CaptureScreenshotReply
 		if r, err = c.Page.CaptureScreenshot(ctx, args); err == nil {
 			data, size = r.Data, int64(len(r.Data))
 		}
@@ -295,7 +306,7 @@ func capture(ctx context.Context, c *cdp.Client, conn *cdpconn.Conn, el element,
 		return nil, 0, fmt.Errorf("take screenshot: %v", chromeMessage(err))
 	}
 	if size == 0 {
-		return nil, 0, &ScreenshotError{UID: opts.UID, Format: opts.Format, Empty: true}
+		return nil, 0, &Error{UID: opts.UID, Format: opts.Format, Empty: true}
 	}
 	return data, size, nil
 }
@@ -310,30 +321,30 @@ func imageSize(src rect, dpr, scale float64) (w, h int) {
 // the page's coordinates, rounded to whole CSS pixels as Puppeteer rounds a
 // clip, and whether it lies inside the visual viewport. An element of an
 // out-of-process iframe is measured in its frame's session and shifted by
-// the frame's place in the page.
-func elementBox(ctx context.Context, c *cdp.Client, el element) (box rect, inView bool, err error) {
-	node := el.id
-	err = el.c.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node))
-	if isNodeGone(err) || isDetached(err) {
-		return rect{}, false, errNodeGone
+// the frame's place in the page. c is the page's own client.
+func elementBox(ctx context.Context, c *cdp.Client, el page.Element) (box rect, inView bool, err error) {
+	node, ec := el.BackendNodeID(), el.Client()
+	err = ec.DOM.ScrollIntoViewIfNeeded(ctx, dom.NewScrollIntoViewIfNeededArgs().SetBackendNodeID(node))
+	if page.IsNodeGone(err) || isDetached(err) {
+		return rect{}, false, page.ErrNodeGone
 	}
 	// Any other failure ("Node does not have a layout object") means the
 	// node is not rendered, and getContentQuads below finds no box.
-	q, err := el.c.DOM.GetContentQuads(ctx, dom.NewGetContentQuadsArgs().SetBackendNodeID(node))
-	if isNodeGone(err) {
-		return rect{}, false, errNodeGone
+	q, err := ec.DOM.GetContentQuads(ctx, dom.NewGetContentQuadsArgs().SetBackendNodeID(node))
+	if page.IsNodeGone(err) {
+		return rect{}, false, page.ErrNodeGone
 	}
 	if err != nil {
 		return rect{}, false, errNotVisible
 	}
 	var dx, dy float64
-	if len(el.hops) > 0 {
-		if dx, dy, err = offset(ctx, el.hops, true); err != nil {
+	if el.InIframe() {
+		if dx, dy, err = el.Offset(ctx); err != nil {
 			return rect{}, false, err
 		}
 		// An iframe scrolled into view paints on its next frame; the
 		// capture shows what it last painted.
-		painted(ctx, oopifFrames(el.c, el.hops)...)
+		el.AwaitPainted(ctx)
 	}
 	// The quads are in the viewport's coordinates: one per line box of an
 	// inline element, four transformed corners of a rotated one. The

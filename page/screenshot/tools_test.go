@@ -1,4 +1,4 @@
-package transport_test
+package screenshot_test
 
 import (
 	"bytes"
@@ -17,9 +17,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page/screenshot"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+func TestMain(m *testing.M) { transporttest.Main(m) }
+
+// inTemp lets the tests keep their files in t.TempDir(): a workspace.
+var inTemp = transport.Config{Workspaces: []string{os.TempDir()}}
+
+// client is a client of a server of its own on the shared browser.
+func client(t *testing.T, cfg transport.Config) *mcp.ClientSession {
+	t.Helper()
+	return transporttest.OnShared(t, transporttest.Options{Config: cfg}).Connect(t)
+}
 
 // shotFixtures serves the screenshot test pages:
 //
@@ -58,7 +70,7 @@ type shot struct {
 
 func shotCall(t *testing.T, cs *mcp.ClientSession, args map[string]any) shot {
 	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "take_screenshot", Arguments: args})
+	res, err := cs.CallTool(transporttest.Context(t), &mcp.CallToolParams{Name: "take_screenshot", Arguments: args})
 	if err != nil {
 		t.Fatalf("take_screenshot(%v): protocol error %v", args, err)
 	}
@@ -108,8 +120,8 @@ const viewportLine = "Took a screenshot of the current page's viewport."
 func TestScreenshotFormats(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/tall")
+	cs := client(t, inTemp)
+	id := transporttest.OpenPage(t, cs, base+"/tall")
 	tests := []struct {
 		args  map[string]any
 		mime  string
@@ -144,8 +156,8 @@ func TestScreenshotFormats(t *testing.T) {
 func TestScreenshotFullPageAndElement(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/tall")
+	cs := client(t, inTemp)
+	id := transporttest.OpenPage(t, cs, base+"/tall")
 	viewport := shotSize(t, shotImage(t, cs, map[string]any{"pageId": id}, viewportLine, "image/png"))
 	full := shotSize(t, shotImage(t, cs, map[string]any{"pageId": id, "fullPage": true}, "Took a screenshot of the full current page.", "image/png"))
 	if full.Y != 3000 || full.Y <= viewport.Y || full.X != viewport.X {
@@ -155,7 +167,7 @@ func TestScreenshotFullPageAndElement(t *testing.T) {
 		t.Errorf("viewport after a full page screenshot is %v, was %v", after, viewport)
 	}
 
-	uid := uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Green box")
+	uid := transporttest.UIDOf(t, transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Green box")
 	el := shotSize(t, shotImage(t, cs, map[string]any{"pageId": id, "uid": uid}, `Took a screenshot of node with uid "`+uid+`".`, "image/png"))
 	if el != image.Pt(200, 50) {
 		t.Errorf("element screenshot is %v, want 200x50", el)
@@ -165,11 +177,11 @@ func TestScreenshotFullPageAndElement(t *testing.T) {
 func TestScreenshotErrors(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/tall")
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	box, hidden := uidOf(t, snap, "button", "Green box"), uidOf(t, snap, "button", "Hidden box")
-	must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Hide it")})
+	cs := client(t, inTemp)
+	id := transporttest.OpenPage(t, cs, base+"/tall")
+	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	box, hidden := transporttest.UIDOf(t, snap, "button", "Green box"), transporttest.UIDOf(t, snap, "button", "Hidden box")
+	transporttest.Must(t, cs, "click", map[string]any{"pageId": id, "uid": transporttest.UIDOf(t, snap, "button", "Hide it")})
 	tests := []struct {
 		args map[string]any
 		want string
@@ -200,8 +212,8 @@ func TestScreenshotErrors(t *testing.T) {
 func TestScreenshotFiles(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/tall")
+	cs := client(t, inTemp)
+	id := transporttest.OpenPage(t, cs, base+"/tall")
 
 	dir, err := filepath.EvalSymlinks(t.TempDir()) // inside the OS temp dir: allowed without roots
 	if err != nil {
@@ -235,8 +247,8 @@ func TestScreenshotFiles(t *testing.T) {
 // the agent to read.
 func TestBigScreenshotFiles(t *testing.T) {
 	t.Parallel()
-	cs := filesClient(t, transport.Config{}, nil)
-	noise := openPage(t, cs, shotFixtures(t)+"/noise")
+	cs := client(t, transport.Config{}) // the default sandbox: a private directory only
+	noise := transporttest.OpenPage(t, cs, shotFixtures(t)+"/noise")
 	big := regexp.MustCompile(`^Took a screenshot of the full current page\.\nSaved screenshot to (/.+/tabhive-files-\d+/session-\d+)/(screenshot-[0-9a-f]+\.png)\.$`)
 	var dir, first string
 	for i := range 2 {
@@ -274,8 +286,8 @@ func TestBigScreenshotFiles(t *testing.T) {
 // return an empty image.
 func TestScreenshotTooLarge(t *testing.T) {
 	t.Parallel()
-	cs := inMemory(t)
-	id := openPage(t, cs, shotFixtures(t)+"/huge")
+	cs := client(t, inTemp)
+	id := transporttest.OpenPage(t, cs, shotFixtures(t)+"/huge")
 	for _, tt := range []struct{ format, want string }{
 		{"jpeg", "Error: The page is 100000 pixels tall; a jpeg screenshot can be at most 65500 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid)."},
 		{"webp", "Error: The page is 100000 pixels tall; a webp screenshot can be at most 16383 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid)."},
@@ -296,12 +308,12 @@ func TestScreenshotTooLarge(t *testing.T) {
 func TestScreenshotConfig(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	plain := inMemory(t)
+	plain := client(t, inTemp)
 	quality := 100
-	limited := onSharedBrowser(t, transporttest.Options{Config: transport.Config{Screenshot: transport.ScreenshotConfig{Format: "jpeg", Quality: &quality, MaxWidth: 300, MaxHeight: 200}}}).Connect(t)
-	id := openPage(t, plain, base+"/tall")
+	limited := client(t, transport.Config{Screenshot: screenshot.Config{Format: "jpeg", Quality: &quality, MaxWidth: 300, MaxHeight: 200}})
+	id := transporttest.OpenPage(t, plain, base+"/tall")
 
-	tools, err := limited.ListTools(ctx(t), nil)
+	tools, err := limited.ListTools(transporttest.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +330,7 @@ func TestScreenshotConfig(t *testing.T) {
 	}
 	viewport := shotSize(t, shotImage(t, plain, map[string]any{"pageId": id}, viewportLine, "image/png"))
 	full := shotSize(t, shotImage(t, plain, map[string]any{"pageId": id, "fullPage": true}, "Took a screenshot of the full current page.", "image/png"))
-	uid := uidOf(t, must(t, limited, "take_snapshot", map[string]any{"pageId": id}), "button", "Green box")
+	uid := transporttest.UIDOf(t, transporttest.Must(t, limited, "take_snapshot", map[string]any{"pageId": id}), "button", "Green box")
 	tests := []struct {
 		args map[string]any
 		text string
@@ -349,9 +361,9 @@ func TestScreenshotConfig(t *testing.T) {
 func TestScreenshotDialog(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/dialog")
-	must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Alert")})
+	cs := client(t, inTemp)
+	id := transporttest.OpenPage(t, cs, base+"/dialog")
+	transporttest.Must(t, cs, "click", map[string]any{"pageId": id, "uid": transporttest.UIDOf(t, transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Alert")})
 	start := time.Now()
 	r := shotCall(t, cs, map[string]any{"pageId": id})
 	want := "# Open dialog\nalert: shot dialog.\nCall handle_dialog to handle it before continuing.\nError: A dialog is open (alert: shot dialog)."
@@ -361,7 +373,7 @@ func TestScreenshotDialog(t *testing.T) {
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("take_screenshot with a dialog open took %v, want an immediate failure", took)
 	}
-	must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})
+	transporttest.Must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})
 	shotImage(t, cs, map[string]any{"pageId": id}, viewportLine, "image/png")
 }
 
