@@ -6,7 +6,9 @@ package main
 // tabhive's own driving costs (tabhive against the loop with them).
 //
 //	domains  Runtime, Network, Inspector and Audits enabled on each page,
-//	         and asynchronous stacks 32 deep, as tabhive's page actors do
+//	         and asynchronous stacks 32 deep, as tabhive's page actors do;
+//	         one at a time: runtime, network, inspector (Inspector and
+//	         Audits), async (Runtime, with asynchronous stacks)
 //	tracker  tabhive's causal tracker (page/js/causal.js) added to run at
 //	         the start of every document, dormant, as tabhive installs it
 //	walker   snapshots taken by tabhive's in-page walker (page/js/snapshot.js)
@@ -45,7 +47,9 @@ import (
 )
 
 type features struct {
-	domains, tracker bool
+	// The domains, each enabled on its own (domains: all).
+	runtime, network, inspector, async bool
+	tracker                            bool
 	// walker is how snapshots are taken: "" (the AX tree), "call", "doc"
 	// or "compile" (see the package comment).
 	walker                   string
@@ -56,8 +60,16 @@ type features struct {
 // String names the features as -features does.
 func (f features) String() string {
 	var on []string
-	if f.domains {
+	if f.runtime && f.network && f.inspector && f.async {
 		on = append(on, "domains")
+	}
+	for _, d := range []struct {
+		on   bool
+		name string
+	}{{f.runtime && !f.async, "runtime"}, {f.network, "network"}, {f.inspector, "inspector"}, {f.async, "async"}} {
+		if d.on && (len(on) == 0 || on[0] != "domains") {
+			on = append(on, d.name)
+		}
 	}
 	if f.tracker {
 		on = append(on, "tracker")
@@ -82,7 +94,15 @@ func parseFeatures(list, jsDir string) (features, error) {
 		switch strings.TrimSpace(name) {
 		case "":
 		case "domains":
-			f.domains = true
+			f.runtime, f.network, f.inspector, f.async = true, true, true, true
+		case "runtime":
+			f.runtime = true
+		case "network":
+			f.network = true
+		case "inspector":
+			f.inspector = true
+		case "async":
+			f.runtime, f.async = true, true
 		case "tracker":
 			f.tracker = true
 		case "walker", "walker-call":
@@ -92,9 +112,9 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "walker-compile":
 			f.walker = "compile"
 		case "tabhive":
-			f.domains, f.tracker, f.walker = true, true, "call"
+			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, true, "call"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, tracker, walker, walker-doc, walker-compile, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, walker, walker-doc, walker-compile, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {
@@ -128,17 +148,23 @@ func parseFeatures(list, jsDir string) (features, error) {
 // navigation.
 func (f features) enable(ctx context.Context, p *tab) error {
 	c := p.conn.Client
-	if f.domains {
-		for _, err := range []error{
-			c.Runtime.Enable(ctx),
-			c.Network.Enable(ctx, nil),
-			c.Inspector.Enable(ctx),
-			c.Audits.Enable(ctx),
-			rpcc.Invoke(ctx, "Runtime.setAsyncCallStackDepth", map[string]any{"maxDepth": 32}, nil, p.conn.RPC()),
-		} {
-			if err != nil {
-				return fmt.Errorf("enable domains: %w", err)
-			}
+	for _, d := range []struct {
+		on     bool
+		enable func() error
+	}{
+		{f.runtime, func() error { return c.Runtime.Enable(ctx) }},
+		{f.network, func() error { return c.Network.Enable(ctx, nil) }},
+		{f.inspector, func() error { return c.Inspector.Enable(ctx) }},
+		{f.inspector, func() error { return c.Audits.Enable(ctx) }},
+		{f.async, func() error {
+			return rpcc.Invoke(ctx, "Runtime.setAsyncCallStackDepth", map[string]any{"maxDepth": 32}, nil, p.conn.RPC())
+		}},
+	} {
+		if !d.on {
+			continue
+		}
+		if err := d.enable(); err != nil {
+			return fmt.Errorf("enable domains: %w", err)
 		}
 	}
 	if f.tracker {
