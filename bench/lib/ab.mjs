@@ -22,9 +22,13 @@ export async function ab(b, o, dflt) {
     const xs = res[i], its = xs.map((x) => x.iterations_per_s ?? 0);
     return [`${name} (${rev})`, its.join(' '), mean(its)?.toFixed(2), median(its)?.toFixed(2),
       xs.map((x) => ms(x.tools?.click?.p50)).join(' '), `${ms(median(xs.map((x) => x.tools?.click?.p50 ?? 0)))} ms`,
-      `${ms(median(xs.map((x) => x.tools?.new_page?.p50 ?? 0)))} ms`];
+      `${ms(median(xs.map((x) => x.tools?.new_page?.p50 ?? 0)))} ms`,
+      xs.map((x) => x.cpu?.chromium_ms_per_iteration ?? '—').join(' '), median(xs.map((x) => x.cpu?.chromium_ms_per_iteration).filter(Boolean)),
+      median(xs.map((x) => x.cpu?.server_ms_per_iteration).filter(Boolean))];
   });
-  b.print(['binary', `iterations/s, each run`, 'mean', 'median', 'click p50 per run (ms)', 'click p50 (median of runs)', 'new_page p50 (median of runs)'], rows);
+  b.print(['binary', `iterations/s, each run`, 'mean', 'median', 'click p50 per run (ms)', 'click p50 (median of runs)', 'new_page p50 (median of runs)',
+    'Chromium CPU ms / iteration, each run', 'median', 'tabhive CPU ms / iteration, median'], rows);
   const m = res.map((xs) => mean(xs.map((x) => x.iterations_per_s ?? 0)));
-  b.note(`after / before: ${(m[1] / m[0]).toFixed(2)} (mean), ${(median(res[1].map((x) => x.iterations_per_s)) / median(res[0].map((x) => x.iterations_per_s))).toFixed(2)} (median).`);
+  const cpu = res.map((xs) => median(xs.map((x) => x.cpu?.chromium_ms_per_iteration).filter(Boolean)));
+  b.note(`after / before: ${(m[1] / m[0]).toFixed(2)} (mean), ${(median(res[1].map((x) => x.iterations_per_s)) / median(res[0].map((x) => x.iterations_per_s))).toFixed(2)} (median); Chromium CPU per iteration, after / before: ${(cpu[1] / cpu[0]).toFixed(2)} (median).`);
 }
