@@ -65,7 +65,7 @@ type Config struct {
 	// (page/route).
 	Blocked func(url string) error
 	// Relay, if non-nil, opens a relay on the browser's channel for an
-	// outside DevTools client (lighthouse.go); without one the page cannot
+	// outside DevTools client (page/lighthouse); without one the page cannot
 	// be audited.
 	Relay func(deliver func(msg []byte)) *cdpconn.Relay
 }

@@ -127,3 +127,11 @@ func (c *call) Opened(id int) { c.sess.recordOpened(id, false) }
 func (c *call) Image(data []byte, mimeType string) {
 	c.r.images = append(c.r.images, &mcp.ImageContent{Data: data, MIMEType: mimeType})
 }
+
+// Data sets one of the reply's structuredContent fields.
+func (c *call) Data(name string, v any) {
+	if c.r.data == nil {
+		c.r.data = map[string]any{}
+	}
+	c.r.data[name] = v
+}

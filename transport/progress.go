@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -57,4 +58,20 @@ func (p *progressForwarder) report(done, total int) {
 func (p *progressForwarder) stop() {
 	close(p.done)
 	p.wg.Wait()
+}
+
+// notifyWait bounds how long [call.Notify] waits for the client to take
+// one notification.
+const notifyWait = 5 * time.Second
+
+// Notify sends one progress notification to the call's client, if it
+// asked for them: best effort and bounded, so that a client that cannot
+// take it loses it and the work goes on.
+func (c *call) Notify(ctx context.Context, progress float64, message string) {
+	if c.progressToken == nil || c.sess.ss == nil {
+		return
+	}
+	nctx, cancel := context.WithTimeout(ctx, notifyWait)
+	defer cancel()
+	_ = c.sess.ss.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: c.progressToken, Progress: progress, Message: message})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/page/input"
+	"github.com/tabhive/tabhive/page/lighthouse"
 	"github.com/tabhive/tabhive/page/memory"
 	"github.com/tabhive/tabhive/page/pdf"
 	"github.com/tabhive/tabhive/page/performance"
@@ -88,7 +89,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(webmcp.Tools()),
 		fromKits(performance.Tools()),
 		fromKits(memory.Tools(memory.Config{Debugging: s.cfg.MemoryDebugging, SnapshotBudget: s.cfg.HeapSnapshotBudget}, s.heaps)),
-		s.lighthouseTools(),
+		fromKits(lighthouse.Tools(s.log)),
 	} {
 		for _, t := range family {
 			if (t.name == "evaluate_script" || t.name == "evaluate") && s.cfg.Policy.Evaluation(t.name) != nil {

@@ -29,7 +29,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/browser"
-	"github.com/tabhive/tabhive/internal/cdpproxy"
+	"github.com/tabhive/tabhive/page/lighthouse/cdpproxy"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/sandbox"

@@ -1,23 +1,7 @@
-// Package lighthouse runs Lighthouse (an external tool, npm's
-// `lighthouse`, like ffmpeg is for screencasts) on one page through a
-// DevTools endpoint and reads its report.
-//
-// Lighthouse is a Node program: tabhive runs it through its Node API with
-// a small driver script of its own (driver.mjs, embedded), run by the
-// `node` that runs the installed package, as a child process killed when
-// the call's context ends. The driver is given the endpoint's WebSocket
-// URL, secret included, on its stdin only: never in argv or the
-// environment, which other local users can read. It connects with the
-// puppeteer-core Lighthouse was installed with, audits the endpoint's one
-// page (navigation or snapshot mode) and writes the JSON and HTML reports
-// into a private directory; the caller copies them where they belong.
-//
-// Lighthouse is found on PATH or in tabhive's cache; [Ensure] installs the
-// pinned version there with npm when it is in neither (install.go).
-//
-// Goroutines: [Ensure] runs one that reports progress while npm runs,
-// stopped before it returns.
 package lighthouse
+
+// Running Lighthouse: finding it, the driver, its flags, and reading its
+// report.
 
 import (
 	"bytes"

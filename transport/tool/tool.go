@@ -141,6 +141,16 @@ type Call interface {
 	Opened(id int)
 	// Image attaches an image, encoded as mimeType says, to the reply.
 	Image(data []byte, mimeType string)
+	// Data sets one of the reply's structuredContent fields, beside the
+	// fields every reply has (lighthouse_audit's "lighthouseResult").
+	Data(name string, v any)
+	// Notify sends one progress notification (progress so far, described
+	// by message) when the client asked for them, and does nothing
+	// otherwise. Best effort: it waits at most a few seconds for the
+	// client, and a notification it cannot send is lost. For a call that
+	// reports from its own goroutine at a slow pace; [Call.Progress]
+	// forwards frequent reports without blocking.
+	Notify(ctx context.Context, progress float64, message string)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a

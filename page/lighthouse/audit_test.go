@@ -1,4 +1,4 @@
-package page_test
+package lighthouse_test
 
 import (
 	"context"
@@ -19,14 +19,17 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/lighthouse"
+	"github.com/tabhive/tabhive/page/pagetest"
 )
 
-// TestLighthouseBudget: an audit whose Lighthouse outlives the budget
-// ends with a *LighthouseBudgetError; it is killed, the endpoint it was
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// TestAuditBudget: an audit whose Lighthouse outlives the budget
+// ends with a *BudgetError; it is killed, the endpoint it was
 // given is closed, and the page answers again. Lighthouse's node is a
 // stand-in that records its arguments and stdin, and hangs; the
 // endpoint's secret is on its stdin, not in its arguments.
-func TestLighthouseBudget(t *testing.T) {
+func TestAuditBudget(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "node")
 	script := fmt.Sprintf("#!/bin/sh\necho $$ \"$@\" > %[1]s.tmp\ncat > %[2]s\nmv %[1]s.tmp %[1]s\nexec sleep 300\n", filepath.Join(dir, "args"), filepath.Join(dir, "stdin"))
@@ -37,8 +40,8 @@ func TestLighthouseBudget(t *testing.T) {
 	tab := b.NewTab(t)
 	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach, Relay: b.NewRelay})
 	t.Cleanup(func() { a.Stop(nil) })
-	url := serve(t, map[string]http.Handler{"/": browsertest.HTML("Audited", "<p>audited</p>")})
-	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url + "/"}); err != nil {
+	url := pagetest.Serve(t, map[string]http.Handler{"/": browsertest.HTML("Audited", "<p>audited</p>")})
+	if _, err := a.Navigate(pagetest.Ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url + "/"}); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
@@ -47,10 +50,10 @@ func TestLighthouseBudget(t *testing.T) {
 	const budget = 5 * time.Second
 	cctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err := a.Lighthouse(cctx, page.LighthouseOptions{Install: lighthouse.Install{Dir: dir, Node: bin}, Device: lighthouse.Devices["desktop"], Dir: out, Budget: budget})
-	var be *page.LighthouseBudgetError
+	_, err := lighthouse.Of(a).Audit(cctx, lighthouse.AuditOptions{Install: lighthouse.Install{Dir: dir, Node: bin}, Device: lighthouse.Devices["desktop"], Dir: out, Budget: budget})
+	var be *lighthouse.BudgetError
 	if !errors.As(err, &be) || be.Budget != budget {
-		t.Fatalf("Lighthouse with a hung CLI = %v, want a budget error", err)
+		t.Fatalf("Audit with a hung CLI = %v, want a budget error", err)
 	}
 	args, err := os.ReadFile(filepath.Join(dir, "args"))
 	if err != nil {
@@ -81,7 +84,7 @@ func TestLighthouseBudget(t *testing.T) {
 		t.Errorf("the CLI (pid %d) outlived the call", pid)
 	}
 	// The page answers again.
-	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url + "/"}); err != nil {
+	if _, err := a.Navigate(pagetest.Ctx(t), page.Navigation{Kind: page.NavigateURL, URL: url + "/"}); err != nil {
 		t.Errorf("the page after the audit: %v", err)
 	}
 }
