@@ -46,22 +46,7 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		t.Skip("lighthouse_audit needs the Lighthouse CLI on PATH (npm install -g lighthouse@12.8.2); it is not there")
 	}
 	t.Parallel()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/audit.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(lighthouseFixture))
-	})
-	mux.HandleFunc("/pixel.png", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(pixelPNG)
-	})
-	mux.HandleFunc("/other-agents-secret.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<!doctype html><title>other agent's page</title><p>private`))
-	})
-	mux.HandleFunc("/dialog.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(`<!doctype html><title>dialog</title><button onclick="alert('hello')">Alert</button>`))
-	})
-	site := browsertest.Serve(t, mux).URL
+	site := serveAuditSite(t)
 	work := t.TempDir()
 	cs := transporttest.Dial(t, &mcp.CommandTransport{Command: tabhivetest.Command(t, "--workspace", work, "--experimental-structured-content")})
 
@@ -86,9 +71,49 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		}
 	}
 
-	// The other tab is audited at the same time, on a phone, into the
-	// session's private directory: both audits run, and neither sees the
-	// other's page.
+	out := filepath.Join(work, "reports")
+	auditBothTabs(t, cs, site, out)
+	checkSnapshotAudit(t, cs, url)
+
+	// The page emulates its own viewport again, and still answers.
+	if size := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => innerWidth + 'x' + innerHeight"}); !strings.Contains(size, `"800x600"`) {
+		t.Errorf("after the audit the page's viewport is not its own 800x600:\n%s", size)
+	}
+	// The other tab still shows its own page.
+	if pages := transporttest.Must(t, cs, "list_pages", nil); !strings.Contains(pages, "other-agents-secret.html") {
+		t.Errorf("list_pages after the audit:\n%s", pages)
+	}
+	checkDialogRefusesAudit(t, cs, site)
+}
+
+// serveAuditSite serves the fixture, its image, another agent's page and
+// a page that opens an alert, and returns the site's URL.
+func serveAuditSite(t *testing.T) string {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/audit.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(lighthouseFixture))
+	})
+	mux.HandleFunc("/pixel.png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(pixelPNG)
+	})
+	mux.HandleFunc("/other-agents-secret.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<!doctype html><title>other agent's page</title><p>private`))
+	})
+	mux.HandleFunc("/dialog.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`<!doctype html><title>dialog</title><button onclick="alert('hello')">Alert</button>`))
+	})
+	return browsertest.Serve(t, mux).URL
+}
+
+// auditBothTabs audits the fixture (page 1, on a desktop, into out) and
+// the other tab (page 2, on a phone, into the session's private
+// directory) at the same time: both audits run, and neither sees the
+// other's page.
+func auditBothTabs(t *testing.T, cs *mcp.ClientSession, site, out string) {
+	t.Helper()
+	url := site + "/audit.html"
 	var other string
 	var otherErr bool
 	var otherFail error
@@ -97,7 +122,6 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		defer close(done)
 		other, otherErr, otherFail = tabhivetest.SlowCall(cs, "lighthouse_audit", map[string]any{"pageId": 2, "device": "mobile"})
 	}()
-	out := filepath.Join(work, "reports")
 	actx, cancel := context.WithTimeout(context.Background(), tabhivetest.SlowCallTimeout)
 	defer cancel()
 	res, err := cs.CallTool(actx, &mcp.CallToolParams{Name: "lighthouse_audit", Arguments: map[string]any{"pageId": 1, "device": "desktop", "outputDirPath": out}})
@@ -109,8 +133,28 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		t.Fatalf("lighthouse_audit failed:\n%s", got)
 	}
 	<-done
-	// With --experimental-structured-content, the result as upstream's
-	// lighthouseResult too.
+	checkStructuredResult(t, res, url)
+	if otherFail != nil || otherErr || !strings.Contains(other, "Device: mobile\nURL: "+site+"/other-agents-secret.html\n") {
+		t.Errorf("the other tab's audit, at the same time: %v %v\n%s", otherFail, otherErr, other)
+	}
+	if m := regexp.MustCompile(`### Reports\n- (\S+\.json)\n- (\S+\.html)`).FindStringSubmatch(other); m == nil {
+		t.Errorf("the other tab's audit names no reports:\n%s", other)
+	} else {
+		for _, p := range m[1:] {
+			b, err := os.ReadFile(p)
+			if err != nil || strings.Contains(string(b), "/audit.html") {
+				t.Errorf("the other tab's report %s: %v, or it names the first tab's page", p, err)
+			}
+		}
+	}
+	checkAuditReply(t, got, url, out)
+	checkReports(t, out, url)
+}
+
+// checkStructuredResult: with --experimental-structured-content, the
+// result as upstream's lighthouseResult too.
+func checkStructuredResult(t *testing.T, res *mcp.CallToolResult, url string) {
+	t.Helper()
 	var sc struct {
 		LighthouseResult struct {
 			Summary struct {
@@ -131,19 +175,13 @@ func TestLighthouseThroughBinary(t *testing.T) {
 		lr.Summary.Audits.Failed != len(lr.FailedAudits) || lr.Summary.Audits.Passed == 0 || len(lr.Reports) != 2 {
 		t.Errorf("structuredContent.lighthouseResult = %s", raw)
 	}
-	if otherFail != nil || otherErr || !strings.Contains(other, "Device: mobile\nURL: "+site+"/other-agents-secret.html\n") {
-		t.Errorf("the other tab's audit, at the same time: %v %v\n%s", otherFail, otherErr, other)
-	}
-	if m := regexp.MustCompile(`### Reports\n- (\S+\.json)\n- (\S+\.html)`).FindStringSubmatch(other); m == nil {
-		t.Errorf("the other tab's audit names no reports:\n%s", other)
-	} else {
-		for _, p := range m[1:] {
-			b, err := os.ReadFile(p)
-			if err != nil || strings.Contains(string(b), "/audit.html") {
-				t.Errorf("the other tab's report %s: %v, or it names the first tab's page", p, err)
-			}
-		}
-	}
+}
+
+// checkAuditReply: the fixture's audit reply lists the scores, the three
+// known failures with their elements, and the reports saved in out, and
+// names no other tab's page.
+func checkAuditReply(t *testing.T, got, url, out string) {
+	t.Helper()
 	for _, want := range []string{
 		"## Lighthouse audit results\nMode: navigation\nDevice: desktop\nURL: " + url + "\n### Category scores\n",
 		"(seo)\n", "(best-practices)\n",
@@ -168,8 +206,13 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	if strings.Contains(got, "other-agents-secret") {
 		t.Errorf("the reply names another tab's page:\n%s", got)
 	}
+}
 
-	raw, err = os.ReadFile(filepath.Join(out, "report.json"))
+// checkReports: report.json and report.html in out are the fixture's
+// audit, and name no other tab's page.
+func checkReports(t *testing.T, out, url string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,9 +241,12 @@ func TestLighthouseThroughBinary(t *testing.T) {
 			t.Errorf("%s names another tab's page", name)
 		}
 	}
+}
 
-	// Snapshot mode audits the page as it is, without reloading it: what
-	// a script left in the page is still there afterwards.
+// checkSnapshotAudit: snapshot mode audits the page as it is, without
+// reloading it: what a script left in the page is still there afterwards.
+func checkSnapshotAudit(t *testing.T, cs *mcp.ClientSession, url string) {
+	t.Helper()
 	transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => { window.__notReloaded = 'kept'; document.title = 'Changed by the agent' }"})
 	snap := transporttest.Must(t, cs, "lighthouse_audit", map[string]any{"pageId": 1, "mode": "snapshot"})
 	for _, want := range []string{"Mode: snapshot\nDevice: desktop\nURL: " + url + "\n", "- image-alt [accessibility, seo]: ", `button#noname"`, "### Reports\n- "} {
@@ -211,17 +257,12 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	if kept := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => window.__notReloaded + ' ' + document.title"}); !strings.Contains(kept, "kept Changed by the agent") {
 		t.Errorf("after a snapshot audit the page was reloaded: %s", kept)
 	}
+}
 
-	// The page emulates its own viewport again, and still answers.
-	if size := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": 1, "function": "() => innerWidth + 'x' + innerHeight"}); !strings.Contains(size, `"800x600"`) {
-		t.Errorf("after the audit the page's viewport is not its own 800x600:\n%s", size)
-	}
-	// The other tab still shows its own page.
-	if pages := transporttest.Must(t, cs, "list_pages", nil); !strings.Contains(pages, "other-agents-secret.html") {
-		t.Errorf("list_pages after the audit:\n%s", pages)
-	}
-
-	// A page with a dialog open is not audited: the usual sentence.
+// checkDialogRefusesAudit: a page with a dialog open is not audited: the
+// usual sentence.
+func checkDialogRefusesAudit(t *testing.T, cs *mcp.ClientSession, site string) {
+	t.Helper()
 	transporttest.Must(t, cs, "navigate_page", map[string]any{"pageId": 2, "url": site + "/dialog.html", "timeout": tabhivetest.PageLoadTimeout})
 	button := regexp.MustCompile(`uid=(\S+) button "Alert"`).FindStringSubmatch(transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": 2}))
 	if button == nil {
