@@ -2,7 +2,7 @@ package browser
 
 // Extensions' service workers. The supervisor gives each one it sees (a
 // service_worker target at a chrome-extension:// URL) an id, sw-1, sw-2,
-// ..., never reused, and a [page.Worker] actor: at once with
+// ..., never reused, and a [worker.Worker] actor: at once with
 // ExtensionWorkers, so that the worker's console is collected from its
 // start, else when first used. A worker that stops (Chrome ends an idle
 // extension worker) goes, and comes back under a new id when it restarts.
@@ -18,6 +18,7 @@ import (
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/worker"
 )
 
 // WorkerInfo is an extension's service worker.
@@ -30,7 +31,7 @@ type WorkerInfo struct {
 
 type workerEntry struct {
 	WorkerInfo
-	actor *page.Worker // nil until first needed without ExtensionWorkers
+	actor *worker.Worker // nil until first needed without ExtensionWorkers
 }
 
 // ErrNoWorker is returned for a service worker id that names no running
@@ -96,12 +97,12 @@ func (s *Supervisor) stopWorkers(cause error) {
 
 // spawnWorker starts e's actor on the current connection. Run goroutine
 // only.
-func (s *Supervisor) spawnWorker(e *workerEntry) *page.Worker {
+func (s *Supervisor) spawnWorker(e *workerEntry) *worker.Worker {
 	if e.actor != nil && e.actor.Err() == nil {
 		return e.actor
 	}
 	conn, targetID := s.conn, e.TargetID
-	e.actor = page.StartWorker(page.WorkerConfig{
+	e.actor = worker.Start(worker.Config{
 		ID:       e.ID,
 		TargetID: targetID,
 		Attach: func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error) {
@@ -138,11 +139,11 @@ func (s *Supervisor) Workers() []WorkerInfo {
 
 // Worker returns the actor of service worker id, starting it if need be,
 // or [ErrNoWorker].
-func (s *Supervisor) Worker(ctx context.Context, id string) (*page.Worker, error) {
+func (s *Supervisor) Worker(ctx context.Context, id string) (*worker.Worker, error) {
 	if err := s.Ensure(ctx); err != nil {
 		return nil, err
 	}
-	return actor.Ask(ctx, s.act, func(context.Context) (*page.Worker, error) {
+	return actor.Ask(ctx, s.act, func(context.Context) (*worker.Worker, error) {
 		(*supervisorEvents)(s).Apply()
 		for _, e := range s.workers {
 			if e.ID == id {

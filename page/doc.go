@@ -38,8 +38,9 @@
 // element of an out-of-process iframe, and streaming a reply, for
 // page/screenshot), host_webmcp.go (the dialog state
 // page/webmcp's invocations watch), host_lighthouse.go (the target and
-// the relay page/lighthouse's audit needs); and worker.go, the smaller actor of an extension's
-// service worker. Package
+// the relay page/lighthouse's audit needs); and host_worker.go (a thrown
+// exception's text, for page/worker, the smaller actor of an extension's
+// service worker). Package
 // page/internal/format formats CDP's JavaScript values, stack traces and
 // headers (JavaScript's own number and JSON rules are internal/jsfmt's);
 // page/snapshot builds snapshot trees; package page/js holds the

@@ -111,10 +111,6 @@ func (c *call) ResultLimit() int { return inlineResultLimit(c.s.replyLimit()) }
 // pending.
 func (c *call) Navigated(to string, pending []string) { c.r.navigatedTo, c.r.pending = to, pending }
 
-// Worker returns the actor of service worker id, or the sentence that
-// says it is not there.
-func (c *call) Worker(ctx context.Context, id string) (*page.Worker, error) { return c.worker(ctx, id) }
-
 // Isolated reports whether the call's session has a browser context of
 // its own.
 func (c *call) Isolated() bool { return c.sess.isolated != "" }

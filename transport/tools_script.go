@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tabhive/tabhive/browser/extensions"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/transport/sandbox"
 )
@@ -97,6 +98,56 @@ func runEvaluate(ctx context.Context, c *call, a *evaluateArgs) error {
 	c.r.navigatedTo = res.NavigatedTo
 	c.r.pending, c.r.unfollowed = res.Pending, res.Unfollowed
 	c.r.state(res.State)
+	return nil
+}
+
+// checkWorkerTarget refuses an evaluate_script that names both a page and a
+// service worker, element arguments for a worker, and, where pages are
+// routed and workers offered, a call that names neither.
+func (c *call) checkWorkerTarget(a *evaluateArgs) error {
+	surface := c.s.cfg.Surface
+	switch {
+	case a.ServiceWorkerID != "" && c.pageGiven:
+		return errors.New("specify either a pageId or a serviceWorkerId.")
+	case a.ServiceWorkerID != "" && len(a.Args) > 0:
+		return errors.New("args (element uids) cannot be used when evaluating in a service worker.")
+	case a.ServiceWorkerID == "" && !c.pageGiven && surface.PageIDRouting && surface.Category("extensions"):
+		return errors.New("specify either a pageId or a serviceWorkerId.")
+	}
+	return nil
+}
+
+// runWorkerEvaluate runs evaluate_script in an extension's service worker
+// (serviceWorkerId).
+func runWorkerEvaluate(ctx context.Context, c *call, a *evaluateArgs, source string) error {
+	w, err := extensions.Worker(ctx, c, a.ServiceWorkerID)
+	if err != nil {
+		return err
+	}
+	limit := inlineResultLimit(c.s.replyLimit())
+	if a.FilePath != "" {
+		limit = maxResultFile
+	}
+	res, err := w.Evaluate(ctx, source, a.Format, limit)
+	if err != nil {
+		var te *page.ScriptTimeoutError
+		if errors.As(err, &te) {
+			return &scriptTimeout{budget: c.budget}
+		}
+		return err
+	}
+	if a.FilePath != "" {
+		path, err := c.sandbox(ctx).WriteFile(a.FilePath, []byte(res.JSON), ".json")
+		if err != nil {
+			return err
+		}
+		c.r.line("Script ran on page. Output saved to %s.", path)
+		return nil
+	}
+	c.r.lines = append(c.r.lines, "Script ran on page and returned:", "```json", res.JSON, "```")
+	if res.Cut {
+		c.r.line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
+	}
 	return nil
 }
 

@@ -9,7 +9,9 @@
 // caller's goroutine. This package keeps no state and starts no goroutine;
 // it checks what a session may ask for (an extension's directory against
 // the session's sandbox, the whole browser against an isolated session)
-// and words the browser's answers.
+// and words the browser's answers. [Worker] finds an extension's service
+// worker for the tools that take a serviceWorkerId (evaluate_script,
+// list_console_messages), under the same rule.
 package extensions
 
 import (

@@ -20,8 +20,8 @@
 //
 // The tools (tools.go) and their reply text (render.go) follow
 // chrome-devtools-mcp 1.11. An extension's service worker has a console
-// of its own, collected by [page.Worker]; list_console_messages with
-// serviceWorkerId lists it.
+// of its own, collected by its actor (page/worker);
+// list_console_messages with serviceWorkerId lists it.
 //
 // Goroutines: none of its own. The slice's state is the page's run
 // goroutine's; [Slice.Enable] runs on the Await goroutine of the page's

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/tabhive/tabhive/browser/extensions"
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/transport/tool"
 )
@@ -68,7 +69,7 @@ func runListConsole(ctx context.Context, c tool.Call, a *consoleListArgs) error 
 	opts := pageOptions(a.PageSize, a.PageIdx)
 	if a.ServiceWorkerID != "" {
 		// A service worker's console, since it was attached.
-		w, err := c.Worker(ctx, a.ServiceWorkerID)
+		w, err := extensions.Worker(ctx, c, a.ServiceWorkerID)
 		if err != nil {
 			return err
 		}

@@ -127,10 +127,6 @@ type Call interface {
 	// the page's state, and the snapshot taken after it, or with diff
 	// what changed since the agent's previous snapshot of the page.
 	Acted(ctx context.Context, res page.InputResult, diff bool, line string)
-	// Worker returns the actor of the extension service worker id (as
-	// the page list names it), or the sentence that says it is not there
-	// or that extensions are off.
-	Worker(ctx context.Context, id string) (*page.Worker, error)
 	// Isolated reports whether the call's session has a browser context
 	// of its own (--isolate-sessions), from which what belongs to the
 	// whole browser (extensions, installed web apps) is out of reach.

@@ -1,18 +1,20 @@
-package page
-
-// Worker drives one service worker target (an extension's background
-// service worker): its console, collected from the moment it is attached,
-// and scripts run in it (evaluate_script's serviceWorkerId). It is an actor
-// as a page is, much smaller: one CDP session with Runtime enabled, a
-// console collector, and no frames, snapshots, dialogs or emulation.
+// Package worker drives one service worker target (an extension's
+// background service worker): its console, collected from the moment it is
+// attached, and scripts run in it (evaluate_script's serviceWorkerId). A
+// [Worker] is an actor as a page is, much smaller: one CDP session with
+// Runtime enabled, a console collector, and no frames, snapshots, dialogs
+// or emulation. The supervisor starts one per extension service worker it
+// sees (browser/workers.go); the tools find it through
+// browser/extensions.Worker.
 //
-// Goroutines: the run goroutine (package actor), started by [StartWorker],
-// which attaches and enables Runtime (init), then runs messages one at a
-// time, applying the session's events between and during them; the Await
+// Goroutines: the run goroutine (package actor), started by [Start], which
+// attaches and enables Runtime (init), then runs messages one at a time,
+// applying the session's events between and during them; the Await
 // goroutines of its CDP exchanges; and the script call of Evaluate, which
 // runs under a context of its own so that a script past its deadline can
 // be stopped (Runtime.terminateExecution) and its call left to finish.
 // [Worker.Stop] ends them all; the session closes on the way out.
+package worker
 
 import (
 	"context"
@@ -29,12 +31,13 @@ import (
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/collectors"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/internal/format"
 	"github.com/tabhive/tabhive/page/js"
 )
 
-// WorkerConfig describes the worker target a [Worker] drives.
-type WorkerConfig struct {
+// Config describes the worker target a [Worker] drives.
+type Config struct {
 	// ID is the worker id agents use (sw-1, ...).
 	ID string
 	// TargetID is Chrome's target id.
@@ -70,9 +73,9 @@ var workerEvents = map[string]bool{
 	"Runtime.exceptionThrown":  true,
 }
 
-// StartWorker spawns the actor of a service worker. It returns at once;
+// Start spawns the actor of a service worker. It returns at once;
 // attaching happens on the actor's goroutine.
-func StartWorker(cfg WorkerConfig) *Worker {
+func Start(cfg Config) *Worker {
 	w := &Worker{
 		id:      cfg.ID,
 		attach:  cfg.Attach,
@@ -109,7 +112,7 @@ func (w *Worker) init(ctx context.Context) error {
 	defer cancel()
 	conn, err := w.attach(ctx, cdpconn.Options{Keep: func(m string) bool { return workerEvents[m] }, Ready: w.ready})
 	if err != nil {
-		return fmt.Errorf("%w (%w)", ErrDisconnected, err)
+		return fmt.Errorf("%w (%w)", page.ErrDisconnected, err)
 	}
 	w.conn, w.c = conn, conn.Client
 	// A worker attached while it waits for a debugger would stay paused;
@@ -161,15 +164,15 @@ func (w *Worker) ConsoleMessages(ctx context.Context, types []string) ([]collect
 }
 
 // Evaluate runs a script in the worker and returns its result, as
-// [Actor.Evaluate] does for a page: format "function" (the default) calls
+// [page.Actor.Evaluate] does for a page: format "function" (the default) calls
 // a function declaration, "script" evaluates classic script text; the
 // result's JSON is cut past maxResult bytes. A script still running when
 // ctx ends is terminated.
-func (w *Worker) Evaluate(ctx context.Context, source, fmtName string, maxResult int) (ScriptResult, error) {
+func (w *Worker) Evaluate(ctx context.Context, source, fmtName string, maxResult int) (page.ScriptResult, error) {
 	if maxResult <= 0 {
-		maxResult = DefaultMaxResult
+		maxResult = page.DefaultMaxResult
 	}
-	return actor.Ask(ctx, w.act, func(ctx context.Context) (ScriptResult, error) {
+	return actor.Ask(ctx, w.act, func(ctx context.Context) (page.ScriptResult, error) {
 		run := "(\n" + source + "\n)()"
 		if fmtName == "script" {
 			b, _ := json.Marshal(source)
@@ -205,21 +208,21 @@ func (w *Worker) Evaluate(ctx context.Context, source, fmtName string, maxResult
 			case <-tctx.Done():
 			}
 			tcancel()
-			return ScriptResult{}, &ScriptTimeoutError{Terminated: true}
+			return page.ScriptResult{}, &page.ScriptTimeoutError{Terminated: true}
 		}
 		if err := <-done; err != nil {
-			return ScriptResult{}, err
+			return page.ScriptResult{}, err
 		}
 		if r.ExceptionDetails != nil {
-			return ScriptResult{}, &ScriptError{Msg: exceptionText(r.ExceptionDetails)}
+			return page.ScriptResult{}, &page.ScriptError{Msg: page.ExceptionText(r.ExceptionDetails)}
 		}
 		var b struct {
 			JSON string `json:"json"`
 			Size int64  `json:"size"`
 		}
 		if err := json.Unmarshal(r.Result.Value, &b); err != nil {
-			return ScriptResult{}, fmt.Errorf("read the worker's result: %w", err)
+			return page.ScriptResult{}, fmt.Errorf("read the worker's result: %w", err)
 		}
-		return ScriptResult{JSON: b.JSON, Size: b.Size, Cut: int64(len(b.JSON)) < b.Size}, nil
+		return page.ScriptResult{JSON: b.JSON, Size: b.Size, Cut: int64(len(b.JSON)) < b.Size}, nil
 	})
 }
