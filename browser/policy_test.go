@@ -16,6 +16,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 )
 
 // refuse is a policy that refuses every URL containing "forbidden", and
@@ -190,7 +191,7 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: top.URL + "/"}); err != nil {
 		t.Fatalf("Navigate to an allowed page = %v", err)
 	}
-	snap, err := a.Snapshot(ctx(t), false)
+	snap, err := axsnapshot.Take(ctx(t), a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	// page instead of the link.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		snap, err := a.Snapshot(ctx(t), false)
+		snap, err := axsnapshot.Take(ctx(t), a, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -323,9 +324,9 @@ document.head.append(s); return HTMLScriptElement.supports('speculationrules') }
 	if _, err := a.Evaluate(ctx(t), page.Script{Source: `() => { location.href = '/forbidden-prerender'; return 1 }`}); err != nil {
 		t.Fatal(err)
 	}
-	var snap page.Snapshot
+	var snap axsnapshot.Snapshot
 	for deadline := time.Now().Add(15 * time.Second); ; {
-		snap, err = a.Snapshot(ctx(t), false)
+		snap, err = axsnapshot.Take(ctx(t), a, false)
 		if err == nil && !strings.Contains(snap.Text, `"Speculating"`) {
 			break
 		}

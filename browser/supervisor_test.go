@@ -15,6 +15,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -101,7 +102,7 @@ func TestPopupGetsItsOwnActor(t *testing.T) {
 	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := a.Snapshot(ctx(t), false)
+	snap, err := axsnapshot.Take(ctx(t), a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestPopupGetsItsOwnActor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := pa.Snapshot(ctx(t), false)
+	ps, err := axsnapshot.Take(ctx(t), pa, false)
 	if err != nil || !strings.Contains(ps.Text, "I am the popup") {
 		t.Fatalf("popup snapshot = %q, %v", ps.Text, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 )
 
 // benchClick measures Click on a button of the given page, as an agent's
@@ -25,7 +26,7 @@ func benchClick(b *testing.B, body string) {
 	if _, err := a.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: srv.URL + "/"}); err != nil {
 		b.Fatal(err)
 	}
-	s, err := a.Snapshot(ctx, false)
+	s, err := axsnapshot.Take(ctx, a, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,16 +24,17 @@
 // applies the page's CDP events; errors.go declares the errors methods
 // return. Then a file per capability: navigate.go, input.go (click, hover,
 // keys), fill.go, drag.go, dialog.go, wait.go (the post-action
-// waiter, which page/input reaches through host_input.go, and wait_for), tracker.go (the tracker every document gets at its
-// start, which the waiter and evaluate.go use), evaluate.go, load.go; snapshot.go with walker.go (the in-page walker),
-// axtree.go (verbose snapshots), snapshot_view.go (the parts take_snapshot
-// prints: uid, depth, query, inViewport) and uid.go (uid resolution);
+// waiter, which page/input reaches through host_input.go), tracker.go (the tracker every document gets at its
+// start, which the waiter and evaluate.go use), evaluate.go, load.go; uid.go
+// (uid resolution against the latest snapshot, which page/axsnapshot
+// takes);
 // oopif.go (out-of-process iframes: their sessions, and placing their
 // elements in the page); host_route.go (what
 // page/route, the request routes, needs of the core, and the Explainer
 // that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
-// host_snapshot.go (uid resolution and the latest snapshot, for
+// host_snapshot.go (the latest snapshot, which page/axsnapshot sets and
+// takes for the core through [SnapshotTaker], and uid resolution for
 // capabilities such as page/styles), host_screenshot.go (placing an
 // element of an out-of-process iframe, and streaming a reply, for
 // page/screenshot), host_webmcp.go (the dialog state
@@ -43,8 +44,9 @@
 // service worker). Package
 // page/internal/format formats CDP's JavaScript values, stack traces and
 // headers (JavaScript's own number and JSON rules are internal/jsfmt's);
-// page/snapshot builds snapshot trees; package page/js holds the
-// page-side scripts, one file each.
+// page/snapshot builds snapshot trees; page/internal/walker calls the
+// in-page walker; package page/js holds the page-side scripts, one file
+// each.
 //
 // # Capabilities
 //

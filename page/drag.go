@@ -10,6 +10,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/js"
 )
 
@@ -179,7 +180,7 @@ func watchDragStart(ctx context.Context, from elementRef) func(context.Context) 
 	if from.node == nil || from.node.Ref.IsZero() {
 		return no
 	}
-	el, err := refObject(ctx, from.c, from.node.Ref)
+	el, err := walker.Object(ctx, from.c, from.node.Ref)
 	if err != nil {
 		return no
 	}

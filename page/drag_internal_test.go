@@ -30,7 +30,7 @@ func TestDragStartProbe(t *testing.T) {
 		t.Run(tc.source, func(t *testing.T) {
 			t.Parallel()
 			a := testActor(t, top.URL+"/")
-			s, err := a.Snapshot(shotCtx(t), false)
+			s, err := snapshotOf(shotCtx(t), a, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ window.Promise = function () { throw new Error('no promises here') };
 	if err := a.BringToFront(shotCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	s, err := a.Snapshot(shotCtx(t), false)
+	s, err := snapshotOf(shotCtx(t), a, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,23 @@
 package page
 
-// What capabilities need of the page's latest snapshot: a uid's node, the
-// backend node id CDP commands act on, and the walker's DOM nodes as
-// remote objects.
+// The page's latest snapshot and its uids are the core's: every element
+// tool (input, evaluate's arguments, screenshots, styles) resolves uids
+// against it. The snapshot capability (page/axsnapshot) takes snapshots
+// and sets the latest through [Host.SetSnapshot]; the core takes one
+// after an action through the [SnapshotTaker] it registered. What
+// capabilities need of the latest snapshot: a uid's node, the backend
+// node id CDP commands act on, and the walker's DOM nodes as remote
+// objects (page/internal/walker).
 
 import (
 	"context"
+	"errors"
 
 	"github.com/mafredri/cdp/protocol/dom"
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -24,7 +31,7 @@ func IsNodeGone(err error) bool { return isNodeGone(err) }
 
 // WalkerError is the error of an exception one of the page's own scripts
 // threw: a bug of ours, not of the page, reported with its stack.
-func WalkerError(e *runtime.ExceptionDetails) error { return walkerError(e) }
+func WalkerError(e *runtime.ExceptionDetails) error { return walker.Error(e) }
 
 // Resolve finds the node uid names in the latest snapshot, checked against
 // its frame's current document: a [*UIDError] for a uid the snapshot
@@ -44,6 +51,78 @@ func (h *Host) BackendNodeID(ctx context.Context, n *snapshot.Node) (dom.Backend
 // the first. Its nodes are the run goroutine's: read them there only.
 func (h *Host) Snapshot() *snapshot.Node { return h.a.snap }
 
+// SetSnapshot makes root the page's latest snapshot, the one uids resolve
+// against, giving its nodes their uids (a node keeps its uid from one
+// snapshot to the next); nil forgets the latest. It returns the
+// snapshot's sequence number: of two snapshots of the page, the later has
+// the larger (the previous one's when root is nil).
+func (h *Host) SetSnapshot(root *snapshot.Node) (seq int64) {
+	if root == nil {
+		h.a.snap, h.a.uids = nil, nil
+		return h.a.ids.Last()
+	}
+	h.a.uids = h.a.ids.Assign(root)
+	h.a.snap = root
+	return h.a.ids.Last()
+}
+
+// FrameInfo is what a snapshot reads of one of the page's frames.
+type FrameInfo struct {
+	ID, Parent, LoaderID string
+	// Scripted reports that the frame's document has its default
+	// execution context.
+	Scripted bool
+}
+
+// Frames lists the page's frames, out-of-process ones included, the main
+// frame first.
+func (h *Host) Frames() []FrameInfo {
+	a := h.a
+	frames := make([]FrameInfo, 0, len(a.frames))
+	info := func(f *frame) FrameInfo {
+		return FrameInfo{ID: f.id, Parent: f.parent, LoaderID: f.loaderID, Scripted: f.context != 0}
+	}
+	if f := a.frames[a.mainFrame]; f != nil {
+		frames = append(frames, info(f))
+	}
+	for _, f := range a.frames {
+		if f.id != a.mainFrame {
+			frames = append(frames, info(f))
+		}
+	}
+	return frames
+}
+
+// A SnapshotTaker is the [Slice] that takes the page's snapshots and
+// makes each the latest ([Host.SetSnapshot]); the core asks it for the
+// default snapshot an input action ends with. TakeSnapshot runs on the
+// run goroutine and returns the snapshot's text.
+type SnapshotTaker interface {
+	TakeSnapshot(ctx context.Context, verbose bool) (string, error)
+}
+
+// takeSnapshot takes a snapshot of the page through the capability that
+// takes them. It runs on the run goroutine.
+func (a *Actor) takeSnapshot(ctx context.Context, verbose bool) (string, error) {
+	for _, sl := range a.slices {
+		if t, ok := sl.(SnapshotTaker); ok {
+			return t.TakeSnapshot(ctx, verbose)
+		}
+	}
+	return "", errors.New("snapshot: no capability takes snapshots (page/axsnapshot is not linked in)")
+}
+
+// Within returns a context that ends some headroom before ctx does, for a
+// wait whose running out must be told from the call's: a tenth of what
+// is left, 20 ms to 250 ms.
+func Within(ctx context.Context) (context.Context, context.CancelFunc) { return within(ctx) }
+
+// ChildBudget returns a context for work in an out-of-process iframe that
+// ends when three quarters of ctx's remaining time have passed, so that a
+// frame whose renderer hangs is left out while the page's own work still
+// returns in time.
+func ChildBudget(ctx context.Context) (context.Context, context.CancelFunc) { return childBudget(ctx) }
+
 // ApplyEvents applies the events the page's sessions have queued, the
 // slices' included: what Chrome announced before it answered a call.
 func (h *Host) ApplyEvents() { h.a.drainEvents() }
@@ -53,7 +132,7 @@ func (h *Host) ApplyEvents() { h.a.drainEvents() }
 // in which the walker's nodes ([Session.RefObject]) live. Safe from any
 // goroutine.
 func (s *Session) SnapshotWorld(ctx context.Context, frameID string) (runtime.ExecutionContextID, error) {
-	w, err := s.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(frameID)).SetWorldName(snapshotWorld))
+	w, err := s.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(frameID)).SetWorldName(walker.World))
 	if err != nil {
 		return 0, err
 	}
@@ -64,7 +143,7 @@ func (s *Session) SnapshotWorld(ctx context.Context, frameID string) (runtime.Ex
 // the walker's isolated world, or [ErrNodeGone]. The caller releases it
 // ([Session.ReleaseObject]). Safe from any goroutine.
 func (s *Session) RefObject(ctx context.Context, ref snapshot.Ref) (runtime.RemoteObjectID, error) {
-	return refObject(ctx, s.c, ref)
+	return walker.Object(ctx, s.c, ref)
 }
 
 // ReleaseObject frees a remote object, under a second of its own even if

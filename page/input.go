@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page/internal/keys"
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
@@ -31,7 +32,7 @@ const actionabilityTimeout = 5 * time.Second
 var errNotInteractive = errors.New("the element did not become interactive")
 
 // errNodeGone is the cause of a [*UIDError] for a node that left the DOM.
-var errNodeGone = errors.New("the node left the page")
+var errNodeGone = walker.ErrNodeGone
 
 // InputOptions are the options every input tool shares.
 type InputOptions struct {
@@ -296,7 +297,7 @@ func (a *Actor) finishInput(ctx context.Context, res ActionResult, err error, op
 		return out, err
 	}
 	if opts.IncludeSnapshot && a.dialog == nil {
-		text, err := a.snapshot(ctx, false)
+		text, err := a.takeSnapshot(ctx, false)
 		if err != nil {
 			return out, err
 		}

@@ -12,7 +12,7 @@ package page
 //
 // Everything else follows from that: the walker walks each frame in its
 // session and hangs the frame's tree under its <iframe> in its parent's
-// (walker.go); a uid resolves in its frame's session (uid.go); input
+// (page/axsnapshot); a uid resolves in its frame's session (uid.go); input
 // events go to the page's session, which Chrome routes to the frame under
 // the point, at the element's position shifted by the offsets of the
 // out-of-process <iframe>s above it (offset, below); wait_for, the
@@ -40,6 +40,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/js"
 )
 
@@ -423,7 +424,7 @@ func painted(ctx context.Context, frames ...frameClient) int {
 		seen[f.c] = true
 		g.Go(func() error {
 			w, err := f.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(f.frameID)).
-				SetWorldName(snapshotWorld))
+				SetWorldName(walker.World))
 			if err != nil {
 				return nil
 			}

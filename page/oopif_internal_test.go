@@ -37,7 +37,7 @@ func TestOOPIFHoverKeysDrag(t *testing.T) {
 	if _, err := a.Navigate(shotCtx(t), Navigation{Kind: NavigateURL, URL: top.URL + "/"}); err != nil {
 		t.Fatalf("Navigate = %v", err)
 	}
-	s0, err := a.Snapshot(shotCtx(t), false)
+	s0, err := snapshotOf(shotCtx(t), a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestOOPIFHoverKeysDrag(t *testing.T) {
 	if _, err := a.Drag(shotCtx(t), uids[2], uids[3], InputOptions{}); err != nil {
 		t.Fatalf("Drag = %v", err)
 	}
-	s, err := a.Snapshot(shotCtx(t), false)
+	s, err := snapshotOf(shotCtx(t), a, false)
 	if err != nil {
 		t.Fatal(err)
 	}

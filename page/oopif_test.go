@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 )
@@ -159,7 +160,7 @@ func TestOOPIFEvaluateElement(t *testing.T) {
 func TestOOPIFWaitForText(t *testing.T) {
 	t.Parallel()
 	a := open(t, nestedFrames(t))
-	res, err := a.WaitForText(ctx(t), []string{"never there", "Deep late text"}, 10*time.Second)
+	res, err := axsnapshot.WaitForText(ctx(t), a, []string{"never there", "Deep late text"}, 10*time.Second)
 	if err != nil {
 		t.Fatalf("WaitForText = %v", err)
 	}
@@ -360,7 +361,7 @@ func TestOOPIFHungFrame(t *testing.T) {
 		// work home on a loaded machine too.
 		c, cancel := context.WithTimeout(ctx(t), 8*time.Second)
 		defer cancel()
-		s, err := a.Snapshot(c, false)
+		s, err := axsnapshot.Take(c, a, false)
 		if err != nil {
 			t.Fatalf("Snapshot with a hung frame = %v", err)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/pagetest"
 )
 
@@ -31,7 +31,7 @@ func serve(t *testing.T, routes map[string]http.Handler) string { return pagetes
 
 func snap(t *testing.T, a *page.Actor) string {
 	t.Helper()
-	s, err := a.Snapshot(ctx(t), false)
+	s, err := axsnapshot.Take(ctx(t), a, false)
 	if err != nil {
 		t.Fatalf("Snapshot = %v", err)
 	}
@@ -197,74 +197,6 @@ func TestPushStateReportsNavigation(t *testing.T) {
 	}
 }
 
-func TestWaitForTextInIframe(t *testing.T) {
-	t.Parallel()
-	base := serve(t, map[string]http.Handler{
-		"/":      browsertest.HTML("Outer", `<p>Outer text</p><iframe src="/inner"></iframe>`),
-		"/inner": browsertest.HTML("Inner", `<p id=p></p><script>setTimeout(() => p.textContent = 'Hello from the frame', 300)</script>`),
-	})
-	a := open(t, base+"/")
-	res, err := a.WaitForText(ctx(t), []string{"not there", "Hello from the frame"}, 5*time.Second)
-	if err != nil {
-		t.Fatalf("WaitForText = %v", err)
-	}
-	if res.Found != "Hello from the frame" {
-		t.Errorf("Found = %q", res.Found)
-	}
-	if !strings.Contains(res.Snapshot, `"Hello from the frame"`) {
-		t.Errorf("snapshot lacks the iframe's text:\n%s", res.Snapshot)
-	}
-	start := time.Now()
-	_, err = a.WaitForText(ctx(t), []string{"never"}, 500*time.Millisecond)
-	var te *page.TimeoutError
-	if !errors.As(err, &te) {
-		t.Fatalf("WaitForText(missing) = %v, want TimeoutError", err)
-	}
-	// Far below the 20 s the call could run to if the budget were ignored,
-	// and generous for a loaded machine; and no shorter than the wait the
-	// error reports.
-	if took := time.Since(start); took > 5*time.Second || took < 500*time.Millisecond {
-		t.Errorf("WaitForText with a 500ms budget took %v", took)
-	}
-	if te.Budget != "500ms" {
-		t.Errorf("TimeoutError.Budget = %q, want 500ms", te.Budget)
-	}
-}
-
-// A page that replaces what a text search uses — String and Array methods,
-// MutationObserver, timers — can neither make wait_for see a text that is
-// not there nor keep it from seeing one that arrives.
-func TestWaitForTextOnAHostilePage(t *testing.T) {
-	t.Parallel()
-	base := serve(t, map[string]http.Handler{
-		"/": browsertest.HTML("Hostile", `<p>Here now</p><script>
-			const later = setTimeout;
-			later(() => document.body.append('Arrived late'), 400);
-			String.prototype.includes = () => true;
-			String.prototype.replace = function () { return 'Never there'; };
-			String.prototype.trim = function () { return 'Never there'; };
-			Array.prototype.indexOf = () => 0;
-			Array.prototype.map = function () { return ['Never there']; };
-			window.MutationObserver = function () { this.observe = () => {}; this.disconnect = () => {}; };
-			window.setInterval = () => 0;
-			window.setTimeout = () => 0;
-			window.clearTimeout = () => {};
-			window.clearInterval = () => {};
-			window.Promise = function () {};
-		</script>`),
-	})
-	a := open(t, base+"/")
-	_, err := a.WaitForText(ctx(t), []string{"Never there"}, time.Second)
-	var te *page.TimeoutError
-	if !errors.As(err, &te) {
-		t.Fatalf("WaitForText(a text that is not there) = %v, want TimeoutError", err)
-	}
-	res, err := a.WaitForText(ctx(t), []string{"Arrived late"}, 10*time.Second)
-	if err != nil || res.Found != "Arrived late" {
-		t.Fatalf("WaitForText(a text that arrives) = %q, %v", res.Found, err)
-	}
-}
-
 func TestFillAndPressKey(t *testing.T) {
 	t.Parallel()
 	base := serve(t, map[string]http.Handler{
@@ -335,11 +267,11 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 		t.Errorf("click that opened an alert took %v", took)
 	}
 	var de *page.DialogError
-	if _, err := a.Snapshot(ctx(t), false); !errors.As(err, &de) {
+	if _, err := axsnapshot.Take(ctx(t), a, false); !errors.As(err, &de) {
 		t.Fatalf("Snapshot with a dialog open = %v, want DialogError", err)
 	}
 	// The other page is not affected.
-	if _, err := b.Snapshot(ctx(t), false); err != nil {
+	if _, err := axsnapshot.Take(ctx(t), b, false); err != nil {
 		t.Fatalf("other page's snapshot = %v", err)
 	}
 	if _, err := a.HandleDialog(ctx(t), true, ""); err != nil {
@@ -373,33 +305,5 @@ func TestClickInIframe(t *testing.T) {
 	}
 	if got := snap(t, a); !strings.Contains(got, `button "Frame clicked"`) {
 		t.Fatalf("click did not reach the button inside the iframe:\n%s", got)
-	}
-}
-
-// TestSnapshotParity holds a snapshot against chrome-devtools-mcp 1.11's
-// text for the same page (testdata/parity.golden, recorded from it on
-// 2026-11-29 with uids of a first snapshot).
-func TestSnapshotParity(t *testing.T) {
-	t.Parallel()
-	html, err := os.ReadFile("testdata/parity.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := os.ReadFile("testdata/parity.golden")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := serve(t, map[string]http.Handler{"/": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Write(html)
-	})})
-	a := open(t, base+"/")
-	got := snap(t, a)
-	// Snapshot ids are process-wide; make this page's first one read 1_.
-	first := regexp.MustCompile(`^uid=(\d+)_`).FindStringSubmatch(got)
-	got = strings.ReplaceAll(got, "uid="+first[1]+"_", "uid=1_")
-	want := strings.ReplaceAll(string(golden), "BASE", base)
-	if got != want {
-		t.Errorf("snapshot differs from chrome-devtools-mcp's:\n--- got\n%s--- want\n%s", got, want)
 	}
 }

@@ -76,7 +76,7 @@ func TestTrackerStopsOnEveryPath(t *testing.T) {
 	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: site.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := a.Snapshot(ctx, false)
+	s, err := snapshotOf(ctx, a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestTrackerLateOnSabotagedPage(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage))
 	a := predating(t, site.URL+"/")
 	ctx := trackerCtx(t)
-	s, err := a.Snapshot(ctx, false)
+	s, err := snapshotOf(ctx, a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestTrackerAtDocumentStart(t *testing.T) {
 	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: site.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := a.Snapshot(ctx, false)
+	s, err := snapshotOf(ctx, a, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestTrackerAtDocumentStart(t *testing.T) {
 	if err != nil || res.Unfollowed != "" {
 		t.Fatalf("click = %+v, %v", res, err)
 	}
-	if s, _ := a.Snapshot(ctx, false); !strings.Contains(s.Text, `"done"`) {
+	if s, _ := snapshotOf(ctx, a, false); !strings.Contains(s.Text, `"done"`) {
 		t.Errorf("the click's effect is not in the snapshot taken after it:\n%s", s.Text)
 	}
 	r, err := a.Evaluate(ctx, Script{Source: `() => ({ one: 1 })`})

@@ -13,6 +13,7 @@ import (
 	"github.com/mafredri/cdp/protocol/dom"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -124,7 +125,7 @@ func (a *Actor) nodeIDs(ctx context.Context, ns []*snapshot.Node) ([]dom.Backend
 
 // lookupRef finds the backend node id of the DOM node a walker ref names.
 func lookupRef(ctx context.Context, c *cdp.Client, ref snapshot.Ref) (dom.BackendNodeID, error) {
-	obj, err := refObject(ctx, c, ref)
+	obj, err := walker.Object(ctx, c, ref)
 	if err != nil {
 		return 0, err
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp"
-	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/page/js"
@@ -525,124 +524,10 @@ func jsonArg(v any) (runtime.CallArgument, error) {
 // [Actor.Timeouts]), as upstream.
 const DefaultWaitForTimeout = 5 * time.Second
 
-// WaitForResult reports which text appeared, with the snapshot taken then.
-type WaitForResult struct {
-	Found    string
-	Snapshot string
-	State
-}
-
-// WaitForText waits until any of texts appears in any frame of the page,
-// then takes a snapshot. It fails with a [*TimeoutError] after timeout (0
-// means the page's current default, [Actor.Timeouts]).
-func (a *Actor) WaitForText(ctx context.Context, texts []string, timeout time.Duration) (WaitForResult, error) {
-	if timeout <= 0 {
-		timeout = a.Timeouts().WaitFor
-	}
-	return ask(ctx, a, func(ctx context.Context) (WaitForResult, error) {
-		var res WaitForResult
-		// The headroom comes off the call's deadline, not off timeout:
-		// the reply says the wait lasted timeout, so it must.
-		wctx, cancel := within(ctx)
-		defer cancel()
-		wctx, cancel2 := context.WithTimeout(wctx, timeout)
-		defer cancel2()
-		for {
-			if err := a.needRenderer(); err != nil {
-				return res, err
-			}
-			var frames []textFrame
-			for _, f := range a.frames {
-				if f.context != 0 {
-					frames = append(frames, textFrame{c: a.sessionOf(f.id).c, id: f.id})
-				}
-			}
-			// Wait in slices, so that frames created meanwhile join in.
-			slice := time.Second
-			if dl, ok := wctx.Deadline(); ok {
-				slice = min(slice, time.Until(dl))
-			}
-			var found atomic.Pointer[string]
-			err := a.call(wctx, func(ctx context.Context) error {
-				return findText(ctx, frames, texts, slice, &found)
-			})
-			if p := found.Load(); p != nil && err == nil {
-				res.Found = *p
-				break
-			}
-			if _, isDialog := errDialog(err); isDialog || errors.Is(err, ErrCrashed) || ctx.Err() != nil {
-				return res, err
-			}
-			if wctx.Err() != nil {
-				// In milliseconds, as chrome-devtools-mcp says it.
-				return res, &TimeoutError{What: "waiting for text", Budget: fmt.Sprintf("%dms", timeout.Milliseconds())}
-			}
-		}
-		text, err := a.snapshot(ctx, false)
-		res.Snapshot, res.State = text, a.state()
-		return res, err
-	})
-}
-
 // scriptContext is an execution context and the client of the session it
 // lives in: context ids are per renderer, so out-of-process iframes'
 // contexts are reached through their own sessions.
 type scriptContext struct {
 	c  *cdp.Client
 	id runtime.ExecutionContextID
-}
-
-// textFrame is a frame wait_for looks in, and the client of the session
-// that reaches it (out-of-process iframes have their own).
-type textFrame struct {
-	c  *cdp.Client
-	id string
-}
-
-// findText runs js.FindText in each frame at once and stores the first text
-// found. It runs in the frames' isolated world, where the page's scripts
-// cannot replace what it uses (MutationObserver, timers, String methods)
-// to make it miss a text, see one that is not there, or never return; it
-// sees the same DOM. Frames that disappear (a navigation) are skipped.
-func findText(ctx context.Context, frames []textFrame, texts []string, wait time.Duration, found *atomic.Pointer[string]) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	textsArg, err := jsonArg(texts)
-	if err != nil {
-		return err
-	}
-	msArg, _ := jsonArg(wait.Milliseconds())
-	done := make(chan struct{}, len(frames))
-	for _, f := range frames {
-		go func() { // each ends when its calls return; cancel bounds them
-			defer func() { done <- struct{}{} }()
-			w, err := f.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(f.id)).
-				SetWorldName(snapshotWorld))
-			if err != nil {
-				return
-			}
-			r, err := f.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.FindText).
-				SetExecutionContextID(w.ExecutionContextID).SetArguments([]runtime.CallArgument{textsArg, msArg}).
-				SetAwaitPromise(true).SetReturnByValue(true))
-			if err != nil || r.ExceptionDetails != nil {
-				return
-			}
-			var s *string
-			if json.Unmarshal(r.Result.Value, &s) == nil && s != nil {
-				if found.CompareAndSwap(nil, s) {
-					cancel()
-				}
-			}
-		}()
-	}
-	for range frames {
-		<-done
-	}
-	if len(frames) == 0 {
-		select {
-		case <-ctx.Done():
-		case <-time.After(min(wait, 100*time.Millisecond)):
-		}
-	}
-	return nil
 }

@@ -111,6 +111,26 @@ func (c *call) ResultLimit() int { return inlineResultLimit(c.s.replyLimit()) }
 // pending.
 func (c *call) Navigated(to string, pending []string) { c.r.navigatedTo, c.r.pending = to, pending }
 
+// Snapshot puts a snapshot in the reply, bounded.
+func (c *call) Snapshot(ctx context.Context, text string) { c.showSnapshot(ctx, "", text) }
+
+// SnapshotDiff puts in the reply what changed since the session's previous
+// snapshot of the page.
+func (c *call) SnapshotDiff(ctx context.Context, full string) { c.showDiff(ctx, full) }
+
+// SawSnapshot records the snapshot of the call's page the session received.
+func (c *call) SawSnapshot(seq int64, full string) { c.sess.sawSnapshot(c.pageID, seq, full) }
+
+// HasSnapshot reports whether the session has a snapshot of the call's
+// page to diff against.
+func (c *call) HasSnapshot() bool {
+	_, ok := c.sess.lastSnapshot(c.pageID)
+	return ok
+}
+
+// SavedSnapshot reports the file the snapshot was saved to.
+func (c *call) SavedSnapshot(path string) { c.r.savedTo = path }
+
 // Isolated reports whether the call's session has a browser context of
 // its own.
 func (c *call) Isolated() bool { return c.sess.isolated != "" }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/extensions"
 	"github.com/tabhive/tabhive/browser/pwa"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/page/input"
@@ -27,7 +28,7 @@ import (
 const (
 	listBudget     = kit.ListBudget
 	inputBudget    = kit.InputBudget
-	snapshotBudget = 30 * time.Second
+	snapshotBudget = kit.SnapshotBudget
 	overhead       = kit.Overhead
 )
 
@@ -40,29 +41,15 @@ const (
 // lowers what is left to maxTimeout. Each such field's description gives
 // the maximum (timeoutArgTypes in args_test.go holds every tool to it).
 const (
-	// maxTimeout is five minutes: ten times the longest default budget (a
-	// script's 30 s), and longer than any page load an agent would wait for.
-	// A long timeout holds only its own page (pages run in parallel), but
-	// one HTTP session could hold many pages, each with a call and its
-	// reply pending, so the bound is what a shared server can afford.
-	maxTimeout = 5 * time.Minute
+	// maxTimeout is five minutes (see [kit.MaxTimeout]).
+	maxTimeout = kit.MaxTimeout
 	// absurdTimeout is an hour: past it, a timeout is a mistake (a unit
 	// mix-up, a sentinel value) rather than a long wait, and is refused.
 	absurdTimeout = time.Hour
 )
 
-// millis turns a timeout argument (nil or 0: def) into a duration of at
-// most maxTimeout. Decoding has already refused negative and absurd values;
-// millis treats them as def and maxTimeout all the same.
-func millis(ms *int, def time.Duration) time.Duration {
-	switch {
-	case ms == nil || *ms <= 0:
-		return def
-	case *ms >= int(maxTimeout/time.Millisecond):
-		return maxTimeout
-	}
-	return time.Duration(*ms) * time.Millisecond
-}
+// millis turns a timeout argument into a duration ([kit.Millis]).
+func millis(ms *int, def time.Duration) time.Duration { return kit.Millis(ms, def) }
 
 // toolList returns every tool. Each family lives in its own file, or in
 // its capability's package (one line each below); the SDK lists them
@@ -72,7 +59,7 @@ func (s *Server) toolList() []*tool {
 	for _, family := range [][]*tool{
 		s.pageTools(),
 		s.inputTools(),
-		s.snapshotTools(),
+		fromKits(axsnapshot.Tools()),
 		fromKits(screenshot.Tools(s.cfg.Screenshot)),
 		fromKits(emulation.Tools()),
 		s.scriptTools(),

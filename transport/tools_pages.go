@@ -8,6 +8,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 )
 
 // pageTools are the tools that list, open, select, close and navigate pages and answer dialogs.
@@ -210,7 +211,7 @@ func runHandleDialog(ctx context.Context, c *call, a *handleDialogArgs) error {
 	if a.IncludeDiff {
 		// The snapshot runs once the renderer has resumed: what the page's
 		// script does right after the dialog returns is in it.
-		snap, err := c.page.Snapshot(ctx, false)
+		snap, err := axsnapshot.Take(ctx, c.page, false)
 		if err != nil {
 			return err
 		}

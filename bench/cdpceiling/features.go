@@ -82,7 +82,7 @@ func (f features) String() string {
 
 const walkerWorld = "__tabhive_snapshot"
 
-// walkerCall is tabhive's call of an installed walker (page/walker.go).
+// walkerCall is tabhive's call of an installed walker (page/internal/walker).
 const walkerCall = `function (op, a, b) {
   const w = globalThis.__tabhiveWalker;
   return w ? w.call(this, op, a, b) : '\u0000install';

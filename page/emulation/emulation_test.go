@@ -17,6 +17,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/emulation"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) { transporttest.Main(m) }
 // snapshot returns the text of a snapshot of page a.
 func snapshot(t *testing.T, a *page.Actor) string {
 	t.Helper()
-	s, err := a.Snapshot(transporttest.Context(t), false)
+	s, err := axsnapshot.Take(transporttest.Context(t), a, false)
 	if err != nil {
 		t.Fatalf("Snapshot = %v", err)
 	}

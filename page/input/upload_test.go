@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
 )
@@ -25,7 +26,7 @@ var (
 
 func snap(t *testing.T, a *page.Actor) string {
 	t.Helper()
-	s, err := a.Snapshot(ctx(t), false)
+	s, err := axsnapshot.Take(ctx(t), a, false)
 	if err != nil {
 		t.Fatalf("Snapshot = %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 
 // Open starts a page actor on a fresh tab and navigates it to url, unless
 // url is empty.
-func Open(t *testing.T, url string) *page.Actor {
+func Open(t testing.TB, url string) *page.Actor {
 	t.Helper()
 	b := browsertest.Chromium(t)
 	tab := b.NewTab(t)
@@ -33,7 +33,7 @@ func Open(t *testing.T, url string) *page.Actor {
 
 // Ctx is a call's context in a test: 20 s at most, and cancelled when the
 // test ends.
-func Ctx(t *testing.T) context.Context {
+func Ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return c

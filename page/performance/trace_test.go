@@ -21,6 +21,7 @@ import (
 	ptrace "github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/performance"
 )
 
@@ -128,7 +129,7 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	}
 	// The shift comes when the unsized image arrives, 500 ms after the
 	// page asked for it; wait for the page to have it rather than a time.
-	if _, err := a.WaitForText(traceCtx(t), []string{"Unsized"}, 30*time.Second); err != nil {
+	if _, err := axsnapshot.WaitForText(traceCtx(t), a, []string{"Unsized"}, 30*time.Second); err != nil {
 		t.Fatalf("WaitForText = %v", err)
 	}
 	if err := waitForLCP(t, a, true); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/pagetest"
 )
 
@@ -102,7 +103,7 @@ func setMetrics(t *testing.T, a *page.Actor, w, h int, dpr float64) {
 // shotUIDs takes a snapshot and returns the uid of each named button.
 func shotUIDs(t *testing.T, a *page.Actor, names ...string) []string {
 	t.Helper()
-	s, err := a.Snapshot(shotCtx(t), false)
+	s, err := axsnapshot.Take(shotCtx(t), a, false)
 	if err != nil {
 		t.Fatalf("Snapshot = %v", err)
 	}

@@ -127,6 +127,25 @@ type Call interface {
 	// the page's state, and the snapshot taken after it, or with diff
 	// what changed since the agent's previous snapshot of the page.
 	Acted(ctx context.Context, res page.InputResult, diff bool, line string)
+	// Snapshot puts a snapshot's text in the reply; over the server's
+	// bound (--snapshot-max-bytes), the page's outline instead, with the
+	// file in the session's directory the text was saved to.
+	Snapshot(ctx context.Context, text string)
+	// SnapshotDiff puts in the reply what changed on the call's page since
+	// the session's previous snapshot of it, full being the page's whole
+	// snapshot now; the whole snapshot when the session has none or the
+	// diff would not be smaller. It is bounded as Snapshot is.
+	SnapshotDiff(ctx context.Context, full string)
+	// SawSnapshot records the default snapshot of the call's page the
+	// session received, for its later diffs; seq orders the page's
+	// snapshots (0: unknown, taken as the latest).
+	SawSnapshot(seq int64, full string)
+	// HasSnapshot reports whether the session has received a default
+	// snapshot of the call's page to diff against.
+	HasSnapshot() bool
+	// SavedSnapshot reports that the snapshot was saved to path rather
+	// than sent in the reply.
+	SavedSnapshot(path string)
 	// Isolated reports whether the call's session has a browser context
 	// of its own (--isolate-sessions), from which what belongs to the
 	// whole browser (extensions, installed web apps) is out of reach.
@@ -175,7 +194,31 @@ const (
 	InputBudget = 20 * time.Second
 	// Overhead is added to a tool's own timeout.
 	Overhead = 10 * time.Second
+	// SnapshotBudget is a take_snapshot call, and what a snapshot at the
+	// end of an action adds to the action's budget (see [Snapshotter]).
+	SnapshotBudget = 30 * time.Second
+	// MaxTimeout bounds a tool's timeout argument: five minutes, ten
+	// times the longest default budget (a script's 30 s), and longer than
+	// any page load an agent would wait for. A long timeout holds only its
+	// own page (pages run in parallel), but one HTTP session could hold
+	// many pages, each with a call and its reply pending, so the bound is
+	// what a shared server can afford.
+	MaxTimeout = 5 * time.Minute
 )
+
+// Millis turns a timeout argument in milliseconds (nil or 0: def) into a
+// duration of at most [MaxTimeout]. Decoding has already refused negative
+// and absurd values; Millis treats them as def and MaxTimeout all the
+// same.
+func Millis(ms *int, def time.Duration) time.Duration {
+	switch {
+	case ms == nil || *ms <= 0:
+		return def
+	case *ms >= int(MaxTimeout/time.Millisecond):
+		return MaxTimeout
+	}
+	return time.Duration(*ms) * time.Millisecond
+}
 
 // ArgError is bad input: one sentence that says what to send instead,
 // reported without the "Error: " prefix of a failed tool, as

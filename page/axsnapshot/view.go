@@ -1,4 +1,4 @@
-package page
+package axsnapshot
 
 // Parts of a snapshot: take_snapshot's uid, depth, query and
 // inViewport. The whole snapshot is taken as before, so that it becomes
@@ -14,13 +14,14 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
-// SnapshotOptions choose the part of a snapshot printed; see
-// [snapshot.View]. With Depth -1 and nothing else set, all of it.
-type SnapshotOptions struct {
+// Options choose the part of a snapshot printed; see [snapshot.View].
+// With Depth -1 and nothing else set, all of it.
+type Options struct {
 	// Verbose reads Chrome's full accessibility tree.
 	Verbose bool
 	// UID roots the printed part at that node of the new snapshot.
@@ -36,7 +37,7 @@ type SnapshotOptions struct {
 }
 
 // whole reports whether the options print the whole snapshot.
-func (o SnapshotOptions) whole() bool {
+func (o Options) whole() bool {
 	return o.UID == "" && o.Depth < 0 && o.Query == nil && !o.InViewport
 }
 
@@ -55,42 +56,55 @@ func (e *ViewRootError) Error() string {
 // whose nodes the walker did not see and cannot place.
 var ErrViewportVerbose = errors.New("inViewport needs a default snapshot, not a verbose one")
 
-// SnapshotView takes a snapshot, as [Actor.Snapshot], and prints the part
-// of it opts choose. The result's Full is the whole snapshot's text.
-func (a *Actor) SnapshotView(ctx context.Context, opts SnapshotOptions) (Snapshot, error) {
+// TakeView takes a snapshot of page a, as [Take], and prints the part of
+// it opts choose. The result's Full is the whole snapshot's text.
+func TakeView(ctx context.Context, a *page.Actor, opts Options) (Snapshot, error) {
 	if opts.InViewport && opts.Verbose {
 		return Snapshot{}, ErrViewportVerbose
 	}
-	return ask(ctx, a, func(ctx context.Context) (Snapshot, error) {
-		full, err := a.snapshot(ctx, opts.Verbose)
-		snap := Snapshot{Text: full, Full: full, Seq: a.ids.Last(), State: a.state()}
-		if err != nil || opts.whole() || a.snap == nil {
+	s := key.Of(a)
+	return page.Do(ctx, s.h, func(ctx context.Context) (Snapshot, error) {
+		full, seq, err := s.take(ctx, opts.Verbose)
+		snap := Snapshot{Text: full, Full: full, Seq: seq, State: s.h.State()}
+		root := s.h.Snapshot()
+		if err != nil || opts.whole() || root == nil {
 			return snap, err
 		}
 		view := snapshot.View{Depth: opts.Depth, Query: opts.Query, Verbose: opts.Verbose}
 		if opts.UID != "" {
-			view.Root = a.uids[opts.UID]
+			view.Root = byUID(root, opts.UID)
 			if view.Root == nil {
-				return snap, &ViewRootError{UID: opts.UID, PageID: a.id}
+				return snap, &ViewRootError{UID: opts.UID, PageID: s.h.ID()}
 			}
 		}
 		if opts.InViewport {
-			vis, err := a.visibility(ctx, a.snap)
+			vis, err := s.visibility(ctx, root)
 			if err != nil {
 				return snap, fmt.Errorf("snapshot: viewport: %w", err)
 			}
 			view.Visible = func(n *snapshot.Node) snapshot.Visibility { return vis[n] }
 		}
-		snap.Text, err = a.snap.ViewText(view)
+		snap.Text, err = root.ViewText(view)
 		return snap, err
 	})
+}
+
+// byUID returns the node of the tree whose uid is uid, or nil.
+func byUID(root *snapshot.Node, uid string) *snapshot.Node {
+	var found *snapshot.Node
+	root.Walk(func(n *snapshot.Node, _ int) {
+		if found == nil && n.UID == uid {
+			found = n
+		}
+	})
+	return found
 }
 
 // visibility finds which nodes of the tree intersect their frame's
 // viewport, asking each frame's walker for its nodes at once. A frame's
 // nodes are outside the viewport when its <iframe> is. It runs on the
-// actor goroutine.
-func (a *Actor) visibility(ctx context.Context, root *snapshot.Node) (map[*snapshot.Node]snapshot.Visibility, error) {
+// run goroutine.
+func (s *slice) visibility(ctx context.Context, root *snapshot.Node) (map[*snapshot.Node]snapshot.Visibility, error) {
 	type world struct {
 		context int
 		doc     string
@@ -103,7 +117,8 @@ func (a *Actor) visibility(ctx context.Context, root *snapshot.Node) (map[*snaps
 		}
 	})
 	results := make(map[world]string, len(nodes))
-	err := a.call(ctx, func(ctx context.Context) error {
+	c := s.h.Client()
+	err := s.h.Call(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		out := make(chan struct {
 			w world
@@ -120,7 +135,7 @@ func (a *Actor) visibility(ctx context.Context, root *snapshot.Node) (map[*snaps
 				if err != nil {
 					return err
 				}
-				r, err := a.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.InView).
+				r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.InView).
 					SetExecutionContextID(runtime.ExecutionContextID(w.context)).
 					SetArguments([]runtime.CallArgument{{Value: docArg}, {Value: idsArg}}).
 					SetReturnByValue(true).SetSilent(true))

@@ -1,4 +1,4 @@
-package page
+package axsnapshot_test
 
 import (
 	"errors"
@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/pagetest"
 	"github.com/tabhive/tabhive/page/snapshot"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestSnapshotView takes parts of a real page's snapshot: a subtree by
@@ -21,11 +24,15 @@ func TestSnapshotView(t *testing.T) {
 <h2>Omega section</h2><p>Omega text</p><button>Far</button>
 <iframe srcdoc="<button>In far frame</button>"></iframe>
 </main>`))
-	a := testActor(t, srv.URL)
-	full := snapText(t, a, false)
-	view := func(opts SnapshotOptions) string {
+	a := pagetest.Open(t, srv.URL)
+	s, err := axsnapshot.Take(pagetest.Ctx(t), a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := s.Text
+	view := func(opts axsnapshot.Options) string {
 		t.Helper()
-		s, err := a.SnapshotView(ctxT(t), opts)
+		s, err := axsnapshot.TakeView(pagetest.Ctx(t), a, opts)
 		if err != nil {
 			t.Fatalf("SnapshotView(%+v) = %v", opts, err)
 		}
@@ -34,24 +41,24 @@ func TestSnapshotView(t *testing.T) {
 		}
 		return s.Text
 	}
-	if got := view(SnapshotOptions{Depth: -1}); got != full {
+	if got := view(axsnapshot.Options{Depth: -1}); got != full {
 		t.Errorf("SnapshotView() =\n%s\nwant the whole snapshot\n%s", got, full)
 	}
-	nav := uidIn(t, full, "navigation", "Top")
-	got := view(SnapshotOptions{UID: nav, Depth: -1})
+	nav := transporttest.UIDOf(t, full, "navigation", "Top")
+	got := view(axsnapshot.Options{UID: nav, Depth: -1})
 	if !strings.HasPrefix(got, "Path: uid=") || !strings.Contains(got, `link "Second"`) || strings.Contains(got, "Alpha") {
 		t.Errorf("SnapshotView(uid=nav) =\n%s", got)
 	}
-	got = view(SnapshotOptions{Depth: 1})
+	got = view(axsnapshot.Options{Depth: 1})
 	if !strings.Contains(got, "nodes below: take_snapshot with uid") || strings.Contains(got, "Alpha") {
 		t.Errorf("SnapshotView(depth=1) =\n%s", got)
 	}
 	q, _ := snapshot.ParseQuery("/^Omega/")
-	got = view(SnapshotOptions{Query: q, Depth: 0})
+	got = view(axsnapshot.Options{Query: q, Depth: 0})
 	if !strings.Contains(got, `heading "Omega section"`) || !strings.Contains(got, `"Omega text"`) || strings.Contains(got, "Alpha") {
 		t.Errorf("SnapshotView(query) =\n%s", got)
 	}
-	got = view(SnapshotOptions{InViewport: true, Depth: -1})
+	got = view(axsnapshot.Options{InViewport: true, Depth: -1})
 	for _, want := range []string{`button "Near"`, `"Alpha text"`, `navigation "Top"`, "main"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("SnapshotView(inViewport) lacks %s:\n%s", want, got)
@@ -62,12 +69,12 @@ func TestSnapshotView(t *testing.T) {
 			t.Errorf("SnapshotView(inViewport) shows %s, outside the viewport:\n%s", not, got)
 		}
 	}
-	_, err := a.SnapshotView(ctxT(t), SnapshotOptions{UID: "999_1", Depth: -1})
-	var re *ViewRootError
+	_, err = axsnapshot.TakeView(pagetest.Ctx(t), a, axsnapshot.Options{UID: "999_1", Depth: -1})
+	var re *axsnapshot.ViewRootError
 	if !errors.As(err, &re) || re.UID != "999_1" {
 		t.Errorf("SnapshotView(unknown uid) = %v, want a ViewRootError", err)
 	}
-	if _, err := a.SnapshotView(ctxT(t), SnapshotOptions{InViewport: true, Verbose: true, Depth: -1}); !errors.Is(err, ErrViewportVerbose) {
+	if _, err := axsnapshot.TakeView(pagetest.Ctx(t), a, axsnapshot.Options{InViewport: true, Verbose: true, Depth: -1}); !errors.Is(err, axsnapshot.ErrViewportVerbose) {
 		t.Errorf("SnapshotView(inViewport, verbose) = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package page
+package axsnapshot
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // snapshot and print less of it. It also times the diff and the outline of
 // that snapshot's text, which the transport computes.
 //
-//	go test -run '^$' -bench SnapshotTool -benchtime 10x ./page/
+//	go test -run '^$' -bench SnapshotTool -benchtime 10x ./page/axsnapshot/
 func BenchmarkSnapshotTool(b *testing.B) {
 	srv := browsertest.Serve(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -27,25 +27,25 @@ func BenchmarkSnapshotTool(b *testing.B) {
 	q, _ := snapshot.ParseQuery("button 1999")
 	views := []struct {
 		name string
-		opts *SnapshotOptions // nil: Actor.Snapshot
+		opts *Options // nil: Take
 	}{
 		{"full", nil},
-		{"query", &SnapshotOptions{Query: q, Depth: 0}},
-		{"depth-1", &SnapshotOptions{Depth: 1}},
-		{"in-viewport", &SnapshotOptions{InViewport: true, Depth: -1}},
+		{"query", &Options{Query: q, Depth: 0}},
+		{"depth-1", &Options{Depth: 1}},
+		{"in-viewport", &Options{InViewport: true, Depth: -1}},
 	}
 	for _, v := range views {
 		b.Run(v.name, func(b *testing.B) {
-			a := testActor(b, srv.URL)
+			a := open(b, srv.URL)
 			durations := make([]time.Duration, 0, b.N)
 			for b.Loop() {
 				start := time.Now()
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				var err error
 				if v.opts == nil {
-					_, err = a.Snapshot(ctx, false)
+					_, err = Take(ctx, a, false)
 				} else {
-					_, err = a.SnapshotView(ctx, *v.opts)
+					_, err = TakeView(ctx, a, *v.opts)
 				}
 				cancel()
 				if err != nil {
@@ -57,12 +57,12 @@ func BenchmarkSnapshotTool(b *testing.B) {
 		})
 	}
 	b.Run("diff+outline", func(b *testing.B) {
-		a := testActor(b, srv.URL)
-		s1, err := a.Snapshot(context.Background(), false)
+		a := open(b, srv.URL)
+		s1, err := Take(context.Background(), a, false)
 		if err != nil {
 			b.Fatal(err)
 		}
-		s2, err := a.Snapshot(context.Background(), false)
+		s2, err := Take(context.Background(), a, false)
 		if err != nil {
 			b.Fatal(err)
 		}

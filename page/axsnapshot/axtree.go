@@ -1,4 +1,4 @@
-package page
+package axsnapshot
 
 // The AX-tree path of snapshots: a verbose snapshot is Chrome's full
 // accessibility tree of every frame (Accessibility.getFullAXTree), meant to
@@ -10,35 +10,36 @@ import (
 
 	"github.com/mafredri/cdp/protocol/accessibility"
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/page"
+	pg "github.com/mafredri/cdp/protocol/page"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
-// snapshotAX builds a snapshot from Accessibility.getFullAXTree of every
+// readAX builds a snapshot from Accessibility.getFullAXTree of every
 // frame, filtered as Puppeteer filters it unless verbose. It runs on the
-// actor goroutine.
-func (a *Actor) snapshotAX(ctx context.Context, frames []frame, verbose bool) (*snapshot.Node, error) {
+// run goroutine.
+func (s *slice) readAX(ctx context.Context, frames []page.FrameInfo, verbose bool) (*snapshot.Node, error) {
 	trees := make([]*snapshot.Frame, len(frames))
 	owners := make([]int, len(frames))
-	clients, parents := a.frameClients(frames)
-	err := a.call(ctx, func(ctx context.Context) error {
+	sessions, parents := s.frameSessions(frames)
+	err := s.h.Call(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		for i, f := range frames {
-			c, pc := clients[i], parents[i]
+			c, pc := sessions[i].Client(), parents[i].Client()
 			g.Go(func() error {
 				r, err := c.Accessibility.GetFullAXTree(ctx,
-					accessibility.NewGetFullAXTreeArgs().SetFrameID(page.FrameID(f.id)))
+					accessibility.NewGetFullAXTreeArgs().SetFrameID(pg.FrameID(f.ID)))
 				if err != nil {
 					if i == 0 {
 						return err
 					}
 					return nil // a frame that went away or lives in another process
 				}
-				trees[i] = &snapshot.Frame{FrameID: f.id, LoaderID: f.loaderID, Nodes: r.Nodes}
+				trees[i] = &snapshot.Frame{FrameID: f.ID, LoaderID: f.LoaderID, Nodes: r.Nodes}
 				if i > 0 {
-					if o, err := pc.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(page.FrameID(f.id))); err == nil {
+					if o, err := pc.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(pg.FrameID(f.ID))); err == nil {
 						owners[i] = int(o.BackendNodeID)
 					}
 				}
@@ -60,7 +61,7 @@ func (a *Actor) snapshotAX(ctx context.Context, frames []frame, verbose bool) (*
 		if i == 0 || t == nil || owners[i] == 0 {
 			continue
 		}
-		if parent := byID[frames[i].parent]; parent != nil {
+		if parent := byID[frames[i].Parent]; parent != nil {
 			if parent.Children == nil {
 				parent.Children = map[int]*snapshot.Frame{}
 			}

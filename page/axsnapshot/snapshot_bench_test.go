@@ -1,4 +1,4 @@
-package page
+package axsnapshot
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	pg "github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -58,7 +59,7 @@ func mixedPage(n int) string {
 // reports the page's DOM node count, the first snapshot of the document
 // (the walker is installed and ids are handed out then) and the median.
 //
-//	go test -run '^$' -bench Snapshot -benchtime 5x ./page/
+//	go test -run '^$' -bench Snapshot -benchtime 5x ./page/axsnapshot/
 func BenchmarkSnapshot(b *testing.B) {
 	pages := []struct {
 		name string
@@ -85,20 +86,21 @@ func BenchmarkSnapshot(b *testing.B) {
 				continue
 			}
 			b.Run(p.name+"/"+path, func(b *testing.B) {
-				a := testActor(b, srv.URL+"/"+p.name)
+				a := open(b, srv.URL+"/"+p.name)
 				nodes := domNodes(b, a)
+				s := key.Of(a)
 				snap := func(ctx context.Context) (*snapshot.Node, error) {
-					frames := a.snapshotFrames()
+					frames := s.h.Frames()
 					if path == "ax" {
-						return a.snapshotAX(ctx, frames, false)
+						return s.readAX(ctx, frames, false)
 					}
-					return a.snapshotWalk(ctx, frames)
+					return s.walk(ctx, frames)
 				}
 				durations := make([]time.Duration, 0, b.N)
 				for b.Loop() {
 					start := time.Now()
 					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-					_, err := ask(ctx, a, func(ctx context.Context) (*snapshot.Node, error) { return snap(ctx) })
+					_, err := pg.Do(ctx, s.h, func(ctx context.Context) (*snapshot.Node, error) { return snap(ctx) })
 					cancel()
 					if err != nil {
 						b.Fatal(err)
@@ -124,14 +126,15 @@ func median(d []time.Duration) time.Duration {
 }
 
 // domNodes counts the page's DOM nodes (elements, text, comments).
-func domNodes(t testing.TB, a *Actor) int {
+func domNodes(t testing.TB, a *pg.Actor) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	n, err := ask(ctx, a, func(ctx context.Context) (int, error) {
+	h := key.Of(a).h
+	n, err := pg.Do(ctx, h, func(ctx context.Context) (int, error) {
 		var n int
-		err := a.call(ctx, func(ctx context.Context) error {
-			r, err := a.c.Runtime.Evaluate(ctx, runtimeEval(
+		err := h.Call(ctx, func(ctx context.Context) error {
+			r, err := h.Client().Runtime.Evaluate(ctx, runtimeEval(
 				`(() => { let n = 0; const w = document.createTreeWalker(document, NodeFilter.SHOW_ALL); while (w.nextNode()) n++; return n; })()`))
 			if err != nil {
 				return err
@@ -157,7 +160,7 @@ func runtimeEval(expr string) *runtime.EvaluateArgs {
 // ("cross-site": out-of-process iframes, walked through their own
 // sessions).
 //
-//	go test -run '^$' -bench SnapshotFrames -benchtime 10x ./page/
+//	go test -run '^$' -bench SnapshotFrames -benchtime 10x ./page/axsnapshot/
 func BenchmarkSnapshotFrames(b *testing.B) {
 	frame := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -185,12 +188,12 @@ func BenchmarkSnapshotFrames(b *testing.B) {
 	mux.Handle("/cross-site", page(others))
 	for _, name := range []string{"same-site", "cross-site"} {
 		b.Run(name, func(b *testing.B) {
-			a := testActor(b, srv.URL+"/"+name)
+			a := open(b, srv.URL+"/"+name)
 			durations := make([]time.Duration, 0, b.N)
 			for b.Loop() {
 				start := time.Now()
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-				text, err := a.Snapshot(ctx, false)
+				text, err := Take(ctx, a, false)
 				cancel()
 				if err != nil {
 					b.Fatal(err)

@@ -1,4 +1,4 @@
-package page
+package axsnapshot
 
 // The differential test of the walker against Chrome's own tree on real
 // documents: the HTML shipped with Go ($GOROOT/doc) and under /usr/share/doc,
@@ -10,7 +10,7 @@ package page
 // In the suite a bounded subset runs (pages with and without scripts, each
 // must match exactly). The whole corpus runs with -corpus:
 //
-//	go test -run TestSnapshotCorpus -timeout 60m ./page/ -args -corpus=all -corpusout=/tmp/corpus
+//	go test -run TestSnapshotCorpus -timeout 60m ./page/axsnapshot/ -args -corpus=all -corpusout=/tmp/corpus
 //
 // which logs lines identical per page and in total, and with -corpusout
 // writes each page's two texts (NAME.ax, NAME.walk) and a summary (SUMMARY.md)
@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -187,7 +188,7 @@ func TestSnapshotCorpus(t *testing.T) {
 func compareCorpusPage(t *testing.T, base, p string) (corpusResult, string, string) {
 	r := corpusResult{page: p}
 	r.scripts = pageHasScripts(p)
-	a := testActor(t, base+"/"+p)
+	a := open(t, base+"/"+p)
 	defer a.Stop(nil)
 	ax, walk, axTime, walkTime, err := timedSnapshots(a)
 	if err != nil {
@@ -303,22 +304,23 @@ func shortDiff(want, got string, limit int) string {
 // timedSnapshots takes a default snapshot of the page from the AX tree and
 // with the walker, and returns their texts without uids and how long each
 // took.
-func timedSnapshots(a *Actor) (ax, walk string, axTime, walkTime time.Duration, err error) {
+func timedSnapshots(a *page.Actor) (ax, walk string, axTime, walkTime time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	type pair struct {
 		ax, walk         *snapshot.Node
 		axTime, walkTime time.Duration
 	}
-	p, err := ask(ctx, a, func(ctx context.Context) (pair, error) {
-		frames := a.snapshotFrames()
+	s := key.Of(a)
+	p, err := page.Do(ctx, s.h, func(ctx context.Context) (pair, error) {
+		frames := s.h.Frames()
 		start := time.Now()
-		ax, err := a.snapshotAX(ctx, frames, false)
+		ax, err := s.readAX(ctx, frames, false)
 		if err != nil {
 			return pair{}, err
 		}
 		mid := time.Now()
-		walk, err := a.snapshotWalk(ctx, frames)
+		walk, err := s.walk(ctx, frames)
 		return pair{ax, walk, mid.Sub(start), time.Since(mid)}, err
 	})
 	if err != nil {
