@@ -238,7 +238,19 @@ func withLoadTimeout(name string, args map[string]any) map[string]any {
 // names no timeout is given [LoadTimeout].
 func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	res, err := cs.CallTool(Context(t), &mcp.CallToolParams{Name: name, Arguments: withLoadTimeout(name, args)})
+	return CallIn(t, Context(t), cs, name, args)
+}
+
+// CallIn is [Call] under ctx, for a call that must answer before ctx's
+// deadline rather than wait out a budget of its own (on a paused renderer,
+// say): it fails the test if ctx ends first. The deadline is the event the
+// test watches, instead of a time it measures.
+func CallIn(t testing.TB, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: withLoadTimeout(name, args)})
+	if ctx.Err() != nil {
+		t.Fatalf("%s(%v): no reply before the deadline (%v)", name, args, err)
+	}
 	if err != nil {
 		t.Fatalf("%s(%v): protocol error %v", name, args, err)
 	}
@@ -248,7 +260,13 @@ func Call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any)
 // Must calls a tool that must succeed and returns the text of its reply.
 func Must(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) string {
 	t.Helper()
-	text, isErr := Call(t, cs, name, args)
+	return MustIn(t, Context(t), cs, name, args)
+}
+
+// MustIn is [Must] under ctx, as [CallIn] is [Call].
+func MustIn(t testing.TB, ctx context.Context, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	text, isErr := CallIn(t, ctx, cs, name, args)
 	if isErr {
 		t.Fatalf("%s(%v) failed:\n%s", name, args, text)
 	}
