@@ -19,15 +19,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -35,6 +32,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 )
 
 const endless = `<!doctype html><html><head><meta charset=utf-8><title>Endless</title><link rel=icon href="data:,"></head><body>
@@ -54,10 +53,6 @@ func main() {
 		log.Fatal("usage: collectorsmemory [-duration 60s] -- server-command [args...]")
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -68,14 +63,16 @@ func main() {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"poll":%q,"pad":%q}`, r.URL.RawQuery, strings.Repeat("y", 500))
 	})
-	go http.Serve(ln, mux)
+	ln, err := benchmcp.Serve(mux)
+	if err != nil {
+		log.Fatal(err)
+	}
 	url := "http://" + ln.Addr().String() + "/"
 
 	ctx := context.Background()
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
 	cmd.Stderr = io.Discard
-	client := mcp.NewClient(&mcp.Implementation{Name: "collectors-memory", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := benchmcp.Connect(ctx, "collectors-memory", cmd)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -85,16 +82,11 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", name, err)
 		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(t.Text)
-			}
-		}
+		text := benchmcp.Text(res)
 		if res.IsError {
-			log.Fatalf("%s: %s", name, b.String())
+			log.Fatalf("%s: %s", name, text)
 		}
-		return b.String()
+		return text
 	}
 
 	text := call("new_page", map[string]any{"url": url})
@@ -143,20 +135,12 @@ func total(text string) string {
 
 // rssMiB reads VmRSS of a process, in MiB.
 func rssMiB(pid int) float64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	rss, err := benchmcp.ProcStatus(strconv.Itoa(pid), "VmRSS")
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return float64(kb) / 1024
-		}
-	}
-	log.Fatal("no VmRSS")
-	return 0
+	kb, _ := strconv.Atoi(strings.TrimSuffix(rss, " kB"))
+	return float64(kb) / 1024
 }
 
 // slope is the least-squares slope of y over x.

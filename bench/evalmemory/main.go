@@ -19,11 +19,13 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 )
 
 func main() {
@@ -37,9 +39,7 @@ func main() {
 	defer cancel()
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
 	cmd.Stderr = os.Stderr
-	c := mcp.NewClient(&mcp.Implementation{Name: "evaluate_memory", Version: "0"}, nil)
-	tr := &mcp.CommandTransport{Command: cmd}
-	cs, err := c.Connect(ctx, tr, nil)
+	cs, err := benchmcp.Connect(ctx, "evaluate_memory", cmd)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,13 +52,7 @@ func main() {
 			log.Printf("%s: %v", name, err)
 			return ""
 		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(t.Text)
-			}
-		}
-		return b.String()
+		return benchmcp.Text(res)
 	}
 	var pages []int
 	for i := 0; i < 4; i++ {
@@ -93,14 +87,9 @@ func main() {
 
 // status returns a field of /proc/PID/status.
 func status(pid int, field string) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	v, err := benchmcp.ProcStatus(strconv.Itoa(pid), field)
 	if err != nil {
 		return "?"
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, field+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "?"
+	return v
 }

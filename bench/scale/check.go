@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 )
 
 // agent is one MCP session through the balancer, driving a page of its
@@ -88,16 +90,11 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (str
 	if err != nil {
 		return "", fmt.Errorf("%s (%s): %s: %w", a.name, a.instance, tool, err)
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
+	text := benchmcp.Text(res)
 	if res.IsError {
-		return b.String(), fmt.Errorf("%s (%s): %s failed: %s", a.name, a.instance, tool, b.String())
+		return text, fmt.Errorf("%s (%s): %s failed: %s", a.name, a.instance, tool, text)
 	}
-	return b.String(), nil
+	return text, nil
 }
 
 // step makes the agent's next call, one of five kinds in turn, and checks

@@ -22,7 +22,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,6 +32,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 )
 
 const zoo = `<!doctype html><html><head><meta charset=utf-8><title>Zoo</title><link rel=icon href="data:,"></head><body>
@@ -83,10 +84,6 @@ func main() {
 	if flag.NArg() == 0 {
 		log.Fatal("usage: settlezoo [-label L] -- SERVER ARGS...")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		log.Fatal(err)
-	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
@@ -96,15 +93,17 @@ func main() {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, zoo)
 	})
-	go http.Serve(ln, mux)
+	ln, err := benchmcp.Serve(mux)
+	if err != nil {
+		log.Fatal(err)
+	}
 	site := "http://" + ln.Addr().String() + "/"
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
 	cmd.Stderr = os.Stderr
-	c := mcp.NewClient(&mcp.Implementation{Name: "settle_zoo", Version: "0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := benchmcp.Connect(ctx, "settle_zoo", cmd)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -123,13 +122,7 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", name, err)
 		}
-		var b strings.Builder
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				b.WriteString(t.Text)
-			}
-		}
-		return b.String()
+		return benchmcp.Text(res)
 	}
 	button := func(name string) string {
 		snap := call("take_snapshot", nil)

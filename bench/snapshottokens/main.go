@@ -38,7 +38,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -48,6 +47,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 )
 
 const (
@@ -110,20 +111,15 @@ func (s *session) call(name string, args map[string]any) (string, error) {
 		s.calls = append(s.calls, callRecord{Tool: name, Ms: ms(start), Error: true})
 		return "", err
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	s.calls = append(s.calls, callRecord{Tool: name, Bytes: b.Len(), Ms: ms(start), Error: res.IsError})
+	text := benchmcp.Text(res)
+	s.calls = append(s.calls, callRecord{Tool: name, Bytes: len(text), Ms: ms(start), Error: res.IsError})
 	if s.show {
-		fmt.Fprintf(os.Stderr, "== %s %v (%d bytes)\n%s\n", name, args, b.Len(), b.String()[:min(b.Len(), 4000)])
+		fmt.Fprintf(os.Stderr, "== %s %v (%d bytes)\n%s\n", name, args, len(text), text[:min(len(text), 4000)])
 	}
 	if res.IsError {
-		return b.String(), fmt.Errorf("%s: %s", name, firstLine(b.String()))
+		return text, fmt.Errorf("%s: %s", name, firstLine(text))
 	}
-	return b.String(), nil
+	return text, nil
 }
 
 func ms(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
@@ -180,9 +176,8 @@ func main() {
 
 	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
 	cmd.Stderr = os.Stderr
-	client := mcp.NewClient(&mcp.Implementation{Name: "snapshot-tokens", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := benchmcp.Connect(ctx, "snapshot-tokens", cmd)
 	cancel()
 	if err != nil {
 		log.Fatalf("connect: %v", err)
@@ -435,10 +430,9 @@ func serve(dir string) string {
 		fmt.Fprint(w, region)
 	})
 	mux.Handle("/", http.FileServer(http.Dir(dir)))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := benchmcp.Serve(mux) // serves until the process exits
 	if err != nil {
 		log.Fatal(err)
 	}
-	go http.Serve(ln, mux) // serves until the process exits
 	return "http://" + ln.Addr().String()
 }

@@ -23,8 +23,6 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +33,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/internal/devtools/trace"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
@@ -149,18 +148,13 @@ func measureChild(file string) error {
 
 // procStatus reads a kB figure from /proc/self/status.
 func procStatus(key string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
+	v, err := benchmcp.ProcStatus("self", key)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, key+":") {
-			var kb float64
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, key+":")), "%f", &kb)
-			return kb
-		}
-	}
-	return 0
+	var kb float64
+	fmt.Sscanf(v, "%f", &kb)
+	return kb
 }
 
 func median(v []float64) float64 {
@@ -175,12 +169,11 @@ func median(v []float64) float64 {
 // 100 MB trace on a loaded machine, longer than the tool's budget, and the
 // recording is not what is measured.
 func recordBusy(file string, d time.Duration) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := benchmcp.Serve(tracetest.NewHandler(tracetest.Config{}))
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	go http.Serve(ln, tracetest.NewHandler(tracetest.Config{}))
 	ctx, cancel := context.WithTimeout(context.Background(), d+time.Hour)
 	defer cancel()
 	sup := browser.New(browser.Config{Headless: true, Isolated: true, Logger: zerolog.New(os.Stderr).Level(zerolog.InfoLevel)})

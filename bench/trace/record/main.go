@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
 )
 
@@ -68,12 +68,11 @@ func run(out, only string) error {
 		"go":  filepath.Join(strings.TrimSpace(string(goroot)), "doc"),
 		"usr": "/usr/share/doc",
 	}})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := benchmcp.Serve(h)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
-	go http.Serve(ln, h)
 	port := ln.Addr().(*net.TCPAddr).Port
 	site := fmt.Sprintf("http://site.test:%d", port)
 
@@ -86,8 +85,7 @@ func run(out, only string) error {
 		"--chrome-arg=--host-resolver-rules=MAP *.test 127.0.0.1")
 	cmd.Stderr = os.Stderr
 	ctx := context.Background()
-	client := mcp.NewClient(&mcp.Implementation{Name: "record", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := benchmcp.Connect(ctx, "record", cmd)
 	if err != nil {
 		return fmt.Errorf("start tabhive: %w", err)
 	}
@@ -141,16 +139,11 @@ func call(ctx context.Context, cs *mcp.ClientSession, name string, args map[stri
 	if err != nil {
 		return "", err
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
+	text := benchmcp.Text(res)
 	if res.IsError {
-		return "", fmt.Errorf("%s: %s", name, b.String())
+		return "", fmt.Errorf("%s: %s", name, text)
 	}
-	return b.String(), nil
+	return text, nil
 }
 
 var buttonUID = regexp.MustCompile(`uid=(\S+) button "(?:Compute|Tap me)"`)
