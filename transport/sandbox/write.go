@@ -33,14 +33,7 @@ func (s *Sandbox) WriteFile(path string, data []byte, ext string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
-	}
-	return f.Name(), nil
+	return writeAll(f, data)
 }
 
 // Create opens path for writing under the rules of [Sandbox.WriteFile]
@@ -108,14 +101,7 @@ func (s *Sandbox) TempFile(name string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
-	}
-	return f.Name(), nil
+	return writeAll(f, data)
 }
 
 // CreateTemp makes a new file in the sandbox's private directory, named as
@@ -272,4 +258,16 @@ func withExt(p, ext string) string {
 		name = name[:i]
 	}
 	return dir + name + ext
+}
+
+// writeAll writes data to f, closes it and returns its path.
+func writeAll(f *File, data []byte) (string, error) {
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("could not write %s: %w", f.Name(), err)
+	}
+	return f.Name(), nil
 }
