@@ -8,7 +8,7 @@
 // multiple of its own 1-agent p50 (issue 36: no call slower than 3× it).
 import { failed, list, median, ms, pp } from '../lib/bench.mjs';
 
-export const title = "Throughput: interact at 1, 4 and 8 agents, and each step's latency";
+export const title = "Throughput: interact at each agent count (--agents), and each step's latency";
 export const usage = '--rounds N (2), --agents 1,4,8, --iterations N (5), --servers cdm,pwm,tabhive';
 
 const stepNames = ['open', 'snapshot', 'click', 'wait_for', 'navigate', 'close'];
