@@ -25,7 +25,8 @@ package main
 //	         missing by Runtime.compileScript and Runtime.runScript (a
 //	         script, which V8's per-process compilation cache can serve,
 //	         rather than a function sent with each call)
-//	tabhive  domains, tracker and walker: what tabhive turns on
+//	tabhive  domains, tracker and walker-doc: what tabhive turns on (before
+//	         it installed the walker at document start: domains,tracker,walker)
 //
 // The scripts are read from -js (the repository's page/js).
 
@@ -112,7 +113,7 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "walker-compile":
 			f.walker = "compile"
 		case "tabhive":
-			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, true, "call"
+			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, true, "doc"
 		default:
 			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, walker, walker-doc, walker-compile, tabhive)", name)
 		}
