@@ -12,9 +12,11 @@
 // action ends with. The session's previous snapshots, the bound on a
 // snapshot in a reply, its outline and diffs are the transport's.
 //
-// The slice holds no state of its own and starts no goroutines; its work
-// runs on the page's run goroutine through [page.Do], and each frame's
-// walk on a goroutine of an errgroup that the call waits for.
+// The slice holds no state of its own. Its work runs on the page's run
+// goroutine through [page.Do]; the goroutines it starts are each frame's
+// walk (or AX tree, or viewport check), in an errgroup the call waits
+// for, and wait_for's search of each frame (findText), which the call
+// cancels and waits for before it returns.
 //
 // A default (non-verbose) snapshot is computed in the page by the walker
 // (js/snapshot.js) instead of from Accessibility.getFullAXTree, for speed
