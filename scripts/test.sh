@@ -8,6 +8,10 @@
 #
 # with the Lighthouse CLI of .ci/lighthouse first on PATH. Arguments
 # replace ./...: sh scripts/test.sh -run TestStdio ./cmd/tabhive/
+#
+# This is the full suite. The fast tier (README) needs none of this
+# script: go test -short ./... skips every test that starts Chromium or
+# the tabhive binary.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh test
