@@ -15,26 +15,11 @@ import (
 
 // compatFlagCases are flagCases' rows for chrome-devtools-mcp's flags of
 // compat.go, every spelling.
-func compatFlagCases() []struct {
-	args []string
-	got  func(*Config) any
-	want any
-} {
-	type row = struct {
-		args []string
-		got  func(*Config) any
-		want any
-	}
-	var rows []row
+func compatFlagCases() []flagCase {
+	var rows []flagCase
 	spellings := func(dashed string) []string { return []string{dashed, camelCase(dashed)} }
 	each := func(dashed string, value string, got func(*Config) any, want any) {
-		for _, n := range spellings(dashed) {
-			args := []string{"--" + n}
-			if value != "" {
-				args = append(args, value)
-			}
-			rows = append(rows, row{args, got, want})
-		}
+		rows = append(rows, spelled(spellings(dashed), value, got, want)...)
 	}
 	cat := func(name string) func(*Config) any {
 		return func(c *Config) any { return c.Server.Surface.Category(name) }
@@ -56,18 +41,18 @@ func compatFlagCases() []struct {
 	} {
 		for _, n := range spellings(tt.dashed) {
 			rows = append(rows,
-				row{[]string{"--" + n + "=" + boolText(!tt.def)}, cat(tt.name), !tt.def},
-				row{[]string{"--" + n}, cat(tt.name), true},
-				row{[]string{"--no-" + n}, cat(tt.name), false},
-				row{nil, cat(tt.name), tt.def})
+				flagCase{[]string{"--" + n + "=" + boolText(!tt.def)}, cat(tt.name), !tt.def},
+				flagCase{[]string{"--" + n}, cat(tt.name), true},
+				flagCase{[]string{"--no-" + n}, cat(tt.name), false},
+				flagCase{nil, cat(tt.name), tt.def})
 		}
 	}
 	each("category-extensions", "", func(c *Config) any { return c.Browser.ExtensionWorkers }, true)
-	rows = append(rows, row{[]string{"--category-experimental-webmcp"}, func(c *Config) any { return c.Browser.Args }, []string{"--enable-features=WebMCP"}},
-		row{[]string{"--category-experimental-webmcp", "--chrome-arg=--enable-features=A,B"}, func(c *Config) any { return c.Browser.Args }, []string{"--enable-features=A,B,WebMCP"}})
+	rows = append(rows, flagCase{[]string{"--category-experimental-webmcp"}, func(c *Config) any { return c.Browser.Args }, []string{"--enable-features=WebMCP"}},
+		flagCase{[]string{"--category-experimental-webmcp", "--chrome-arg=--enable-features=A,B"}, func(c *Config) any { return c.Browser.Args }, []string{"--enable-features=A,B,WebMCP"}})
 
 	each("channel", "beta", func(c *Config) any { return c.Browser.Channel }, "beta")
-	rows = append(rows, row{[]string{"--channel", "dev"}, func(c *Config) any { return c.Browser.UserDataDir },
+	rows = append(rows, flagCase{[]string{"--channel", "dev"}, func(c *Config) any { return c.Browser.UserDataDir },
 		filepath.Join(filepath.Dir(browser.DefaultProfile()), "chrome-profile-dev")})
 	each("proxy-server", "http://127.0.0.1:3128", func(c *Config) any { return c.Browser.Args }, []string{"--proxy-server=http://127.0.0.1:3128"})
 	each("accept-insecure-certs", "", func(c *Config) any { return c.Browser.AcceptInsecureCerts }, true)
@@ -78,10 +63,10 @@ func compatFlagCases() []struct {
 	warns := func(c *Config) any { return len(c.Warnings) }
 	for _, d := range []string{"source-maps", "experimental-devtools", "performance-crux", "usage-statistics"} {
 		each(d, "", warns, 1)
-		rows = append(rows, row{[]string{"--no-" + d}, warns, 0})
+		rows = append(rows, flagCase{[]string{"--no-" + d}, warns, 0})
 	}
 	for _, n := range compatFlags() {
-		rows = append(rows, row{[]string{"--" + n}, warns, 1})
+		rows = append(rows, flagCase{[]string{"--" + n}, warns, 1})
 	}
 	each("config", filepath.Join("testdata", "config-slim.json"), func(c *Config) any { return c.Server.Surface.Slim }, true)
 	return rows

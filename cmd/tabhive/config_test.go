@@ -16,33 +16,38 @@ import (
 	"unicode"
 )
 
-// flagCases sets each of tabhive's flags, in every spelling, and names the
-// configuration field it must reach. TestConfigureEveryFlag checks that
-// no flag is missing from it.
-func flagCases() []struct {
+// flagCase is a row of flagCases: the arguments, and the configuration
+// field they must reach with the value it must hold.
+type flagCase struct {
 	args []string
 	got  func(*Config) any
 	want any
-} {
-	type row = struct {
-		args []string
-		got  func(*Config) any
-		want any
-	}
-	var rows []row
-	// each adds one row per spelling: the flag name followed by value (if
-	// not empty).
-	each := func(names []string, value string, got func(*Config) any, want any) {
-		for _, n := range names {
-			args := []string{"--" + n}
-			if len(n) == 1 {
-				args[0] = "-" + n
-			}
-			if value != "" {
-				args = append(args, value)
-			}
-			rows = append(rows, row{args, got, want})
+}
+
+// spelled is one flagCase per spelling in names: the flag ("-x" for a
+// one-letter name) followed by value (if not empty).
+func spelled(names []string, value string, got func(*Config) any, want any) []flagCase {
+	var rows []flagCase
+	for _, n := range names {
+		args := []string{"--" + n}
+		if len(n) == 1 {
+			args[0] = "-" + n
 		}
+		if value != "" {
+			args = append(args, value)
+		}
+		rows = append(rows, flagCase{args, got, want})
+	}
+	return rows
+}
+
+// flagCases sets each of tabhive's flags, in every spelling, and names the
+// configuration field it must reach. TestConfigureEveryFlag checks that
+// no flag is missing from it.
+func flagCases() []flagCase {
+	var rows []flagCase
+	each := func(names []string, value string, got func(*Config) any, want any) {
+		rows = append(rows, spelled(names, value, got, want)...)
 	}
 	q := func(n int) *int { return &n }
 
@@ -54,20 +59,20 @@ func flagCases() []struct {
 	each([]string{"browser-url", "browserUrl", "u"}, "http://127.0.0.1:9222", func(c *Config) any { return c.Browser.BrowserURL }, "http://127.0.0.1:9222")
 	each([]string{"ws-endpoint", "wsEndpoint", "w"}, "ws://127.0.0.1:9222/devtools/browser/x", func(c *Config) any { return c.Browser.WSEndpoint }, "ws://127.0.0.1:9222/devtools/browser/x")
 	for _, n := range []string{"--ws-headers", "--wsHeaders"} {
-		rows = append(rows, row{[]string{"-w", "ws://127.0.0.1:9222/devtools/browser/x", n, `{"Authorization":"Bearer t0k","x-tenant":"a"}`},
+		rows = append(rows, flagCase{[]string{"-w", "ws://127.0.0.1:9222/devtools/browser/x", n, `{"Authorization":"Bearer t0k","x-tenant":"a"}`},
 			func(c *Config) any { return c.Browser.Headers }, http.Header{"Authorization": {"Bearer t0k"}, "X-Tenant": {"a"}}})
 	}
 	each([]string{"instance-id", "instanceId"}, "web-2", func(c *Config) any { return c.HTTP.InstanceID }, "web-2")
 	each([]string{"drain-timeout", "drainTimeout"}, "5s", func(c *Config) any { return c.DrainTimeout }, 5*time.Second)
 	each([]string{"drain-timeout"}, "0s", func(c *Config) any { return c.DrainTimeout }, time.Duration(0))
-	rows = append(rows, row{[]string{"--chrome-arg=--disable-features=A,B", "--chromeArg", "--mute-audio"},
+	rows = append(rows, flagCase{[]string{"--chrome-arg=--disable-features=A,B", "--chromeArg", "--mute-audio"},
 		func(c *Config) any { return c.Browser.Args }, []string{"--disable-features=A,B", "--mute-audio"}})
 
 	each([]string{"http"}, "0.0.0.0:8931", func(c *Config) any { return c.HTTPAddr }, "0.0.0.0:8931")
 	each([]string{"http"}, ":8931", func(c *Config) any { return c.HTTPAddr }, "127.0.0.1:8931")
 	each([]string{"allow-unauthenticated", "allowUnauthenticated"}, "", func(c *Config) any { return c.allowUnauthenticated }, true)
 	each([]string{"allowed-hosts", "allowedHosts"}, "a.example, b.example:80", func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example:80"})
-	rows = append(rows, row{[]string{"--allowed-hosts", "a.example", "--allowedHosts", "b.example"},
+	rows = append(rows, flagCase{[]string{"--allowed-hosts", "a.example", "--allowedHosts", "b.example"},
 		func(c *Config) any { return c.HTTP.AllowedHosts }, []string{"a.example", "b.example"}})
 	each([]string{"allowed-origins", "allowedOrigins"}, "http://app.example,https://x.example", func(c *Config) any { return c.HTTP.AllowedOrigins }, []string{"http://app.example", "https://x.example"})
 	each([]string{"auth-token", "authToken"}, "s3cret", func(c *Config) any { return c.HTTP.Token }, "s3cret")
@@ -76,9 +81,9 @@ func flagCases() []struct {
 	each([]string{"max-sessions", "maxSessions"}, "5", func(c *Config) any { return c.HTTP.MaxSessions }, 5)
 	sessions := func(c *Config) any { return c.HTTP.MaxSessions }
 	rows = append(rows,
-		row{[]string{"--http", ":0"}, sessions, defaultHTTPMaxSessions},
-		row{[]string{"--http", ":0", "--max-sessions", "0"}, sessions, 0},
-		row{[]string{"--http", ":0", "--maxSessions", "7"}, sessions, 7})
+		flagCase{[]string{"--http", ":0"}, sessions, defaultHTTPMaxSessions},
+		flagCase{[]string{"--http", ":0", "--max-sessions", "0"}, sessions, 0},
+		flagCase{[]string{"--http", ":0", "--maxSessions", "7"}, sessions, 7})
 	each([]string{"max-connections", "maxConnections"}, "40", func(c *Config) any { return c.HTTP.MaxConnections }, 40)
 	each([]string{"max-reply-bytes", "maxReplyBytes"}, "65536", func(c *Config) any { return c.Server.MaxReplyBytes }, 65536)
 	each([]string{"snapshot-max-bytes", "snapshotMaxBytes"}, "4096", func(c *Config) any { return c.Server.SnapshotMaxBytes }, 4096)
@@ -91,7 +96,7 @@ func flagCases() []struct {
 	each([]string{"allow-unrestricted-paths", "allowUnrestrictedPaths"}, "", func(c *Config) any { return c.Server.Unrestricted }, true)
 	ws := os.TempDir()
 	each([]string{"filesystem-root", "filesystemRoot", "workspace"}, ws, func(c *Config) any { return c.Server.Workspaces }, []string{ws})
-	rows = append(rows, row{[]string{"--workspace", ws, "--filesystem-root", "/"},
+	rows = append(rows, flagCase{[]string{"--workspace", ws, "--filesystem-root", "/"},
 		func(c *Config) any { return c.Server.Workspaces }, []string{ws, "/"}})
 	each([]string{"user-data-dir"}, "/tmp/prof", func(c *Config) any { return c.Server.ProfileDir }, "/tmp/prof")
 	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.ExperimentalVision }, true)
@@ -115,23 +120,23 @@ func flagCases() []struct {
 	pat := "https://*.example.com/*"
 	each([]string{"allowed-url-pattern", "allowedUrlPattern"}, pat, func(c *Config) any { return c.URLPolicy.Allowed }, []string{pat})
 	each([]string{"blocked-url-pattern", "blockedUrlPattern"}, pat, func(c *Config) any { return c.URLPolicy.Blocked }, []string{pat})
-	rows = append(rows, row{[]string{"--blocked-url-pattern", pat, "--blockedUrlPattern", "*://evil.test/*"},
+	rows = append(rows, flagCase{[]string{"--blocked-url-pattern", pat, "--blockedUrlPattern", "*://evil.test/*"},
 		func(c *Config) any { return c.URLPolicy.Blocked }, []string{pat, "*://evil.test/*"}})
 	js := func(c *Config) any { return c.URLPolicy.JavaScript }
 	rows = append(rows,
-		row{[]string{"--javascript-evaluation=false"}, js, false},
-		row{[]string{"--javascriptEvaluation=false"}, js, false},
-		row{[]string{"--javascript-evaluation"}, js, true},
-		row{[]string{"--no-javascript-evaluation"}, js, false},
-		row{[]string{"--no-javascriptEvaluation"}, js, false})
+		flagCase{[]string{"--javascript-evaluation=false"}, js, false},
+		flagCase{[]string{"--javascriptEvaluation=false"}, js, false},
+		flagCase{[]string{"--javascript-evaluation"}, js, true},
+		flagCase{[]string{"--no-javascript-evaluation"}, js, false},
+		flagCase{[]string{"--no-javascriptEvaluation"}, js, false})
 	files := func(c *Config) any { return c.URLPolicy.FileNavigations }
 	rows = append(rows,
-		row{[]string{"--http", ":0", "--file-navigations"}, files, true},
-		row{[]string{"--http", ":0", "--fileNavigations"}, files, true},
-		row{[]string{"--file-navigations=false"}, files, false},
-		row{[]string{"--no-file-navigations"}, files, false},
-		row{[]string{"--no-fileNavigations"}, files, false},
-		row{[]string{"--http", ":0"}, files, false})
+		flagCase{[]string{"--http", ":0", "--file-navigations"}, files, true},
+		flagCase{[]string{"--http", ":0", "--fileNavigations"}, files, true},
+		flagCase{[]string{"--file-navigations=false"}, files, false},
+		flagCase{[]string{"--no-file-navigations"}, files, false},
+		flagCase{[]string{"--no-fileNavigations"}, files, false},
+		flagCase{[]string{"--http", ":0"}, files, false})
 
 	each([]string{"storage-state", "storageState"}, "testdata/state.json", func(c *Config) any {
 		if st := c.Browser.StorageState; st != nil && len(st.Cookies) == 1 && len(st.Origins) == 1 {
@@ -149,11 +154,7 @@ func flagCases() []struct {
 
 // defaultFlagCases are the defaults, with no flag at all, as flagCases
 // gives its rows.
-func defaultFlagCases() []struct {
-	args []string
-	got  func(*Config) any
-	want any
-} {
+func defaultFlagCases() []flagCase {
 	js := func(c *Config) any { return c.URLPolicy.JavaScript }
 	files := func(c *Config) any { return c.URLPolicy.FileNavigations }
 	defaults := []struct {
@@ -184,11 +185,7 @@ func defaultFlagCases() []struct {
 		{js, true},
 		{func(c *Config) any { return c.Server.Policy != nil && c.Server.Policy == c.Browser.Policy }, true},
 	}
-	rows := make([]struct {
-		args []string
-		got  func(*Config) any
-		want any
-	}, len(defaults))
+	rows := make([]flagCase, len(defaults))
 	for i, d := range defaults {
 		rows[i].got, rows[i].want = d.got, d.want
 	}
