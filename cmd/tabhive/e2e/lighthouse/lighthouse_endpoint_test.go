@@ -56,15 +56,7 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 	}
 	t.Cleanup(func() { os.WriteFile(release, nil, 0o600) }) // a failed test lets it go
 
-	mux := http.NewServeMux()
-	mux.HandleFunc("/audit.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(lighthouseFixture))
-	})
-	mux.HandleFunc("/pixel.png", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(pixelPNG)
-	})
+	mux := auditMux()
 	site := browsertest.Serve(t, mux).URL
 	cmd := tabhivetest.Command(t, "--http", "127.0.0.1:0", "--isolate-sessions")
 	cmd.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+t.TempDir())

@@ -103,15 +103,7 @@ const offLimits = "refused: it is tabhive's own DevTools endpoint for a Lighthou
 // opened it and the page got the endpoint's 403 page.
 func TestLighthouseEndpointOffLimits(t *testing.T) {
 	t.Parallel()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/audit.html", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(lighthouseFixture))
-	})
-	mux.HandleFunc("/pixel.png", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "image/png")
-		w.Write(pixelPNG)
-	})
+	mux := auditMux()
 	mux.HandleFunc("/links.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprintf(w, `<!doctype html><title>links</title><a id="go" href="http://127.0.0.1:%s/json/version">endpoint</a>`, r.URL.Query().Get("port"))

@@ -86,9 +86,9 @@ func TestLighthouseThroughBinary(t *testing.T) {
 	checkDialogRefusesAudit(t, cs, site)
 }
 
-// serveAuditSite serves the fixture, its image, another agent's page and
-// a page that opens an alert, and returns the site's URL.
-func serveAuditSite(t *testing.T) string {
+// auditMux serves the audited fixture (/audit.html) and its image
+// (/pixel.png); each test adds its own pages to it.
+func auditMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/audit.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -98,6 +98,13 @@ func serveAuditSite(t *testing.T) string {
 		w.Header().Set("Content-Type", "image/png")
 		w.Write(pixelPNG)
 	})
+	return mux
+}
+
+// serveAuditSite serves the fixture, its image, another agent's page and
+// a page that opens an alert, and returns the site's URL.
+func serveAuditSite(t *testing.T) string {
+	mux := auditMux()
 	mux.HandleFunc("/other-agents-secret.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<!doctype html><title>other agent's page</title><p>private`))
 	})
