@@ -154,6 +154,20 @@ func (c chromeCookie) state() storagestate.Cookie {
 	return out
 }
 
+// cookiesOf returns page id's browser context (its connection and id) and
+// the cookies Chrome holds in it.
+func (s *Supervisor) cookiesOf(ctx context.Context, id int) (*cdpconn.Conn, string, []chromeCookie, error) {
+	conn, contextID, err := s.contextOf(ctx, id)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	raw, err := getCookies(ctx, conn, contextID)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return conn, contextID, raw, nil
+}
+
 // getCookies returns every cookie of browser context contextID.
 func getCookies(ctx context.Context, conn *cdpconn.Conn, contextID string) ([]chromeCookie, error) {
 	var reply struct {
@@ -196,11 +210,7 @@ func setCookies(ctx context.Context, conn *cdpconn.Conn, contextID string, cooki
 // Cookies returns the cookies of page id's browser context, as a storage
 // state file lists them.
 func (s *Supervisor) Cookies(ctx context.Context, id int) ([]storagestate.Cookie, error) {
-	conn, contextID, err := s.contextOf(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := getCookies(ctx, conn, contextID)
+	_, _, raw, err := s.cookiesOf(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -235,11 +245,7 @@ func (s *Supervisor) SetCookie(ctx context.Context, id int, c NewCookie) error {
 // DeleteCookies deletes the cookies of page id's browser context that
 // match says to, and returns how many.
 func (s *Supervisor) DeleteCookies(ctx context.Context, id int, match func(storagestate.Cookie) bool) (int, error) {
-	conn, contextID, err := s.contextOf(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	raw, err := getCookies(ctx, conn, contextID)
+	conn, contextID, raw, err := s.cookiesOf(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -265,11 +271,7 @@ func (s *Supervisor) DeleteCookies(ctx context.Context, id int, match func(stora
 // ClearCookies deletes every cookie of page id's browser context and
 // returns how many there were.
 func (s *Supervisor) ClearCookies(ctx context.Context, id int) (int, error) {
-	conn, contextID, err := s.contextOf(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	raw, err := getCookies(ctx, conn, contextID)
+	conn, contextID, raw, err := s.cookiesOf(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -324,11 +326,7 @@ const maxOriginChars = 16 << 20
 // cookies, and the localStorage (and IndexedDB) of every origin its pages
 // showed, those open now included, that has any.
 func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions) (SavedState, error) {
-	conn, contextID, err := s.contextOf(ctx, id)
-	if err != nil {
-		return SavedState{}, err
-	}
-	raw, err := getCookies(ctx, conn, contextID)
+	conn, contextID, raw, err := s.cookiesOf(ctx, id)
 	if err != nil {
 		return SavedState{}, err
 	}
