@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 // TestNewToolsListed: tools/list offers the tools of agent state and
@@ -11,14 +13,7 @@ import (
 func TestNewToolsListed(t *testing.T) {
 	t.Parallel()
 	cs := inMemory(t)
-	res, err := cs.ListTools(ctx(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
+	names := transporttest.ToolNames(t, cs)
 	all := strings.Join(names, " ")
 	for _, want := range []string{"list_cookies", "set_cookie", "delete_cookies", "get_web_storage", "set_web_storage", "delete_web_storage",
 		"save_storage_state", "load_storage_state", "route_requests", "list_routes", "unroute_requests", "save_pdf"} {

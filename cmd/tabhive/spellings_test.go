@@ -319,14 +319,7 @@ func TestSpellingsStartThroughBinary(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
 			cs := transporttest.Dial(t, &mcp.CommandTransport{Command: command(t, tt.args...), TerminateDuration: exitWait})
-			res, err := cs.ListTools(ctx(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range res.Tools {
-				names = append(names, tool.Name)
-			}
+			names := transporttest.ToolNames(t, cs)
 			if !slices.Contains(names, tt.has) || (tt.lack != "" && slices.Contains(names, tt.lack)) {
 				t.Errorf("tools = %v; want %s and not %q", names, tt.has, tt.lack)
 			}

@@ -469,14 +469,7 @@ func TestUpstreamConfigStarts(t *testing.T) {
 			stderr := &browsertest.LogBuffer{}
 			cmd.Stderr = stderr
 			cs := transporttest.Dial(t, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second})
-			res, err := cs.ListTools(ctx(t), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var names []string
-			for _, tool := range res.Tools {
-				names = append(names, tool.Name)
-			}
+			names := transporttest.ToolNames(t, cs)
 			if got := strings.Join(names, " "); got != "evaluate navigate screenshot" {
 				t.Errorf("tools = %s, want the slim three", got)
 			}

@@ -355,3 +355,17 @@ func UIDOf(t testing.TB, snapshot, role, name string) string {
 	}
 	return m[1]
 }
+
+// ToolNames lists the server's tools by name, in tools/list's order.
+func ToolNames(t testing.TB, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(Context(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, 0, len(res.Tools))
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
