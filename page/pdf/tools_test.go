@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -28,7 +27,7 @@ func TestSavePDF(t *testing.T) {
 	mux.Handle("/doc", browsertest.HTML("Doc", `<h1>One</h1><div style="break-after:page">first</div><h1>Two</h1><div style="break-after:page">second</div><h1>Three</h1>`))
 	base := browsertest.Serve(t, mux).URL
 	dir := t.TempDir()
-	cs := transporttest.OnShared(t, transporttest.Options{Config: transport.Config{Workspaces: []string{os.TempDir()}}}).Connect(t)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, base+"/doc")
 	info := func(path string) string {
 		t.Helper()

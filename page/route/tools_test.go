@@ -21,18 +21,12 @@ import (
 func TestMain(m *testing.M) { transporttest.Main(m) }
 
 var (
+	inMemory = transporttest.ConnectWithTemp
 	call     = transporttest.Call
 	must     = transporttest.Must
 	uidOf    = transporttest.UIDOf
 	openPage = transporttest.OpenPage
 )
-
-// inMemory connects a client, in process, to a server of its own on the
-// shared browser, whose sandbox takes the test's temporary files.
-func inMemory(t *testing.T) *mcp.ClientSession {
-	t.Helper()
-	return transporttest.OnShared(t, transporttest.Options{Config: transport.Config{Workspaces: []string{os.TempDir()}}}).Connect(t)
-}
 
 // eachTransport runs f as a subtest per transport: in process, and over
 // streamable HTTP.

@@ -15,24 +15,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
-	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
 func TestMain(m *testing.M) { transporttest.Main(m) }
 
 var (
-	call  = transporttest.Call
-	must  = transporttest.Must
-	uidOf = transporttest.UIDOf
+	inMemory = transporttest.ConnectWithTemp
+	call     = transporttest.Call
+	must     = transporttest.Must
+	uidOf    = transporttest.UIDOf
 )
-
-// inMemory connects a client, in process, to a server of its own on the
-// shared browser, whose sandbox takes the test's temporary files.
-func inMemory(t *testing.T) *mcp.ClientSession {
-	t.Helper()
-	return transporttest.OnShared(t, transporttest.Options{Config: transport.Config{Workspaces: []string{os.TempDir()}}}).Connect(t)
-}
 
 // contextSeq names the isolated contexts of these tests: cookies are per
 // host, not per port, so tests that share the default context would see

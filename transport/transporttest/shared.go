@@ -6,8 +6,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
 )
 
 // shared is the browser the tests of one binary share ([OnShared]),
@@ -48,4 +51,12 @@ func OnShared(t testing.TB, opts Options) *Server {
 	})
 	opts.Browser = shared.sup
 	return Start(t, opts)
+}
+
+// ConnectWithTemp connects a client, in process, to a server of its own
+// on the shared browser ([OnShared]), whose sandbox takes the test's
+// temporary files (a workspace of os.TempDir()).
+func ConnectWithTemp(t testing.TB) *mcp.ClientSession {
+	t.Helper()
+	return OnShared(t, Options{Config: transport.Config{Workspaces: []string{os.TempDir()}}}).Connect(t)
 }
