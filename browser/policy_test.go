@@ -17,6 +17,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/script"
 )
 
 // refuse is a policy that refuses every URL containing "forbidden", and
@@ -127,7 +128,7 @@ navigator.serviceWorker.register('/sw.js');
 	// Popups: scripts run with a user gesture, so the popup blocker lets
 	// them open, one per gesture.
 	for _, u := range []string{"/forbidden-popup", "/popup-done"} {
-		if _, err := a.Evaluate(ctx(t), page.Script{Source: `() => { window.open('` + u + `') }`}); err != nil {
+		if _, err := script.Evaluate(ctx(t), a, script.Script{Source: `() => { window.open('` + u + `') }`}); err != nil {
 			t.Fatalf("open popup %s: %v", u, err)
 		}
 	}
@@ -308,7 +309,7 @@ func TestPolicyHoldsForSpeculation(t *testing.T) {
 	add := `() => { const s = document.createElement('script'); s.type = 'speculationrules';
 s.textContent = ` + "`" + rules([]string{"/forbidden-script-prefetch"}, []string{"/forbidden-script-prerender"}) + "`" + `;
 document.head.append(s); return HTMLScriptElement.supports('speculationrules') }`
-	if _, err := a.Evaluate(ctx(t), page.Script{Source: add}); err != nil {
+	if _, err := script.Evaluate(ctx(t), a, script.Script{Source: add}); err != nil {
 		t.Fatalf("add speculation rules from a script: %v", err)
 	}
 	// With speculative loading on, the allowed candidates are fetched at
@@ -321,7 +322,7 @@ document.head.append(s); return HTMLScriptElement.supports('speculationrules') }
 	}
 	// The page goes to a refused URL it speculated on: the navigation is
 	// refused (a prefetched or prerendered copy would show it).
-	if _, err := a.Evaluate(ctx(t), page.Script{Source: `() => { location.href = '/forbidden-prerender'; return 1 }`}); err != nil {
+	if _, err := script.Evaluate(ctx(t), a, script.Script{Source: `() => { location.href = '/forbidden-prerender'; return 1 }`}); err != nil {
 		t.Fatal(err)
 	}
 	var snap axsnapshot.Snapshot

@@ -1,7 +1,8 @@
 // Package page drives Chrome page targets, one actor per page. Every
 // page-scoped tool of tabhive (navigate, click, fill, snapshot, evaluate,
 // screenshot) is a method of [Actor] or of a capability's package
-// (page/emulation, page/screencast, page/screenshot, page/devtools: the
+// (page/emulation, page/screencast, page/screenshot, page/script,
+// page/devtools: the
 // console and network listings); each call becomes a message that runs on that page's own
 // goroutine, in arrival order, under the caller's deadline.
 //
@@ -25,7 +26,7 @@
 // return. Then a file per capability: navigate.go, input.go (click, hover,
 // keys), fill.go, drag.go, dialog.go, wait.go (the post-action
 // waiter, which page/input reaches through host_input.go), tracker.go (the tracker every document gets at its
-// start, which the waiter and evaluate.go use), evaluate.go, load.go; uid.go
+// start, which the waiter and page/script use), load.go; uid.go
 // (uid resolution against the latest snapshot, which page/axsnapshot
 // takes);
 // oopif.go (out-of-process iframes: their sessions, and placing their
@@ -35,7 +36,10 @@
 // (the origins the page's frames show),
 // host_snapshot.go (the latest snapshot, which page/axsnapshot sets and
 // takes for the core through [SnapshotTaker], and uid resolution for
-// capabilities such as page/styles), host_screenshot.go (placing an
+// capabilities such as page/styles), host_script.go (frames' script
+// contexts, the waiter answering a script's dialogs, the tracker, and the
+// results and errors a page's and a worker's scripts share, for
+// page/script), host_screenshot.go (placing an
 // element of an out-of-process iframe, and streaming a reply, for
 // page/screenshot), host_webmcp.go (the dialog state
 // page/webmcp's invocations watch), host_lighthouse.go (the target and
@@ -188,12 +192,9 @@
 //     found or after a slice of at most a second. The first text found
 //     cancels the others, and findText waits for all of them before it
 //     returns; WaitForText then starts another slice if nothing was found.
-//   - The script call of evaluate_script. runScript, on the waiter's action
-//     goroutine, runs the evaluation on a goroutine of its own, under a
-//     context without the deadline, so that a script past its deadline can
-//     be stopped (its in-page timer, then Runtime.terminateExecution) and
-//     its call left to finish rather than abandoned. It ends when the script
-//     returns or is stopped; runScript cancels its context when it returns.
+//   - The script call of evaluate_script: page/script's, started on the
+//     waiter's action goroutine (Host.PerformAnswering); see that
+//     package.
 //   - The frame tracker of an action on an element of an out-of-process
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a
 //     tracker in the frame's document beside the page's; the frame's runs

@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
+	"github.com/tabhive/tabhive/page/script"
 )
 
 // otherSite serves routes on a loopback address of its own (127.0.1.N):
@@ -148,7 +149,7 @@ func TestOOPIFEvaluateElement(t *testing.T) {
 	t.Parallel()
 	a := open(t, nestedFrames(t))
 	uid := uidOf(t, snap(t, a), "button", "Deep button")
-	res, err := a.Evaluate(ctx(t), page.Script{Source: `(el) => el.tagName + ' in ' + document.title + ' at ' + location.host`, Args: []string{uid}})
+	res, err := script.Evaluate(ctx(t), a, script.Script{Source: `(el) => el.tagName + ' in ' + document.title + ' at ' + location.host`, Args: []string{uid}})
 	if err != nil {
 		t.Fatalf("Evaluate = %v", err)
 	}
@@ -294,7 +295,7 @@ func TestOOPIFNavigatesCrossSite(t *testing.T) {
 		t.Errorf("click in the navigated frame did not act:\n%s", got)
 	}
 	// Back to the page's own site: the frame joins the page's process.
-	if _, err := a.Evaluate(ctx(t), page.Script{Source: `() => { document.querySelector('iframe').src = '` + base + `/home' }`}); err != nil {
+	if _, err := script.Evaluate(ctx(t), a, script.Script{Source: `() => { document.querySelector('iframe').src = '` + base + `/home' }`}); err != nil {
 		t.Fatalf("Evaluate = %v", err)
 	}
 	if !holds(t, func() bool { got = snap(t, a); return strings.Contains(got, `button "Home button"`) }) {
@@ -396,7 +397,7 @@ func TestOOPIFEmulation(t *testing.T) {
 	probe := func(when string) {
 		t.Helper()
 		s := snap(t, a)
-		res, err := a.Evaluate(ctx(t), page.Script{
+		res, err := script.Evaluate(ctx(t), a, script.Script{
 			Source: `(el) => navigator.userAgent + ' ' + matchMedia('(prefers-color-scheme: dark)').matches`,
 			Args:   []string{uidOf(t, s, "button", "Probe")},
 		})

@@ -104,6 +104,15 @@ func (c *call) Sentence(err error) string { return sentence(err) }
 // snapshots when [Config.HeapSnapshotMemory] is zero.
 const DefaultHeapSnapshotMemory = heapcache.DefaultBudget
 
+// inlineResultLimit is the most of a script's result evaluate_script
+// returns inline, in bytes of JSON, under a reply cap of limit bytes: a
+// quarter of it, 1 MiB by default. A result is data; past what an agent
+// reads at once (1 MiB is a few hundred thousand tokens) it belongs in a
+// file. The quarter also bounds what parallel calls hold: four calls
+// returning 50 MB each grow the heap of this process (and of a client in
+// it) by about 40 MB, where results as large as the reply cap took 130.
+func inlineResultLimit(limit int) int { return limit / 4 }
+
 // ResultLimit is the most of a script's result the reply holds inline.
 func (c *call) ResultLimit() int { return inlineResultLimit(c.s.replyLimit()) }
 
@@ -151,3 +160,16 @@ func (c *call) Data(name string, v any) {
 	}
 	c.r.data[name] = v
 }
+
+// PageGiven reports whether the call named its page.
+func (c *call) PageGiven() bool { return c.pageGiven }
+
+// TargetRequired reports whether a call must name a page or a service
+// worker: pages are routed by id and workers offered.
+func (c *call) TargetRequired() bool {
+	surface := c.s.cfg.Surface
+	return surface.PageIDRouting && surface.Category("extensions")
+}
+
+// Unfollowed reports why an action's work could not be followed.
+func (c *call) Unfollowed(reason string) { c.r.unfollowed = reason }

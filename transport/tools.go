@@ -16,6 +16,7 @@ import (
 	"github.com/tabhive/tabhive/page/route"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/screenshot"
+	"github.com/tabhive/tabhive/page/script"
 	"github.com/tabhive/tabhive/page/storage"
 	"github.com/tabhive/tabhive/page/styles"
 	"github.com/tabhive/tabhive/page/webmcp"
@@ -62,7 +63,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(axsnapshot.Tools()),
 		fromKits(screenshot.Tools(s.cfg.Screenshot)),
 		fromKits(emulation.Tools()),
-		s.scriptTools(),
+		fromKits(script.Tools(s.cfg.Policy)),
 		fromKits(devtools.Tools(s.cfg.DevTools)),
 		fromKits(storage.Tools()),
 		fromKits(route.Tools()),

@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
+	"github.com/tabhive/tabhive/page/script"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -112,7 +113,7 @@ func TestOOPIFUpload(t *testing.T) {
 			t.Fatalf("UploadFile(%s) = %v", uid, err)
 		}
 	}
-	res, err := a.Evaluate(ctx(t), page.Script{Source: `(el) => [...document.querySelectorAll('input')].map(i => i.files[0]?.name ?? '').join(',')`, Args: []string{direct}})
+	res, err := script.Evaluate(ctx(t), a, script.Script{Source: `(el) => [...document.querySelectorAll('input')].map(i => i.files[0]?.name ?? '').join(',')`, Args: []string{direct}})
 	if err != nil {
 		t.Fatalf("Evaluate = %v", err)
 	}

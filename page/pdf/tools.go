@@ -15,8 +15,8 @@ import (
 // the document before the first byte comes back.
 const pdfBudget = 60 * time.Second
 
-// maxPDF bounds the file save_pdf writes, as maxResultFile bounds
-// evaluate_script's.
+// maxPDF bounds the file save_pdf writes, as page/script's maxResultFile
+// bounds evaluate_script's.
 const maxPDF = 256 << 20
 
 // Tools returns the tools that print pages to PDF files.

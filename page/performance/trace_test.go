@@ -23,6 +23,7 @@ import (
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/performance"
+	"github.com/tabhive/tabhive/page/script"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -77,7 +78,7 @@ func waitForLCP(t *testing.T, a *page.Actor, image bool) error {
 		if err := a.BringToFront(ctx); err != nil {
 			return fmt.Errorf("bring the page to front: %w", err)
 		}
-		v, err := a.Evaluate(ctx, page.Script{Source: src, SkipStableDOM: true})
+		v, err := script.Evaluate(ctx, a, script.Script{Source: src, SkipStableDOM: true})
 		if err != nil {
 			return fmt.Errorf("waiting for the largest contentful paint: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
+	"github.com/tabhive/tabhive/page/script"
 )
 
 // ToolGroup is a group of developer tools a page offers.
@@ -38,7 +39,7 @@ const maxDiscovery = 1 << 20
 // DevToolGroups asks page a for the developer tools it offers through
 // the devtoolstooldiscovery event.
 func DevToolGroups(ctx context.Context, a *page.Actor) ([]ToolGroup, page.State, error) {
-	res, err := a.Evaluate(ctx, page.Script{Source: js.Discover3P, SkipStableDOM: true, MaxResult: maxDiscovery})
+	res, err := script.Evaluate(ctx, a, script.Script{Source: js.Discover3P, SkipStableDOM: true, MaxResult: maxDiscovery})
 	if err != nil {
 		return nil, page.State{}, err
 	}
@@ -60,5 +61,5 @@ func DevToolGroups(ctx context.Context, a *page.Actor) ([]ToolGroup, page.State,
 func RunDevTool(ctx context.Context, a *page.Actor, name string, args json.RawMessage, uids []string, maxResult int) (page.ScriptResult, error) {
 	n, _ := json.Marshal(name)
 	src := strings.NewReplacer("__TOOL__", js.Execute3P, "__NAME__", string(n), "__ARGS__", string(args)).Replace(js.RunDevTool)
-	return a.Evaluate(ctx, page.Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
+	return script.Evaluate(ctx, a, script.Script{Source: src, Args: uids, MaxResult: maxResult, SkipStableDOM: true})
 }

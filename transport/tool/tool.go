@@ -166,6 +166,16 @@ type Call interface {
 	// reports from its own goroutine at a slow pace; [Call.Progress]
 	// forwards frequent reports without blocking.
 	Notify(ctx context.Context, progress float64, message string)
+	// PageGiven reports whether the call named its page (pageId).
+	PageGiven() bool
+	// TargetRequired reports whether a call that may run in a page or in
+	// a service worker must name one: pages are routed by id
+	// (--page-id-routing) and the extensions' workers offered
+	// (--category-extensions).
+	TargetRequired() bool
+	// Unfollowed reports why an action's work could not be followed in
+	// the page ("" if it was), which the reply says.
+	Unfollowed(reason string)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a

@@ -1,4 +1,4 @@
-package page_test
+package script_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/pagetest"
+	"github.com/tabhive/tabhive/page/script"
 )
 
 // A result longer than MaxResult comes back as its head, cut at a
@@ -20,7 +22,7 @@ import (
 // call must not take the server's memory.
 func TestEvaluateResultBounded(t *testing.T) {
 	t.Parallel()
-	a := open(t, serve(t, map[string]http.Handler{"/": browsertest.HTML("Eval", `<p>x</p>`)})+"/")
+	a := pagetest.Open(t, pagetest.Serve(t, map[string]http.Handler{"/": browsertest.HTML("Eval", `<p>x</p>`)})+"/")
 	tests := []struct {
 		name     string
 		fn       string
@@ -43,7 +45,7 @@ func TestEvaluateResultBounded(t *testing.T) {
 		{"short but wide", `() => "😀".repeat(30)`, 100, "", 122, true},
 	}
 	for _, tt := range tests {
-		res, err := a.Evaluate(ctx(t), page.Script{Source: tt.fn, MaxResult: tt.max, SkipStableDOM: true})
+		res, err := script.Evaluate(pagetest.Ctx(t), a, script.Script{Source: tt.fn, MaxResult: tt.max, SkipStableDOM: true})
 		if err != nil {
 			t.Errorf("%s: Evaluate = %v", tt.name, err)
 			continue
@@ -76,7 +78,7 @@ func jsonOfIndexes(n int) string {
 // size and characters: chunks never split a surrogate pair.
 func TestEvaluateOutput(t *testing.T) {
 	t.Parallel()
-	a := open(t, serve(t, map[string]http.Handler{"/": browsertest.HTML("Eval", `<p>x</p>`)})+"/")
+	a := pagetest.Open(t, pagetest.Serve(t, map[string]http.Handler{"/": browsertest.HTML("Eval", `<p>x</p>`)})+"/")
 	for _, tt := range []struct {
 		name, fn string
 		want     func() string
@@ -91,7 +93,7 @@ func TestEvaluateOutput(t *testing.T) {
 		// Reading 3 MB back a chunk at a time takes seconds under -race,
 		// over a minute at load 30 on 2 cores: each call gets three.
 		c, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		res, err := a.Evaluate(c, page.Script{Source: tt.fn, Output: &buf, SkipStableDOM: true})
+		res, err := script.Evaluate(c, a, script.Script{Source: tt.fn, Output: &buf, SkipStableDOM: true})
 		cancel()
 		if err != nil {
 			t.Errorf("%s: Evaluate = %v", tt.name, err)
@@ -107,13 +109,13 @@ func TestEvaluateOutput(t *testing.T) {
 	}
 	// Over MaxOutput: refused before anything is written.
 	var buf bytes.Buffer
-	_, err := a.Evaluate(ctx(t), page.Script{Source: `() => "a".repeat(5000)`, Output: &buf, MaxOutput: 4096, SkipStableDOM: true})
-	var tl *page.ResultTooLargeError
+	_, err := script.Evaluate(pagetest.Ctx(t), a, script.Script{Source: `() => "a".repeat(5000)`, Output: &buf, MaxOutput: 4096, SkipStableDOM: true})
+	var tl *script.ResultTooLargeError
 	if !errors.As(err, &tl) || tl.Size != 5002 || tl.Max != 4096 || buf.Len() != 0 {
 		t.Errorf("Evaluate(too large) = %v with %d bytes written, want ResultTooLargeError{5002, 4096} and nothing", err, buf.Len())
 	}
 	// The page is usable after all of it.
-	if res, err := a.Evaluate(ctx(t), page.Script{Source: `() => 2`}); err != nil || res.JSON != "2" {
+	if res, err := script.Evaluate(pagetest.Ctx(t), a, script.Script{Source: `() => 2`}); err != nil || res.JSON != "2" {
 		t.Errorf("Evaluate after = %q, %v", res.JSON, err)
 	}
 }
@@ -131,7 +133,7 @@ func TestEvaluateClassicScript(t *testing.T) {
 		w.Header().Set("Content-Type", "text/javascript")
 		w.Write([]byte(`try { eval("1"); window.ownEval = "allowed" } catch (e) { window.ownEval = e.name }`))
 	})
-	a := open(t, serve(t, map[string]http.Handler{"/": csp, "/own.js": own})+"/")
+	a := pagetest.Open(t, pagetest.Serve(t, map[string]http.Handler{"/": csp, "/own.js": own})+"/")
 	for _, tt := range []struct {
 		src, want string
 		max       int
@@ -143,7 +145,7 @@ func TestEvaluateClassicScript(t *testing.T) {
 		{`Promise.resolve({a: [1]})`, `{"a":[1]}`, 0, false},
 		{`"b".repeat(1 << 20)`, "", 1000, true},
 	} {
-		res, err := a.Evaluate(ctx(t), page.Script{Source: tt.src, Format: "script", MaxResult: tt.max, SkipStableDOM: true})
+		res, err := script.Evaluate(pagetest.Ctx(t), a, script.Script{Source: tt.src, Format: "script", MaxResult: tt.max, SkipStableDOM: true})
 		if err != nil {
 			t.Errorf("Evaluate(%q) = %v", tt.src, err)
 			continue
@@ -159,12 +161,12 @@ func TestEvaluateClassicScript(t *testing.T) {
 		}
 	}
 	// The page's own eval stays forbidden: the policy holds for it.
-	res, err := a.Evaluate(ctx(t), page.Script{Source: `() => window.ownEval`, SkipStableDOM: true})
+	res, err := script.Evaluate(pagetest.Ctx(t), a, script.Script{Source: `() => window.ownEval`, SkipStableDOM: true})
 	if err != nil || res.JSON != `"EvalError"` {
 		t.Errorf("eval from the page's own script under CSP = %s, %v; want \"EvalError\"", res.JSON, err)
 	}
 	for _, src := range []string{`throw new Error("boom")`, `)(`} {
-		_, err := a.Evaluate(ctx(t), page.Script{Source: src, Format: "script", SkipStableDOM: true})
+		_, err := script.Evaluate(pagetest.Ctx(t), a, script.Script{Source: src, Format: "script", SkipStableDOM: true})
 		var se *page.ScriptError
 		if !errors.As(err, &se) {
 			t.Errorf("Evaluate(%q) = %v, want a ScriptError", src, err)

@@ -1,4 +1,4 @@
-package transport_test
+package script_test
 
 // Dialogs a script opens, as chrome-devtools-mcp 1.11 handles them.
 // The expected texts were read from
@@ -10,7 +10,13 @@ import (
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/transport"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+// The tests of page/script share a browser (transporttest.OnShared), the
+// tests of Evaluate included.
+func TestMain(m *testing.M) { transporttest.Main(m) }
 
 // TestScriptDialogs: a dialog a script opens, synchronously or from a timer
 // the script set, is answered as dialogAction says (the script goes on
@@ -22,8 +28,8 @@ func TestScriptDialogs(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/page", browsertest.HTML("Dialogs", `<button onclick="out.textContent = 'clicked'">Go</button><p id=out></p>`))
 	base := browsertest.Serve(t, mux).URL
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/page")
+	cs := transporttest.OnShared(t, transporttest.Options{Config: transport.Config{}}).Connect(t)
+	id := transporttest.OpenPage(t, cs, base+"/page")
 
 	tests := []struct {
 		name, function, dialogAction string
@@ -43,7 +49,7 @@ func TestScriptDialogs(t *testing.T) {
 		if tt.dialogAction != "" {
 			args["dialogAction"] = tt.dialogAction
 		}
-		text := must(t, cs, "evaluate_script", args)
+		text := transporttest.Must(t, cs, "evaluate_script", args)
 		if want := "Script ran on page and returned:\n```json\n" + tt.result + "\n```\n" + tt.line; !strings.HasPrefix(text, want) {
 			t.Errorf("%s: evaluate_script =\n%s\nwant it to start\n%s", tt.name, text, want)
 		}
@@ -56,7 +62,7 @@ func TestScriptDialogs(t *testing.T) {
 		}
 		if tt.name == "prompt" {
 			// Answered the other way: refused, saying how to dismiss.
-			got, isErr := call(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "dismiss"})
+			got, isErr := transporttest.Call(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "dismiss"})
 			want := `Error: The dialog (prompt: name?) was already accepted by evaluate_script, as its dialogAction said, and cannot be answered again. To dismiss the dialogs a script opens, pass dialogAction "dismiss" to evaluate_script.`
 			if !isErr || got != want {
 				t.Errorf("%s: handle_dialog dismiss = %v\n%s\nwant an error\n%s", tt.name, isErr, got, want)
@@ -66,17 +72,17 @@ func TestScriptDialogs(t *testing.T) {
 		if action == "dismiss" {
 			want = "Successfully dismissed the dialog\n## Pages\n"
 		}
-		if got := must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": action}); !strings.HasPrefix(got, want) {
+		if got := transporttest.Must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": action}); !strings.HasPrefix(got, want) {
 			t.Errorf("%s: handle_dialog %s =\n%s\nwant it to start\n%s", tt.name, action, got, want)
 		}
 		// Only once: the next finds none, as upstream's.
-		if got, isErr := call(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": action}); !isErr || got != "Error: No open dialog found" {
+		if got, isErr := transporttest.Call(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": action}); !isErr || got != "Error: No open dialog found" {
 			t.Errorf("%s: second handle_dialog = %v %q, want the no-dialog error", tt.name, isErr, got)
 		}
 	}
-	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
-	must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Go")})
-	if got := must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => out.textContent"}); !strings.Contains(got, `"clicked"`) {
+	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
+	transporttest.Must(t, cs, "click", map[string]any{"pageId": id, "uid": transporttest.UIDOf(t, snap, "button", "Go")})
+	if got := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => out.textContent"}); !strings.Contains(got, `"clicked"`) {
 		t.Errorf("after the dialogs, the click did not take effect:\n%s", got)
 	}
 }

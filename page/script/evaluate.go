@@ -1,4 +1,22 @@
-package page
+// Package script is a page's evaluate_script capability: running an
+// agent's JavaScript in a page (or in the frame of its element arguments)
+// under the call's deadline, answering the dialogs it opens, bounding its
+// result in the page and reading a large one to a file in chunks; the
+// evaluate_script tool (a service worker's script included) and --slim's
+// evaluate.
+//
+// The capability has no per-page state: its [Slice] holds the page's
+// Host. The script runs under the page's post-action waiter
+// ([page.Host.PerformAnswering]) in the document's tracker, both the
+// core's.
+//
+// Goroutines: runScript, on the waiter's action goroutine, runs the
+// evaluation on a goroutine of its own, under a context without the
+// deadline, so that a script past its deadline can be stopped (its
+// in-page timer, then Runtime.terminateExecution) and its call left to
+// finish rather than abandoned. It ends when the script returns or is
+// stopped; runScript cancels its context when it returns.
+package script
 
 import (
 	"context"
@@ -18,9 +36,19 @@ import (
 
 	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/internal/jsfmt"
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/waiter"
 )
+
+// Slice is the script capability on one page: the page's Host, through
+// which scripts run.
+type Slice struct{ h *page.Host }
+
+var slices = page.Register(page.Capability[*Slice]{
+	Name: "script",
+	New:  func(h *page.Host) *Slice { return &Slice{h: h} },
+})
 
 // The evaluate engine (ARCHITECTURE.md §9). A script runs under the call's
 // deadline. A script still running when the deadline passes is stopped:
@@ -34,23 +62,6 @@ import (
 var ErrFramesMixed = agenterr.New("elements from different frames can't be evaluated together",
 	"Elements from different frames can't be evaluated together.")
 
-// ScriptError is an exception the script threw (or a syntax error in it).
-// Msg is the page's message: an Error's first line ("TypeError: x"), or
-// the value thrown.
-type ScriptError struct{ Msg string }
-
-func (e *ScriptError) Error() string { return e.Msg }
-
-// AgentSentence is chrome-devtools-mcp's "Error: boom" for an Error (the
-// reply adds "Error: "); another class keeps its name ("Error: TypeError:
-// x"), which upstream drops.
-func (e *ScriptError) AgentSentence() string {
-	if msg, ok := strings.CutPrefix(e.Msg, "Error: "); ok {
-		return msg
-	}
-	return e.Msg
-}
-
 // ResultTooLargeError is returned when a script's result, asked for in
 // [Script.Output], is longer than [Script.MaxOutput]. Nothing was written.
 type ResultTooLargeError struct {
@@ -59,22 +70,6 @@ type ResultTooLargeError struct {
 
 func (e *ResultTooLargeError) Error() string {
 	return fmt.Sprintf("the script's result is %d bytes of JSON, more than the %d that may be saved", e.Size, e.Max)
-}
-
-// ScriptTimeoutError reports a script stopped at its deadline. Terminated
-// says whether Runtime.terminateExecution had to end synchronous work.
-type ScriptTimeoutError struct {
-	Budget     time.Duration
-	Terminated bool
-}
-
-func (e *ScriptTimeoutError) Error() string {
-	if e.Budget <= 0 {
-		// Stopped by a deadline other than the script's own (the
-		// caller's): no budget of its own to name.
-		return "script did not finish in time"
-	}
-	return fmt.Sprintf("script did not finish within %v", e.Budget.Round(time.Millisecond))
 }
 
 // Script says what evaluate_script runs.
@@ -91,10 +86,10 @@ type Script struct {
 	// SkipStableDOM returns as soon as the script and any navigation it
 	// started are done, without waiting for the DOM to settle.
 	SkipStableDOM bool
-	// MaxResult bounds [ScriptResult.JSON], in bytes of JSON text. A longer
+	// MaxResult bounds [page.ScriptResult.JSON], in bytes of JSON text. A longer
 	// result is cut in the page, before it crosses CDP, so that a script
 	// returning 50 MB costs this process MaxResult, not 50 MB.
-	// If zero, [DefaultMaxResult].
+	// If zero, [page.DefaultMaxResult].
 	MaxResult int
 	// Output, if non-nil, receives the whole result instead of JSON: it is
 	// kept in the page and read from there in chunks of at most a few
@@ -107,78 +102,57 @@ type Script struct {
 	MaxOutput int64
 }
 
-// DefaultMaxResult is [Script.MaxResult] when none is given: 4 MiB, more
-// than any agent's context holds.
-const DefaultMaxResult = 4 << 20
-
 // DefaultMaxOutput is [Script.MaxOutput] when none is given: 256 MiB. A
 // script result is a V8 string, at most about 512 MiB of UTF-16; half that
 // is more than any agent reads, and bounds what one call can put on disk.
 const DefaultMaxOutput = 256 << 20
 
-// ScriptResult is a finished evaluation.
-type ScriptResult struct {
-	// JSON is JSON.stringify of the script's result; "undefined" when the
-	// result does not serialise. When Cut is set it is only the head of the
-	// result, cut at a character boundary. Empty when the result went to
-	// [Script.Output].
-	JSON string
-	// Size is the length of the whole result's JSON text, in bytes of
-	// UTF-8: what was written to [Script.Output], or what JSON would hold
-	// had it not been cut.
-	Size int64
-	// Cut reports that the result was longer than [Script.MaxResult] and
-	// JSON holds only its first bytes.
-	Cut bool
-	ActionResult
-}
-
-// Evaluate runs a script in the page (or in the frame of its element
+// Evaluate runs a script in page a (or in the frame of its element
 // arguments) and waits for its consequences like an input action. It
 // returns within ctx's deadline whatever the script does.
-func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
+func Evaluate(ctx context.Context, a *page.Actor, s Script) (page.ScriptResult, error) {
 	if s.Format == "" {
 		s.Format = "function"
 	}
 	if s.Format == "script" && len(s.Args) > 0 {
-		return ScriptResult{}, errors.New(`args cannot be used when format is "script"`)
+		return page.ScriptResult{}, errors.New(`args cannot be used when format is "script"`)
 	}
 	if s.MaxResult <= 0 {
-		s.MaxResult = DefaultMaxResult
+		s.MaxResult = page.DefaultMaxResult
 	}
 	if s.MaxOutput <= 0 {
 		s.MaxOutput = DefaultMaxOutput
 	}
-	return ask(ctx, a, func(ctx context.Context) (ScriptResult, error) {
-		var out ScriptResult
-		if err := a.needRenderer(); err != nil {
+	sl := slices.Of(a)
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (page.ScriptResult, error) {
+		var out page.ScriptResult
+		if err := h.NeedRenderer(); err != nil {
 			return out, err
 		}
-		ec, nodes, err := a.scriptTarget(ctx, s.Args)
+		ec, frameID, nodes, err := sl.target(ctx, s.Args)
 		if err != nil {
 			return out, err
 		}
 		// The script runs in the frame of its element arguments, through
 		// the session that reaches it (an out-of-process iframe's own).
-		sess := a.top
+		sess := h.Top()
 		if len(s.Args) > 0 {
-			sess = a.sessionOf(a.uids[s.Args[0]].FrameID)
+			sess = h.SessionOf(frameID)
 		}
-		answer := dialogAnswer{accept: true}
+		answer := page.DialogAnswer{Accept: true}
 		switch s.DialogAction {
 		case "", "accept":
 		case "dismiss":
-			answer.accept = false
+			answer.Accept = false
 		default:
-			answer.promptText = s.DialogAction
+			answer.PromptText = s.DialogAction
 		}
+		hooks := h.Hooks()
 		var result atomic.Pointer[scriptValue] // written on the waiter's goroutine
 		start := time.Now()
 		var timedOut atomic.Bool
-		res, err := a.perform(ctx, actionOptions{
-			skipStableDOM: s.SkipStableDOM,
-			handleDialog:  func(string) (dialogAnswer, bool) { return answer, true },
-		}, func(ctx context.Context, _ *Progress) error {
+		res, err := h.PerformAnswering(ctx, s.SkipStableDOM, answer, func(ctx context.Context, _ *page.Progress) error {
 			// The script's own deadline comes a little before the call's, so
 			// that stopping it (grace, then terminate) fits in the budget and
 			// the timeout is reported as the script's.
@@ -188,9 +162,9 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 				sctx, cancel = context.WithDeadline(ctx, dl.Add(-reserveFor(time.Until(dl))))
 				defer cancel()
 			}
-			v, err := runScript(sctx, sess.c, ec, nodes, s, a.hooks.ScriptTerminated)
+			v, err := runScript(sctx, sess, ec, nodes, s, hooks.ScriptTerminated)
 			if err != nil {
-				var te *ScriptTimeoutError
+				var te *page.ScriptTimeoutError
 				if errors.As(err, &te) {
 					timedOut.Store(true)
 				}
@@ -199,8 +173,8 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 			if v.kept != nil {
 				// Read the result now, before a navigation the script started
 				// can take its context (and the result) away.
-				defer releaseObject(sess.c, *v.kept)
-				if v.size, err = saveResult(ctx, sess.conn.RPC(), sess.c, *v.kept, s.Output, s.MaxOutput); err != nil {
+				defer sess.ReleaseObject(*v.kept)
+				if v.size, err = saveResult(ctx, sess, *v.kept, s.Output, s.MaxOutput); err != nil {
 					return err
 				}
 			}
@@ -212,16 +186,10 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 			// could report (a loaded machine): it is the same timeout, and
 			// the script is being stopped all the same.
 			timedOut.Store(true)
-			err = &ScriptTimeoutError{Terminated: true}
+			err = &page.ScriptTimeoutError{Terminated: true}
 		}
-		if a.hooks.EvaluateDone != nil {
-			a.hooks.EvaluateDone(time.Since(start), timedOut.Load())
-		}
-		if n := len(res.Answered); n > 0 && a.dialog == nil {
-			// Kept for handle_dialog, which an agent may call for it, as
-			// chrome-devtools-mcp keeps reporting it until then.
-			last := res.Answered[n-1]
-			a.answered = &last
+		if hooks.EvaluateDone != nil {
+			hooks.EvaluateDone(time.Since(start), timedOut.Load())
 		}
 		if err != nil {
 			return out, err
@@ -234,40 +202,39 @@ func (a *Actor) Evaluate(ctx context.Context, s Script) (ScriptResult, error) {
 	})
 }
 
-// scriptTarget picks the execution context to run in: the main frame's, or
-// that of the frame the element arguments live in, and resolves those
-// elements in it. It runs on the actor goroutine.
-func (a *Actor) scriptTarget(ctx context.Context, uids []string) (runtime.ExecutionContextID, []dom.BackendNodeID, error) {
-	frameID := a.mainFrame
-	var nodes []dom.BackendNodeID
+// target picks the execution context to run in: the main frame's, or that
+// of the frame the element arguments live in (frameID), and resolves those
+// elements in it. It runs on the run goroutine.
+func (sl *Slice) target(ctx context.Context, uids []string) (ec runtime.ExecutionContextID, frameID string, nodes []dom.BackendNodeID, err error) {
+	h := sl.h
+	frameID = h.MainFrame()
 	for i, uid := range uids {
-		n, err := a.resolve(uid)
+		n, err := h.Resolve(uid)
 		if err != nil {
-			return 0, nil, err
+			return 0, "", nil, err
 		}
 		if i == 0 {
 			frameID = n.FrameID
 		} else if n.FrameID != frameID {
-			return 0, nil, ErrFramesMixed
+			return 0, "", nil, ErrFramesMixed
 		}
-		id, err := a.nodeID(ctx, n)
+		id, err := h.BackendNodeID(ctx, n)
 		if err != nil {
-			return 0, nil, err
+			return 0, "", nil, err
 		}
 		nodes = append(nodes, id)
 	}
-	f := a.frames[frameID]
-	if f == nil || f.context == 0 {
-		return 0, nil, fmt.Errorf("the frame has no script context yet; try again once it has loaded")
+	if ec = h.ScriptContext(frameID); ec == 0 {
+		return 0, "", nil, fmt.Errorf("the frame has no script context yet; try again once it has loaded")
 	}
-	return f.context, nodes, nil
+	return ec, frameID, nodes, nil
 }
 
-// runScript evaluates s in context ec with nodes as arguments. It runs on
-// the waiter's goroutine and uses only the CDP client. When ctx ends first
+// runScript evaluates s in context ec of session sess with nodes as
+// arguments. It runs on the waiter's goroutine and uses only the session. When ctx ends first
 // it stops the script and returns a [*ScriptTimeoutError]; onTerminate, if
 // non-nil, is called when it had to send Runtime.terminateExecution.
-func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, onTerminate func()) (scriptValue, error) {
+func runScript(ctx context.Context, sess *page.Session, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, onTerminate func()) (scriptValue, error) {
 	dl, hasDeadline := ctx.Deadline()
 	budget := time.Duration(0)
 	if hasDeadline {
@@ -284,7 +251,7 @@ func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 	}
 	done := make(chan outcome, 1)
 	go func() { // ends when the script ends, is terminated, or callCtx is cancelled
-		v, err := evaluate(callCtx, c, ec, nodes, s, budget)
+		v, err := evaluate(callCtx, sess, ec, nodes, s, budget)
 		done <- outcome{v, err}
 	}()
 	select {
@@ -299,21 +266,21 @@ func runScript(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 	// when none is running.
 	select {
 	case o := <-done:
-		o.v.release(c)
-		return scriptValue{}, &ScriptTimeoutError{Budget: budget}
+		o.v.release(sess)
+		return scriptValue{}, &page.ScriptTimeoutError{Budget: budget}
 	case <-time.After(terminateGrace):
 	}
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 500*time.Millisecond)
 	defer cancel()
-	if err := c.Runtime.TerminateExecution(tctx); err == nil && onTerminate != nil {
+	if err := sess.Client().Runtime.TerminateExecution(tctx); err == nil && onTerminate != nil {
 		onTerminate()
 	}
 	select {
 	case o := <-done:
-		o.v.release(c)
+		o.v.release(sess)
 	case <-tctx.Done():
 	}
-	return scriptValue{}, &ScriptTimeoutError{Budget: budget, Terminated: true}
+	return scriptValue{}, &page.ScriptTimeoutError{Budget: budget, Terminated: true}
 }
 
 // terminateGrace is how long a timed-out script may take to settle by
@@ -350,9 +317,9 @@ type scriptValue struct {
 }
 
 // release frees the page-side result of a script that is no longer wanted.
-func (v scriptValue) release(c *cdp.Client) {
+func (v scriptValue) release(sess *page.Session) {
 	if v.kept != nil {
-		releaseObject(c, *v.kept)
+		sess.ReleaseObject(*v.kept)
 	}
 }
 
@@ -378,11 +345,14 @@ func (v scriptValue) release(c *cdp.Client) {
 // it a document tabhive follows from its start.
 var ErrUnreadable = errors.New("the script's result could not be read safely: the page's own scripts replaced the built-ins it is read with. Reload the page (navigate_page with type reload) and run the script again")
 
-func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, budget time.Duration) (scriptValue, error) {
+// evaluate makes the CDP call that runs s, through the tracker's wrapper,
+// and reads what the wrapper returned.
+func evaluate(ctx context.Context, sess *page.Session, ec runtime.ExecutionContextID, nodes []dom.BackendNodeID, s Script, budget time.Duration) (scriptValue, error) {
+	c := sess.Client()
 	keep := s.Output != nil
-	group := newGroup("eval")
-	defer releaseGroup(c, ctx, group)
-	tracker, _, err := trackerOf(ctx, c, ec, group)
+	group := page.NewObjectGroup("eval")
+	defer sess.ReleaseGroup(ctx, group)
+	tracker, err := sess.Tracker(ctx, ec, group)
 	if errors.Is(err, waiter.ErrUnfollowable) {
 		return scriptValue{}, ErrUnreadable
 	}
@@ -406,8 +376,8 @@ func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID,
 		args = append(append(args, runtime.CallArgument{ObjectID: &tracker}), nums...)
 		for _, n := range nodes {
 			r, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(n).SetExecutionContextID(ec).SetObjectGroup(group))
-			if isNodeGone(err) || err == nil && r.Object.ObjectID == nil {
-				return scriptValue{}, errNodeGone
+			if page.IsNodeGone(err) || err == nil && r.Object.ObjectID == nil {
+				return scriptValue{}, page.ErrNodeGone
 			}
 			if err != nil {
 				return scriptValue{}, err
@@ -430,14 +400,14 @@ func evaluate(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID,
 // when the result is kept in the page.
 func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept bool) (scriptValue, error) {
 	if exc != nil {
-		msg := exceptionText(exc)
+		msg := page.ExceptionText(exc)
 		switch {
 		case strings.Contains(msg, "tabhive: script timed out"):
-			return scriptValue{}, &ScriptTimeoutError{}
+			return scriptValue{}, &page.ScriptTimeoutError{}
 		case strings.Contains(msg, "tabhive: the page"):
 			return scriptValue{}, ErrUnreadable
 		}
-		return scriptValue{}, &ScriptError{Msg: thrownText(exc)}
+		return scriptValue{}, &page.ScriptError{Msg: thrownText(exc)}
 	}
 	if kept {
 		if v.ObjectID == nil {
@@ -463,7 +433,7 @@ func boundResult(v runtime.RemoteObject, exc *runtime.ExceptionDetails, kept boo
 	return out, nil
 }
 
-// thrownText is what a script threw, as [ScriptError.Msg] holds it: an
+// thrownText is what a script threw, as [page.ScriptError.Msg] holds it: an
 // Error's first line ("TypeError: x is undefined"), another value as
 // JavaScript's String gives it. Chrome describes no string, null or
 // undefined, and its text for them is only "Uncaught (in promise)".
@@ -471,7 +441,7 @@ func thrownText(exc *runtime.ExceptionDetails) string {
 	o := exc.Exception
 	switch {
 	case o == nil || o.Description != nil:
-		return exceptionText(exc)
+		return page.ExceptionText(exc)
 	case o.Type == "undefined":
 		return "undefined"
 	case len(o.Value) > 0:
@@ -481,7 +451,7 @@ func thrownText(exc *runtime.ExceptionDetails) string {
 		}
 		return string(o.Value)
 	}
-	return exceptionText(exc)
+	return page.ExceptionText(exc)
 }
 
 // chunkUnits is how many UTF-16 code units of a kept result one CDP round
@@ -493,13 +463,14 @@ const chunkUnits = 256 << 10
 // saveResult writes the result kept in the page object kept to w, a chunk
 // at a time, and returns how many bytes it wrote. A result longer than max
 // bytes fails with a [*ResultTooLargeError] before anything is written.
-// Chunks are read over rpc, c's connection, straight into a string: through
-// c they would be scanned twice more on the way (a RemoteObject's raw
-// value, then the string in it), which is most of the time a 50 MB result
-// takes on this side.
-func saveResult(ctx context.Context, rpc *rpcc.Conn, c *cdp.Client, kept runtime.RemoteObjectID, w io.Writer, max int64) (int64, error) {
+// Chunks are read over the session's raw connection, straight into a
+// string: through its client they would be scanned twice more on the way
+// (a RemoteObject's raw value, then the string in it), which is most of
+// the time a 50 MB result takes on this side.
+func saveResult(ctx context.Context, sess *page.Session, kept runtime.RemoteObjectID, w io.Writer, max int64) (int64, error) {
+	rpc := sess.RPC()
 	var size *int64
-	if err := callResult(ctx, c, kept, js.ResultSize, &size); err != nil {
+	if err := callResult(ctx, sess.Client(), kept, js.ResultSize, &size); err != nil {
 		return 0, err
 	}
 	if size == nil {
@@ -564,7 +535,8 @@ func callResult(ctx context.Context, c *cdp.Client, obj runtime.RemoteObjectID, 
 	if err != nil {
 		return fmt.Errorf("read the script's result from the page: %w", err)
 	}
-	if r.ExceptionDetails != nil || decodeValue(r.Result.Value, out) != nil {
+	// What a page returns is not trusted to have the shape asked for.
+	if r.ExceptionDetails != nil || json.Unmarshal(r.Result.Value, out) != nil {
 		return ErrUnreadable
 	}
 	return nil
