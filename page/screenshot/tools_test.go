@@ -24,9 +24,6 @@ import (
 
 func TestMain(m *testing.M) { transporttest.Main(m) }
 
-// inTemp lets the tests keep their files in t.TempDir(): a workspace.
-var inTemp = transport.Config{Workspaces: []string{os.TempDir()}}
-
 // client is a client of a server of its own on the shared browser.
 func client(t *testing.T, cfg transport.Config) *mcp.ClientSession {
 	t.Helper()
@@ -120,7 +117,7 @@ const viewportLine = "Took a screenshot of the current page's viewport."
 func TestScreenshotFormats(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := client(t, inTemp)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, base+"/tall")
 	tests := []struct {
 		args  map[string]any
@@ -156,7 +153,7 @@ func TestScreenshotFormats(t *testing.T) {
 func TestScreenshotFullPageAndElement(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := client(t, inTemp)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, base+"/tall")
 	viewport := shotSize(t, shotImage(t, cs, map[string]any{"pageId": id}, viewportLine, "image/png"))
 	full := shotSize(t, shotImage(t, cs, map[string]any{"pageId": id, "fullPage": true}, "Took a screenshot of the full current page.", "image/png"))
@@ -177,7 +174,7 @@ func TestScreenshotFullPageAndElement(t *testing.T) {
 func TestScreenshotErrors(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := client(t, inTemp)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, base+"/tall")
 	snap := transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	box, hidden := transporttest.UIDOf(t, snap, "button", "Green box"), transporttest.UIDOf(t, snap, "button", "Hidden box")
@@ -212,7 +209,7 @@ func TestScreenshotErrors(t *testing.T) {
 func TestScreenshotFiles(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := client(t, inTemp)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, base+"/tall")
 
 	dir, err := filepath.EvalSymlinks(t.TempDir()) // inside the OS temp dir: allowed without roots
@@ -286,7 +283,7 @@ func TestBigScreenshotFiles(t *testing.T) {
 // return an empty image.
 func TestScreenshotTooLarge(t *testing.T) {
 	t.Parallel()
-	cs := client(t, inTemp)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, shotFixtures(t)+"/huge")
 	for _, tt := range []struct{ format, want string }{
 		{"jpeg", "Error: The page is 100000 pixels tall; a jpeg screenshot can be at most 65500 pixels tall. Use format png, or take a screenshot of the viewport or of one element (uid)."},
@@ -308,7 +305,7 @@ func TestScreenshotTooLarge(t *testing.T) {
 func TestScreenshotConfig(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	plain := client(t, inTemp)
+	plain := transporttest.ConnectWithTemp(t)
 	quality := 100
 	limited := client(t, transport.Config{Screenshot: screenshot.Config{Format: "jpeg", Quality: &quality, MaxWidth: 300, MaxHeight: 200}})
 	id := transporttest.OpenPage(t, plain, base+"/tall")
@@ -361,7 +358,7 @@ func TestScreenshotConfig(t *testing.T) {
 func TestScreenshotDialog(t *testing.T) {
 	t.Parallel()
 	base := shotFixtures(t)
-	cs := client(t, inTemp)
+	cs := transporttest.ConnectWithTemp(t)
 	id := transporttest.OpenPage(t, cs, base+"/dialog")
 	transporttest.Must(t, cs, "click", map[string]any{"pageId": id, "uid": transporttest.UIDOf(t, transporttest.Must(t, cs, "take_snapshot", map[string]any{"pageId": id}), "button", "Alert")})
 	start := time.Now()
