@@ -12,6 +12,7 @@ import (
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/runtime"
+	"github.com/rs/zerolog"
 
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/waiter"
@@ -24,7 +25,8 @@ import (
 // stops; it stops every tracker it began, on every path (the waiter's
 // Stop).
 type causalProbe struct {
-	c *cdp.Client
+	c   *cdp.Client
+	log zerolog.Logger // the actor's
 	// cached, if set, is the controller the actor found in the current
 	// document before (frame.tracker); first is the one Track used, for
 	// the actor to keep.
@@ -46,8 +48,8 @@ type causalProbe struct {
 	missing string
 }
 
-func newProbe(c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID) *causalProbe {
-	return &causalProbe{c: c, context: context, cached: cached, group: trackerGroup}
+func newProbe(log zerolog.Logger, c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID) *causalProbe {
+	return &causalProbe{c: c, log: log, context: context, cached: cached, group: trackerGroup}
 }
 
 func (p *causalProbe) following() runtime.RemoteObjectID {
@@ -128,7 +130,17 @@ func (p *causalProbe) Release(ctx context.Context, key string) {
 	}
 }
 
+// Settle waits for the document to settle, and logs why it stopped at
+// debug level: the reason is what explains an action's time (work done,
+// work past the horizon, a cap), and what the settle tests assert on.
 func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
+	st, err := p.settle(ctx, s)
+	p.log.Debug().Err(err).Str("reason", st.Reason).Bool("fresh", s.Fresh).Bool("oopif", p.context != 0).
+		Strs("pending", st.Pending).Msg("settle returned")
+	return st, err
+}
+
+func (p *causalProbe) settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
 	if s.Fresh || p.following() == "" {
 		// A document nobody followed: a tracker that counts nothing waits
 		// for its DOM alone.
@@ -411,10 +423,10 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	} else if main != nil {
 		cachedIn = main.context
 	}
-	top := newProbe(a.c, 0, cached)
+	top := newProbe(a.log, a.c, 0, cached)
 	var probe waiter.Page = top
 	if opts.frame.c != nil {
-		probe = &framesProbe{top: top, frame: newProbe(opts.frame.c, opts.frame.id, "")}
+		probe = &framesProbe{top: top, frame: newProbe(a.log, opts.frame.c, opts.frame.id, "")}
 	}
 	w := waiter.New(cfg)
 	a.waiter = w

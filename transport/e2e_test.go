@@ -58,8 +58,9 @@ func server(t *testing.T) *transport.Server {
 		// Its warnings go to stderr, which go test shows only when the
 		// package fails: a shared browser that dies (Chromium exiting on
 		// its own, with its last stderr lines) fails many tests at once,
-		// and this says why.
-		logger := zerolog.New(os.Stderr).Level(zerolog.WarnLevel).With().Timestamp().Str("browser", "shared").Logger()
+		// and this says why. Of its debug lines, settles keeps why each
+		// settle wait stopped, for the settle tests.
+		logger := zerolog.New(settles).Level(zerolog.DebugLevel).With().Timestamp().Str("browser", "shared").Logger()
 		shared.sup = browser.New(browser.Config{ExecutablePath: exe, Headless: true, Isolated: true, PageHooks: metrics.PageHooks(), Logger: logger})
 		// Tests keep their files in t.TempDir(), a workspace here; the
 		// default sandbox (a private directory only) is tested in
