@@ -17,6 +17,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/script"
 )
 
@@ -200,7 +201,7 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	if m == nil {
 		t.Fatalf("the out-of-process frame's link is not in the snapshot:\n%s", snap.Text)
 	}
-	if _, err := a.Click(ctx(t), m[1], false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, m[1], false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(link in the frame) = %v", err)
 	}
 	select {

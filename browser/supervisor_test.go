@@ -16,6 +16,7 @@ import (
 	"github.com/tabhive/tabhive/internal/launch"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -108,7 +109,7 @@ func TestPopupGetsItsOwnActor(t *testing.T) {
 	}
 	uid := strings.Fields(snap.Text[strings.Index(snap.Text, `button "Open"`)-8:])[0]
 	uid = strings.TrimPrefix(uid, "uid=")
-	if _, err := a.Click(ctx(t), uid, false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uid, false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click = %v", err)
 	}
 	var popup browser.PageInfo

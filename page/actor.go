@@ -173,10 +173,6 @@ type Actor struct {
 	// leftTrackers are the probes of actions whose wait ended with a
 	// dialog open, stopped once it is closed (stopLeftTrackers).
 	leftTrackers []waiter.Page
-	// watch, if non-nil, receives the events an action in progress waits
-	// for (Input.dragIntercepted, Page.fileChooserOpened). Set and cleared
-	// around the action; sends never block.
-	watch chan cdpconn.Event
 
 	// pace is what the emulation in force implies for the core's waits,
 	// published by the emulation capability (host_emulation.go); nil means

@@ -10,6 +10,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
 )
 
 // benchClick measures Click on a button of the given page, as an agent's
@@ -42,7 +43,7 @@ func benchClick(b *testing.B, body string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, err := a.Click(ctx, button, false, page.InputOptions{}); err != nil {
+		if _, err := input.Click(ctx, a, button, false, page.InputOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		durations = append(durations, time.Since(start))

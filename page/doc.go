@@ -23,9 +23,10 @@
 //
 // actor.go holds the actor, its lifecycle and the call helpers; events.go
 // applies the page's CDP events; errors.go declares the errors methods
-// return. Then a file per capability: navigate.go, input.go (click, hover,
-// keys), fill.go, drag.go, dialog.go, wait.go (the post-action
-// waiter, which page/input reaches through host_input.go), tracker.go (the tracker every document gets at its
+// return. Then a file per capability: navigate.go, input.go (the element
+// a uid names and the input action run on it under the waiter, for
+// page/input through host_input.go), dialog.go, wait.go (the post-action
+// waiter), tracker.go (the tracker every document gets at its
 // start, which the waiter and page/script use), load.go; uid.go
 // (uid resolution against the latest snapshot, which page/axsnapshot
 // takes);

@@ -194,13 +194,3 @@ func (e *TimeoutError) Error() string { return fmt.Sprintf("%s: timed out after 
 func (e *TimeoutError) AgentSentence() string {
 	return fmt.Sprintf("Timed out after waiting %s", e.Budget)
 }
-
-// KeyError reports a key or key combination press_key cannot press. Its
-// message says what to write instead.
-type KeyError struct{ Err error }
-
-func (e *KeyError) Error() string { return e.Err.Error() }
-func (e *KeyError) Unwrap() error { return e.Err }
-
-// AgentSentence is the message, as a sentence.
-func (e *KeyError) AgentSentence() string { return agenterr.Capitalize(e.Error()) + "." }

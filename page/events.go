@@ -2,7 +2,7 @@ package page
 
 // The page's CDP events, applied on the actor goroutine: frames, URL and
 // execution contexts, the open dialog, a crashed renderer, and what the
-// action in progress waits for (its waiter, its watch channel). Events the
+// action in progress waits for (its waiter). Events the
 // capabilities registered for are handed on to their slices (slice.go).
 
 import (
@@ -33,8 +33,6 @@ var events = map[string]bool{
 	"Network.loadingFinished":           true,
 	"Network.loadingFailed":             true,
 	"Inspector.targetCrashed":           true,
-	"Input.dragIntercepted":             true,
-	"Page.fileChooserOpened":            true,
 	"Target.attachedToTarget":           true,
 	"Target.detachedFromTarget":         true,
 }
@@ -185,13 +183,6 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 		}
 		a.crashed = true
 		a.log.Warn().Msg("renderer crashed")
-	case "Input.dragIntercepted", "Page.fileChooserOpened":
-		if a.watch != nil {
-			select {
-			case a.watch <- ev:
-			default:
-			}
-		}
 	}
 	if err != nil {
 		return err

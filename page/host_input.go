@@ -1,11 +1,11 @@
 package page
 
 // What the input capability (package page/input) needs of the page's
-// core: a uid's element with the session that reaches it, the
+// core: a uid's element with the session that reaches it, and the
 // post-action waiter that every action runs under (navigation and
-// evaluate use it too, so it stays here), and the watch on the events an
-// action waits for. Every method runs on the page's run goroutine, inside
-// [Do].
+// evaluate use it too, so it stays here). Host methods run on the page's
+// run goroutine, inside [Do]; Element's and the functions' say where they
+// may run.
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
 
-	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/snapshot"
 )
 
 // Element is an element an input action works on: the node a uid named
@@ -23,6 +23,11 @@ type Element struct{ r elementRef }
 
 // UID returns the uid that named the element.
 func (e Element) UID() string { return e.r.uid }
+
+// Node returns the element's node in the snapshot that named it. Its
+// role, name, children and walker ref do not change once the snapshot is
+// taken: an action's steps may read them on the waiter's goroutine.
+func (e Element) Node() *snapshot.Node { return e.r.node }
 
 // Client returns the client of the session that reaches the element's
 // frame (the page's, or an out-of-process iframe's).
@@ -34,13 +39,51 @@ func (e Element) BackendNodeID() dom.BackendNodeID { return e.r.id }
 
 // Point scrolls the element into view and returns the centre of its first
 // visible box, in the viewport of its frame's session: where
-// [Element.Client] sends mouse events.
+// [Element.Client] sends mouse events. It waits up to the actionability
+// timeout for a box, and fails with a [*NoAreaError] for an element whose
+// boxes have no area. Safe from any goroutine.
 func (e Element) Point(ctx context.Context) (x, y float64, err error) { return e.r.point(ctx) }
+
+// PagePoint is [Element.Point] in the page's viewport, for mouse events
+// the page's session sends across frames. Safe from any goroutine.
+func (e Element) PagePoint(ctx context.Context) (x, y float64, err error) {
+	return e.r.pagePoint(ctx)
+}
+
+// Painted is [Element.AwaitPainted] for several elements at once (a
+// drag's two), their iframes waited for together: mouse events the
+// page's session sends are then hit-tested against what they show now.
+// Safe from any goroutine.
+func Painted(ctx context.Context, elems ...Element) {
+	var frames []frameClient
+	for _, e := range elems {
+		frames = append(frames, oopifFrames(e.r.c, e.r.hops)...)
+	}
+	painted(ctx, frames...)
+}
+
+// Place returns where the element with no area lies, in its frame's
+// viewport: where a click reaches what it is part of (a code editor).
+func (e *NoAreaError) Place() (x, y float64) { return e.x, e.y }
+
+// A BadInput is an error of an input action that its input caused (a fill
+// value the element cannot take): [Host.ActOn] returns it as it is, for
+// the agent to fix its input, rather than as an [*InteractError].
+type BadInput interface {
+	error
+	BadInput()
+}
 
 // Element resolves uid for an input action.
 func (h *Host) Element(ctx context.Context, uid string) (Element, error) {
 	r, err := h.a.element(ctx, uid)
 	return Element{r}, err
+}
+
+// BackendNodeIDs is [Host.BackendNodeID] for several nodes at once (the
+// options of a combobox), in one round of lookups.
+func (h *Host) BackendNodeIDs(ctx context.Context, ns []*snapshot.Node) ([]dom.BackendNodeID, error) {
+	return h.a.nodeIDs(ctx, ns)
 }
 
 // ActOn performs action on e under the post-action waiter and words its
@@ -50,6 +93,22 @@ func (h *Host) ActOn(ctx context.Context, e Element, gate string, action func(ct
 	return h.a.actOn(ctx, e.r, actionOptions{gate: gate}, func(ctx context.Context, r elementRef, p *Progress) error {
 		return action(ctx, Element{r}, p)
 	})
+}
+
+// OnElement resolves uid and performs action on it under the waiter
+// ([Host.ActOn]), then makes the result ([Host.FinishInput]): an input
+// action on one element from start to end.
+func (h *Host) OnElement(ctx context.Context, uid, gate string, opts InputOptions, action func(ctx context.Context, e Element, p *Progress) error) (InputResult, error) {
+	return h.a.onElement(ctx, uid, gate, opts, func(ctx context.Context, r elementRef, p *Progress) error {
+		return action(ctx, Element{r}, p)
+	})
+}
+
+// Act performs an action that needs no element (keys, coordinates) under
+// the waiter, then makes its result; gate names the action as in
+// [Host.ActOn].
+func (h *Host) Act(ctx context.Context, gate string, opts InputOptions, action func(ctx context.Context, p *Progress) error) (InputResult, error) {
+	return h.a.onPage(ctx, gate, opts, action)
 }
 
 // FinishInput makes an input action's result: its state, and the
@@ -69,14 +128,11 @@ func (h *Host) CallOn(ctx context.Context, e Element, fn string, out any, args .
 	return err
 }
 
-// Watch makes ch receive the events an action in progress waits for
-// (Input.dragIntercepted, Page.fileChooserOpened) as the page applies
-// them, until Watch(nil). Events that find ch full are dropped.
-func (h *Host) Watch(ch chan cdpconn.Event) { h.a.watch = ch }
-
-// MouseClick clicks at x, y through c, clicks times in a row; the last
-// release is the click's decisive step, marked on p. Safe from any
-// goroutine.
-func MouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p *Progress) error {
-	return mouseClick(ctx, c, x, y, clicks, p)
+// CallOnNode calls the function declaration fn on node's JavaScript
+// object through c, with args passed by value, and decodes its JSON
+// result into out (nil: ignore); a node that has left the page fails
+// with [ErrNodeGone]. Safe from any goroutine: an action's own steps use
+// it, on the waiter's.
+func CallOnNode(ctx context.Context, c *cdp.Client, node dom.BackendNodeID, fn string, out any, args ...any) error {
+	return callOn(ctx, c, node, fn, out, args...)
 }

@@ -7,18 +7,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/input"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
 	"github.com/tabhive/tabhive/internal/agenterr"
-	"github.com/tabhive/tabhive/page/internal/keys"
 	"github.com/tabhive/tabhive/page/internal/walker"
-	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
 
@@ -105,24 +101,23 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 }
 
 // onElement resolves uid and runs an input action on it under the waiter;
-// what names the action (see actionOptions.gate).
+// what names the action (see actionOptions.gate). It runs on the actor
+// goroutine.
 func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptions, action func(ctx context.Context, t elementRef, p *Progress) error) (InputResult, error) {
-	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
-		if err := a.needRenderer(); err != nil {
-			return InputResult{}, err
-		}
-		t, err := a.element(ctx, uid)
-		if err != nil {
-			return InputResult{}, err
-		}
-		res, err := a.actOn(ctx, t, actionOptions{gate: what}, action)
-		return a.finishInput(ctx, res, err, opts)
-	})
+	if err := a.needRenderer(); err != nil {
+		return InputResult{}, err
+	}
+	t, err := a.element(ctx, uid)
+	if err != nil {
+		return InputResult{}, err
+	}
+	res, err := a.actOn(ctx, t, actionOptions{gate: what}, action)
+	return a.finishInput(ctx, res, err, opts)
 }
 
 // actOn performs an action on t and words its failure: a node that left the
-// page is a [*UIDError], errors the agent can fix (a bad fill value) pass
-// through, and anything else is an [*InteractError].
+// page is a [*UIDError], errors the agent can fix (a [BadInput], such as a
+// bad fill value) pass through, and anything else is an [*InteractError].
 func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *Progress) error) (ActionResult, error) {
 	if f := a.frames[t.node.FrameID]; len(t.hops) > 0 && f != nil && f.context != 0 {
 		opts.frame = scriptContext{c: t.c, id: f.context}
@@ -131,13 +126,12 @@ func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, act
 	if err == nil {
 		return res, nil
 	}
-	var ue *UnsupportedFillError
-	var fe *FillValueError
+	var bi BadInput
 	var de *DialogError
 	switch {
 	case errors.Is(err, errNodeGone):
 		err = &UIDError{UID: t.uid, PageID: a.id, Gone: true, Cause: err}
-	case errors.As(err, &ue), errors.As(err, &fe), errors.As(err, &de), errors.Is(err, ErrCrashed), ctx.Err() != nil:
+	case errors.As(err, &bi), errors.As(err, &de), errors.Is(err, ErrCrashed), ctx.Err() != nil:
 	default:
 		if _, ok := agenterr.Reason(err); !ok {
 			// The agent reads a sentence instead of Chrome's text.
@@ -148,146 +142,15 @@ func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, act
 	return res, err
 }
 
-// Click clicks the element uid names, twice for a double click, and waits
-// for the consequences. Clicking an <option> of a native <select> selects
-// it, as a user picking it from the list would.
-func (a *Actor) Click(ctx context.Context, uid string, double bool, opts InputOptions) (InputResult, error) {
-	clicks := 1
-	if double {
-		clicks = 2
+// onPage runs an action that needs no element (keys, coordinates) under the
+// waiter; what names the action (see actionOptions.gate). It runs on the
+// actor goroutine.
+func (a *Actor) onPage(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context, p *Progress) error) (InputResult, error) {
+	if err := a.needRenderer(); err != nil {
+		return InputResult{}, err
 	}
-	what := "click"
-	if double {
-		what = "double click"
-	}
-	return a.onElement(ctx, uid, what, opts, func(ctx context.Context, t elementRef, p *Progress) error {
-		if !double && t.node.Role == "option" {
-			p.Commit()
-			if picked, err := selectNativeOption(ctx, t.c, t.id); err != nil || picked {
-				return err
-			}
-		}
-		x, y, err := t.point(ctx)
-		var na *NoAreaError
-		if errors.As(err, &na) {
-			return clickNoArea(ctx, t, na, clicks, p)
-		}
-		if err != nil {
-			return err
-		}
-		return mouseClick(ctx, t.c, x, y, clicks, p)
-	})
-}
-
-// clickNoArea clicks an element that has no area, as a code editor's
-// input (a textarea 0 px wide inside the editor): one that can take focus
-// is focused and clicked at its place, where the page (the editor) sees
-// the click, then given the focus back if the click took it away; one that
-// cannot fails with na.
-func clickNoArea(ctx context.Context, t elementRef, na *NoAreaError, clicks int, p *Progress) error {
-	focus := func() error {
-		return t.c.DOM.Focus(ctx, dom.NewFocusArgs().SetBackendNodeID(t.id))
-	}
-	if err := focus(); err != nil {
-		if isNodeGone(err) {
-			return errNodeGone
-		}
-		return na
-	}
-	if m, err := t.c.Page.GetLayoutMetrics(ctx); err == nil {
-		vp := m.CSSLayoutViewport
-		if na.x >= 0 && na.y >= 0 && na.x <= float64(vp.ClientWidth) && na.y <= float64(vp.ClientHeight) {
-			if err := mouseClick(ctx, t.c, na.x, na.y, clicks, p); err != nil {
-				return err
-			}
-		}
-	}
-	p.Commit()
-	return focus()
-}
-
-func selectNativeOption(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (bool, error) {
-	var picked bool
-	err := callOn(ctx, c, node, js.SelectOption, &picked)
-	return picked, err
-}
-
-// ClickAt clicks at viewport coordinates (click_at, behind
-// --experimental-vision) and waits for the consequences.
-func (a *Actor) ClickAt(ctx context.Context, x, y float64, double bool, opts InputOptions) (InputResult, error) {
-	clicks := 1
-	if double {
-		clicks = 2
-	}
-	what := "click"
-	if double {
-		what = "double click"
-	}
-	return a.keyboard(ctx, what, opts, func(ctx context.Context, p *Progress) error {
-		return mouseClick(ctx, a.c, x, y, clicks, p)
-	})
-}
-
-// Hover moves the mouse over the element uid names and waits for the
-// consequences.
-func (a *Actor) Hover(ctx context.Context, uid string, opts InputOptions) (InputResult, error) {
-	return a.onElement(ctx, uid, "hover", opts, func(ctx context.Context, t elementRef, p *Progress) error {
-		x, y, err := t.point(ctx)
-		if err != nil {
-			return err
-		}
-		p.Commit()
-		return t.c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y))
-	})
-}
-
-// PressKey presses a key or combination such as "Enter" or
-// "Control+Shift+R" on the focused element. Modifiers are released in
-// reverse order even when the key press fails.
-func (a *Actor) PressKey(ctx context.Context, key string, opts InputOptions) (InputResult, error) {
-	combo, err := keys.Parse(key)
-	if err != nil {
-		return InputResult{}, &KeyError{Err: err}
-	}
-	return a.keyboard(ctx, "key press", opts, func(ctx context.Context, p *Progress) error {
-		return pressKey(ctx, a.c, combo, p)
-	})
-}
-
-// TypeText types text into the focused element, key by key where the
-// keyboard has the character and as inserted text where it does not, then
-// presses submitKey if it is not empty.
-func (a *Actor) TypeText(ctx context.Context, text, submitKey string, opts InputOptions) (InputResult, error) {
-	var submit *keys.Combo
-	if submitKey != "" {
-		combo, err := keys.Parse(submitKey)
-		if err != nil {
-			return InputResult{}, &KeyError{Err: err}
-		}
-		submit = &combo
-	}
-	return a.keyboard(ctx, "typing", opts, func(ctx context.Context, p *Progress) error {
-		if submit == nil {
-			return typeText(ctx, a.c, text, p)
-		}
-		// The submit key, not the last character, decides the typing.
-		if err := typeText(ctx, a.c, text, nil); err != nil {
-			return err
-		}
-		return pressKey(ctx, a.c, *submit, p)
-	})
-}
-
-// keyboard runs an action that needs no element (keys, coordinates) under
-// the waiter; what names the action (see actionOptions.gate).
-func (a *Actor) keyboard(ctx context.Context, what string, opts InputOptions, action func(ctx context.Context, p *Progress) error) (InputResult, error) {
-	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
-		if err := a.needRenderer(); err != nil {
-			return InputResult{}, err
-		}
-		res, err := a.perform(ctx, actionOptions{gate: what}, action)
-		return a.finishInput(ctx, res, err, opts)
-	})
+	res, err := a.perform(ctx, actionOptions{gate: what}, action)
+	return a.finishInput(ctx, res, err, opts)
 }
 
 func (a *Actor) finishInput(ctx context.Context, res ActionResult, err error, opts InputOptions) (InputResult, error) {
@@ -379,92 +242,6 @@ func isNodeGone(err error) bool {
 	return errors.As(err, &re) && (strings.Contains(re.Message, "No node") || strings.Contains(re.Message, "Could not find node"))
 }
 
-// mouseClick clicks at x, y, clicks times in a row; the last release is
-// the click's decisive step, marked on p.
-func mouseClick(ctx context.Context, c *cdp.Client, x, y float64, clicks int, p *Progress) error {
-	if err := c.Input.DispatchMouseEvent(ctx, input.NewDispatchMouseEventArgs("mouseMoved", x, y)); err != nil {
-		return err
-	}
-	for i := 1; i <= clicks; i++ {
-		down := input.NewDispatchMouseEventArgs("mousePressed", x, y).
-			SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(i)
-		if err := c.Input.DispatchMouseEvent(ctx, down); err != nil {
-			return err
-		}
-		up := input.NewDispatchMouseEventArgs("mouseReleased", x, y).
-			SetButton(input.MouseButtonLeft).SetButtons(0).SetClickCount(i)
-		if i == clicks {
-			p.Commit() // the release makes the click
-		}
-		if err := c.Input.DispatchMouseEvent(ctx, up); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pressKey presses combo. Modifiers pressed are released in reverse order
-// whatever happens, under their own short deadline, so a failed press never
-// leaves Control held for the next input (upstream #2309). The key itself,
-// after its modifiers, is the decisive step, marked on p.
-func pressKey(ctx context.Context, c *cdp.Client, combo keys.Combo, p *Progress) (err error) {
-	var mask keys.Modifier
-	var held []keys.Key
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer cancel()
-		for i := len(held) - 1; i >= 0; i-- {
-			m, _ := keys.ModifierOf(held[i].Key)
-			mask &^= m
-			if uerr := c.Input.DispatchKeyEvent(rctx, keyEvent("keyUp", held[i], mask)); uerr != nil && err == nil {
-				err = uerr
-			}
-		}
-	}()
-	for _, m := range combo.Modifiers {
-		bit, _ := keys.ModifierOf(m.Key)
-		mask |= bit
-		if err := c.Input.DispatchKeyEvent(ctx, keyEvent("rawKeyDown", m, mask)); err != nil {
-			return err
-		}
-		held = append(held, m)
-	}
-	down := "rawKeyDown"
-	if combo.Key.Text != "" {
-		down = "keyDown"
-	}
-	p.Commit()
-	if err := c.Input.DispatchKeyEvent(ctx, keyEvent(down, combo.Key, combo.Mask())); err != nil {
-		return err
-	}
-	return c.Input.DispatchKeyEvent(ctx, keyEvent("keyUp", combo.Key, combo.Mask()))
-}
-
-func keyEvent(typ string, k keys.Key, mask keys.Modifier) *input.DispatchKeyEventArgs {
-	ev := input.NewDispatchKeyEventArgs(typ).
-		SetModifiers(int(mask)).
-		SetKey(k.Key).
-		SetCode(k.Code).
-		SetWindowsVirtualKeyCode(k.KeyCode).
-		SetNativeVirtualKeyCode(k.KeyCode).
-		SetLocation(k.Location)
-	if k.Location == 3 {
-		ev.SetIsKeypad(true)
-	}
-	if typ == "keyDown" && k.Text != "" {
-		ev.SetText(k.Text).SetUnmodifiedText(k.Text)
-	}
-	return ev
-}
-
-func mustKey(name string) keys.Key {
-	k, ok := keys.Lookup(name)
-	if !ok {
-		panic("page: no key " + name)
-	}
-	return k
-}
-
 // resolveObject gives a node's JavaScript object in its frame's main world.
 func resolveObject(ctx context.Context, c *cdp.Client, node dom.BackendNodeID) (runtime.RemoteObjectID, error) {
 	r, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(node))
@@ -488,38 +265,6 @@ func releaseObject(c *cdp.Client, id runtime.RemoteObjectID) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	c.Runtime.ReleaseObject(ctx, runtime.NewReleaseObjectArgs(id))
-}
-
-// typeText sends text as key presses; characters the keyboard layout lacks
-// (accents, emoji) are inserted as text, as an IME would.
-//
-// The last character is the typing's decisive step, marked on p; a caller
-// that has one after it (a submit key) passes nil.
-func typeText(ctx context.Context, c *cdp.Client, text string, p *Progress) error {
-	_, size := utf8.DecodeLastRuneInString(text)
-	last := len(text) - size
-	if text == "" {
-		p.Commit()
-	}
-	for i, r := range text {
-		if i == last {
-			p.Commit()
-		}
-		k, ok := keys.ForText(r)
-		if !ok {
-			if err := c.Input.InsertText(ctx, input.NewInsertTextArgs(string(r))); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := c.Input.DispatchKeyEvent(ctx, keyEvent("keyDown", k, 0)); err != nil {
-			return err
-		}
-		if err := c.Input.DispatchKeyEvent(ctx, keyEvent("keyUp", k, 0)); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // callOn calls a function declaration on a node's JavaScript object, with

@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/emulation"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/script"
 )
 
@@ -55,10 +56,10 @@ func TestOOPIFSnapshotClickFill(t *testing.T) {
 	if strings.Index(s, "Inner text") > strings.Index(s, "After") {
 		t.Errorf("the frame's nodes are not at the iframe's place:\n%s", s)
 	}
-	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Inner button"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Inner button"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click = %v", err)
 	}
-	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "Inner field"), "typed in", page.InputOptions{}); err != nil {
+	if _, err := input.Fill(ctx(t), a, uidOf(t, s, "textbox", "Inner field"), "typed in", page.InputOptions{}); err != nil {
 		t.Fatalf("Fill = %v", err)
 	}
 	got := snap(t, a)
@@ -119,17 +120,17 @@ func TestOOPIFNested(t *testing.T) {
 	if !(strings.Index(s, "Mid text") < strings.Index(s, "Deep text") && strings.Index(s, "Deep text") < strings.Index(s, "After")) {
 		t.Errorf("the frames' nodes are not at their iframes' places:\n%s", s)
 	}
-	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Deep button"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Deep button"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(deep) = %v", err)
 	}
-	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "Deep field"), "deep typed", page.InputOptions{}); err != nil {
+	if _, err := input.Fill(ctx(t), a, uidOf(t, s, "textbox", "Deep field"), "deep typed", page.InputOptions{}); err != nil {
 		t.Fatalf("Fill(deep) = %v", err)
 	}
-	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Mid button"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Mid button"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(mid) = %v", err)
 	}
 	// One form across both frames.
-	if _, err := a.FillForm(ctx(t), []page.FormField{
+	if _, err := input.FillForm(ctx(t), a, []input.FormField{
 		{UID: uidOf(t, s, "textbox", "Mid field"), Value: "mid form"},
 		{UID: uidOf(t, s, "textbox", "Deep field"), Value: "deep form"},
 	}, page.InputOptions{}); err != nil {
@@ -238,7 +239,7 @@ func TestOOPIFDialog(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	s := snap(t, a)
-	res, err := a.Click(ctx(t), uidOf(t, s, "button", "Ask"), false, page.InputOptions{})
+	res, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Ask"), false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
@@ -276,19 +277,19 @@ func TestOOPIFNavigatesCrossSite(t *testing.T) {
 	a := open(t, base+"/")
 	s := snap(t, a)
 	old := uidOf(t, s, "button", "Old button")
-	if _, err := a.Click(ctx(t), uidOf(t, s, "link", "Go on"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "link", "Go on"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(link) = %v", err)
 	}
 	var got string
 	if !holds(t, func() bool { got = snap(t, a); return strings.Contains(got, `button "Third button"`) }) {
 		t.Fatalf("the frame's new document is not in the snapshot:\n%s", got)
 	}
-	if _, err := a.Click(ctx(t), old, false, page.InputOptions{}); err == nil {
+	if _, err := input.Click(ctx(t), a, old, false, page.InputOptions{}); err == nil {
 		t.Errorf("Click(%s) of the frame's old document succeeded, want a stale uid error", old)
 	} else if ue := (*page.UIDError)(nil); !errors.As(err, &ue) {
 		t.Errorf("Click(%s) of the frame's old document = %v, want a *page.UIDError", old, err)
 	}
-	if _, err := a.Click(ctx(t), uidOf(t, got, "button", "Third button"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, got, "button", "Third button"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(third) = %v", err)
 	}
 	if got = snap(t, a); !strings.Contains(got, `button "Third clicked"`) {
@@ -301,7 +302,7 @@ func TestOOPIFNavigatesCrossSite(t *testing.T) {
 	if !holds(t, func() bool { got = snap(t, a); return strings.Contains(got, `button "Home button"`) }) {
 		t.Fatalf("the frame's same-site document is not in the snapshot:\n%s", got)
 	}
-	if _, err := a.Click(ctx(t), uidOf(t, got, "button", "Home button"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, got, "button", "Home button"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(home) = %v", err)
 	}
 	if got = snap(t, a); !strings.Contains(got, `button "Home clicked"`) {
@@ -327,14 +328,14 @@ func TestOOPIFClickSettles(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	s := snap(t, a)
-	res, err := a.Click(ctx(t), uidOf(t, s, "button", "Load"), false, page.InputOptions{IncludeSnapshot: true})
+	res, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Load"), false, page.InputOptions{IncludeSnapshot: true})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
 	if !strings.Contains(res.Snapshot, `"Loaded slowly"`) {
 		t.Errorf("the click's snapshot lacks its effect in the frame:\n%s", res.Snapshot)
 	}
-	res, err = a.Click(ctx(t), uidOf(t, s, "button", "Later"), false, page.InputOptions{IncludeSnapshot: true})
+	res, err = input.Click(ctx(t), a, uidOf(t, s, "button", "Later"), false, page.InputOptions{IncludeSnapshot: true})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
 )
 
@@ -41,15 +41,7 @@ func snap(t *testing.T, a *page.Actor) string {
 // uidOf finds the uid of the line with role and name in a snapshot.
 func uidOf(t *testing.T, text, role, name string) string {
 	t.Helper()
-	prefix := `uid=(\S+) `
-	if role != "" {
-		prefix += regexp.QuoteMeta(role) + ` `
-	}
-	m := regexp.MustCompile(prefix + `"` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(text)
-	if m == nil {
-		t.Fatalf("no %s %q in snapshot:\n%s", role, name, text)
-	}
-	return m[1]
+	return pagetest.UIDOf(t, text, role, name)
 }
 
 func TestSnapshotFormatAndStableUIDs(t *testing.T) {
@@ -74,7 +66,7 @@ func TestSnapshotFormatAndStableUIDs(t *testing.T) {
 		}
 	}
 	button := uidOf(t, first, "button", "Click me")
-	if _, err := a.Click(ctx(t), uidOf(t, first, "button", "Off"), false, page.InputOptions{}); err == nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, first, "button", "Off"), false, page.InputOptions{}); err == nil {
 		t.Log("clicking a disabled button is allowed, as in a browser")
 	}
 	second := snap(t, a)
@@ -85,7 +77,7 @@ func TestSnapshotFormatAndStableUIDs(t *testing.T) {
 	if _, err := a.Navigate(ctx(t), page.Navigation{Kind: page.NavigateReload}); err != nil {
 		t.Fatalf("reload: %v", err)
 	}
-	_, err := a.Click(ctx(t), button, false, page.InputOptions{})
+	_, err := input.Click(ctx(t), a, button, false, page.InputOptions{})
 	var ue *page.UIDError
 	if !errors.As(err, &ue) || !ue.Gone {
 		t.Fatalf("Click(old uid after reload) = %v, want UIDError{Gone}", err)
@@ -94,7 +86,7 @@ func TestSnapshotFormatAndStableUIDs(t *testing.T) {
 	if got := uidOf(t, third, "button", "Click me"); got == button {
 		t.Errorf("uid %s survived a reload", got)
 	}
-	if _, err := a.Click(ctx(t), button, false, page.InputOptions{}); !errors.As(err, &ue) || ue.Gone {
+	if _, err := input.Click(ctx(t), a, button, false, page.InputOptions{}); !errors.As(err, &ue) || ue.Gone {
 		t.Fatalf("Click(uid not in latest snapshot) = %v, want UIDError{Gone: false}", err)
 	}
 }
@@ -102,7 +94,7 @@ func TestSnapshotFormatAndStableUIDs(t *testing.T) {
 func TestNoSnapshotError(t *testing.T) {
 	t.Parallel()
 	a := open(t, "")
-	if _, err := a.Click(ctx(t), "1_1", false, page.InputOptions{}); !errors.Is(err, page.ErrNoSnapshot) {
+	if _, err := input.Click(ctx(t), a, "1_1", false, page.InputOptions{}); !errors.Is(err, page.ErrNoSnapshot) {
 		t.Fatalf("Click before any snapshot = %v, want ErrNoSnapshot", err)
 	}
 }
@@ -116,7 +108,7 @@ func TestClickWaitsForDelayedMutation(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	uid := uidOf(t, snap(t, a), "button", "Run")
-	res, err := a.Click(ctx(t), uid, false, page.InputOptions{IncludeSnapshot: true})
+	res, err := input.Click(ctx(t), a, uid, false, page.InputOptions{IncludeSnapshot: true})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
@@ -141,7 +133,7 @@ func TestClickWaitsForSlowNavigation(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	uid := uidOf(t, snap(t, a), "link", "Go slow")
-	res, err := a.Click(ctx(t), uid, false, page.InputOptions{IncludeSnapshot: true})
+	res, err := input.Click(ctx(t), a, uid, false, page.InputOptions{IncludeSnapshot: true})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
@@ -173,7 +165,7 @@ func TestClickWaitsForSlowFetch(t *testing.T) {
 	a := open(t, base+"/")
 	uid := uidOf(t, snap(t, a), "button", "Search")
 	start := time.Now()
-	res, err := a.Click(ctx(t), uid, false, page.InputOptions{IncludeSnapshot: true})
+	res, err := input.Click(ctx(t), a, uid, false, page.InputOptions{IncludeSnapshot: true})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
@@ -188,62 +180,12 @@ func TestPushStateReportsNavigation(t *testing.T) {
 		"/": browsertest.HTML("SPA", `<button onclick="history.pushState({}, '', '/route/two'); view.textContent='Route two'">Go</button><p id=view>Route one</p>`),
 	})
 	a := open(t, base+"/")
-	res, err := a.Click(ctx(t), uidOf(t, snap(t, a), "button", "Go"), false, page.InputOptions{})
+	res, err := input.Click(ctx(t), a, uidOf(t, snap(t, a), "button", "Go"), false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
 	if res.NavigatedTo != base+"/route/two" {
 		t.Fatalf("NavigatedTo = %q, want %q", res.NavigatedTo, base+"/route/two")
-	}
-}
-
-func TestFillAndPressKey(t *testing.T) {
-	t.Parallel()
-	base := serve(t, map[string]http.Handler{
-		"/": browsertest.HTML("Form", `<form onsubmit="event.preventDefault(); out.textContent = 'Submitted ' + first.value + ' ' + notes.value">
-<label>First <input id=first value=old></label>
-<label>Notes <textarea id=notes></textarea></label>
-<button>Send</button></form><p id=out></p><p id=log></p>
-<script>addEventListener('keydown', e => log.textContent += 'down:' + e.key + (e.ctrlKey ? '+ctrl' : '') + ' ');
-addEventListener('keyup', e => log.textContent += 'up:' + e.key + ' ');</script>`),
-	})
-	a := open(t, base+"/")
-	s := snap(t, a)
-	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "First"), "Ada", page.InputOptions{}); err != nil {
-		t.Fatalf("Fill(input) = %v", err)
-	}
-	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "Notes"), "line one\nline two", page.InputOptions{}); err != nil {
-		t.Fatalf("Fill(textarea) = %v", err)
-	}
-	s = snap(t, a)
-	if !strings.Contains(s, `textbox "First" focusable value="Ada"`) && !strings.Contains(s, `value="Ada"`) {
-		t.Errorf("input not filled:\n%s", s)
-	}
-	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "First"), "", page.InputOptions{}); err != nil {
-		t.Fatalf("Fill(empty) = %v", err)
-	}
-	if strings.Contains(snap(t, a), `value="Ada"`) {
-		t.Errorf("empty fill left the old value")
-	}
-	if _, err := a.Fill(ctx(t), uidOf(t, s, "textbox", "First"), "Grace", page.InputOptions{}); err != nil {
-		t.Fatalf("Fill = %v", err)
-	}
-	res, err := a.PressKey(ctx(t), "Enter", page.InputOptions{IncludeSnapshot: true})
-	if err != nil {
-		t.Fatalf("PressKey(Enter) = %v", err)
-	}
-	if !strings.Contains(res.Snapshot, "Submitted Grace line one") {
-		t.Fatalf("Enter did not submit the form:\n%s", res.Snapshot)
-	}
-	res, err = a.PressKey(ctx(t), "Control+a", page.InputOptions{IncludeSnapshot: true})
-	if err != nil {
-		t.Fatalf("PressKey(Control+a) = %v", err)
-	}
-	if !strings.Contains(res.Snapshot, "down:Control+ctrl down:a+ctrl up:a up:Control") {
-		t.Errorf("modifier not pressed and released in order:\n%s", res.Snapshot)
-	}
-	if _, err := a.PressKey(ctx(t), "Control+Nope", page.InputOptions{}); err == nil {
-		t.Errorf("PressKey(unknown key) succeeded")
 	}
 }
 
@@ -260,7 +202,7 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 	// deadline passes (the event; 2 s is generous for a loaded machine).
 	clickCtx, cancel := context.WithTimeout(ctx(t), 2*time.Second)
 	defer cancel()
-	res, err := a.Click(clickCtx, uidOf(t, s, "button", "Alert"), false, page.InputOptions{})
+	res, err := input.Click(clickCtx, a, uidOf(t, s, "button", "Alert"), false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("Click(alert) = %v", err)
 	}
@@ -285,7 +227,7 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 		t.Fatalf("second HandleDialog = %v, want ErrNoDialog", err)
 	}
 	s = snap(t, a)
-	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Prompt"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Prompt"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(prompt) = %v", err)
 	}
 	if _, err := a.HandleDialog(ctx(t), true, "Ada"); err != nil {
@@ -293,21 +235,5 @@ func TestDialogStallsOnlyItsPage(t *testing.T) {
 	}
 	if got := snap(t, a); !strings.Contains(got, `"Ada"`) {
 		t.Errorf("prompt answer not in page:\n%s", got)
-	}
-}
-
-func TestClickInIframe(t *testing.T) {
-	t.Parallel()
-	base := serve(t, map[string]http.Handler{
-		"/":      browsertest.HTML("Outer", `<div style="height:300px">spacer</div><iframe src="/inner" style="margin-left:200px" width=400 height=200></iframe>`),
-		"/inner": browsertest.HTML("Inner", `<div style="height:50px"></div><button onclick="this.textContent='Frame clicked'">Frame button</button>`),
-	})
-	a := open(t, base+"/")
-	s := snap(t, a)
-	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Frame button"), false, page.InputOptions{}); err != nil {
-		t.Fatalf("Click = %v", err)
-	}
-	if got := snap(t, a); !strings.Contains(got, `button "Frame clicked"`) {
-		t.Fatalf("click did not reach the button inside the iframe:\n%s", got)
 	}
 }

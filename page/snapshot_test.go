@@ -86,14 +86,14 @@ func TestSnapshotUIDsAct(t *testing.T) {
 		{"", "Plain text", ""},
 		{"", "Gen ", ""},
 	} {
-		if _, err := a.Click(ctxT(t), uidIn(t, s1, c.role, c.name), false, InputOptions{}); err != nil {
+		if _, err := click(ctxT(t), a, uidIn(t, s1, c.role, c.name)); err != nil {
 			t.Fatalf("Click(%s %q) = %v", c.role, c.name, err)
 		}
 		if c.after != "" && !strings.Contains(snapText(t, a, false), c.after) {
 			t.Errorf("Click(%s %q) had no effect", c.role, c.name)
 		}
 	}
-	if _, err := a.Fill(ctxT(t), uidIn(t, s1, "textbox", "Field"), "typed", InputOptions{}); err != nil {
+	if _, err := fillText(ctxT(t), a, uidIn(t, s1, "textbox", "Field"), "typed"); err != nil {
 		t.Fatalf("Fill = %v", err)
 	}
 	s2 := snapText(t, a, false)
@@ -106,7 +106,7 @@ func TestSnapshotUIDsAct(t *testing.T) {
 	gone := uidIn(t, s2, "button", "Gone soon")
 	evalJS(t, a, "document.getElementById('gone').remove()")
 	var ue *UIDError
-	if _, err := a.Click(ctxT(t), gone, false, InputOptions{}); !errors.As(err, &ue) || !ue.Gone {
+	if _, err := click(ctxT(t), a, gone); !errors.As(err, &ue) || !ue.Gone {
 		t.Fatalf("Click(removed node) = %v, want UIDError{Gone}", err)
 	}
 	// The options of a combobox resolve at once, to the nodes they resolve
@@ -141,7 +141,7 @@ func TestSnapshotUIDsAct(t *testing.T) {
 	}
 	// A verbose snapshot is the AX tree's: its uids resolve too.
 	v := snapText(t, a, true)
-	if _, err := a.Click(ctxT(t), uidIn(t, v, "button", "Clicked"), false, InputOptions{}); err != nil {
+	if _, err := click(ctxT(t), a, uidIn(t, v, "button", "Clicked")); err != nil {
 		t.Fatalf("Click(uid of a verbose snapshot) = %v", err)
 	}
 }

@@ -80,7 +80,7 @@ func TestTrackerStopsOnEveryPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	gone, alert, late := uidIn(t, s.Text, "button", "Gone"), uidIn(t, s.Text, "button", "Alert"), uidIn(t, s.Text, "button", "Late")
-	if _, err := a.Click(ctx, late, false, InputOptions{}); err != nil {
+	if _, err := click(ctx, a, late); err != nil {
 		t.Fatal(err)
 	}
 	if st, n := stateOf(t, a); st.Active || st.Observing || n != 0 {
@@ -92,7 +92,7 @@ func TestTrackerStopsOnEveryPath(t *testing.T) {
 		t.Fatalf("hide the button: %v", err)
 	}
 	for range 3 {
-		_, err := a.Click(ctx, gone, false, InputOptions{})
+		_, err := click(ctx, a, gone)
 		if !errors.Is(err, errNotInteractive) {
 			t.Fatalf("click on a button without a box = %v, want %v", err, errNotInteractive)
 		}
@@ -100,7 +100,7 @@ func TestTrackerStopsOnEveryPath(t *testing.T) {
 	if st, n := stateOf(t, a); st.Active || st.Observing || n != 0 {
 		t.Errorf("after three failed clicks: tracker %+v, %d MutationObservers", st, n)
 	}
-	res, err := a.Click(ctx, alert, false, InputOptions{})
+	res, err := click(ctx, a, alert)
 	if err != nil || !res.Dialog {
 		t.Fatalf("click that opens an alert = %+v, %v", res, err)
 	}
@@ -142,7 +142,7 @@ func TestTrackerAtDocumentStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.Click(ctx, uidIn(t, s.Text, "button", "Go"), false, InputOptions{})
+	res, err := click(ctx, a, uidIn(t, s.Text, "button", "Go"))
 	if err != nil || res.Unfollowed != "" {
 		t.Fatalf("click = %+v, %v", res, err)
 	}

@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -15,17 +17,24 @@ func TestSnapshotAddsToBudget(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		tool string
-		args any
+		args string // JSON
 		want time.Duration
 	}{
-		{"click", &clickArgs{}, inputBudget},
-		{"click", &clickArgs{IncludeDiff: true}, inputBudget + snapshotBudget},
-		{"click", &clickArgs{IncludeSnapshot: true}, inputBudget + snapshotBudget},
-		{"fill_form", &fillFormArgs{IncludeSnapshot: true}, inputBudget + snapshotBudget},
-		{"handle_dialog", &handleDialogArgs{IncludeDiff: true}, listBudget + snapshotBudget}, // its own budget counts it
+		{"click", `{}`, inputBudget},
+		{"click", `{"includeDiff": true}`, inputBudget + snapshotBudget},
+		{"click", `{"includeSnapshot": true}`, inputBudget + snapshotBudget},
+		{"fill_form", `{"includeSnapshot": true}`, inputBudget + snapshotBudget},
+		{"handle_dialog", `{"includeDiff": true}`, listBudget + snapshotBudget}, // its own budget counts it
 	} {
-		if got := tools[tc.tool].budget(tc.args); got != tc.want {
-			t.Errorf("%s(%+v) budget = %v, want %v", tc.tool, tc.args, got, tc.want)
+		// The input tools' arguments are their package's (page/input):
+		// made from JSON, as a call's are.
+		tl := tools[tc.tool]
+		args := reflect.New(tl.argType).Interface()
+		if err := json.Unmarshal([]byte(tc.args), args); err != nil {
+			t.Fatal(err)
+		}
+		if got := tl.budget(args); got != tc.want {
+			t.Errorf("%s(%s) budget = %v, want %v", tc.tool, tc.args, got, tc.want)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -65,7 +66,7 @@ func server(t *testing.T) *transport.Server {
 		// Tests keep their files in t.TempDir(), a workspace here; the
 		// default sandbox (a private directory only) is tested in
 		// files_test.go with servers of its own.
-		shared.srv = transport.New(transport.Config{ExperimentalVision: true, Metrics: metrics, Workspaces: []string{os.TempDir()}}, shared.sup)
+		shared.srv = transport.New(transport.Config{Input: input.Config{ExperimentalVision: true}, Metrics: metrics, Workspaces: []string{os.TempDir()}}, shared.sup)
 	})
 	return shared.srv
 }

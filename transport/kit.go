@@ -92,9 +92,23 @@ func (c *call) Progress(ctx context.Context, message func(done, total int) strin
 // Pages appends the page list to the reply.
 func (c *call) Pages() { c.r.pages = true }
 
-// Acted reports an input action as the transport's own input tools do.
+// Acted records what every input tool reports: its own line, then the
+// navigation, the page state and the snapshot, or what changed, when asked
+// for.
 func (c *call) Acted(ctx context.Context, res page.InputResult, diff bool, line string) {
-	c.acted(ctx, res, diff, line)
+	c.r.line("%s", line)
+	c.r.navigatedTo = res.NavigatedTo
+	c.r.pending, c.r.unfollowed = res.Pending, res.Unfollowed
+	c.r.state(res.State)
+	if res.Snapshot == "" {
+		return
+	}
+	if diff {
+		c.showDiff(ctx, res.Snapshot)
+	} else {
+		c.showSnapshot(ctx, "", res.Snapshot)
+	}
+	c.sess.sawSnapshot(c.pageID, res.SnapshotSeq, res.Snapshot)
 }
 
 // Sentence is the sentence an agent reads for err.

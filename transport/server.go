@@ -31,6 +31,7 @@ import (
 	"github.com/tabhive/tabhive/internal/devtools/heap/heapcache"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/devtools"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/screenshot"
 	"github.com/tabhive/tabhive/transport/sandbox"
@@ -74,9 +75,8 @@ type Config struct {
 	// ($XDG_CACHE_HOME/tabhive/chrome-profile), which are protected without
 	// it.
 	ProfileDir string
-	// ExperimentalVision adds the coordinate tools (click_at), as
-	// chrome-devtools-mcp's --experimentalVision does.
-	ExperimentalVision bool
+	// Input sets which input tools are offered (--experimental-vision).
+	Input input.Config
 	// Screenshot sets take_screenshot's defaults and size limits.
 	Screenshot screenshot.Config
 	// IsolateSessions gives each MCP session a browser context of its own

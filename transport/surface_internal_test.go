@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/tabhive/tabhive/page/input"
 )
 
 // everyTool returns every tool the server can offer: each category on,
@@ -14,7 +16,7 @@ func everyTool() []*tool {
 	for c := range Categories {
 		on[c] = true
 	}
-	full := (&Server{cfg: Config{ExperimentalVision: true, Surface: SurfaceConfig{Categories: on}}}).toolList()
+	full := (&Server{cfg: Config{Input: input.Config{ExperimentalVision: true}, Surface: SurfaceConfig{Categories: on}}}).toolList()
 	slim := (&Server{cfg: Config{Surface: SurfaceConfig{Slim: true}}}).toolList()
 	return append(full, slim...)
 }

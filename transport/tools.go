@@ -59,7 +59,6 @@ func (s *Server) toolList() []*tool {
 	var all []*tool
 	for _, family := range [][]*tool{
 		s.pageTools(),
-		s.inputTools(),
 		fromKits(axsnapshot.Tools()),
 		fromKits(screenshot.Tools(s.cfg.Screenshot)),
 		fromKits(emulation.Tools()),
@@ -69,7 +68,7 @@ func (s *Server) toolList() []*tool {
 		fromKits(route.Tools()),
 		fromKits(pdf.Tools()),
 		fromKits(styles.Tools()),
-		fromKits(input.Tools()),
+		fromKits(input.Tools(s.cfg.Input)),
 		fromKits(screencast.Tools(s.cfg.Screencast, s.cfg.MaxSessionDisk)),
 		s.slimTools(),
 		fromKits(extensions.Tools()),

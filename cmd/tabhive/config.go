@@ -377,7 +377,7 @@ func newFlagSet(c *Config, stderr io.Writer) (*flag.FlagSet, *int) {
 	})
 	integer(&s.MaxReplyBytes, "max-reply-bytes", "maxReplyBytes", transport.DefaultMaxReplyBytes, "cut a tool reply's text beyond this many bytes, saying how to get the rest (a file, a narrower call)")
 	integer(&s.SnapshotMaxBytes, "snapshot-max-bytes", "snapshotMaxBytes", transport.DefaultSnapshotMaxBytes, "save a snapshot over this many bytes to a file and reply with its outline (landmarks, headings, uids) instead (0: no bound)")
-	boolean(&s.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
+	boolean(&s.Input.ExperimentalVision, "experimental-vision", "experimentalVision", "add the coordinate tools (click_at)")
 	for _, n := range []string{"memory-debugging", "memoryDebugging", "experimental-memory", "experimentalMemory"} {
 		fs.BoolVar(&s.MemoryDebugging, n, false, "add the heap-snapshot analysis tools (get_heapsnapshot_summary and the rest; take_heapsnapshot is there without it)")
 	}

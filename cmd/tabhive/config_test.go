@@ -99,7 +99,7 @@ func flagCases() []flagCase {
 	rows = append(rows, flagCase{[]string{"--workspace", ws, "--filesystem-root", "/"},
 		func(c *Config) any { return c.Server.Workspaces }, []string{ws, "/"}})
 	each([]string{"user-data-dir"}, "/tmp/prof", func(c *Config) any { return c.Server.ProfileDir }, "/tmp/prof")
-	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.ExperimentalVision }, true)
+	each([]string{"experimental-vision", "experimentalVision"}, "", func(c *Config) any { return c.Server.Input.ExperimentalVision }, true)
 	each([]string{"memory-debugging", "memoryDebugging", "experimental-memory", "experimentalMemory"}, "", func(c *Config) any { return c.Server.MemoryDebugging }, true)
 	each([]string{"heap-snapshot-memory-bytes", "heapSnapshotMemoryBytes"}, "1048576", func(c *Config) any { return c.Server.HeapSnapshotMemory }, int64(1<<20))
 	each([]string{"redact-network-headers", "redactNetworkHeaders"}, "", func(c *Config) any { return c.Server.DevTools.RedactHeaders }, true)

@@ -64,7 +64,7 @@ func configDump(c *Config) string {
 		"headless", b.Headless, "isolated", b.Isolated, "exe", b.ExecutablePath, "profile", b.UserDataDir,
 		"viewport", b.Viewport, "args", b.Args, "url", b.BrowserURL, "ws", b.WSEndpoint, "headers", b.Headers,
 		"channel", b.Channel, "auto", b.AutoConnect, "insecure", b.AcceptInsecureCerts, "ignore", b.IgnoreDefaultArgs,
-		"allpages", b.IncludeAllPages, "surface", s.Surface, "vision", s.ExperimentalVision, "memory", s.MemoryDebugging,
+		"allpages", b.IncludeAllPages, "surface", s.Surface, "vision", s.Input.ExperimentalVision, "memory", s.MemoryDebugging,
 		"shot", s.Screenshot.Format, quality, s.Screenshot.MaxWidth, s.Screenshot.MaxHeight,
 		"cast", s.Screencast.FPS, s.Screencast.Experimental, s.Screencast.FFmpeg,
 		"roots", s.Workspaces, "unrestricted", s.Unrestricted, "redact", s.DevTools.RedactHeaders,

@@ -19,6 +19,7 @@ import (
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/emulation"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -377,13 +378,13 @@ func TestEmulatedCPUStretchesTheWait(t *testing.T) {
 	// waited for it (and a timer that fired is rightly not pending).
 	s0 := snapshot(t, a)
 	start := time.Now()
-	if _, err := a.Click(transporttest.Context(t), transporttest.UIDOf(t, s0, "button", "Nothing"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(transporttest.Context(t), a, transporttest.UIDOf(t, s0, "button", "Nothing"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(Nothing) = %v", err)
 	}
 	if idle := time.Since(start); idle > 500*time.Millisecond {
 		t.Logf("a click that waits for nothing took %v: the full-speed half cannot tell waiting from a busy machine", idle)
 	} else {
-		res, err := a.Click(transporttest.Context(t), transporttest.UIDOf(t, s0, "button", "Late"), false, page.InputOptions{})
+		res, err := input.Click(transporttest.Context(t), a, transporttest.UIDOf(t, s0, "button", "Late"), false, page.InputOptions{})
 		if err != nil {
 			t.Fatalf("Click = %v", err)
 		}
@@ -400,7 +401,7 @@ func TestEmulatedCPUStretchesTheWait(t *testing.T) {
 		p.eval(`document.title = ''`, new(string))
 	}
 	emulate(t, a, emulation.Emulation{CPU: 4})
-	res, err := a.Click(transporttest.Context(t), button(t, a, "Late"), false, page.InputOptions{})
+	res, err := input.Click(transporttest.Context(t), a, button(t, a, "Late"), false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("Click = %v", err)
 	}
@@ -480,7 +481,7 @@ func TestEmulateWhileDialogOpen(t *testing.T) {
 	t.Parallel()
 	a, _ := openProbed(t, emulationSite(t)+"/")
 	emulate(t, a, emulation.Emulation{CPU: 2})
-	if _, err := a.Click(transporttest.Context(t), button(t, a, "Alert"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(transporttest.Context(t), a, button(t, a, "Alert"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click(alert) = %v", err)
 	}
 	// A paused renderer would hold the calls to their context's deadline:

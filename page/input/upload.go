@@ -11,7 +11,6 @@ import (
 	cdppage "github.com/mafredri/cdp/protocol/page"
 
 	"github.com/tabhive/tabhive/internal/agenterr"
-	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 )
@@ -34,7 +33,8 @@ var ErrMultipleFiles = agenterr.New("multiple file uploads only work with <input
 // uid names on page a: directly when it is an <input type=file>,
 // otherwise through the file chooser that clicking it opens.
 func UploadFile(ctx context.Context, a *page.Actor, uid string, files []string, opts page.InputOptions) (page.InputResult, error) {
-	h := key.Of(a).h
+	sl := key.Of(a)
+	h := sl.h
 	return page.Do(ctx, h, func(ctx context.Context) (page.InputResult, error) {
 		if err := h.NeedRenderer(); err != nil {
 			return page.InputResult{}, err
@@ -54,7 +54,7 @@ func UploadFile(ctx context.Context, a *page.Actor, uid string, files []string, 
 			err := h.Call(ctx, func(ctx context.Context) error { return setFiles(ctx, t.Client(), t.BackendNodeID(), files) })
 			return h.FinishInput(ctx, page.ActionResult{State: h.State()}, err, opts)
 		}
-		return uploadThroughChooser(ctx, h, t, files, opts)
+		return uploadThroughChooser(ctx, sl, t, files, opts)
 	})
 }
 
@@ -62,7 +62,8 @@ func UploadFile(ctx context.Context, a *page.Actor, uid string, files []string, 
 // styled button in front of a hidden input) and answers the chooser. The
 // chooser is intercepted and answered on the session of the element's
 // frame, whose renderer opens it.
-func uploadThroughChooser(ctx context.Context, h *page.Host, t page.Element, files []string, opts page.InputOptions) (page.InputResult, error) {
+func uploadThroughChooser(ctx context.Context, sl *Slice, t page.Element, files []string, opts page.InputOptions) (page.InputResult, error) {
+	h := sl.h
 	intercept := func(ctx context.Context, on bool) error {
 		return t.Client().Page.SetInterceptFileChooserDialog(ctx, cdppage.NewSetInterceptFileChooserDialogArgs(on))
 	}
@@ -74,15 +75,14 @@ func uploadThroughChooser(ctx context.Context, h *page.Host, t page.Element, fil
 		defer cancel()
 		h.Await(rctx, func(ctx context.Context) error { return intercept(ctx, false) }, nil)
 	}()
-	watch := make(chan cdpconn.Event, 4)
-	h.Watch(watch)
-	defer h.Watch(nil)
+	watch, stop := sl.watching()
+	defer stop()
 	res, err := h.ActOn(ctx, t, "upload", func(ctx context.Context, t page.Element, p *page.Progress) error {
 		x, y, err := t.Point(ctx)
 		if err != nil {
 			return err
 		}
-		if err := page.MouseClick(ctx, t.Client(), x, y, 1, p); err != nil {
+		if err := mouseClick(ctx, t.Client(), x, y, 1, p); err != nil {
 			return err
 		}
 		wait := time.NewTimer(fileChooserTimeout)

@@ -4,57 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
-	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
-	"github.com/tabhive/tabhive/page/pagetest"
 	"github.com/tabhive/tabhive/page/script"
 )
-
-func TestMain(m *testing.M) { browsertest.Main(m) }
-
-const statusScript = `<p id=report>status: none</p><script>function report(s) { document.getElementById('report').textContent = 'status: ' + s }</script>`
-
-var (
-	ctx  = pagetest.Ctx
-	open = pagetest.Open
-)
-
-func snap(t *testing.T, a *page.Actor) string {
-	t.Helper()
-	s, err := axsnapshot.Take(ctx(t), a, false)
-	if err != nil {
-		t.Fatalf("Snapshot = %v", err)
-	}
-	return s.Text
-}
-
-// uidOf finds the uid of the button named name in a snapshot.
-func uidOf(t *testing.T, text, name string) string {
-	t.Helper()
-	m := regexp.MustCompile(`uid=(\S+) button "` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(text)
-	if m == nil {
-		t.Fatalf("no button %q in snapshot:\n%s", name, text)
-	}
-	return m[1]
-}
-
-// statusOf reads the text statusScript's report writes.
-func statusOf(t *testing.T, a *page.Actor) string {
-	t.Helper()
-	s := snap(t, a)
-	i := strings.Index(s, `"status: `)
-	if i < 0 {
-		t.Fatalf("no status line in:\n%s", s)
-	}
-	rest := s[i+len(`"status: `):]
-	return rest[:strings.Index(rest, `"`)]
-}
 
 func TestUploadFile(t *testing.T) {
 	t.Parallel()
@@ -68,28 +24,28 @@ func TestUploadFile(t *testing.T) {
 <button onclick="document.getElementById('picker').click()">Choose file</button><button>Not a file input</button>`+statusScript))
 	a := open(t, srv.URL+"/")
 	s := snap(t, a)
-	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "Single"), []string{f1}, page.InputOptions{}); err != nil {
+	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "button", "Single"), []string{f1}, page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "one.txt:1" {
 		t.Errorf("single upload: status %q", got)
 	}
-	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "Many"), []string{f1, f2}, page.InputOptions{}); err != nil {
+	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "button", "Many"), []string{f1, f2}, page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "one.txt,two.txt" {
 		t.Errorf("multiple upload: status %q", got)
 	}
-	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "Single"), []string{f1, f2}, page.InputOptions{}); !errors.Is(err, input.ErrMultipleFiles) {
+	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "button", "Single"), []string{f1, f2}, page.InputOptions{}); !errors.Is(err, input.ErrMultipleFiles) {
 		t.Errorf("two files on a single input = %v", err)
 	}
-	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "Choose file"), []string{f2}, page.InputOptions{}); err != nil {
+	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "button", "Choose file"), []string{f2}, page.InputOptions{}); err != nil {
 		t.Fatalf("upload through a file chooser = %v", err)
 	}
 	if got := statusOf(t, a); got != "proxy two.txt" {
 		t.Errorf("chooser upload: status %q", got)
 	}
-	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "Not a file input"), []string{f1}, page.InputOptions{}); !errors.Is(err, input.ErrNoFileChooser) {
+	if _, err := input.UploadFile(ctx(t), a, uidOf(t, s, "button", "Not a file input"), []string{f1}, page.InputOptions{}); !errors.Is(err, input.ErrNoFileChooser) {
 		t.Errorf("upload on a plain button = %v, want ErrNoFileChooser", err)
 	}
 }
@@ -107,7 +63,7 @@ func TestOOPIFUpload(t *testing.T) {
 	top := browsertest.Serve(t, browsertest.HTML("Top", `<iframe title=Cross src="`+inner.URL+`/"></iframe>`))
 	a := open(t, top.URL+"/")
 	s := snap(t, a)
-	direct, choose := uidOf(t, s, "Direct"), uidOf(t, s, "Choose")
+	direct, choose := uidOf(t, s, "button", "Direct"), uidOf(t, s, "button", "Choose")
 	for _, uid := range []string{direct, choose} {
 		if _, err := input.UploadFile(ctx(t), a, uid, []string{file}, page.InputOptions{}); err != nil {
 			t.Fatalf("UploadFile(%s) = %v", uid, err)

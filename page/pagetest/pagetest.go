@@ -8,6 +8,7 @@ package pagetest
 import (
 	"context"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -47,4 +48,19 @@ func Serve(t *testing.T, routes map[string]http.Handler) string {
 		mux.Handle(p, h)
 	}
 	return browsertest.Serve(t, mux).URL
+}
+
+// UIDOf finds the uid of the line with role (any, if empty) and name in
+// a snapshot's text.
+func UIDOf(t *testing.T, text, role, name string) string {
+	t.Helper()
+	prefix := `uid=(\S+) `
+	if role != "" {
+		prefix += regexp.QuoteMeta(role) + ` `
+	}
+	m := regexp.MustCompile(prefix + `"` + regexp.QuoteMeta(name) + `"`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no %s %q in snapshot:\n%s", role, name, text)
+	}
+	return m[1]
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
 )
 
@@ -248,7 +249,7 @@ func TestScreenshotErrors(t *testing.T) {
 	if _, err := Take(shotCtx(t), a, Options{UID: box, FullPage: true}); !errors.As(err, &se) || !se.Conflict {
 		t.Errorf("Screenshot(uid and fullPage) = %v, want Error{Conflict}", err)
 	}
-	if _, err := a.Click(shotCtx(t), hide, false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(shotCtx(t), a, hide, false, page.InputOptions{}); err != nil {
 		t.Fatalf("Click = %v", err)
 	}
 	if _, err := Take(shotCtx(t), a, Options{UID: vanishing}); !errors.As(err, &se) || se.Conflict || se.UID != vanishing {
@@ -312,7 +313,7 @@ func TestScreenshotDownscale(t *testing.T) {
 func TestScreenshotDialog(t *testing.T) {
 	t.Parallel()
 	a := shotPage(t)
-	res, err := a.Click(shotCtx(t), shotUIDs(t, a, "Alert")[0], false, page.InputOptions{})
+	res, err := input.Click(shotCtx(t), a, shotUIDs(t, a, "Alert")[0], false, page.InputOptions{})
 	if err != nil || !res.Dialog {
 		t.Fatalf("Click(Alert) = %+v, %v; want a dialog", res, err)
 	}

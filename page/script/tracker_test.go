@@ -18,6 +18,7 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
 	"github.com/tabhive/tabhive/page/script"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -95,7 +96,7 @@ func TestEvaluateLateOnSabotagedPage(t *testing.T) {
 	// loaded machine, where the short window takes a second or two).
 	clickCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	res, err := a.Click(clickCtx, transporttest.UIDOf(t, s.Text, "button", "Go"), false, page.InputOptions{})
+	res, err := input.Click(clickCtx, a, transporttest.UIDOf(t, s.Text, "button", "Go"), false, page.InputOptions{})
 	if err != nil {
 		t.Fatalf("click = %v", err)
 	}

@@ -1,13 +1,15 @@
-package page
+package input
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/dom"
-	"github.com/mafredri/cdp/protocol/input"
+	cdpinput "github.com/mafredri/cdp/protocol/input"
 
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/internal/keys"
 	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/snapshot"
@@ -25,6 +27,9 @@ func (e *UnsupportedFillError) AgentSentence() string {
 	return fmt.Sprintf("fill cannot set a %s; use click, press_key or type the value into a text field.", e.Kind)
 }
 
+// BadInput marks the error as the agent's to fix ([page.BadInput]).
+func (e *UnsupportedFillError) BadInput() {}
+
 // FillValueError reports a value the element cannot take. Its message is
 // chrome-devtools-mcp's sentence.
 type FillValueError struct{ Msg string }
@@ -32,14 +37,17 @@ type FillValueError struct{ Msg string }
 func (e *FillValueError) Error() string         { return e.Msg }
 func (e *FillValueError) AgentSentence() string { return e.Msg }
 
+// BadInput marks the error as the agent's to fix ([page.BadInput]).
+func (e *FillValueError) BadInput() {}
+
 // option is an option of a combobox, from the latest snapshot.
 type option struct {
 	name string
 	id   dom.BackendNodeID
 }
 
-// fillPlan is what a fill needs, gathered on the actor goroutine so that
-// the action itself touches no actor state.
+// fillPlan is what a fill needs, gathered on the run goroutine so that
+// the action itself touches no page state.
 type fillPlan struct {
 	value   string
 	options []option // a combobox's options; nil for other elements
@@ -47,19 +55,19 @@ type fillPlan struct {
 
 // planFill reads, from the snapshot, the options of a combobox: upstream
 // picks a combobox's option by its accessible name.
-func (a *Actor) planFill(ctx context.Context, t elementRef, value string) (fillPlan, error) {
+func planFill(ctx context.Context, h *page.Host, t page.Element, value string) (fillPlan, error) {
 	p := fillPlan{value: value}
-	if t.node.Role != "combobox" {
+	if t.Node().Role != "combobox" {
 		return p, nil
 	}
 	var opts []*snapshot.Node
-	for _, c := range t.node.Children {
+	for _, c := range t.Node().Children {
 		if c.Role == "option" {
 			opts = append(opts, c)
 		}
 	}
 	// One round of lookups for all options rather than one after another.
-	ids, err := a.nodeIDs(ctx, opts)
+	ids, err := h.BackendNodeIDs(ctx, opts)
 	if err != nil {
 		return p, err
 	}
@@ -69,17 +77,18 @@ func (a *Actor) planFill(ctx context.Context, t elementRef, value string) (fillP
 	return p, nil
 }
 
-// Fill sets the element uid names to value, as a user would, and waits for
-// the consequences: text fields get value typed in place of their content;
-// checkboxes, radios and switches take "true" or "false"; a <select> or
-// combobox takes the text of one of its options.
-func (a *Actor) Fill(ctx context.Context, uid, value string, opts InputOptions) (InputResult, error) {
-	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
-		if err := a.needRenderer(); err != nil {
-			return InputResult{}, err
+// Fill sets the element uid names on page a to value, as a user would,
+// and waits for the consequences: text fields get value typed in place of
+// their content; checkboxes, radios and switches take "true" or "false";
+// a <select> or combobox takes the text of one of its options.
+func Fill(ctx context.Context, a *page.Actor, uid, value string, opts page.InputOptions) (page.InputResult, error) {
+	h := key.Of(a).h
+	return page.Do(ctx, h, func(ctx context.Context) (page.InputResult, error) {
+		if err := h.NeedRenderer(); err != nil {
+			return page.InputResult{}, err
 		}
-		res, err := a.fill(ctx, uid, value)
-		return a.finishInput(ctx, res, err, opts)
+		res, err := fill(ctx, h, uid, value)
+		return h.FinishInput(ctx, res, err, opts)
 	})
 }
 
@@ -92,24 +101,25 @@ type FormField struct {
 // FillFormResult reports a fill_form call. Interrupted is the uid whose
 // fill opened a dialog, when one did; the fields after it were not filled.
 type FillFormResult struct {
-	InputResult
+	page.InputResult
 	Interrupted string
 }
 
-// FillForm fills fields one after another, each in its own wait for
-// consequences, and reports the last one's. It stops at the first error, or
-// at a dialog a fill opened.
-func (a *Actor) FillForm(ctx context.Context, fields []FormField, opts InputOptions) (FillFormResult, error) {
-	return ask(ctx, a, func(ctx context.Context) (FillFormResult, error) {
+// FillForm fills fields of page a one after another, each in its own wait
+// for consequences, and reports the last one's. It stops at the first
+// error, or at a dialog a fill opened.
+func FillForm(ctx context.Context, a *page.Actor, fields []FormField, opts page.InputOptions) (FillFormResult, error) {
+	h := key.Of(a).h
+	return page.Do(ctx, h, func(ctx context.Context) (FillFormResult, error) {
 		var out FillFormResult
-		if err := a.needRenderer(); err != nil {
+		if err := h.NeedRenderer(); err != nil {
 			return out, err
 		}
-		var res ActionResult
+		var res page.ActionResult
 		for _, f := range fields {
-			r, err := a.fill(ctx, f.UID, f.Value)
+			r, err := fill(ctx, h, f.UID, f.Value)
 			if err != nil {
-				out.State = a.state()
+				out.State = h.State()
 				return out, err
 			}
 			if r.NavigatedTo != "" {
@@ -121,30 +131,32 @@ func (a *Actor) FillForm(ctx context.Context, fields []FormField, opts InputOpti
 				break
 			}
 		}
-		in, err := a.finishInput(ctx, res, nil, opts)
+		in, err := h.FinishInput(ctx, res, nil, opts)
 		out.InputResult = in
 		return out, err
 	})
 }
 
-// fill runs one fill on the actor goroutine.
-func (a *Actor) fill(ctx context.Context, uid, value string) (ActionResult, error) {
-	t, err := a.element(ctx, uid)
+// fill runs one fill on the run goroutine.
+func fill(ctx context.Context, h *page.Host, uid, value string) (page.ActionResult, error) {
+	t, err := h.Element(ctx, uid)
 	if err != nil {
-		return ActionResult{}, err
+		return page.ActionResult{}, err
 	}
-	plan, err := a.planFill(ctx, t, value)
+	plan, err := planFill(ctx, h, t, value)
 	if err != nil {
-		return ActionResult{}, err
+		return page.ActionResult{}, err
 	}
-	return a.actOn(ctx, t, actionOptions{gate: "fill"}, func(ctx context.Context, t elementRef, p *Progress) error {
-		return a.fillAction(ctx, t, plan, p)
+	top := h.Client()
+	return h.ActOn(ctx, t, "fill", func(ctx context.Context, t page.Element, p *page.Progress) error {
+		return fillAction(ctx, top, t, plan, p)
 	})
 }
 
 // fillAction sets one field. It runs on the waiter's goroutine and uses only
-// the CDP client and the plan; progress is marked as in setField.
-func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *Progress) error {
+// the CDP clients (top, the page's session's) and the plan; progress is
+// marked as in setField.
+func fillAction(ctx context.Context, top *cdp.Client, t page.Element, plan fillPlan, p *page.Progress) error {
 	if len(plan.options) > 0 {
 		var picked *option
 		for i := range plan.options {
@@ -157,29 +169,29 @@ func (a *Actor) fillAction(ctx context.Context, t elementRef, plan fillPlan, p *
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
 		var v *string
-		if err := callOn(ctx, t.c, picked.id, js.Value, &v); err != nil {
+		if err := page.CallOnNode(ctx, t.Client(), picked.id, js.Value, &v); err != nil {
 			return err
 		}
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", plan.value)}
 		}
-		return a.setField(ctx, t, *v, p)
+		return setField(ctx, top, t, *v, p)
 	}
-	return a.setField(ctx, t, plan.value, p)
+	return setField(ctx, top, t, plan.value, p)
 }
 
 // setField sets a field to value according to its kind. Setting the value
 // (the click of a toggle, the insertion of text) is the fill's decisive
 // step, marked on p. Scripts and text go to the field's own session (an
-// out-of-process iframe's, if it is in one); clicks and keys to the page's,
-// which Chrome routes to the frame under the point or with the focus.
-func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *Progress) error {
-	id := t.id
+// out-of-process iframe's, if it is in one); keys to the page's (top),
+// which Chrome routes to the frame with the focus.
+func setField(ctx context.Context, top *cdp.Client, t page.Element, value string, p *page.Progress) error {
+	c, id := t.Client(), t.BackendNodeID()
 	var field struct {
 		Kind string `json:"kind"`
 		On   bool   `json:"on"`
 	}
-	if err := callOn(ctx, t.c, id, js.Field, &field); err != nil {
+	if err := page.CallOnNode(ctx, c, id, js.Field, &field); err != nil {
 		return err
 	}
 	switch field.Kind {
@@ -190,33 +202,33 @@ func (a *Actor) setField(ctx context.Context, t elementRef, value string, p *Pro
 		if field.On == (value == "true") {
 			return nil
 		}
-		x, y, err := t.point(ctx)
+		x, y, err := t.Point(ctx)
 		if err != nil {
 			return err
 		}
-		return mouseClick(ctx, t.c, x, y, 1, p)
+		return mouseClick(ctx, c, x, y, 1, p)
 	case "select":
 		var v *string
-		if err := callOn(ctx, t.c, id, js.SelectByText, &v, value); err != nil {
+		if err := page.CallOnNode(ctx, c, id, js.SelectByText, &v, value); err != nil {
 			return err
 		}
 		if v == nil {
 			return &FillValueError{Msg: fmt.Sprintf("Could not find option with text %q", value)}
 		}
 		p.Commit()
-		return callOn(ctx, t.c, id, js.SetValue, nil, *v)
+		return page.CallOnNode(ctx, c, id, js.SetValue, nil, *v)
 	case "direct":
 		p.Commit()
-		return callOn(ctx, t.c, id, js.SetValue, nil, value)
+		return page.CallOnNode(ctx, c, id, js.SetValue, nil, value)
 	case "text":
-		if err := callOn(ctx, t.c, id, js.FocusText, nil); err != nil {
+		if err := page.CallOnNode(ctx, c, id, js.FocusText, nil); err != nil {
 			return err
 		}
 		p.Commit()
 		if value == "" {
-			return pressKey(ctx, a.c, keys.Combo{Key: mustKey("Backspace")}, p)
+			return pressKey(ctx, top, keys.Combo{Key: mustKey("Backspace")}, p)
 		}
-		return t.c.Input.InsertText(ctx, input.NewInsertTextArgs(value))
+		return c.Input.InsertText(ctx, cdpinput.NewInsertTextArgs(value))
 	}
 	return &UnsupportedFillError{Kind: strings.TrimPrefix(field.Kind, "unsupported:")}
 }

@@ -1,4 +1,4 @@
-package page
+package input
 
 import (
 	"context"
@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/mafredri/cdp"
-	"github.com/mafredri/cdp/protocol/input"
+	cdpinput "github.com/mafredri/cdp/protocol/input"
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
-	"github.com/tabhive/tabhive/page/internal/walker"
+	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/js"
 )
 
@@ -32,47 +32,49 @@ const oopifDragSettle = 500 * time.Millisecond
 // load of 30 on 2 cores; past this, the drag is released as a mouse drag.
 const dragReportCap = 10 * time.Second
 
-// Drag drags the element fromUID onto toUID and waits for the
+// Drag drags the element fromUID onto toUID on page a and waits for the
 // consequences. HTML5 drag and drop (draggable elements with dragstart and
 // drop handlers) is intercepted and replayed with Chrome's drag events, as
 // Puppeteer does; otherwise the mouse drag itself is what the page sees.
-func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptions) (InputResult, error) {
-	return ask(ctx, a, func(ctx context.Context) (InputResult, error) {
-		if err := a.needRenderer(); err != nil {
-			return InputResult{}, err
+func Drag(ctx context.Context, a *page.Actor, fromUID, toUID string, opts page.InputOptions) (page.InputResult, error) {
+	sl := key.Of(a)
+	h := sl.h
+	return page.Do(ctx, h, func(ctx context.Context) (page.InputResult, error) {
+		if err := h.NeedRenderer(); err != nil {
+			return page.InputResult{}, err
 		}
-		from, err := a.element(ctx, fromUID)
+		from, err := h.Element(ctx, fromUID)
 		if err != nil {
-			return InputResult{}, err
+			return page.InputResult{}, err
 		}
-		to, err := a.element(ctx, toUID)
+		to, err := h.Element(ctx, toUID)
 		if err != nil {
-			return InputResult{}, err
+			return page.InputResult{}, err
 		}
+		fromSession := h.SessionOf(from.Node().FrameID)
 		// A drag goes through the page's session, in the page's
 		// coordinates, even within an out-of-process iframe: Chrome
 		// intercepts and replays HTML5 drags for the whole page there
 		// (an iframe's session reports no intercepted drag).
-		c := a.c
-		if err := a.call(ctx, func(ctx context.Context) error {
-			return c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(true))
+		c := h.Client()
+		if err := h.Call(ctx, func(ctx context.Context) error {
+			return c.Input.SetInterceptDrags(ctx, cdpinput.NewSetInterceptDragsArgs(true))
 		}); err != nil {
-			return InputResult{}, err
+			return page.InputResult{}, err
 		}
 		defer func() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 			defer cancel()
-			a.act.Await(rctx, func(ctx context.Context) error {
-				return c.Input.SetInterceptDrags(ctx, input.NewSetInterceptDragsArgs(false))
+			h.Await(rctx, func(ctx context.Context) error {
+				return c.Input.SetInterceptDrags(ctx, cdpinput.NewSetInterceptDragsArgs(false))
 			}, nil)
 		}()
-		watch := make(chan cdpconn.Event, 4)
-		a.watch = watch
-		defer func() { a.watch = nil }()
-		res, err := a.actOn(ctx, from, actionOptions{gate: "drag"}, func(ctx context.Context, from elementRef, p *Progress) error {
-			return dragAction(ctx, c, from, to, watch, p)
+		watch, stop := sl.watching()
+		defer stop()
+		res, err := h.ActOn(ctx, from, "drag", func(ctx context.Context, from page.Element, p *page.Progress) error {
+			return dragAction(ctx, c, from, fromSession, to, watch, p)
 		})
-		return a.finishInput(ctx, res, err, opts)
+		return h.FinishInput(ctx, res, err, opts)
 	})
 }
 
@@ -80,13 +82,13 @@ func (a *Actor) Drag(ctx context.Context, fromUID, toUID string, opts InputOptio
 // c, the page's session, at their points in the page. It runs on the
 // waiter's goroutine. The drop, or the release when Chrome intercepted no
 // HTML5 drag, is the drag's decisive step, marked on p.
-func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <-chan cdpconn.Event, p *Progress) error {
-	fx, fy, err := from.pagePoint(ctx)
+func dragAction(ctx context.Context, c *cdp.Client, from page.Element, fromSession *page.Session, to page.Element, watch <-chan cdpconn.Event, p *page.Progress) error {
+	fx, fy, err := from.PagePoint(ctx)
 	if err != nil {
 		return err
 	}
 	mouse := func(typ string, x, y float64, buttons int) error {
-		ev := input.NewDispatchMouseEventArgs(typ, x, y).SetButton(input.MouseButtonLeft).SetButtons(buttons)
+		ev := cdpinput.NewDispatchMouseEventArgs(typ, x, y).SetButton(cdpinput.MouseButtonLeft).SetButtons(buttons)
 		if typ != "mouseMoved" {
 			ev.SetClickCount(1)
 		}
@@ -94,8 +96,8 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	}
 	// Events the page's session routes into an out-of-process iframe are
 	// hit-tested against what the iframe last drew: let it draw first.
-	painted(ctx, append(oopifFrames(from.c, from.hops), oopifFrames(to.c, to.hops)...)...)
-	started := watchDragStart(ctx, from)
+	page.Painted(ctx, from, to)
+	started := watchDragStart(ctx, from, fromSession)
 	defer func() { // stops listening if the drag failed before asking
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
@@ -107,13 +109,13 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 	if err := mouse("mousePressed", fx, fy, 1); err != nil {
 		return err
 	}
-	tx, ty, err := to.pagePoint(ctx)
+	tx, ty, err := to.PagePoint(ctx)
 	if err != nil {
 		return err
 	}
-	painted(ctx, oopifFrames(to.c, to.hops)...)
+	page.Painted(ctx, to)
 	settle := dragSettle
-	if len(from.hops) > 0 || len(to.hops) > 0 {
+	if from.InIframe() || to.InIframe() {
 		settle = oopifDragSettle
 	}
 	if err := mouse("mouseMoved", tx, ty, 1); err != nil {
@@ -132,12 +134,12 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		var data input.DragData
+		var data cdpinput.DragData
 		if err := json.Unmarshal(e.Data, &data); err != nil {
 			return err
 		}
 		for _, typ := range []string{"dragEnter", "dragOver"} {
-			if err := c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
+			if err := c.Input.DispatchDragEvent(ctx, cdpinput.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
 				return err
 			}
 		}
@@ -145,7 +147,7 @@ func dragAction(ctx context.Context, c *cdp.Client, from, to elementRef, watch <
 			return err
 		}
 		p.Commit()
-		if err := c.Input.DispatchDragEvent(ctx, input.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
+		if err := c.Input.DispatchDragEvent(ctx, cdpinput.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
 			return err
 		}
 	case <-time.After(settle):
@@ -170,22 +172,25 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // watchDragStart starts listening for the dragstart a press and move on
-// from may fire, and returns the function that says whether it fired (the
-// first time it is called; later calls do nothing and say false). It
-// says false whenever it cannot tell (a snapshot the walker did not take, a
-// document gone, a page listener that stopped the event first): the caller
-// then waits as before, for a fixed time.
-func watchDragStart(ctx context.Context, from elementRef) func(context.Context) bool {
+// from may fire, through s, the session of from's frame, and returns the
+// function that says whether it fired (the first time it is called; later
+// calls do nothing and say false). It says false whenever it cannot tell
+// (a snapshot the walker did not take, a document gone, a page listener
+// that stopped the event first): the caller then waits as before, for a
+// fixed time.
+func watchDragStart(ctx context.Context, from page.Element, s *page.Session) func(context.Context) bool {
 	no := func(context.Context) bool { return false }
-	if from.node == nil || from.node.Ref.IsZero() {
+	n := from.Node()
+	if n == nil || n.Ref.IsZero() {
 		return no
 	}
-	el, err := walker.Object(ctx, from.c, from.node.Ref)
+	el, err := s.RefObject(ctx, n.Ref)
 	if err != nil {
 		return no
 	}
-	defer releaseObject(from.c, el)
-	r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStart).SetObjectID(el).SetSilent(true))
+	defer s.ReleaseObject(el)
+	c := s.Client()
+	r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStart).SetObjectID(el).SetSilent(true))
 	if err != nil || r.ExceptionDetails != nil || r.Result.ObjectID == nil {
 		return no
 	}
@@ -195,8 +200,8 @@ func watchDragStart(ctx context.Context, from elementRef) func(context.Context) 
 			return false
 		}
 		asked = true
-		defer releaseObject(from.c, st)
-		r, err := from.c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStarted).SetObjectID(st).
+		defer s.ReleaseObject(st)
+		r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStarted).SetObjectID(st).
 			SetReturnByValue(true).SetSilent(true))
 		if err != nil || r.ExceptionDetails != nil {
 			return false

@@ -1,4 +1,4 @@
-package page_test
+package input_test
 
 import (
 	"errors"
@@ -8,7 +8,29 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/input"
+	"github.com/tabhive/tabhive/page/pagetest"
+	"github.com/tabhive/tabhive/transport/transporttest"
 )
+
+func TestMain(m *testing.M) { transporttest.Main(m) }
+
+var (
+	open  = pagetest.Open
+	ctx   = pagetest.Ctx
+	serve = pagetest.Serve
+	uidOf = pagetest.UIDOf
+)
+
+func snap(t *testing.T, a *page.Actor) string {
+	t.Helper()
+	s, err := axsnapshot.Take(ctx(t), a, false)
+	if err != nil {
+		t.Fatalf("Snapshot = %v", err)
+	}
+	return s.Text
+}
 
 // statusOf reads the text of the element with id "status" from a snapshot,
 // which test pages use to report what they saw.
@@ -33,19 +55,19 @@ func TestClickDoubleAndHover(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	s := snap(t, a)
-	if _, err := a.Click(ctx(t), uidOf(t, s, "button", "Target"), true, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Target"), true, page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "dbl" {
 		t.Errorf("after double click, status = %q", got)
 	}
-	if _, err := a.Hover(ctx(t), uidOf(t, snap(t, a), "", "Hover zone"), page.InputOptions{}); err != nil {
+	if _, err := input.Hover(ctx(t), a, uidOf(t, snap(t, a), "", "Hover zone"), page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "hovered" {
 		t.Errorf("after hover, status = %q", got)
 	}
-	res, err := a.ClickAt(ctx(t), 20, 12, false, page.InputOptions{IncludeSnapshot: true})
+	res, err := input.ClickAt(ctx(t), a, 20, 12, false, page.InputOptions{IncludeSnapshot: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +84,13 @@ func TestClickOptionSelectsIt(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	s := snap(t, a)
-	if _, err := a.Click(ctx(t), uidOf(t, s, "option", "Orange"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "option", "Orange"), false, page.InputOptions{}); err != nil {
 		t.Fatalf("click on option in an optgroup = %v", err)
 	}
 	if got := statusOf(t, a); got != "o" {
 		t.Errorf("status = %q, want o", got)
 	}
-	if _, err := a.Click(ctx(t), uidOf(t, s, "option", "Blue"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "option", "Blue"), false, page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "b" {
@@ -91,7 +113,7 @@ func TestFillKinds(t *testing.T) {
 	a := open(t, base+"/")
 	s := snap(t, a)
 	fill := func(role, name, value string) error {
-		_, err := a.Fill(ctx(t), uidOf(t, s, role, name), value, page.InputOptions{})
+		_, err := input.Fill(ctx(t), a, uidOf(t, s, role, name), value, page.InputOptions{})
 		return err
 	}
 	for _, tt := range []struct{ role, name, value, want string }{
@@ -116,7 +138,7 @@ func TestFillKinds(t *testing.T) {
 	if got := statusOf(t, a); got != "color=" {
 		t.Errorf("filling a switch with its current state changed it: status %q", got)
 	}
-	var fe *page.FillValueError
+	var fe *input.FillValueError
 	if err := fill("checkbox", "Agree", "yes"); !errors.As(err, &fe) || fe.Msg != `Checkboxes, radio boxes and toggles require "true" or "false" value, but yes was used` {
 		t.Errorf("Fill(checkbox, yes) = %v", err)
 	}
@@ -148,7 +170,7 @@ func TestFillFormFillsEachInOrder(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	s := snap(t, a)
-	res, err := a.FillForm(ctx(t), []page.FormField{
+	res, err := input.FillForm(ctx(t), a, []input.FormField{
 		{UID: uidOf(t, s, "textbox", "First"), Value: "Ada"},
 		{UID: uidOf(t, s, "textbox", "Last"), Value: "Lovelace"},
 		{UID: uidOf(t, s, "checkbox", "Agree"), Value: "true"},
@@ -169,17 +191,17 @@ func TestTypeTextAndSubmit(t *testing.T) {
 		"/": browsertest.HTML("Type", `<form onsubmit="event.preventDefault(); report('sent ' + q.value)"><input id=q aria-label=Query autofocus></form>`+statusScript),
 	})
 	a := open(t, base+"/")
-	if _, err := a.Click(ctx(t), uidOf(t, snap(t, a), "textbox", "Query"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, snap(t, a), "textbox", "Query"), false, page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.TypeText(ctx(t), "Héllo wörld!", "Enter", page.InputOptions{}); err != nil {
+	if _, err := input.TypeText(ctx(t), a, "Héllo wörld!", "Enter", page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "sent Héllo wörld!" {
 		t.Errorf("status = %q", got)
 	}
-	var ke *page.KeyError
-	if _, err := a.TypeText(ctx(t), "x", "Entr", page.InputOptions{}); !errors.As(err, &ke) {
+	var ke *input.KeyError
+	if _, err := input.TypeText(ctx(t), a, "x", "Entr", page.InputOptions{}); !errors.As(err, &ke) {
 		t.Errorf("TypeText with a bad submit key = %v, want KeyError", err)
 	}
 }
@@ -193,10 +215,10 @@ func TestPressKeyReleasesModifiersOnFailure(t *testing.T) {
 		"/": browsertest.HTML("Keys", `<input aria-label=Box autofocus onkeydown="if (event.key === 'b') alert('stop'); report(event.key + (event.ctrlKey ? '+ctrl' : ''))">`+statusScript),
 	})
 	a := open(t, base+"/")
-	if _, err := a.Click(ctx(t), uidOf(t, snap(t, a), "textbox", "Box"), false, page.InputOptions{}); err != nil {
+	if _, err := input.Click(ctx(t), a, uidOf(t, snap(t, a), "textbox", "Box"), false, page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.PressKey(ctx(t), "Control+b", page.InputOptions{})
+	res, err := input.PressKey(ctx(t), a, "Control+b", page.InputOptions{})
 	if err != nil {
 		t.Fatalf("PressKey = %v", err)
 	}
@@ -206,7 +228,7 @@ func TestPressKeyReleasesModifiersOnFailure(t *testing.T) {
 	if _, err := a.HandleDialog(ctx(t), true, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.PressKey(ctx(t), "a", page.InputOptions{}); err != nil {
+	if _, err := input.PressKey(ctx(t), a, "a", page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "a" {
@@ -222,10 +244,76 @@ func TestDrag(t *testing.T) {
 	})
 	a := open(t, base+"/")
 	s := snap(t, a)
-	if _, err := a.Drag(ctx(t), uidOf(t, s, "button", "Item"), uidOf(t, s, "region", "Zone"), page.InputOptions{}); err != nil {
+	if _, err := input.Drag(ctx(t), a, uidOf(t, s, "button", "Item"), uidOf(t, s, "region", "Zone"), page.InputOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := statusOf(t, a); got != "dropped item" {
 		t.Errorf("status = %q, want dropped item", got)
+	}
+}
+
+func TestFillAndPressKey(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/": browsertest.HTML("Form", `<form onsubmit="event.preventDefault(); out.textContent = 'Submitted ' + first.value + ' ' + notes.value">
+<label>First <input id=first value=old></label>
+<label>Notes <textarea id=notes></textarea></label>
+<button>Send</button></form><p id=out></p><p id=log></p>
+<script>addEventListener('keydown', e => log.textContent += 'down:' + e.key + (e.ctrlKey ? '+ctrl' : '') + ' ');
+addEventListener('keyup', e => log.textContent += 'up:' + e.key + ' ');</script>`),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := input.Fill(ctx(t), a, uidOf(t, s, "textbox", "First"), "Ada", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill(input) = %v", err)
+	}
+	if _, err := input.Fill(ctx(t), a, uidOf(t, s, "textbox", "Notes"), "line one\nline two", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill(textarea) = %v", err)
+	}
+	s = snap(t, a)
+	if !strings.Contains(s, `textbox "First" focusable value="Ada"`) && !strings.Contains(s, `value="Ada"`) {
+		t.Errorf("input not filled:\n%s", s)
+	}
+	if _, err := input.Fill(ctx(t), a, uidOf(t, s, "textbox", "First"), "", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill(empty) = %v", err)
+	}
+	if strings.Contains(snap(t, a), `value="Ada"`) {
+		t.Errorf("empty fill left the old value")
+	}
+	if _, err := input.Fill(ctx(t), a, uidOf(t, s, "textbox", "First"), "Grace", page.InputOptions{}); err != nil {
+		t.Fatalf("Fill = %v", err)
+	}
+	res, err := input.PressKey(ctx(t), a, "Enter", page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("PressKey(Enter) = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, "Submitted Grace line one") {
+		t.Fatalf("Enter did not submit the form:\n%s", res.Snapshot)
+	}
+	res, err = input.PressKey(ctx(t), a, "Control+a", page.InputOptions{IncludeSnapshot: true})
+	if err != nil {
+		t.Fatalf("PressKey(Control+a) = %v", err)
+	}
+	if !strings.Contains(res.Snapshot, "down:Control+ctrl down:a+ctrl up:a up:Control") {
+		t.Errorf("modifier not pressed and released in order:\n%s", res.Snapshot)
+	}
+	if _, err := input.PressKey(ctx(t), a, "Control+Nope", page.InputOptions{}); err == nil {
+		t.Errorf("PressKey(unknown key) succeeded")
+	}
+}
+
+func TestClickInIframe(t *testing.T) {
+	t.Parallel()
+	base := serve(t, map[string]http.Handler{
+		"/":      browsertest.HTML("Outer", `<div style="height:300px">spacer</div><iframe src="/inner" style="margin-left:200px" width=400 height=200></iframe>`),
+		"/inner": browsertest.HTML("Inner", `<div style="height:50px"></div><button onclick="this.textContent='Frame clicked'">Frame button</button>`),
+	})
+	a := open(t, base+"/")
+	s := snap(t, a)
+	if _, err := input.Click(ctx(t), a, uidOf(t, s, "button", "Frame button"), false, page.InputOptions{}); err != nil {
+		t.Fatalf("Click = %v", err)
+	}
+	if got := snap(t, a); !strings.Contains(got, `button "Frame clicked"`) {
+		t.Fatalf("click did not reach the button inside the iframe:\n%s", got)
 	}
 }
