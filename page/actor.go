@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
 	"github.com/mafredri/cdp/protocol/emulation"
 	"github.com/mafredri/cdp/protocol/page"
-	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
@@ -134,19 +132,13 @@ type Actor struct {
 	// up child sessions (oopif.go): each func is the result of one, run in
 	// Apply. Safe from any goroutine.
 	posted *mailbox.Queue[func()]
-	// adopting counts the goroutines setting up child sessions; the actor
-	// waits for them as it exits (closeChildren).
-	adopting sync.WaitGroup
 
 	// Owned by the run goroutine; never touched elsewhere.
-	mainFrame string            // id of the main frame
-	frames    map[string]*frame // every known frame of this target
-	url       string            // main frame URL, fragment included
-	// children are the sessions of the page's out-of-process iframes, by
-	// session id, nested ones included (oopif.go). Lifecycle: added on
-	// Target.attachedToTarget, removed and closed on
-	// Target.detachedFromTarget and when the actor exits.
-	children map[string]*Session
+	// frames is the page's frame tree (frames.go).
+	frames *frameTree
+	// children are the sessions of the page's out-of-process iframes
+	// (oopif.go); the actor closes them as it exits.
+	children *children
 
 	// dialog is non-nil while a JavaScript dialog is open; cleared on
 	// Page.javascriptDialogClosed or after handle_dialog. dialogSess is the
@@ -191,28 +183,6 @@ type Actor struct {
 	slices []Slice
 }
 
-// frame is what the actor knows of one frame.
-type frame struct {
-	id       string
-	parent   string
-	loaderID string
-	url      string
-	context  runtime.ExecutionContextID // default world, 0 when none yet
-	// tracker is the document's tracker controller (tracker.go), as
-	// found in context trackerIn: valid while that context is the
-	// frame's. It spares each action two round trips to find it.
-	tracker   runtime.RemoteObjectID
-	trackerIn runtime.ExecutionContextID
-	// sess is the session that reaches the frame: the page's own, or an
-	// out-of-process iframe's; nil until a session reports the frame,
-	// which then counts as the page's own ([Actor.sessionOf]).
-	sess *Session
-	// navigatedOn is the session whose Page.frameNavigated last set url
-	// and loaderID, if any: that session's frame tree, read earlier, must
-	// not overwrite them (addFrames).
-	navigatedOn *Session
-}
-
 // Dialog is an open JavaScript dialog.
 type Dialog struct {
 	Type          string // alert, confirm, prompt or beforeunload
@@ -235,8 +205,7 @@ func Start(cfg Config) *Actor {
 		blocked:     cfg.Blocked,
 		relay:       cfg.Relay,
 		onNavigated: cfg.OnNavigated,
-		frames:      map[string]*frame{},
-		children:    map[string]*Session{},
+		frames:      newFrameTree(),
 		ready:       make(chan struct{}, 1),
 	}
 	if a.counter == nil {
@@ -246,6 +215,16 @@ func Start(cfg Config) *Actor {
 		a.timeout = 30 * time.Second
 	}
 	a.posted = mailbox.NewQueue[func()](0, a.ready)
+	a.children = &children{
+		byID:    map[string]*Session{},
+		frames:  a.frames,
+		log:     a.log,
+		timeout: a.timeout,
+		ready:   a.ready,
+		posted:  a.posted,
+		call:    a.call,
+		drain:   a.drainEvents,
+	}
 	a.ids = snapshot.NewIDs(&a.counter.c)
 	a.newSlices()
 	a.act = actor.New(actor.Config{
@@ -258,7 +237,7 @@ func Start(cfg Config) *Actor {
 				cfg.Hooks.Exiting()
 			}
 			a.closeSlices()
-			a.closeChildren()
+			a.children.close()
 			if a.conn != nil {
 				a.conn.Close()
 			}
@@ -299,6 +278,7 @@ func (a *Actor) init(ctx context.Context) error {
 	}
 	a.conn, a.c = conn, conn.Client
 	a.top = &Session{id: conn.SessionID(), conn: conn, c: conn.Client}
+	a.frames.top = a.top
 	// Stop when the session goes away: target closed, browser gone.
 	// Whoever owns the actor knows which (the target was destroyed, the
 	// browser was lost) and stops it with that cause; the session alone
@@ -358,9 +338,9 @@ func (a *Actor) init(ctx context.Context) error {
 	if err != nil {
 		return a.initError(ctx, "get frame tree", err)
 	}
-	a.mainFrame = string(tree.FrameTree.Frame.ID)
-	a.addFrames(a.top, tree.FrameTree)
-	a.log.Debug().Str("url", a.url).Msg("page actor ready")
+	a.frames.main = string(tree.FrameTree.Frame.ID)
+	a.frames.addTree(a.top, tree.FrameTree)
+	a.log.Debug().Str("url", a.frames.url).Msg("page actor ready")
 	return nil
 }
 
@@ -469,7 +449,7 @@ func (a *Actor) State(ctx context.Context) (State, error) {
 
 // URL returns the main frame's URL as the actor last saw it.
 func (a *Actor) URL(ctx context.Context) (string, error) {
-	return actor.Ask(ctx, a.act, func(context.Context) (string, error) { return a.url, nil })
+	return actor.Ask(ctx, a.act, func(context.Context) (string, error) { return a.frames.url, nil })
 }
 
 // errDialog reports whether err says a dialog interrupted the call.

@@ -22,7 +22,10 @@
 // # Files
 //
 // actor.go holds the actor, its lifecycle and the call helpers; events.go
-// applies the page's CDP events; errors.go declares the errors methods
+// routes the page's CDP events to their owners (the frame tree, the child
+// sessions, the dialog, the action in progress, then the slices);
+// frames.go holds the frame tree (frames, their documents, execution
+// contexts and sessions); errors.go declares the errors methods
 // return. Then a file per capability: navigate.go, input.go (the element
 // a uid names and the input action run on it under the waiter, for
 // page/input through host_input.go), dialog.go, wait.go (the post-action
@@ -30,8 +33,8 @@
 // start, which the waiter and page/script use), load.go; uid.go
 // (uid resolution against the latest snapshot, which page/axsnapshot
 // takes);
-// oopif.go (out-of-process iframes: their sessions, and placing their
-// elements in the page); host_route.go (what
+// oopif.go (out-of-process iframes: the child sessions, and placing
+// their elements in the page); host_route.go (what
 // page/route, the request routes, needs of the core, and the Explainer
 // that lets a slice explain a call's error), origins.go
 // (the origins the page's frames show),
@@ -78,9 +81,10 @@
 //
 // # What an actor owns
 //
-// Only the actor's run goroutine touches the page's state: its frames,
-// the sessions of its out-of-process iframes, execution contexts and
-// main-frame URL, the open dialog, the latest
+// Only the actor's run goroutine touches the page's state: its frame tree
+// (frames, execution contexts and main-frame URL: a frameTree, frames.go),
+// the sessions of its out-of-process iframes (children, oopif.go), the
+// open dialog, the latest
 // snapshot and its uid map, the capabilities'
 // slices, and the waiter of the action in progress. No mutex
 // guards them (ARCHITECTURE.md §2, law 1); other goroutines reach them only through
@@ -91,8 +95,8 @@
 // that [Actor.Timeouts] never waits on a busy page; and what the goroutines that
 // set up out-of-process iframes hand back (see Goroutines): the ready
 // channel that wakes the run goroutine, the posted queue their results go
-// through (safe from any goroutine), and the adopting wait group that
-// counts them.
+// through (safe from any goroutine), and the children's adopting wait
+// group that counts them.
 //
 // # Frames in other processes
 //
@@ -102,7 +106,7 @@
 // until the actor has enabled its domains), and so does each of theirs,
 // for nested ones. The actor owns every child session as it owns its own:
 // their events are applied on the run goroutine, their frames are in the
-// actor's frame map, each knowing the session that reaches it, and the
+// page's frame tree, each knowing the session that reaches it, and the
 // walker, uid resolution, wait_for, the collectors (page/devtools), dialogs, screenshots
 // and evaluate_script each use the session of the frame they concern. No
 // state is shared beyond the actor, and no lock is added: a child session
@@ -163,7 +167,7 @@
 //     context, then posts the result to the run goroutine (a queue that
 //     Apply drains) and ends. The actor's exit closes the child sessions,
 //     which ends their calls at once, and waits for these goroutines, a
-//     second at most (closeChildren, from OnExit; the goroutine that
+//     second at most (children.close, from OnExit; the goroutine that
 //     waits for them there ends with the last of them).
 //   - The connection watcher. init starts it once the session is attached.
 //     When the session closes (the tab closed, the browser went away) it

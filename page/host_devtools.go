@@ -10,7 +10,7 @@ import "context"
 
 // Child returns the session of the out-of-process iframe whose CDP session
 // id is id, or nil once it is gone.
-func (h *Host) Child(id string) *Session { return h.a.children[id] }
+func (h *Host) Child(id string) *Session { return h.a.children.byID[id] }
 
 // An Enabler is a [Slice] that turns on CDP domains of its own as its
 // page starts: after the page's own (Page, Runtime, Network, ...), before

@@ -13,7 +13,7 @@ func (h *Host) Blocked(url string) error {
 
 // MainLoader returns the loader id of the main frame's document: it
 // changes when the page navigates.
-func (h *Host) MainLoader() string { return h.a.mainLoader() }
+func (h *Host) MainLoader() string { return h.a.frames.mainLoader() }
 
 // Mocked tells the network collector (a [MockRecorder]) that a route
 // answered request requestID (its Network id) itself, in the words how.

@@ -19,7 +19,7 @@ import (
 // world, or 0 while it has none (the frame is not known, or not loaded
 // yet).
 func (h *Host) ScriptContext(frameID string) runtime.ExecutionContextID {
-	if f := h.a.frames[frameID]; f != nil {
+	if f := h.a.frames.byID[frameID]; f != nil {
 		return f.context
 	}
 	return 0

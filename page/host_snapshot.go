@@ -78,15 +78,15 @@ type FrameInfo struct {
 // frame first.
 func (h *Host) Frames() []FrameInfo {
 	a := h.a
-	frames := make([]FrameInfo, 0, len(a.frames))
+	frames := make([]FrameInfo, 0, len(a.frames.byID))
 	info := func(f *frame) FrameInfo {
 		return FrameInfo{ID: f.id, Parent: f.parent, LoaderID: f.loaderID, Scripted: f.context != 0}
 	}
-	if f := a.frames[a.mainFrame]; f != nil {
+	if f := a.frames.byID[a.frames.main]; f != nil {
 		frames = append(frames, info(f))
 	}
-	for _, f := range a.frames {
-		if f.id != a.mainFrame {
+	for _, f := range a.frames.byID {
+		if f.id != a.frames.main {
 			frames = append(frames, info(f))
 		}
 	}

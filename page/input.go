@@ -97,7 +97,7 @@ func (a *Actor) element(ctx context.Context, uid string) (elementRef, error) {
 	if err != nil {
 		return elementRef{}, err
 	}
-	return elementRef{uid: uid, node: n, id: id, c: a.sessionOf(n.FrameID).c, hops: a.hops(n.FrameID)}, nil
+	return elementRef{uid: uid, node: n, id: id, c: a.frames.sessionOf(n.FrameID).c, hops: a.frames.hops(n.FrameID)}, nil
 }
 
 // onElement resolves uid and runs an input action on it under the waiter;
@@ -119,7 +119,7 @@ func (a *Actor) onElement(ctx context.Context, uid, what string, opts InputOptio
 // page is a [*UIDError], errors the agent can fix (a [BadInput], such as a
 // bad fill value) pass through, and anything else is an [*InteractError].
 func (a *Actor) actOn(ctx context.Context, t elementRef, opts actionOptions, action func(ctx context.Context, t elementRef, p *Progress) error) (ActionResult, error) {
-	if f := a.frames[t.node.FrameID]; len(t.hops) > 0 && f != nil && f.context != 0 {
+	if f := a.frames.byID[t.node.FrameID]; len(t.hops) > 0 && f != nil && f.context != 0 {
 		opts.frame = scriptContext{c: t.c, id: f.context}
 	}
 	res, err := a.perform(ctx, opts, func(ctx context.Context, p *Progress) error { return action(ctx, t, p) })

@@ -20,7 +20,7 @@ func (a *Actor) WaitLoaded(ctx context.Context) error {
 			return struct{}{}, err
 		}
 		return struct{}{}, a.call(ctx, func(ctx context.Context) error {
-			w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.mainFrame)).SetWorldName("tabhive-load"))
+			w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.frames.main)).SetWorldName("tabhive-load"))
 			if err != nil {
 				return err
 			}

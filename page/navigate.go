@@ -206,9 +206,9 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		return res, fmt.Errorf("unknown navigation type %q", nav.Kind)
 	}
 
-	loader, before := a.mainLoader(), a.url
+	loader, before := a.frames.mainLoader(), a.frames.url
 	r, err := a.perform(ctx, opts, func(ctx context.Context, _ *Progress) error { return action(ctx) })
-	if err == nil && a.dialog != nil && a.mainLoader() == loader && a.url == before {
+	if err == nil && a.dialog != nil && a.frames.mainLoader() == loader && a.frames.url == before {
 		// The dialog came from the page being left, before the new document
 		// committed: the navigation has not happened (it may once the dialog
 		// is handled).
@@ -228,7 +228,7 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		}
 		return res, err
 	}
-	res.URL = a.url
+	res.URL = a.frames.url
 	res.State = r.State
 	res.Title = a.title(ctx)
 	if answered.Load() {
@@ -238,15 +238,6 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 		}
 	}
 	return res, nil
-}
-
-// mainLoader is the loader id of the main frame's document: a new document
-// gets a new one, a same-document navigation keeps it.
-func (a *Actor) mainLoader() string {
-	if f := a.frames[a.mainFrame]; f != nil {
-		return f.loaderID
-	}
-	return ""
 }
 
 // BringToFront focuses the page's tab and brings it to the top of its

@@ -6,9 +6,9 @@ package page
 // session asks Chrome to attach to those targets as they appear
 // (Target.setAutoAttach, flat sessions, paused until we have listened:
 // waitForDebuggerOnStart), and the actor owns each child session as it
-// owns its own: its events land in the actor's queue and are applied on the
-// run goroutine, its frames join the actor's frame map, each frame knowing
-// which session reaches it ([frame.sess]).
+// owns its own ([children]): its events land in the actor's queue and are
+// applied on the run goroutine, its frames join the page's frame tree
+// (frames.go), each frame knowing which session reaches it ([frame.sess]).
 //
 // Everything else follows from that: the walker walks each frame in its
 // session and hangs the frame's tree under its <iframe> in its parent's
@@ -37,9 +37,11 @@ import (
 	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
+	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/mailbox"
 	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/js"
 )
@@ -89,21 +91,52 @@ type targetAttached struct {
 	} `json:"targetInfo"`
 }
 
-// attached adopts the session of an out-of-process iframe that Chrome
-// attached under parent, and starts setting it up. It runs on the run
-// goroutine and makes no call itself: enabling the session's domains and
-// reading its frame tree run on an adopt goroutine (a.adopting), which
-// posts the result back (a.posted) to be applied here.
-func (a *Actor) attached(parent *Session, params json.RawMessage) error {
+// children are the sessions of the page's out-of-process iframes, nested
+// ones included, by session id. The run goroutine owns them. Lifecycle: a
+// session is added on Target.attachedToTarget, and set up on an adopt
+// goroutine (adopting) that posts the outcome back; it is removed and
+// closed on Target.detachedFromTarget, with those attached under it, and
+// when the actor exits (close, which waits for the adopt goroutines).
+type children struct {
+	byID map[string]*Session
+	// frames is the page's frame tree, where a child's frames are
+	// recorded once it is set up and forgotten when it goes.
+	frames *frameTree
+	// adopting counts the goroutines setting up child sessions.
+	adopting sync.WaitGroup
+
+	// Fixed at creation: what the page gives its children.
+	log zerolog.Logger
+	// timeout bounds setting a session up.
+	timeout time.Duration
+	// ready is the page's channel that wakes the run goroutine when a
+	// session has queued events.
+	ready chan struct{}
+	// posted is the page's queue of work for the run goroutine, which an
+	// adopt goroutine hands its outcome through; safe from any goroutine.
+	posted *mailbox.Queue[func()]
+	// call runs one blocking CDP exchange while the page keeps applying
+	// events, ending at once when a dialog opens or the renderer
+	// crashes ([Actor.call]); drain applies the events queued so far.
+	call  func(ctx context.Context, fn func(ctx context.Context) error) error
+	drain func()
+}
+
+// adopt adopts the session of an out-of-process iframe that Chrome
+// attached under parent (Target.attachedToTarget), and starts setting it
+// up, with the slices' setUps. It makes no call itself: enabling the
+// session's domains and reading its frame tree run on an adopt goroutine,
+// which posts the outcome back (setUpDone) and ends within c.timeout or
+// when life does.
+func (c *children) adopt(life context.Context, parent *Session, params json.RawMessage, setUps func() []func(context.Context, *Session) error) error {
 	var e targetAttached
 	if err := json.Unmarshal(params, &e); err != nil {
 		return err
 	}
-	life := a.act.Context()
 	if life.Err() != nil {
 		return nil
 	}
-	conn, err := parent.conn.Adopt(life, e.SessionID, cdpconn.Options{Keep: keepEvent, Ready: a.ready})
+	conn, err := parent.conn.Adopt(life, e.SessionID, cdpconn.Options{Keep: keepEvent, Ready: c.ready})
 	if err != nil {
 		return fmt.Errorf("adopt %s target: %w", e.TargetInfo.Type, err)
 	}
@@ -115,17 +148,17 @@ func (a *Actor) attached(parent *Session, params json.RawMessage) error {
 		return nil
 	}
 	s := &Session{id: e.SessionID, conn: conn, c: conn.Client, parent: parent, root: e.TargetInfo.TargetID, setUp: make(chan struct{})}
-	a.children[s.id] = s
-	a.frameOf(s.root) // known from its parent's Page.frameAttached, or now
-	a.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
-	sliceSetUps := a.childSetUps()
-	a.adopting.Add(1)
-	go func() { // owned by a.adopting; ends within a.timeout or when the actor stops
-		defer a.adopting.Done()
-		ctx, cancel := context.WithTimeout(life, a.timeout)
+	c.byID[s.id] = s
+	c.frames.of(s.root) // known from its parent's Page.frameAttached, or now
+	c.log.Debug().Str("frame", s.root).Str("url", e.TargetInfo.URL).Msg("out-of-process iframe attached")
+	sliceSetUps := setUps()
+	c.adopting.Add(1)
+	go func() { // owned by c.adopting; ends within c.timeout or when the actor stops
+		defer c.adopting.Done()
+		ctx, cancel := context.WithTimeout(life, c.timeout)
 		defer cancel()
 		tree, err := setUpChild(ctx, s, sliceSetUps)
-		a.posted.Push(func() { a.childReady(s, tree, err) })
+		c.posted.Push(func() { c.setUpDone(s, tree, err) })
 		close(s.setUp)
 	}()
 	return nil
@@ -163,66 +196,61 @@ func setUpChild(ctx context.Context, s *Session, sliceSetUps []func(context.Cont
 	return tree, err
 }
 
-// childReady applies the outcome of setting up a child session, on the run
+// setUpDone applies the outcome of setting up child session s, on the run
 // goroutine.
-func (a *Actor) childReady(s *Session, tree *page.GetFrameTreeReply, err error) {
-	if a.children[s.id] != s {
+func (c *children) setUpDone(s *Session, tree *page.GetFrameTreeReply, err error) {
+	if c.byID[s.id] != s {
 		return // detached meanwhile
 	}
 	if err != nil {
-		a.log.Debug().Err(err).Str("frame", s.root).Msg("set up out-of-process iframe")
+		c.log.Debug().Err(err).Str("frame", s.root).Msg("set up out-of-process iframe")
 		return
 	}
-	a.addFrames(s, tree.FrameTree)
+	c.frames.addTree(s, tree.FrameTree)
 }
 
-// detached forgets a child session Chrome detached (its iframe navigated to
-// another process, or went away) and the frames only it reached.
-func (a *Actor) detached(params json.RawMessage) error {
+// detached forgets a child session Chrome detached (its iframe navigated
+// to another process, or went away), with those attached under it and the
+// frames only they reached. It returns the sessions it dropped.
+func (c *children) detached(params json.RawMessage) ([]*Session, error) {
 	var e struct {
 		SessionID string `json:"sessionId"`
 	}
 	if err := json.Unmarshal(params, &e); err != nil {
-		return err
+		return nil, err
 	}
-	s := a.children[e.SessionID]
+	s := c.byID[e.SessionID]
 	if s == nil {
-		return nil
+		return nil, nil
 	}
-	a.dropChild(s)
-	return nil
+	return c.drop(s, nil), nil
 }
 
-// dropChild closes a child session and, recursively, those attached under
-// it, and forgets their frames.
-func (a *Actor) dropChild(s *Session) {
-	delete(a.children, s.id)
+// drop closes child session s and, recursively, those attached under it,
+// forgets their frames, and returns gone with them added.
+func (c *children) drop(s *Session, gone []*Session) []*Session {
+	delete(c.byID, s.id)
 	s.conn.Close()
-	for _, c := range a.children {
-		if c.parent == s {
-			a.dropChild(c)
+	gone = append(gone, s)
+	for _, k := range c.byID {
+		if k.parent == s {
+			gone = c.drop(k, gone)
 		}
 	}
-	for id, f := range a.frames {
-		if f.sess == s {
-			delete(a.frames, id)
-		}
-	}
-	if a.dialog != nil && a.dialogSess == s {
-		a.dialog, a.dialogSess = nil, nil // its renderer is gone, and the dialog with it
-	}
-	a.log.Debug().Str("frame", s.root).Msg("out-of-process iframe detached")
+	c.frames.forget(s)
+	c.log.Debug().Str("frame", s.root).Msg("out-of-process iframe detached")
+	return gone
 }
 
-// closeChildren closes every child session, as the actor exits. The adopt
-// goroutines end with the actor's lifetime context; closeChildren waits
-// for them, a second at most (their calls fail at once once their session
-// is closed).
-func (a *Actor) closeChildren() {
-	for _, s := range a.children {
+// close closes every child session, as the actor exits. The adopt
+// goroutines end with the actor's lifetime context; close waits for them,
+// a second at most (their calls fail at once once their session is
+// closed).
+func (c *children) close() {
+	for _, s := range c.byID {
 		s.conn.Close()
 	}
-	waitGroup(&a.adopting, goneWait)
+	waitGroup(&c.adopting, goneWait)
 }
 
 // setUpWait bounds how long a snapshot or a wait waits for out-of-process
@@ -230,18 +258,18 @@ func (a *Actor) closeChildren() {
 // that snapshot rather than holding the page.
 const setUpWait = 2 * time.Second
 
-// awaitChildren waits until every child session attached so far is set up
-// and its frames are known, setUpWait at most, so that a snapshot taken
-// right after a page loaded shows its out-of-process iframes. It runs on
-// the run goroutine, outside a.call.
-func (a *Actor) awaitChildren(ctx context.Context) error {
+// await waits until every child session attached so far is set up and
+// its frames are known, setUpWait at most, so that a snapshot taken right
+// after a page loaded shows its out-of-process iframes. It runs on the run
+// goroutine, outside a call.
+func (c *children) await(ctx context.Context) error {
 	wctx, cancel := context.WithTimeout(ctx, setUpWait)
 	defer cancel()
 	// A child set up may attach its own children: wait for those too.
 	for wctx.Err() == nil {
-		a.drainEvents() // attachments already queued
+		c.drain() // attachments already queued
 		var pending []chan struct{}
-		for _, s := range a.children {
+		for _, s := range c.byID {
 			select {
 			case <-s.setUp:
 			default:
@@ -251,7 +279,7 @@ func (a *Actor) awaitChildren(ctx context.Context) error {
 		if len(pending) == 0 {
 			return nil
 		}
-		err := a.call(wctx, func(ctx context.Context) error {
+		err := c.call(wctx, func(ctx context.Context) error {
 			for _, ch := range pending {
 				select {
 				case <-ch:
@@ -261,7 +289,7 @@ func (a *Actor) awaitChildren(ctx context.Context) error {
 			}
 			return nil
 		})
-		a.drainEvents() // apply what the set-ups posted
+		c.drain() // apply what the set-ups posted
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -276,13 +304,13 @@ func (a *Actor) awaitChildren(ctx context.Context) error {
 // iframes' at once, in one exchange, and returns the page's error; an
 // iframe's is logged: a frame that went away meanwhile must not fail the
 // page's call. It runs on the run goroutine.
-func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *Session) error) error {
-	sessions := []*Session{a.top}
-	for _, s := range a.children {
+func (c *children) onAll(ctx context.Context, fn func(ctx context.Context, s *Session) error) error {
+	sessions := []*Session{c.frames.top}
+	for _, s := range c.byID {
 		sessions = append(sessions, s)
 	}
-	log := a.log
-	return a.call(ctx, func(ctx context.Context) error {
+	log := c.log
+	return c.call(ctx, func(ctx context.Context) error {
 		errs := make([]error, len(sessions))
 		var wg sync.WaitGroup
 		for i, s := range sessions {
@@ -306,41 +334,6 @@ func (a *Actor) onAll(ctx context.Context, fn func(ctx context.Context, s *Sessi
 		}
 		return errs[0]
 	})
-}
-
-// sessionOf returns the session that reaches frame id: the page's own for
-// a frame not known to live elsewhere.
-func (a *Actor) sessionOf(frameID string) *Session {
-	if f := a.frames[frameID]; f != nil && f.sess != nil {
-		return f.sess
-	}
-	return a.top
-}
-
-// hop is one step from an out-of-process frame's coordinates to its
-// parent's: the parent's session and the frame whose <iframe> element
-// there places it.
-type hop struct {
-	parent  *cdp.Client
-	frameID string
-}
-
-// hops lists the steps from frame id's session up to the page's, innermost
-// first; none for a frame the page's own renderer draws.
-func (a *Actor) hops(frameID string) []hop {
-	var out []hop
-	for s := a.sessionOf(frameID); s != nil && s.parent != nil; {
-		p := a.top
-		if f := a.frames[s.root]; f != nil && f.parent != "" {
-			p = a.sessionOf(f.parent)
-		}
-		out = append(out, hop{parent: p.c, frameID: s.root})
-		if p == s { // a frame tree that names itself: stop rather than loop
-			break
-		}
-		s = p
-	}
-	return out
 }
 
 // offset returns where the top left corner of an out-of-process frame's

@@ -13,10 +13,10 @@ import (
 func (a *Actor) Origins(ctx context.Context) ([]string, error) {
 	return actor.Ask(ctx, a.act, func(context.Context) ([]string, error) {
 		var out []string
-		if o := OriginOf(a.url); o != "" {
+		if o := OriginOf(a.frames.url); o != "" {
 			out = append(out, o)
 		}
-		for _, f := range a.frames {
+		for _, f := range a.frames.byID {
 			if o := OriginOf(f.url); o != "" && !slices.Contains(out, o) {
 				out = append(out, o)
 			}

@@ -198,18 +198,18 @@ func (h *Host) Crashed() error { return h.a.crashCheck() }
 // OnAll runs fn on the page's session and on each of its out-of-process
 // iframes' at once, and returns the page's error; an iframe's is logged.
 func (h *Host) OnAll(ctx context.Context, fn func(ctx context.Context, s *Session) error) error {
-	return h.a.onAll(ctx, fn)
+	return h.a.children.onAll(ctx, fn)
 }
 
 // SessionOf returns the session that reaches frame id: the page's own for
 // a frame not known to live elsewhere.
-func (h *Host) SessionOf(frameID string) *Session { return h.a.sessionOf(frameID) }
+func (h *Host) SessionOf(frameID string) *Session { return h.a.frames.sessionOf(frameID) }
 
 // MainFrame returns the id of the page's main frame.
-func (h *Host) MainFrame() string { return h.a.mainFrame }
+func (h *Host) MainFrame() string { return h.a.frames.main }
 
 // URL returns the main frame's URL, fragment included.
-func (h *Host) URL() string { return h.a.url }
+func (h *Host) URL() string { return h.a.frames.url }
 
 // Do runs fn on the page's run goroutine, as every call to the page does:
 // in arrival order, under ctx's deadline, failing at once on a crashed

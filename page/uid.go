@@ -28,7 +28,7 @@ func (a *Actor) resolve(uid string) (*snapshot.Node, error) {
 	if n == nil {
 		return nil, &UIDError{UID: uid, PageID: a.id}
 	}
-	f := a.frames[n.FrameID]
+	f := a.frames.byID[n.FrameID]
 	switch {
 	case f == nil:
 		return nil, &UIDError{UID: uid, PageID: a.id, Gone: true, Cause: fmt.Errorf("its frame is gone")}
@@ -56,7 +56,7 @@ func (a *Actor) nodeID(ctx context.Context, n *snapshot.Node) (dom.BackendNodeID
 		return 0, &UIDError{UID: n.UID, PageID: a.id, Gone: true, Cause: fmt.Errorf("it has no DOM node")}
 	}
 	var id dom.BackendNodeID
-	c := a.sessionOf(n.FrameID).c
+	c := a.frames.sessionOf(n.FrameID).c
 	err := a.call(ctx, func(ctx context.Context) (err error) {
 		id, err = lookupRef(ctx, c, n.Ref)
 		return err
@@ -95,7 +95,7 @@ func (a *Actor) nodeIDs(ctx context.Context, ns []*snapshot.Node) ([]dom.Backend
 	errs := make([]error, len(ns))
 	clients := make([]*cdp.Client, len(ns))
 	for _, i := range todo {
-		clients[i] = a.sessionOf(ns[i].FrameID).c
+		clients[i] = a.frames.sessionOf(ns[i].FrameID).c
 	}
 	err := a.call(ctx, func(ctx context.Context) error {
 		var g errgroup.Group

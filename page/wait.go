@@ -369,7 +369,7 @@ func (e *actionError) Unwrap() error { return e.err }
 // The action runs on the waiter's goroutine with the action's progress, to
 // mark its decisive step on (see [Progress.commit]).
 func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context, p *Progress) error) (ActionResult, error) {
-	before := a.url
+	before := a.frames.url
 	pace := a.loadPace()
 	cfg := waiter.Config{
 		CPU:               max(pace.CPU, 1),
@@ -415,7 +415,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		}
 	}
 	a.stopLeftTrackers(ctx)
-	main := a.frames[a.mainFrame]
+	main := a.frames.byID[a.frames.main]
 	var cached runtime.RemoteObjectID
 	var cachedIn runtime.ExecutionContextID
 	if main != nil && main.context != 0 && main.trackerIn == main.context && !opts.navigates {
@@ -456,7 +456,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	select {
 	case r := <-waited:
 		// The wait is over: the probe is the actor's to read again.
-		if main := a.frames[a.mainFrame]; main != nil && top.first != "" && main.context != 0 && main.context == cachedIn {
+		if main := a.frames.byID[a.frames.main]; main != nil && top.first != "" && main.context != 0 && main.context == cachedIn {
 			// The document Track followed is still the frame's: keep its
 			// controller for the next action.
 			main.tracker, main.trackerIn = top.first, main.context
@@ -497,8 +497,8 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 			return res, &DialogError{Dialog: *a.dialog, Cut: opts.gate}
 		}
 	}
-	if a.url != before {
-		res.NavigatedTo = a.url
+	if a.frames.url != before {
+		res.NavigatedTo = a.frames.url
 	}
 	res.State = a.state()
 	return res, nil

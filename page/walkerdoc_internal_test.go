@@ -46,7 +46,7 @@ Object.defineProperty(Object.prototype, '__tabhiveWalker', { get() { document.ti
 		json.Unmarshal(r.Result.Value, &s)
 		return s
 	}
-	w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.mainFrame)).SetWorldName(walker.World))
+	w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.frames.main)).SetWorldName(walker.World))
 	if err != nil {
 		t.Fatal(err)
 	}
