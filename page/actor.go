@@ -140,24 +140,8 @@ type Actor struct {
 	// (oopif.go); the actor closes them as it exits.
 	children *children
 
-	// dialog is non-nil while a JavaScript dialog is open; cleared on
-	// Page.javascriptDialogClosed or after handle_dialog. dialogSess is the
-	// session of the frame that opened it, which must answer it.
-	dialog     *Dialog
-	dialogSess *Session
-	// dialogOpened, if non-nil, receives each dialog that opens and the
-	// client of its session, for the waiter of an action that answers
-	// dialogs itself (perform). Set and cleared around the action; sends
-	// never block.
-	dialogOpened chan openedDialog
-	// answered is the last dialog evaluate_script answered as its
-	// dialogAction said, kept for handle_dialog, which then succeeds as
-	// chrome-devtools-mcp's does. Lifecycle: set by Evaluate; cleared by
-	// handle_dialog and when another dialog opens.
-	answered *AnsweredDialog
-	// dialogSeq counts dialogs opened, so a wait can tell whether one opened
-	// while it ran.
-	dialogSeq int
+	// dialogs is the page's JavaScript dialog state (dialog.go).
+	dialogs dialogs
 
 	// waiter is the post-action waiter of the action in progress, if any;
 	// events are forwarded to it.
@@ -180,7 +164,7 @@ type Actor struct {
 	// slices are the registered capabilities' state on this page
 	// (slice.go), by registration order: made before the run goroutine
 	// starts, then owned by it.
-	slices []Slice
+	slices sliceSet
 }
 
 // Dialog is an open JavaScript dialog.
@@ -226,7 +210,7 @@ func Start(cfg Config) *Actor {
 		drain:   a.drainEvents,
 	}
 	a.ids = snapshot.NewIDs(&a.counter.c)
-	a.newSlices()
+	a.slices = newSliceSet(&Host{a: a})
 	a.act = actor.New(actor.Config{
 		Name:    fmt.Sprintf("page %d", cfg.ID),
 		Events:  (*eventSource)(a),
@@ -236,7 +220,7 @@ func Start(cfg Config) *Actor {
 			if cfg.Hooks.Exiting != nil {
 				cfg.Hooks.Exiting()
 			}
-			a.closeSlices()
+			a.slices.close()
 			a.children.close()
 			if a.conn != nil {
 				a.conn.Close()
@@ -329,7 +313,7 @@ func (a *Actor) init(ctx context.Context) error {
 	// What the capabilities turn on themselves (the collectors' issues and
 	// asynchronous stacks), once Runtime is on (Chrome refuses the stack
 	// depth before). Best effort: a page without them still works.
-	a.enableSlices(ctx)
+	a.slices.enable(ctx, a.act, a.log)
 	var tree *page.GetFrameTreeReply
 	err = a.act.Await(ctx, func(ctx context.Context) (err error) {
 		tree, err = a.c.Page.GetFrameTree(ctx)
@@ -364,7 +348,7 @@ func ask[T any](ctx context.Context, a *Actor, fn func(ctx context.Context) (T, 
 		if a.crashed {
 			return zero, ErrCrashed
 		}
-		explainers := a.callStarts()
+		explainers := a.slices.callStarts()
 		v, err := fn(ctx)
 		if err != nil && cdpconn.IsClosed(err) {
 			return zero, a.goneCause(ctx)
@@ -401,27 +385,19 @@ func (a *Actor) goneCause(ctx context.Context) error {
 // If a dialog opens meanwhile, call returns a [*DialogError] at once: the
 // renderer is paused and the exchange would not finish until it closes.
 func (a *Actor) call(ctx context.Context, fn func(ctx context.Context) error) error {
-	seq := a.dialogSeq
+	seq := a.dialogs.seq
 	return a.act.Await(ctx, fn, func() error {
-		if a.dialogSeq != seq && a.dialog != nil {
-			return &DialogError{Dialog: *a.dialog}
+		if err := a.dialogs.openedSince(seq); err != nil {
+			return err
 		}
-		if a.crashed {
-			return ErrCrashed
-		}
-		return nil
+		return a.crashCheck()
 	})
 }
 
 // needRenderer fails fast with a [*DialogError] while a dialog is open:
 // anything that needs the page's JavaScript or layout would hang until the
 // dialog is handled (ARCHITECTURE.md §2, law 6).
-func (a *Actor) needRenderer() error {
-	if a.dialog != nil {
-		return &DialogError{Dialog: *a.dialog}
-	}
-	return nil
-}
+func (a *Actor) needRenderer() error { return a.dialogs.blocking() }
 
 // State is what every page-scoped reply reports about the page besides the
 // tool's own result.
@@ -434,12 +410,7 @@ type State struct {
 }
 
 func (a *Actor) state() State {
-	s := State{Parts: a.reports()}
-	if a.dialog != nil {
-		d := *a.dialog
-		s.Dialog = &d
-	}
-	return s
+	return State{Dialog: a.dialogs.current(), Parts: a.slices.reports()}
 }
 
 // State returns the page's current state.

@@ -90,21 +90,26 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 	var err error
 	switch ev.Method {
 	case "Target.attachedToTarget":
-		return a.children.adopt(a.act.Context(), s, ev.Params, a.childSetUps)
+		return a.children.adopt(a.act.Context(), s, ev.Params, a.slices.childSetUps)
 	case "Target.detachedFromTarget":
 		gone, err := a.children.detached(ev.Params)
 		for _, g := range gone {
-			if a.dialog != nil && a.dialogSess == g {
-				a.dialog, a.dialogSess = nil, nil // its renderer is gone, and the dialog with it
-			}
+			a.dialogs.closedOn(g) // its renderer is gone, and the dialog with it
 		}
 		return err
 	case "Page.javascriptDialogOpening":
-		err = a.dialogOpening(s, ev.Params)
-	case "Page.javascriptDialogClosed":
-		if a.dialogSess == s {
-			a.dialog, a.dialogSess = nil, nil
+		var d Dialog
+		if d, err = a.dialogs.opening(s, ev.Params); err == nil {
+			if a.hooks.DialogOpened != nil {
+				a.hooks.DialogOpened()
+			}
+			a.log.Debug().Str("type", d.Type).Msg("dialog opened")
+			if a.waiter != nil {
+				a.waiter.DialogOpened(d.Type)
+			}
 		}
+	case "Page.javascriptDialogClosed":
+		a.dialogs.closedOn(s)
 	case "Inspector.targetCrashed":
 		if s == a.top { // only the page's session listens to Inspector
 			a.crashed = true
@@ -119,36 +124,7 @@ func (a *Actor) apply(s *Session, ev cdpconn.Event) error {
 	if err != nil {
 		return err
 	}
-	return a.applySlices(s, ev)
-}
-
-// dialogOpening records the dialog that opened on session s and tells those waiting for one.
-func (a *Actor) dialogOpening(s *Session, params json.RawMessage) error {
-	var e page.JavascriptDialogOpeningReply
-	if err := json.Unmarshal(params, &e); err != nil {
-		return err
-	}
-	d := &Dialog{Type: string(e.Type), Message: e.Message}
-	if e.DefaultPrompt != nil {
-		d.DefaultPrompt = *e.DefaultPrompt
-	}
-	a.dialog, a.dialogSess = d, s
-	a.dialogSeq++
-	a.answered = nil // handle_dialog is for this one now
-	if a.dialogOpened != nil {
-		select {
-		case a.dialogOpened <- openedDialog{c: s.c, d: *d}:
-		default:
-		}
-	}
-	if a.hooks.DialogOpened != nil {
-		a.hooks.DialogOpened()
-	}
-	a.log.Debug().Str("type", d.Type).Msg("dialog opened")
-	if a.waiter != nil {
-		a.waiter.DialogOpened(d.Type)
-	}
-	return nil
+	return a.slices.apply(s, ev)
 }
 
 // tellWaiter tells w, the post-action waiter of the action in progress,

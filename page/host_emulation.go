@@ -3,12 +3,12 @@ package page
 // What the core needs of the emulation capability (package
 // page/emulation), and what that capability needs of the core: the pace
 // the emulation sets (the default timeouts and the slowdowns that stretch
-// waits), its part of every reply's [State], setting it again after
-// Lighthouse, and reloading the page when its touch support changes.
+// waits), and reloading the page when its touch support changes. Its part
+// of every reply's [State], and setting it again after Lighthouse, go
+// through [Reporter] and [Restorer] (slice.go).
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/page"
@@ -65,43 +65,6 @@ func (a *Actor) loadPace() Pace {
 // the call queues behind others; an emulate call still queued is not yet
 // reflected.
 func (a *Actor) Timeouts() Timeouts { return a.loadPace().Timeouts }
-
-// A Reporter is a [Slice] that reports part of its page's [State], which
-// every page-scoped reply carries. Report runs on the run goroutine; what
-// it returns crosses to other goroutines and must share no memory with
-// the slice.
-type Reporter interface {
-	Report() any
-}
-
-// reports collects the slices' parts of the page's State.
-func (a *Actor) reports() []any {
-	var parts []any
-	for _, sl := range a.slices {
-		if r, ok := sl.(Reporter); ok {
-			parts = append(parts, r.Report())
-		}
-	}
-	return parts
-}
-
-// A Restorer is a [Slice] whose settings on the page's own session a run
-// of Lighthouse replaces with its own: Restore sets them again, on the
-// run goroutine, once Lighthouse has let go of the page.
-type Restorer interface {
-	Restore(ctx context.Context) error
-}
-
-// restoreSlices sets the slices' settings again after Lighthouse.
-func (a *Actor) restoreSlices(ctx context.Context) error {
-	var errs []error
-	for _, sl := range a.slices {
-		if r, ok := sl.(Restorer); ok {
-			errs = append(errs, r.Restore(ctx))
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // Reload reloads the page and waits for it as navigate_page's reload
 // does, under the page's default navigation timeout, accepting a

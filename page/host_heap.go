@@ -15,17 +15,14 @@ func (h *Host) Post(fn func()) { h.a.posted.Push(fn) }
 
 // DialogMark returns a mark of the dialogs opened so far, for
 // [Host.Interrupted].
-func (h *Host) DialogMark() int { return h.a.dialogSeq }
+func (h *Host) DialogMark() int { return h.a.dialogs.seq }
 
 // Interrupted returns a [*DialogError] if a dialog opened since mark is
 // still open, or [ErrCrashed] once the renderer crashed: an interrupt for
 // [Host.Await] that ends a wait as [Host.Call] does.
 func (h *Host) Interrupted(mark int) error {
-	switch {
-	case h.a.dialogSeq != mark && h.a.dialog != nil:
-		return &DialogError{Dialog: *h.a.dialog}
-	case h.a.crashed:
-		return ErrCrashed
+	if err := h.a.dialogs.openedSince(mark); err != nil {
+		return err
 	}
-	return nil
+	return h.a.crashCheck()
 }

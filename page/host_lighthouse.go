@@ -22,4 +22,4 @@ func (h *Host) Relay() func(deliver func(msg []byte)) *cdpconn.Relay { return h.
 // Restore sets again what the slices set on the page's own session
 // ([Restorer]: its emulation), which a run of Lighthouse replaced with its
 // own. Run goroutine only, once Lighthouse has let go of the page.
-func (h *Host) Restore(ctx context.Context) error { return h.a.restoreSlices(ctx) }
+func (h *Host) Restore(ctx context.Context) error { return h.a.slices.restore(ctx) }

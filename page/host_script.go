@@ -44,9 +44,9 @@ func (h *Host) PerformAnswering(ctx context.Context, skipStableDOM bool, answer 
 		skipStableDOM: skipStableDOM,
 		handleDialog:  func(string) (dialogAnswer, bool) { return ans, true },
 	}, action)
-	if n := len(res.Answered); n > 0 && a.dialog == nil {
+	if n := len(res.Answered); n > 0 && a.dialogs.open == nil {
 		last := res.Answered[n-1]
-		a.answered = &last
+		a.dialogs.answered = &last
 	}
 	return res, err
 }

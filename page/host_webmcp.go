@@ -5,9 +5,9 @@ package page
 
 // Dialog returns the JavaScript dialog open on the page, or nil. Run
 // goroutine only.
-func (h *Host) Dialog() *Dialog { return h.a.dialog }
+func (h *Host) Dialog() *Dialog { return h.a.dialogs.open }
 
 // DialogSeq counts the dialogs opened on the page so far: a wait compares
 // it with the count it began with to tell whether one opened meanwhile.
 // Run goroutine only.
-func (h *Host) DialogSeq() int { return h.a.dialogSeq }
+func (h *Host) DialogSeq() int { return h.a.dialogs.seq }

@@ -159,7 +159,7 @@ func (a *Actor) finishInput(ctx context.Context, res ActionResult, err error, op
 		out.State = a.state()
 		return out, err
 	}
-	if opts.IncludeSnapshot && a.dialog == nil {
+	if opts.IncludeSnapshot && a.dialogs.open == nil {
 		text, err := a.takeSnapshot(ctx, false)
 		if err != nil {
 			return out, err

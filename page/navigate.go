@@ -89,7 +89,7 @@ func (a *Actor) Navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	return actor.Ask(ctx, a.act, func(ctx context.Context) (NavigationResult, error) {
 		crashed := a.crashed
 		a.crashed = false
-		explainers := a.callStarts()
+		explainers := a.slices.callStarts()
 		res, err := a.navigate(ctx, nav)
 		if err != nil && cdpconn.IsClosed(err) {
 			return res, a.goneCause(ctx)
@@ -122,7 +122,7 @@ func (a *Actor) navigated(ctx context.Context, res NavigationResult) {
 
 func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult, error) {
 	var res NavigationResult
-	if err := a.needRenderer(); err != nil && a.dialog.Type != "beforeunload" {
+	if err := a.needRenderer(); err != nil && a.dialogs.open.Type != "beforeunload" {
 		return res, err
 	}
 	timeout := nav.Timeout
@@ -208,11 +208,11 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 
 	loader, before := a.frames.mainLoader(), a.frames.url
 	r, err := a.perform(ctx, opts, func(ctx context.Context, _ *Progress) error { return action(ctx) })
-	if err == nil && a.dialog != nil && a.frames.mainLoader() == loader && a.frames.url == before {
+	if err == nil && a.dialogs.open != nil && a.frames.mainLoader() == loader && a.frames.url == before {
 		// The dialog came from the page being left, before the new document
 		// committed: the navigation has not happened (it may once the dialog
 		// is handled).
-		err = &DialogError{Dialog: *a.dialog, Cut: "navigation"}
+		err = &DialogError{Dialog: *a.dialogs.open, Cut: "navigation"}
 	}
 	if err != nil {
 		var de *DialogError
@@ -253,7 +253,7 @@ func (a *Actor) BringToFront(ctx context.Context) error {
 // the document has it, so a page list made right after a navigation would
 // show the URL; asking the page, which has just loaded, costs a round trip.
 func (a *Actor) title(ctx context.Context) string {
-	if a.dialog != nil {
+	if a.dialogs.open != nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -7,13 +7,13 @@ package page
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
-	"github.com/mafredri/cdp"
-	"github.com/mafredri/cdp/rpcc"
 	"github.com/rs/zerolog"
 
+	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
@@ -112,10 +112,93 @@ type ChildSetUp interface {
 	SetUpChild() func(ctx context.Context, s *Session) error
 }
 
+// An Enabler is a [Slice] that turns on CDP domains of its own as its
+// page starts: after the page's own (Page, Runtime, Network, ...), before
+// its frame tree is read, so that what they report is complete from the
+// first event. Enable runs while the page keeps applying events, on a
+// goroutine of its own: it may call the browser through [Host.Client] and
+// [Host.Top], and must touch no slice state. It is best effort: an error
+// is logged and the page starts all the same.
+type Enabler interface {
+	Enable(ctx context.Context) error
+}
+
+// A MockRecorder is a [Slice] told of each request a route answered
+// itself rather than letting it reach the network,
+// so that its listing can say so. requestID is the request's CDP Network
+// id, how the words the listing shows ("fulfilled by route 2").
+type MockRecorder interface {
+	Mocked(requestID, url, how string)
+}
+
+// A Reporter is a [Slice] that reports part of its page's [State], which
+// every page-scoped reply carries. Report runs on the run goroutine; what
+// it returns crosses to other goroutines and must share no memory with
+// the slice.
+type Reporter interface {
+	Report() any
+}
+
+// A Restorer is a [Slice] whose settings on the page's own session a run
+// of Lighthouse replaces with its own: Restore sets them again, on the
+// run goroutine, once Lighthouse has let go of the page.
+type Restorer interface {
+	Restore(ctx context.Context) error
+}
+
+// An Explainer is a [Slice] that may know better why a call to the page
+// failed (a route redirected one of its requests to a URL the policy
+// blocks). CallStarts runs on the run goroutine as each call starts; the
+// function it returns, if not nil, runs there when the call failed (not
+// by its connection closing) and returns the call's error, or one that
+// explains it and wraps it.
+type Explainer interface {
+	CallStarts() func(err error) error
+}
+
+// sliceSet is a page's slices, one per registered capability, in
+// registration order: made before the run goroutine starts, then owned by
+// it. Its methods run there, each a loop over the slices that implement
+// one of the optional interfaces above.
+type sliceSet []Slice
+
+// newSliceSet makes the slices of a page that is starting.
+func newSliceSet(h *Host) sliceSet {
+	started.Store(true)
+	ss := make(sliceSet, len(registry))
+	for i, c := range registry {
+		ss[i] = c.new(h)
+	}
+	return ss
+}
+
+// apply hands ev to the slices that registered for it.
+func (ss sliceSet) apply(s *Session, ev cdpconn.Event) error {
+	for _, i := range sliceEvents[ev.Method] {
+		if err := ss[i].(Applier).Apply(s, ev); err != nil {
+			return fmt.Errorf("%s: %w", registry[i].name, err)
+		}
+	}
+	return nil
+}
+
+// enable runs the slices' Enable, one after the other, as the page starts,
+// each on an Await goroutine of act while the page keeps applying events;
+// an error is logged.
+func (ss sliceSet) enable(ctx context.Context, act *actor.Actor, log zerolog.Logger) {
+	for i, sl := range ss {
+		if en, ok := sl.(Enabler); ok {
+			if err := act.Await(ctx, en.Enable, nil); err != nil {
+				log.Debug().Err(err).Msg("enable " + registry[i].name)
+			}
+		}
+	}
+}
+
 // childSetUps collects what the slices do to a new child session.
-func (a *Actor) childSetUps() []func(context.Context, *Session) error {
+func (ss sliceSet) childSetUps() []func(context.Context, *Session) error {
 	var fns []func(context.Context, *Session) error
-	for _, sl := range a.slices {
+	for _, sl := range ss {
 		if cs, ok := sl.(ChildSetUp); ok {
 			if fn := cs.SetUpChild(); fn != nil {
 				fns = append(fns, fn)
@@ -125,117 +208,65 @@ func (a *Actor) childSetUps() []func(context.Context, *Session) error {
 	return fns
 }
 
-// newSlices makes a starting page's slices.
-func (a *Actor) newSlices() {
-	started.Store(true)
-	a.slices = make([]Slice, len(registry))
-	for i, c := range registry {
-		a.slices[i] = c.new(&Host{a: a})
-	}
-}
-
-// applySlices hands ev to the slices that registered for it.
-func (a *Actor) applySlices(s *Session, ev cdpconn.Event) error {
-	for _, i := range sliceEvents[ev.Method] {
-		if err := a.slices[i].(Applier).Apply(s, ev); err != nil {
-			return fmt.Errorf("%s: %w", registry[i].name, err)
+// callStarts collects what the slices that explain errors need to know of
+// a call that starts.
+func (ss sliceSet) callStarts() []func(error) error {
+	var fns []func(error) error
+	for _, sl := range ss {
+		if ex, ok := sl.(Explainer); ok {
+			if fn := ex.CallStarts(); fn != nil {
+				fns = append(fns, fn)
+			}
 		}
 	}
-	return nil
+	return fns
 }
 
-// closeSlices closes every slice, as the actor exits.
-func (a *Actor) closeSlices() {
-	for _, sl := range a.slices {
+// explain passes a failed call's error through the slices' explanations.
+func explain(err error, fns []func(error) error) error {
+	for _, fn := range fns {
+		err = fn(err)
+	}
+	return err
+}
+
+// mocked tells the slices that a route answered a request itself
+// ([Host.Mocked]).
+func (ss sliceSet) mocked(requestID, url, how string) {
+	for _, sl := range ss {
+		if m, ok := sl.(MockRecorder); ok {
+			m.Mocked(requestID, url, how)
+		}
+	}
+}
+
+// reports collects the slices' parts of the page's State.
+func (ss sliceSet) reports() []any {
+	var parts []any
+	for _, sl := range ss {
+		if r, ok := sl.(Reporter); ok {
+			parts = append(parts, r.Report())
+		}
+	}
+	return parts
+}
+
+// restore sets the slices' settings again after Lighthouse.
+func (ss sliceSet) restore(ctx context.Context) error {
+	var errs []error
+	for _, sl := range ss {
+		if r, ok := sl.(Restorer); ok {
+			errs = append(errs, r.Restore(ctx))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// close closes every slice, as the actor exits.
+func (ss sliceSet) close() {
+	for _, sl := range ss {
 		if c, ok := sl.(Closer); ok {
 			c.Close()
 		}
 	}
 }
-
-// Host is the narrow handle a capability's slice has on its page: the
-// page's own session, the wait that keeps events flowing, and the checks
-// every call makes. Its methods run on the page's run goroutine (inside
-// [Do] or Apply) unless they say otherwise.
-type Host struct{ a *Actor }
-
-// ID returns the page id. Safe from any goroutine.
-func (h *Host) ID() int { return h.a.id }
-
-// Log returns the page's logger. Safe from any goroutine.
-func (h *Host) Log() *zerolog.Logger { return &h.a.log }
-
-// Top returns the page's own session. Valid once the page has attached,
-// which every call and event comes after.
-func (h *Host) Top() *Session { return h.a.top }
-
-// Client returns the page's own session's CDP client.
-func (h *Host) Client() *cdp.Client { return h.a.c }
-
-// NeedRenderer fails with a [*DialogError] while a dialog is open:
-// anything that needs the page's JavaScript or layout would hang until it
-// is handled (ARCHITECTURE.md §2, law 6).
-func (h *Host) NeedRenderer() error { return h.a.needRenderer() }
-
-// Call runs one blocking CDP exchange while the page keeps applying
-// events; a dialog opening or the renderer crashing meanwhile ends it at
-// once with its error.
-func (h *Host) Call(ctx context.Context, fn func(ctx context.Context) error) error {
-	return h.a.call(ctx, fn)
-}
-
-// Await runs slow work on a goroutine of its own while the page keeps
-// applying events, as [actor.Actor.Await] does; interrupt, if not nil, is
-// checked after each batch of events and ends the wait with its error.
-func (h *Host) Await(ctx context.Context, fn func(ctx context.Context) error, interrupt func() error) error {
-	return h.a.act.Await(ctx, fn, interrupt)
-}
-
-// Crashed returns [ErrCrashed] once the page's renderer has crashed: an
-// interrupt for Await.
-func (h *Host) Crashed() error { return h.a.crashCheck() }
-
-// OnAll runs fn on the page's session and on each of its out-of-process
-// iframes' at once, and returns the page's error; an iframe's is logged.
-func (h *Host) OnAll(ctx context.Context, fn func(ctx context.Context, s *Session) error) error {
-	return h.a.children.onAll(ctx, fn)
-}
-
-// SessionOf returns the session that reaches frame id: the page's own for
-// a frame not known to live elsewhere.
-func (h *Host) SessionOf(frameID string) *Session { return h.a.frames.sessionOf(frameID) }
-
-// MainFrame returns the id of the page's main frame.
-func (h *Host) MainFrame() string { return h.a.frames.main }
-
-// URL returns the main frame's URL, fragment included.
-func (h *Host) URL() string { return h.a.frames.url }
-
-// Do runs fn on the page's run goroutine, as every call to the page does:
-// in arrival order, under ctx's deadline, failing at once on a crashed
-// renderer, and with the page's own reason when its connection closes.
-func Do[T any](ctx context.Context, h *Host, fn func(ctx context.Context) (T, error)) (T, error) {
-	return ask(ctx, h.a, fn)
-}
-
-// ID returns the session's CDP session id. Safe from any goroutine.
-func (s *Session) ID() string { return s.id }
-
-// Client returns the session's CDP client. Safe from any goroutine.
-func (s *Session) Client() *cdp.Client { return s.c }
-
-// Send sends a command on the session without waiting for its reply, for
-// acknowledgements made while applying events. Safe from any goroutine.
-func (s *Session) Send(method string, params any) error { return s.conn.Send(method, params) }
-
-// IsTop reports whether s is the page's own session rather than an
-// out-of-process iframe's.
-func (s *Session) IsTop() bool { return s.parent == nil }
-
-// RPC returns the session's raw connection, for commands the CDP client
-// does not type (Page.printToPDF's stream). Safe from any goroutine.
-func (s *Session) RPC() *rpcc.Conn { return s.conn.RPC() }
-
-// State returns what every page-scoped reply reports about the page: its
-// open dialog and what it emulates.
-func (h *Host) State() State { return h.a.state() }

@@ -386,8 +386,8 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		// it (an out-of-process iframe's has its own), which apply sends
 		// here, with the dialog, before it tells the waiter.
 		opened := make(chan openedDialog, 8)
-		a.dialogOpened = opened
-		defer func() { a.dialogOpened = nil }()
+		a.dialogs.opened = opened
+		defer func() { a.dialogs.opened = nil }()
 		top := a.c
 		cfg.HandleDialog = func(ctx context.Context, typ string) bool {
 			ans, ok := opts.handleDialog(typ)
@@ -491,10 +491,10 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 		return res, err
 	}
 	(*eventSource)(a).Apply() // report what has already arrived
-	if a.dialog != nil {
+	if a.dialogs.open != nil {
 		res.Dialog = true
 		if opts.gate != "" && !progress.committed.Load() && !acted.Load() {
-			return res, &DialogError{Dialog: *a.dialog, Cut: opts.gate}
+			return res, &DialogError{Dialog: *a.dialogs.open, Cut: opts.gate}
 		}
 	}
 	if a.frames.url != before {
@@ -507,7 +507,7 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 // stopLeftTrackers stops the trackers of actions whose wait ended with a
 // dialog open, once no dialog is open: its renderer was paused then.
 func (a *Actor) stopLeftTrackers(ctx context.Context) {
-	if len(a.leftTrackers) == 0 || a.dialog != nil {
+	if len(a.leftTrackers) == 0 || a.dialogs.open != nil {
 		return
 	}
 	left := a.leftTrackers
