@@ -25,10 +25,14 @@
 // routes the page's CDP events to their owners (the frame tree, the child
 // sessions, the dialog, the action in progress, then the slices);
 // frames.go holds the frame tree (frames, their documents, execution
-// contexts and sessions); errors.go declares the errors methods
+// contexts and sessions); slice.go the capabilities' registry, the
+// optional interfaces a slice may implement and the page's sliceSet that
+// loops over them; host.go the [Host] every slice holds and [Do];
+// errors.go declares the errors methods
 // return. Then a file per capability: navigate.go, input.go (the element
 // a uid names and the input action run on it under the waiter, for
-// page/input through host_input.go), dialog.go, wait.go (the post-action
+// page/input through host_input.go), dialog.go (the dialog state and
+// handle_dialog), wait.go (the post-action
 // waiter), tracker.go (the tracker every document gets at its
 // start, which the waiter and page/script use), load.go; uid.go
 // (uid resolution against the latest snapshot, which page/axsnapshot
@@ -74,9 +78,10 @@
 // events flowing and end on a dialog or a crash), and the renderer check.
 // What the core and one capability need of each other is in a file of its
 // own, host_<capability>.go (host_emulation.go: the pace the emulation
-// sets, the slices' parts of [State] through [Reporter], setting them
-// again after Lighthouse through [Restorer], the reload a new viewport
-// needs). Adding a capability touches its folder and one line of the transport's
+// sets, the reload a new viewport needs). What any slice may do for the
+// core, such as reporting its part of [State] ([Reporter]) or setting its
+// settings again after Lighthouse ([Restorer]), is an optional interface
+// in slice.go. Adding a capability touches its folder and one line of the transport's
 // tool list.
 //
 // # What an actor owns
