@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -154,7 +153,7 @@ type Actor struct {
 	// published by the emulation capability (host_emulation.go); nil means
 	// nothing is emulated. The exception to this group: any goroutine may
 	// load it ([Actor.Timeouts]).
-	pace atomic.Pointer[Pace]
+	pace paceCell
 
 	ids     *snapshot.IDs
 	snap    *snapshot.Node            // latest snapshot, or nil

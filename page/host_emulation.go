@@ -9,6 +9,7 @@ package page
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/mafredri/cdp/protocol/page"
@@ -52,9 +53,13 @@ var defaultPace = Pace{Timeouts: DefaultTimeouts(), NetworkFactor: 1}
 // Run goroutine only; [Actor.Timeouts] loads it from any goroutine.
 func (h *Host) SetPace(p Pace) { h.a.pace.Store(&p) }
 
-// loadPace returns the page's pace. Safe from any goroutine.
-func (a *Actor) loadPace() Pace {
-	if p := a.pace.Load(); p != nil {
+// paceCell holds the page's [Pace]: nil until the emulation publishes
+// one, which is then replaced, never changed. Safe from any goroutine.
+type paceCell struct{ atomic.Pointer[Pace] }
+
+// load returns the page's pace.
+func (c *paceCell) load() Pace {
+	if p := c.Load(); p != nil {
 		return *p
 	}
 	return defaultPace
@@ -64,7 +69,7 @@ func (a *Actor) loadPace() Pace {
 // It never waits on the actor, so a caller can size a call's budget before
 // the call queues behind others; an emulate call still queued is not yet
 // reflected.
-func (a *Actor) Timeouts() Timeouts { return a.loadPace().Timeouts }
+func (a *Actor) Timeouts() Timeouts { return a.pace.load().Timeouts }
 
 // Reload reloads the page and waits for it as navigate_page's reload
 // does, under the page's default navigation timeout, accepting a
@@ -73,7 +78,7 @@ func (a *Actor) Timeouts() Timeouts { return a.loadPace().Timeouts }
 func (h *Host) Reload(ctx context.Context) error {
 	a := h.a
 	opts := actionOptions{
-		navigationTimeout: a.loadPace().Timeouts.Navigation,
+		navigationTimeout: a.pace.load().Timeouts.Navigation,
 		handleDialog: func(typ string) (dialogAnswer, bool) {
 			return dialogAnswer{accept: true}, typ == "beforeunload"
 		},

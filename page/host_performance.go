@@ -19,6 +19,6 @@ func (h *Host) Navigated(ctx context.Context, res NavigationResult) { h.a.naviga
 // emulates, as a performance trace's report names them. Run goroutine
 // only.
 func (h *Host) Throttling() (cpu float64, network string) {
-	p := h.a.loadPace()
+	p := h.a.pace.load()
 	return p.CPU, p.Network
 }

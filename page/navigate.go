@@ -127,7 +127,7 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	}
 	timeout := nav.Timeout
 	if timeout <= 0 {
-		timeout = a.loadPace().Timeouts.Navigation
+		timeout = a.pace.load().Timeouts.Navigation
 	}
 	accept := nav.HandleBeforeUnload != "dismiss"
 	var answered atomic.Bool // set on the waiter's goroutine, read after it

@@ -370,7 +370,7 @@ func (e *actionError) Unwrap() error { return e.err }
 // mark its decisive step on (see [Progress.commit]).
 func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx context.Context, p *Progress) error) (ActionResult, error) {
 	before := a.frames.url
-	pace := a.loadPace()
+	pace := a.pace.load()
 	cfg := waiter.Config{
 		CPU:               max(pace.CPU, 1),
 		Network:           pace.NetworkFactor,
