@@ -74,12 +74,19 @@
 // them, and the run goroutine hands each to the slice's Apply after the
 // core has applied it. Its calls run on the run goroutine through [Do],
 // under the caller's deadline, and reach the page through the narrow
-// [Host]: the page's session, [Host.Call] and [Host.Await] (which keep
-// events flowing and end on a dialog or a crash), and the renderer check.
-// What the core and one capability need of each other is in a file of its
-// own, host_<capability>.go (host_emulation.go: the pace the emulation
-// sets, the reload a new viewport needs). What any slice may do for the
-// core, such as reporting its part of [State] ([Reporter]) or setting its
+// [Host]: the page's session, its frames and the sessions that reach
+// them, [Host.Call] and [Host.Await] (which keep events flowing and end
+// on a dialog or a crash), and the renderer check. Host hands out the
+// rest as small sub-handles on the same page, one job each:
+// [Host.Elements] (the latest snapshot's uids and the actions on their
+// elements under the post-action waiter), [Host.Dialogs] (the open dialog
+// and whether one opened during a wait), [Host.Loads] (navigating and
+// reloading the page, and the pace the emulation sets) and [Host.Owner]
+// (what the page's [Config] gave it: the permission grant, the relay, the
+// URL policy, the hooks, the word of a navigation). What the core and one
+// capability need of each other is in a file of its own,
+// host_<capability>.go (host_emulation.go: the pace the emulation sets).
+// What any slice may do for the core, such as reporting its part of [State] ([Reporter]) or setting its
 // settings again after Lighthouse ([Restorer]), is an optional interface
 // in slice.go. Adding a capability touches its folder and one line of the transport's
 // tool list.
@@ -203,7 +210,7 @@
 //     cancels the others, and findText waits for all of them before it
 //     returns; WaitForText then starts another slice if nothing was found.
 //   - The script call of evaluate_script: page/script's, started on the
-//     waiter's action goroutine (Host.PerformAnswering); see that
+//     waiter's action goroutine (Elements.PerformAnswering); see that
 //     package.
 //   - The frame tracker of an action on an element of an out-of-process
 //     iframe (framesProbe, in wait.go). Settling such an action waits on a

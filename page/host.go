@@ -1,8 +1,13 @@
 package page
 
 // Host: the narrow handle a capability's slice has on its page's core, and
-// the methods of [Session] that capabilities use. What the core offers one
-// capability only is in that capability's host_<capability>.go.
+// the methods of [Session] that capabilities use. Host holds the core's
+// own services (the page's session, its frames and sessions, the waits
+// that keep events flowing); the rest it hands out as sub-handles, each
+// one job, each in its own host_*.go: [Elements] (host_snapshot.go,
+// host_input.go), [Dialogs] (host_dialogs.go), [Loads] (host_loads.go)
+// and [Owner] (host_owner.go). What the core offers one capability only
+// is in that capability's host_<capability>.go.
 
 import (
 	"context"
@@ -13,9 +18,11 @@ import (
 )
 
 // Host is the narrow handle a capability's slice has on its page: the
-// page's own session, the wait that keeps events flowing, and the checks
-// every call makes. Its methods run on the page's run goroutine (inside
-// [Do] or Apply) unless they say otherwise.
+// page's own session, its frames and the sessions that reach them, the
+// wait that keeps events flowing, and the checks every call makes; its
+// sub-handles ([Host.Elements], [Host.Dialogs], [Host.Loads],
+// [Host.Owner]) reach the rest. Its methods run on the page's run
+// goroutine (inside [Do] or Apply) unless they say otherwise.
 type Host struct{ a *Actor }
 
 // ID returns the page id. Safe from any goroutine.
@@ -49,6 +56,17 @@ func (h *Host) Call(ctx context.Context, fn func(ctx context.Context) error) err
 func (h *Host) Await(ctx context.Context, fn func(ctx context.Context) error, interrupt func() error) error {
 	return h.a.act.Await(ctx, fn, interrupt)
 }
+
+// Life returns the page's lifetime context, which ends when its actor
+// stops: a bound for work that must outlive the call that started it (the
+// renderer goes on writing a heap snapshot whose call gave up). Safe from
+// any goroutine.
+func (h *Host) Life() context.Context { return h.a.act.Context() }
+
+// Post runs fn on the run goroutine, among the events it applies next.
+// Safe from any goroutine: it is how an Await goroutine hands back a
+// change to the slice's state.
+func (h *Host) Post(fn func()) { h.a.posted.Push(fn) }
 
 // Crashed returns [ErrCrashed] once the page's renderer has crashed: an
 // interrupt for Await.

@@ -3,9 +3,9 @@ package page
 // What the input capability (package page/input) needs of the page's
 // core: a uid's element with the session that reaches it, and the
 // post-action waiter that every action runs under (navigation and
-// evaluate use it too, so it stays here). Host methods run on the page's
-// run goroutine, inside [Do]; Element's and the functions' say where they
-// may run.
+// evaluate use it too, so it stays here). [Elements] methods run on the
+// page's run goroutine, inside [Do]; Element's and the functions' say
+// where they may run.
 
 import (
 	"context"
@@ -67,7 +67,7 @@ func Painted(ctx context.Context, elems ...Element) {
 func (e *NoAreaError) Place() (x, y float64) { return e.x, e.y }
 
 // A BadInput is an error of an input action that its input caused (a fill
-// value the element cannot take): [Host.ActOn] returns it as it is, for
+// value the element cannot take): [Elements.ActOn] returns it as it is, for
 // the agent to fix its input, rather than as an [*InteractError].
 type BadInput interface {
 	error
@@ -75,55 +75,55 @@ type BadInput interface {
 }
 
 // Element resolves uid for an input action.
-func (h *Host) Element(ctx context.Context, uid string) (Element, error) {
-	r, err := h.a.element(ctx, uid)
+func (e Elements) Element(ctx context.Context, uid string) (Element, error) {
+	r, err := e.a.element(ctx, uid)
 	return Element{r}, err
 }
 
-// BackendNodeIDs is [Host.BackendNodeID] for several nodes at once (the
+// BackendNodeIDs is [Elements.BackendNodeID] for several nodes at once (the
 // options of a combobox), in one round of lookups.
-func (h *Host) BackendNodeIDs(ctx context.Context, ns []*snapshot.Node) ([]dom.BackendNodeID, error) {
-	return h.a.nodeIDs(ctx, ns)
+func (e Elements) BackendNodeIDs(ctx context.Context, ns []*snapshot.Node) ([]dom.BackendNodeID, error) {
+	return e.a.nodeIDs(ctx, ns)
 }
 
 // ActOn performs action on e under the post-action waiter and words its
 // failure, as every input action does; gate names the action in the
 // sentence of a dialog that stopped it.
-func (h *Host) ActOn(ctx context.Context, e Element, gate string, action func(ctx context.Context, e Element, p *Progress) error) (ActionResult, error) {
-	return h.a.actOn(ctx, e.r, actionOptions{gate: gate}, func(ctx context.Context, r elementRef, p *Progress) error {
+func (e Elements) ActOn(ctx context.Context, t Element, gate string, action func(ctx context.Context, t Element, p *Progress) error) (ActionResult, error) {
+	return e.a.actOn(ctx, t.r, actionOptions{gate: gate}, func(ctx context.Context, r elementRef, p *Progress) error {
 		return action(ctx, Element{r}, p)
 	})
 }
 
 // OnElement resolves uid and performs action on it under the waiter
-// ([Host.ActOn]), then makes the result ([Host.FinishInput]): an input
+// ([Elements.ActOn]), then makes the result ([Elements.FinishInput]): an input
 // action on one element from start to end.
-func (h *Host) OnElement(ctx context.Context, uid, gate string, opts InputOptions, action func(ctx context.Context, e Element, p *Progress) error) (InputResult, error) {
-	return h.a.onElement(ctx, uid, gate, opts, func(ctx context.Context, r elementRef, p *Progress) error {
+func (e Elements) OnElement(ctx context.Context, uid, gate string, opts InputOptions, action func(ctx context.Context, t Element, p *Progress) error) (InputResult, error) {
+	return e.a.onElement(ctx, uid, gate, opts, func(ctx context.Context, r elementRef, p *Progress) error {
 		return action(ctx, Element{r}, p)
 	})
 }
 
 // Act performs an action that needs no element (keys, coordinates) under
 // the waiter, then makes its result; gate names the action as in
-// [Host.ActOn].
-func (h *Host) Act(ctx context.Context, gate string, opts InputOptions, action func(ctx context.Context, p *Progress) error) (InputResult, error) {
-	return h.a.onPage(ctx, gate, opts, action)
+// [Elements.ActOn].
+func (e Elements) Act(ctx context.Context, gate string, opts InputOptions, action func(ctx context.Context, p *Progress) error) (InputResult, error) {
+	return e.a.onPage(ctx, gate, opts, action)
 }
 
 // FinishInput makes an input action's result: its state, and the
 // snapshot taken after it when opts asks for one.
-func (h *Host) FinishInput(ctx context.Context, res ActionResult, err error, opts InputOptions) (InputResult, error) {
-	return h.a.finishInput(ctx, res, err, opts)
+func (e Elements) FinishInput(ctx context.Context, res ActionResult, err error, opts InputOptions) (InputResult, error) {
+	return e.a.finishInput(ctx, res, err, opts)
 }
 
-// CallOn calls the function declaration fn on e's JavaScript object, as
+// CallOn calls the function declaration fn on t's JavaScript object, as
 // a blocking exchange (see [Host.Call]), and decodes its JSON result into
 // out; a node that has left the page fails with a [*UIDError].
-func (h *Host) CallOn(ctx context.Context, e Element, fn string, out any, args ...any) error {
-	err := h.a.call(ctx, func(ctx context.Context) error { return callOn(ctx, e.r.c, e.r.id, fn, out, args...) })
+func (e Elements) CallOn(ctx context.Context, t Element, fn string, out any, args ...any) error {
+	err := e.a.call(ctx, func(ctx context.Context) error { return callOn(ctx, t.r.c, t.r.id, fn, out, args...) })
 	if errors.Is(err, errNodeGone) {
-		return &UIDError{UID: e.r.uid, PageID: h.a.id, Gone: true, Cause: err}
+		return &UIDError{UID: t.r.uid, PageID: e.a.id, Gone: true, Cause: err}
 	}
 	return err
 }

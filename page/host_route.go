@@ -1,15 +1,7 @@
 package page
 
-// What the request routes (page/route) need of the page's core.
-
-// Blocked returns why the URL policy refuses url, or nil if it allows it
-// (or the page has no policy). Safe from any goroutine.
-func (h *Host) Blocked(url string) error {
-	if h.a.blocked == nil {
-		return nil
-	}
-	return h.a.blocked(url)
-}
+// What the request routes (page/route) need of the page's core beyond
+// the URL policy ([Owner.Blocked]).
 
 // MainLoader returns the loader id of the main frame's document: it
 // changes when the page navigates.

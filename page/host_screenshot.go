@@ -1,7 +1,7 @@
 package page
 
 // What the screenshot capability (page/screenshot) needs of the page's
-// core beyond [Host.Element]: where an element of an out-of-process
+// core beyond [Elements.Element]: where an element of an out-of-process
 // iframe lies in the page, waiting for such iframes to draw, and the
 // page's connection that streams an image to its destination.
 

@@ -2,9 +2,10 @@ package page
 
 // What the evaluate_script capability (page/script) needs of the page's
 // core: the execution context of a frame, the post-action waiter that
-// answers the dialogs a script opens, the document's tracker (which runs
-// the script and bounds its result), object groups, and the hooks that
-// count scripts.
+// answers the dialogs a script opens ([Elements.PerformAnswering]), the
+// document's tracker (which runs the script and bounds its result), and
+// object groups. The hooks that count scripts are the owner's
+// ([Owner.Hooks]).
 
 import (
 	"context"
@@ -37,8 +38,8 @@ type DialogAnswer struct {
 // stopping at it; with skipStableDOM the waiter does not wait for the DOM
 // to settle. Of the dialogs answered, the last is kept for handle_dialog
 // while no other is open, as chrome-devtools-mcp keeps reporting it.
-func (h *Host) PerformAnswering(ctx context.Context, skipStableDOM bool, answer DialogAnswer, action func(ctx context.Context, p *Progress) error) (ActionResult, error) {
-	a := h.a
+func (e Elements) PerformAnswering(ctx context.Context, skipStableDOM bool, answer DialogAnswer, action func(ctx context.Context, p *Progress) error) (ActionResult, error) {
+	a := e.a
 	ans := dialogAnswer{accept: answer.Accept, promptText: answer.PromptText}
 	res, err := a.perform(ctx, actionOptions{
 		skipStableDOM: skipStableDOM,
@@ -50,9 +51,6 @@ func (h *Host) PerformAnswering(ctx context.Context, skipStableDOM bool, answer 
 	}
 	return res, err
 }
-
-// Hooks returns the page's hooks. Safe from any goroutine.
-func (h *Host) Hooks() Hooks { return h.a.hooks }
 
 // NewObjectGroup returns a fresh CDP object group name for what: remote
 // objects made in it are freed together ([Session.ReleaseGroup]). Safe

@@ -2,8 +2,9 @@ package page
 
 // The page's latest snapshot and its uids are the core's: every element
 // tool (input, evaluate's arguments, screenshots, styles) resolves uids
-// against it. The snapshot capability (page/axsnapshot) takes snapshots
-// and sets the latest through [Host.SetSnapshot]; the core takes one
+// against it, through the [Elements] handle. The snapshot capability
+// (page/axsnapshot) takes snapshots and sets the latest through
+// [Elements.SetSnapshot]; the core takes one
 // after an action through the [SnapshotTaker] it registered. What
 // capabilities need of the latest snapshot: a uid's node, the backend
 // node id CDP commands act on, and the walker's DOM nodes as remote
@@ -33,37 +34,46 @@ func IsNodeGone(err error) bool { return isNodeGone(err) }
 // threw: a bug of ours, not of the page, reported with its stack.
 func WalkerError(e *runtime.ExceptionDetails) error { return walker.Error(e) }
 
+// Elements is the handle on the page's latest snapshot, the elements its
+// uids name, and the actions on them under the post-action waiter
+// (host_input.go, host_script.go): [Host.Elements].
+type Elements struct{ a *Actor }
+
+// Elements returns the handle on the page's uids and element actions.
+func (h *Host) Elements() Elements { return Elements{h.a} }
+
 // Resolve finds the node uid names in the latest snapshot, checked against
 // its frame's current document: a [*UIDError] for a uid the snapshot
 // never had or whose node has gone, [ErrNoSnapshot] before any snapshot.
-func (h *Host) Resolve(uid string) (*snapshot.Node, error) { return h.a.resolve(uid) }
+func (e Elements) Resolve(uid string) (*snapshot.Node, error) { return e.a.resolve(uid) }
 
 // BackendNodeID returns the backend DOM node id of a snapshot node, for
 // CDP commands on the session of the node's frame ([Host.SessionOf]),
 // looking it up the first time for a node known by its walker ref only. A
 // node that has left the page gives a [*UIDError] with Gone set. Call it
 // outside [Host.Call].
-func (h *Host) BackendNodeID(ctx context.Context, n *snapshot.Node) (dom.BackendNodeID, error) {
-	return h.a.nodeID(ctx, n)
+func (e Elements) BackendNodeID(ctx context.Context, n *snapshot.Node) (dom.BackendNodeID, error) {
+	return e.a.nodeID(ctx, n)
 }
 
 // Snapshot returns the root of the page's latest snapshot, or nil before
 // the first. Its nodes are the run goroutine's: read them there only.
-func (h *Host) Snapshot() *snapshot.Node { return h.a.snap }
+func (e Elements) Snapshot() *snapshot.Node { return e.a.snap }
 
 // SetSnapshot makes root the page's latest snapshot, the one uids resolve
 // against, giving its nodes their uids (a node keeps its uid from one
 // snapshot to the next); nil forgets the latest. It returns the
 // snapshot's sequence number: of two snapshots of the page, the later has
 // the larger (the previous one's when root is nil).
-func (h *Host) SetSnapshot(root *snapshot.Node) (seq int64) {
+func (e Elements) SetSnapshot(root *snapshot.Node) (seq int64) {
+	a := e.a
 	if root == nil {
-		h.a.snap, h.a.uids = nil, nil
-		return h.a.ids.Last()
+		a.snap, a.uids = nil, nil
+		return a.ids.Last()
 	}
-	h.a.uids = h.a.ids.Assign(root)
-	h.a.snap = root
-	return h.a.ids.Last()
+	a.uids = a.ids.Assign(root)
+	a.snap = root
+	return a.ids.Last()
 }
 
 // FrameInfo is what a snapshot reads of one of the page's frames.
@@ -94,7 +104,7 @@ func (h *Host) Frames() []FrameInfo {
 }
 
 // A SnapshotTaker is the [Slice] that takes the page's snapshots and
-// makes each the latest ([Host.SetSnapshot]); the core asks it for the
+// makes each the latest ([Elements.SetSnapshot]); the core asks it for the
 // default snapshot an input action ends with. TakeSnapshot runs on the
 // run goroutine and returns the snapshot's text.
 type SnapshotTaker interface {

@@ -7,7 +7,7 @@
 //
 // The latest snapshot and its uid table are the page core's (element
 // tools everywhere resolve uids against it): a snapshot taken here is
-// made the latest with [page.Host.SetSnapshot], and the core asks this
+// made the latest with [page.Elements.SetSnapshot], and the core asks this
 // package's slice ([page.SnapshotTaker]) for the snapshot an input
 // action ends with. The session's previous snapshots, the bound on a
 // snapshot in a reply, its outline and diffs are the transport's.
@@ -112,7 +112,7 @@ func (s *slice) take(ctx context.Context, verbose bool) (string, int64, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	seq := s.h.SetSnapshot(root)
+	seq := s.h.Elements().SetSnapshot(root)
 	if root == nil {
 		return "", seq, nil
 	}

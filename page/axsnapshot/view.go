@@ -66,7 +66,7 @@ func TakeView(ctx context.Context, a *page.Actor, opts Options) (Snapshot, error
 	return page.Do(ctx, s.h, func(ctx context.Context) (Snapshot, error) {
 		full, seq, err := s.take(ctx, opts.Verbose)
 		snap := Snapshot{Text: full, Full: full, Seq: seq, State: s.h.State()}
-		root := s.h.Snapshot()
+		root := s.h.Elements().Snapshot()
 		if err != nil || opts.whole() || root == nil {
 			return snap, err
 		}

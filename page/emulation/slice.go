@@ -63,7 +63,7 @@ func (sl *Slice) Report() any {
 }
 
 // publish tells the core the pace the settings in force imply.
-func (sl *Slice) publish() { sl.h.SetPace(sl.cur.pace()) }
+func (sl *Slice) publish() { sl.h.Loads().SetPace(sl.cur.pace()) }
 
 // Emulate makes the page emulate e, replacing what earlier calls set (see
 // [Emulation]). Settings are applied in order, each only if it changed;
@@ -249,7 +249,7 @@ func (sl *Slice) setGeolocation(ctx context.Context, g *Geolocation) error {
 		return h.Call(ctx, func(ctx context.Context) error { return c.Emulation.ClearGeolocationOverride(ctx) })
 	}
 	if !sl.granted {
-		grant := h.Grant()
+		grant := h.Owner().Grant()
 		err := h.Call(ctx, func(ctx context.Context) error {
 			info, err := c.Target.GetTargetInfo(ctx, cdptarget.NewGetTargetInfoArgs())
 			if err != nil {

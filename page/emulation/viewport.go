@@ -93,7 +93,7 @@ const viewportSettle = 500 * time.Millisecond
 // waiting for it as navigate_page does: whether a page offers touch events
 // ('ontouchstart' in window) is fixed when its document is created.
 func (sl *Slice) reloadForMetrics(ctx context.Context) error {
-	if err := sl.h.Reload(ctx); err != nil {
+	if err := sl.h.Loads().Reload(ctx); err != nil {
 		return fmt.Errorf("reload for the new viewport: %w", err)
 	}
 	return nil

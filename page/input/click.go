@@ -19,7 +19,7 @@ func Click(ctx context.Context, a *page.Actor, uid string, double bool, opts pag
 	h := key.Of(a).h
 	clicks, what := clickCount(double)
 	return page.Do(ctx, h, func(ctx context.Context) (page.InputResult, error) {
-		return h.OnElement(ctx, uid, what, opts, func(ctx context.Context, t page.Element, p *page.Progress) error {
+		return h.Elements().OnElement(ctx, uid, what, opts, func(ctx context.Context, t page.Element, p *page.Progress) error {
 			if !double && t.Node().Role == "option" {
 				p.Commit()
 				if picked, err := selectNativeOption(ctx, t); err != nil || picked {
@@ -99,7 +99,7 @@ func ClickAt(ctx context.Context, a *page.Actor, x, y float64, double bool, opts
 func Hover(ctx context.Context, a *page.Actor, uid string, opts page.InputOptions) (page.InputResult, error) {
 	h := key.Of(a).h
 	return page.Do(ctx, h, func(ctx context.Context) (page.InputResult, error) {
-		return h.OnElement(ctx, uid, "hover", opts, func(ctx context.Context, t page.Element, p *page.Progress) error {
+		return h.Elements().OnElement(ctx, uid, "hover", opts, func(ctx context.Context, t page.Element, p *page.Progress) error {
 			x, y, err := t.Point(ctx)
 			if err != nil {
 				return err

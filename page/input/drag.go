@@ -43,11 +43,11 @@ func Drag(ctx context.Context, a *page.Actor, fromUID, toUID string, opts page.I
 		if err := h.NeedRenderer(); err != nil {
 			return page.InputResult{}, err
 		}
-		from, err := h.Element(ctx, fromUID)
+		from, err := h.Elements().Element(ctx, fromUID)
 		if err != nil {
 			return page.InputResult{}, err
 		}
-		to, err := h.Element(ctx, toUID)
+		to, err := h.Elements().Element(ctx, toUID)
 		if err != nil {
 			return page.InputResult{}, err
 		}
@@ -71,10 +71,10 @@ func Drag(ctx context.Context, a *page.Actor, fromUID, toUID string, opts page.I
 		}()
 		watch, stop := sl.watching()
 		defer stop()
-		res, err := h.ActOn(ctx, from, "drag", func(ctx context.Context, from page.Element, p *page.Progress) error {
+		res, err := h.Elements().ActOn(ctx, from, "drag", func(ctx context.Context, from page.Element, p *page.Progress) error {
 			return dragAction(ctx, c, from, fromSession, to, watch, p)
 		})
-		return h.FinishInput(ctx, res, err, opts)
+		return h.Elements().FinishInput(ctx, res, err, opts)
 	})
 }
 

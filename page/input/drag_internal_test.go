@@ -47,11 +47,11 @@ func TestDragStartProbe(t *testing.T) {
 			}
 			fromUID, toUID := uid(tc.source), uid("Target")
 			got, err := page.Do(pagetest.Ctx(t), h, func(ctx context.Context) (bool, error) {
-				from, err := h.Element(ctx, fromUID)
+				from, err := h.Elements().Element(ctx, fromUID)
 				if err != nil {
 					return false, err
 				}
-				to, err := h.Element(ctx, toUID)
+				to, err := h.Elements().Element(ctx, toUID)
 				if err != nil {
 					return false, err
 				}

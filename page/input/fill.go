@@ -67,7 +67,7 @@ func planFill(ctx context.Context, h *page.Host, t page.Element, value string) (
 		}
 	}
 	// One round of lookups for all options rather than one after another.
-	ids, err := h.BackendNodeIDs(ctx, opts)
+	ids, err := h.Elements().BackendNodeIDs(ctx, opts)
 	if err != nil {
 		return p, err
 	}
@@ -88,7 +88,7 @@ func Fill(ctx context.Context, a *page.Actor, uid, value string, opts page.Input
 			return page.InputResult{}, err
 		}
 		res, err := fill(ctx, h, uid, value)
-		return h.FinishInput(ctx, res, err, opts)
+		return h.Elements().FinishInput(ctx, res, err, opts)
 	})
 }
 
@@ -131,7 +131,7 @@ func FillForm(ctx context.Context, a *page.Actor, fields []FormField, opts page.
 				break
 			}
 		}
-		in, err := h.FinishInput(ctx, res, nil, opts)
+		in, err := h.Elements().FinishInput(ctx, res, nil, opts)
 		out.InputResult = in
 		return out, err
 	})
@@ -139,7 +139,7 @@ func FillForm(ctx context.Context, a *page.Actor, fields []FormField, opts page.
 
 // fill runs one fill on the run goroutine.
 func fill(ctx context.Context, h *page.Host, uid, value string) (page.ActionResult, error) {
-	t, err := h.Element(ctx, uid)
+	t, err := h.Elements().Element(ctx, uid)
 	if err != nil {
 		return page.ActionResult{}, err
 	}
@@ -148,7 +148,7 @@ func fill(ctx context.Context, h *page.Host, uid, value string) (page.ActionResu
 		return page.ActionResult{}, err
 	}
 	top := h.Client()
-	return h.ActOn(ctx, t, "fill", func(ctx context.Context, t page.Element, p *page.Progress) error {
+	return h.Elements().ActOn(ctx, t, "fill", func(ctx context.Context, t page.Element, p *page.Progress) error {
 		return fillAction(ctx, top, t, plan, p)
 	})
 }

@@ -67,7 +67,7 @@ func onPage(ctx context.Context, a *page.Actor, what string, opts page.InputOpti
 	h := key.Of(a).h
 	return page.Do(ctx, h, func(ctx context.Context) (page.InputResult, error) {
 		c := h.Client()
-		return h.Act(ctx, what, opts, func(ctx context.Context, p *page.Progress) error { return action(ctx, c, p) })
+		return h.Elements().Act(ctx, what, opts, func(ctx context.Context, p *page.Progress) error { return action(ctx, c, p) })
 	})
 }
 

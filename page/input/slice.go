@@ -5,8 +5,8 @@
 //
 // The cut: the post-action waiter (page/wait.go, page/tracker.go) and the
 // resolution of a uid to an element (page/input.go) stay in the page's
-// core, as services of [page.Host] (Host.Element, Host.OnElement,
-// Host.ActOn, Host.Act, Host.FinishInput), because navigation,
+// core, as services of [page.Elements] (Element, OnElement, ActOn, Act,
+// FinishInput, reached through [page.Host.Elements]), because navigation,
 // evaluate_script and screenshots wait or resolve elements too; what an
 // input action does (which events it dispatches, which element it
 // resolves, what it answers) is here.

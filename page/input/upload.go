@@ -39,12 +39,12 @@ func UploadFile(ctx context.Context, a *page.Actor, uid string, files []string, 
 		if err := h.NeedRenderer(); err != nil {
 			return page.InputResult{}, err
 		}
-		t, err := h.Element(ctx, uid)
+		t, err := h.Elements().Element(ctx, uid)
 		if err != nil {
 			return page.InputResult{}, err
 		}
 		var kind struct{ File, Multiple bool }
-		if err := h.CallOn(ctx, t, js.FileInput, &kind); err != nil {
+		if err := h.Elements().CallOn(ctx, t, js.FileInput, &kind); err != nil {
 			return page.InputResult{}, err
 		}
 		if kind.File {
@@ -52,7 +52,7 @@ func UploadFile(ctx context.Context, a *page.Actor, uid string, files []string, 
 				return page.InputResult{}, ErrMultipleFiles
 			}
 			err := h.Call(ctx, func(ctx context.Context) error { return setFiles(ctx, t.Client(), t.BackendNodeID(), files) })
-			return h.FinishInput(ctx, page.ActionResult{State: h.State()}, err, opts)
+			return h.Elements().FinishInput(ctx, page.ActionResult{State: h.State()}, err, opts)
 		}
 		return uploadThroughChooser(ctx, sl, t, files, opts)
 	})
@@ -77,7 +77,7 @@ func uploadThroughChooser(ctx context.Context, sl *Slice, t page.Element, files 
 	}()
 	watch, stop := sl.watching()
 	defer stop()
-	res, err := h.ActOn(ctx, t, "upload", func(ctx context.Context, t page.Element, p *page.Progress) error {
+	res, err := h.Elements().ActOn(ctx, t, "upload", func(ctx context.Context, t page.Element, p *page.Progress) error {
 		x, y, err := t.Point(ctx)
 		if err != nil {
 			return err
@@ -112,7 +112,7 @@ func uploadThroughChooser(ctx context.Context, sl *Slice, t page.Element, files 
 		// A click that opened a dialog opened no file chooser either.
 		err = ErrNoFileChooser
 	}
-	return h.FinishInput(ctx, res, err, opts)
+	return h.Elements().FinishInput(ctx, res, err, opts)
 }
 
 // setFiles gives files to a file input through c, the client of the

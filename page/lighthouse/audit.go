@@ -81,7 +81,7 @@ func (au *Auditor) Audit(ctx context.Context, opts AuditOptions) (AuditResult, e
 		if err := h.NeedRenderer(); err != nil {
 			return AuditResult{}, err
 		}
-		if h.Relay() == nil {
+		if h.Owner().Relay() == nil {
 			return AuditResult{}, ErrNoRelay
 		}
 		budget := opts.Budget
@@ -140,7 +140,7 @@ func (au *Auditor) targetInfo(ctx context.Context) (cdpproxy.Page, error) {
 func (au *Auditor) run(ctx context.Context, opts AuditOptions, info cdpproxy.Page) (*Output, error) {
 	h := au.h
 	rpc := h.Top().RPC()
-	relay := h.Relay()
+	relay := h.Owner().Relay()
 	url := h.URL()
 	if url == "" {
 		url = info.URL

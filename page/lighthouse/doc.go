@@ -6,9 +6,9 @@
 //
 // [Of] finds a page's [Auditor], a [page.Slice] without state of its own:
 // [Auditor.Audit] runs on the page's run goroutine through [page.Do], and
-// reaches the core through [page.Host] (the page's target and its
-// browser's relay, and setting its emulation again afterwards:
-// page/host_lighthouse.go). [Tools] declares the tool (tools.go), its
+// reaches the core through [page.Host] (the page's target and setting its
+// emulation again afterwards: page/host_lighthouse.go; its browser's
+// relay: [page.Owner.Relay]). [Tools] declares the tool (tools.go), its
 // reply text and structuredContent (reply.go).
 //
 // Lighthouse is a Node program: tabhive runs it through its Node API with

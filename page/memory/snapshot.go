@@ -237,7 +237,7 @@ func (sl *Slice) snapshot(ctx context.Context, budget time.Duration, hc *heapCap
 	if err := h.Call(bctx, func(ctx context.Context) error { return h.Client().HeapProfiler.CollectGarbage(ctx) }); err != nil {
 		return heapError(ctx, bctx, budget, hc, err)
 	}
-	mark := h.DialogMark()
+	mark := h.Dialogs().Mark()
 	// The call runs under a context of its own, not the budget's: when the
 	// budget runs out the renderer goes on writing the snapshot, and the
 	// page must know when it is done (busy) so that a new snapshot does
@@ -254,7 +254,7 @@ func (sl *Slice) snapshot(ctx context.Context, budget time.Duration, hc *heapCap
 		if hc.err != nil {
 			return hc.err
 		}
-		return h.Interrupted(mark)
+		return h.Dialogs().Interrupted(mark)
 	})
 	if err == nil {
 		// Chrome sends every chunk before its answer; those queued

@@ -182,7 +182,7 @@ func (sl *Slice) StartTrace(ctx context.Context, opts TraceOptions) (page.State,
 		if opts.Reload {
 			// Leave the page first, so that the trace starts on a clean
 			// slate and its first navigation is the page's load.
-			if _, err := sl.h.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: "about:blank"}); err != nil {
+			if _, err := sl.h.Loads().Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: "about:blank"}); err != nil {
 				return page.State{}, err
 			}
 		}
@@ -239,11 +239,11 @@ func (sl *Slice) traceReload(ctx context.Context, target string, ignoreCache boo
 			}, nil)
 		}()
 	}
-	res, err := sl.h.Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: target})
+	res, err := sl.h.Loads().Navigate(ctx, page.Navigation{Kind: page.NavigateURL, URL: target})
 	if err != nil {
 		return err
 	}
-	sl.h.Navigated(ctx, res)
+	sl.h.Owner().Navigated(ctx, res)
 	return nil
 }
 
@@ -299,7 +299,7 @@ func (sl *Slice) StopTrace(ctx context.Context, stop TraceStop) (TraceResult, er
 		done := make(chan readResult, 1)
 		opts := stop.Options
 		if opts.CPUThrottling == 0 && opts.NetworkThrottling == "" {
-			opts.CPUThrottling, opts.NetworkThrottling = sl.h.Throttling()
+			opts.CPUThrottling, opts.NetworkThrottling = sl.h.Loads().Throttling()
 		}
 		err = sl.h.Await(ctx, func(ctx context.Context) error {
 			r := readTrace(ctx, sl.h.Client(), handle, out, opts)

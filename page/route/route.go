@@ -242,7 +242,7 @@ func (sl *Slice) requestPaused(s *page.Session, params json.RawMessage) error {
 		return err
 	}
 	id := map[string]any{"requestId": e.RequestID}
-	if err := sl.h.Blocked(e.Request.URL); err != nil {
+	if err := sl.h.Owner().Blocked(e.Request.URL); err != nil {
 		return s.Send("Fetch.failRequest", map[string]any{"requestId": e.RequestID, "errorReason": "BlockedByClient"})
 	}
 	var r *Route
@@ -270,7 +270,7 @@ func (sl *Slice) requestPaused(s *page.Session, params json.RawMessage) error {
 		for _, k := range sortedKeys(r.Headers) {
 			headers = append(headers, map[string]string{"name": k, "value": r.Headers[k]})
 			if status >= 300 && status < 400 && strings.EqualFold(k, "Location") {
-				if to := resolveLocation(e.Request.URL, r.Headers[k]); to != "" && sl.h.Blocked(to) != nil {
+				if to := resolveLocation(e.Request.URL, r.Headers[k]); to != "" && sl.h.Owner().Blocked(to) != nil {
 					sl.redirects.refused(BlockedRedirect{URL: e.Request.URL, Location: to, Route: r.ID, Status: status,
 						Navigation: e.ResourceType == "Document" && e.FrameID == sl.h.MainFrame(), loader: sl.h.MainLoader()})
 				}

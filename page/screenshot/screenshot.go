@@ -197,7 +197,7 @@ func Take(ctx context.Context, a *page.Actor, opts Options) (Image, error) {
 func (sl *Slice) screenshot(ctx context.Context, opts Options) ([]byte, int64, error) {
 	var el *page.Element // nil: the page
 	if opts.UID != "" {
-		e, err := sl.h.Element(ctx, opts.UID)
+		e, err := sl.h.Elements().Element(ctx, opts.UID)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -7,7 +7,7 @@
 //
 // The capability has no per-page state: its [Slice] holds the page's
 // Host. The script runs under the page's post-action waiter
-// ([page.Host.PerformAnswering]) in the document's tracker, both the
+// ([page.Elements.PerformAnswering]) in the document's tracker, both the
 // core's.
 //
 // Goroutines: runScript, on the waiter's action goroutine, runs the
@@ -148,11 +148,11 @@ func Evaluate(ctx context.Context, a *page.Actor, s Script) (page.ScriptResult, 
 		default:
 			answer.PromptText = s.DialogAction
 		}
-		hooks := h.Hooks()
+		hooks := h.Owner().Hooks()
 		var result atomic.Pointer[scriptValue] // written on the waiter's goroutine
 		start := time.Now()
 		var timedOut atomic.Bool
-		res, err := h.PerformAnswering(ctx, s.SkipStableDOM, answer, func(ctx context.Context, _ *page.Progress) error {
+		res, err := h.Elements().PerformAnswering(ctx, s.SkipStableDOM, answer, func(ctx context.Context, _ *page.Progress) error {
 			// The script's own deadline comes a little before the call's, so
 			// that stopping it (grace, then terminate) fits in the budget and
 			// the timeout is reported as the script's.
@@ -209,7 +209,7 @@ func (sl *Slice) target(ctx context.Context, uids []string) (ec runtime.Executio
 	h := sl.h
 	frameID = h.MainFrame()
 	for i, uid := range uids {
-		n, err := h.Resolve(uid)
+		n, err := h.Elements().Resolve(uid)
 		if err != nil {
 			return 0, "", nil, err
 		}
@@ -218,7 +218,7 @@ func (sl *Slice) target(ctx context.Context, uids []string) (ec runtime.Executio
 		} else if n.FrameID != frameID {
 			return 0, "", nil, ErrFramesMixed
 		}
-		id, err := h.BackendNodeID(ctx, n)
+		id, err := h.Elements().BackendNodeID(ctx, n)
 		if err != nil {
 			return 0, "", nil, err
 		}

@@ -85,19 +85,19 @@ func (sl *Slice) Styles(ctx context.Context, uid string) (Styles, error) {
 		if err := h.NeedRenderer(); err != nil {
 			return Styles{}, err
 		}
-		n, err := h.Resolve(uid)
+		n, err := h.Elements().Resolve(uid)
 		if err != nil {
 			return Styles{}, err
 		}
 		target := n.Ref
 		var backend dom.BackendNodeID
 		if target.IsZero() {
-			if backend, err = h.BackendNodeID(ctx, n); err != nil {
+			if backend, err = h.Elements().BackendNodeID(ctx, n); err != nil {
 				return Styles{}, err
 			}
 		}
 		s := h.SessionOf(n.FrameID)
-		byWalker, byBackend := frameUIDs(h.Snapshot(), n.FrameID)
+		byWalker, byBackend := frameUIDs(h.Elements().Snapshot(), n.FrameID)
 		sl.sheets, sl.sheetsOf = map[string]css.Header{}, s
 		defer func() { sl.sheets, sl.sheetsOf = nil, nil }()
 		var got fetchedStyles

@@ -249,7 +249,7 @@ func (w *Slice) Tools(ctx context.Context) ([]Tool, tpage.State, error) {
 			return out{}, err
 		}
 		tools := slices.Clone(w.tools)
-		if len(tools) == 0 && h.Dialog() == nil {
+		if len(tools) == 0 && h.Dialogs().Open() == nil {
 			has, err := w.hasModelContext(ctx)
 			if err == nil && !has {
 				return out{}, ErrNoModelContext
@@ -319,7 +319,8 @@ func (w *Slice) Invoke(ctx context.Context, name string, input json.RawMessage, 
 		if r, ok := w.take(id); ok {
 			return out{r, h.State()}, nil
 		}
-		seq := h.DialogSeq()
+		dialogs := h.Dialogs()
+		seq := dialogs.Mark()
 		errResponded := errors.New("responded")
 		err = h.Await(ctx, func(ctx context.Context) error {
 			<-ctx.Done()
@@ -328,7 +329,7 @@ func (w *Slice) Invoke(ctx context.Context, name string, input json.RawMessage, 
 			if _, ok := w.responses[id]; ok {
 				return errResponded
 			}
-			if d := h.Dialog(); h.DialogSeq() != seq && d != nil {
+			if d := dialogs.Open(); dialogs.Mark() != seq && d != nil {
 				return &tpage.DialogError{Dialog: *d}
 			}
 			return h.Crashed()
