@@ -305,13 +305,13 @@ func (s classes) retainedOnlyThrough(name string) bitset {
 
 // isContextObject reports whether a node is a JavaScript context (a
 // closure's scope).
-func (s *Snapshot) isContextObject(o uint32) bool {
+func (s *model) isContextObject(o uint32) bool {
 	name := s.name(o)
 	return name == "system / Context" || strings.HasPrefix(name, "system / Context / ")
 }
 
 // edgeTarget returns the target of a node's first edge named name.
-func (s *Snapshot) edgeTarget(o uint32, name string) (uint32, bool) {
+func (s *model) edgeTarget(o uint32, name string) (uint32, bool) {
 	for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {
 		if s.edgeName(ei) == name {
 			return s.eTo[ei], true

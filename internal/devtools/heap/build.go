@@ -42,16 +42,16 @@ func (s builder) buildRetainers() {
 }
 
 // state returns a node's DOM link state.
-func (s *Snapshot) state(n uint32) uint32 { return s.classAndState[n] & 3 }
+func (s *model) state(n uint32) uint32 { return s.classAndState[n] & 3 }
 
 func (s builder) setState(n uint32, st uint32) {
 	s.classAndState[n] = s.classAndState[n]&^3 | st
 }
 
 // classIdx returns a node's class string index.
-func (s *Snapshot) classIdx(n uint32) uint32 { return s.classAndState[n] >> 2 }
+func (s *model) classIdx(n uint32) uint32 { return s.classAndState[n] >> 2 }
 
-func (s *Snapshot) setClassIdx(n uint32, c uint32) {
+func (s *model) setClassIdx(n uint32, c uint32) {
 	s.classAndState[n] = c<<2 | s.classAndState[n]&3
 }
 

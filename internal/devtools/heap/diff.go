@@ -94,7 +94,7 @@ func (s *Snapshot) aggregatesForDiff(ctx context.Context, defs []interfaceDef) (
 }
 
 // sortByID sorts ordinals by node id.
-func (s *Snapshot) sortByID(nodes []uint32) {
+func (s *model) sortByID(nodes []uint32) {
 	slices.SortStableFunc(nodes, func(a, b uint32) int { return cmpAsc(float64(s.nID[a]), float64(s.nID[b])) })
 }
 
@@ -167,7 +167,7 @@ func Compare(ctx context.Context, base, cur *Snapshot) (_ []ClassDiff, err error
 }
 
 // diffClass matches a base class's objects with cur's by id.
-func (s *Snapshot) diffClass(base forDiff, a *aggregate) (ClassDiff, bool) {
+func (s *model) diffClass(base forDiff, a *aggregate) (ClassDiff, bool) {
 	var nodes []uint32
 	d := ClassDiff{ClassName: base.name}
 	if a != nil {

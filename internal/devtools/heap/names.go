@@ -16,7 +16,7 @@ import (
 // edgeName is DevTools' edge name: the index of an element or hidden edge;
 // a shortcut's name read as an integer when it starts with one; else the
 // name.
-func (s *Snapshot) edgeName(ei uint32) string {
+func (s *model) edgeName(ei uint32) string {
 	switch t := int(s.eType[ei]); t {
 	case s.eElement, s.eHidden:
 		return strconv.FormatUint(uint64(s.eName[ei]), 10)
@@ -32,7 +32,7 @@ func (s *Snapshot) edgeName(ei uint32) string {
 
 // edgeHasStringName reports whether an edge is named by a string rather
 // than an index.
-func (s *Snapshot) edgeHasStringName(ei uint32) bool {
+func (s *model) edgeHasStringName(ei uint32) bool {
 	switch t := int(s.eType[ei]); t {
 	case s.eShortcut:
 		_, ok := jsParseInt(s.str(s.eName[ei]))
@@ -44,7 +44,7 @@ func (s *Snapshot) edgeHasStringName(ei uint32) bool {
 }
 
 // edgeType returns the edge's type name.
-func (s *Snapshot) edgeTypeName(ei uint32) string {
+func (s *model) edgeTypeName(ei uint32) string {
 	t := int(s.eType[ei])
 	if t == s.eInvisible {
 		return "invisible"
@@ -53,17 +53,17 @@ func (s *Snapshot) edgeTypeName(ei uint32) string {
 }
 
 // nodeTypeName returns the node's type name.
-func (s *Snapshot) nodeTypeName(o uint32) string { return s.h.nodeTypes[s.nType[o]] }
+func (s *model) nodeTypeName(o uint32) string { return s.h.nodeTypes[s.nType[o]] }
 
 // isPlainObject reports whether a node is a plain JavaScript object.
-func (s *Snapshot) isPlainObject(o uint32) bool {
+func (s *model) isPlainObject(o uint32) bool {
 	return int(s.nType[o]) == s.tObject && s.name(o) == "Object"
 }
 
 // nodeName is DevTools' name of a node: a concatenated string's text (its
 // first 1024 characters or so), a plain object's property names
 // ("{a, b, …}"), else its raw name.
-func (s *Snapshot) nodeName(o uint32) string {
+func (s *model) nodeName(o uint32) string {
 	switch {
 	case int(s.nType[o]) == s.tConsString:
 		return s.consStringName(o)
@@ -73,7 +73,7 @@ func (s *Snapshot) nodeName(o uint32) string {
 	return s.name(o)
 }
 
-func (s *Snapshot) consStringName(o uint32) string {
+func (s *model) consStringName(o uint32) string {
 	var b strings.Builder
 	length := 0
 	stack := []uint32{o}
@@ -107,7 +107,7 @@ func (s *Snapshot) consStringName(o uint32) string {
 
 // plainObjectName lists a plain object's properties, alternately from the
 // first and the last, within about 100 characters.
-func (s *Snapshot) plainObjectName(o uint32) string {
+func (s *model) plainObjectName(o uint32) string {
 	start, end := "{", "}"
 	lo, hi := int64(s.firstEdge[o]), int64(s.firstEdge[o+1])-1
 	fromEnd := false

@@ -98,7 +98,7 @@ type Edge struct {
 	EdgeIndex int
 }
 
-func (s *Snapshot) node(o uint32) Node {
+func (s *model) node(o uint32) Node {
 	return Node{
 		ID:           s.nID[o],
 		Name:         s.nodeName(o),
@@ -237,7 +237,7 @@ func (l Edges) Slice(start, end int) []Edge {
 
 // retainerDistance is a retainer's distance as the retainers view shows
 // it: an unreachable node's counts from baseUnreachableDist.
-func (s *Snapshot) retainerDistance(o uint32) int32 {
+func (s *model) retainerDistance(o uint32) int32 {
 	if d := s.distance[o]; d != noDistance {
 		return d
 	}
@@ -777,7 +777,7 @@ func (s stringDups) isFlatConsString(o uint32) bool {
 
 // internalTarget returns the target of a node's first internal edge
 // named name.
-func (s *Snapshot) internalTarget(o uint32, name string) (uint32, bool) {
+func (s *model) internalTarget(o uint32, name string) (uint32, bool) {
 	for ei := s.firstEdge[o]; ei < s.firstEdge[o+1]; ei++ {
 		if int(s.eType[ei]) == s.eInternal && s.edgeName(ei) == name {
 			return s.eTo[ei], true
@@ -788,7 +788,7 @@ func (s *Snapshot) internalTarget(o uint32, name string) (uint32, bool) {
 
 // intValue reads a number node named "int" with a "value" edge, as V8
 // describes a small integer.
-func (s *Snapshot) intValue(o uint32) intOrNone {
+func (s *model) intValue(o uint32) intOrNone {
 	if int(s.nType[o]) != s.tNumber || s.name(o) != "int" {
 		return intOrNone{}
 	}

@@ -36,14 +36,53 @@ const (
 	baseUnreachableDist = 2 * baseSystemDistance
 )
 
-// Snapshot is a loaded heap snapshot with everything DevTools computes on
-// load: retainers, DOM state, the dominator tree, retained sizes,
-// distances, class names and native context attribution.
+// Snapshot is a loaded heap snapshot: the [model] DevTools computes on
+// load, and the queries over it, each under its caller's context.
 //
 // Its methods are safe for concurrent use: the model is read-only after
-// [Load], and the few answers computed lazily and kept (aggregates by
-// filter, diffs) are guarded by a mutex.
+// [Load], and a query holds the snapshot's lock (see begin), which also
+// guards the few answers computed on demand and kept (aggregates by
+// filter, class ids, duplicated strings, the context summary).
 type Snapshot struct {
+	*model
+
+	// lock is held by the query that runs (see begin): a channel, not a
+	// mutex, so that a query waiting for it gives up when its context
+	// ends. It guards the fields below.
+	lock chan struct{}
+	// qctx is the context of the query holding lock, which its loops look
+	// at (see tick); nil outside a query. qn counts their steps.
+	qctx context.Context
+	qn   uint32
+	// The answers computed on demand:
+	//
+	// aggregates caches class aggregates by filter key ("" for all
+	// objects).
+	aggregates map[string]*aggregateSet
+	// allSortedByID is set when the all-objects aggregates' instances were
+	// sorted by id for a diff in which this snapshot was the current one
+	// (DevTools sorts its cached list in place; later class listings keep
+	// that order for equal retained sizes).
+	allSortedByID bool
+	// classKeys are the class keys of all objects, in DevTools' order; a
+	// class's id is its position plus one.
+	classKeys  []string
+	classIndex map[string]int
+	// dups and dupGroups are the duplicated strings, once computed.
+	dups      *dupStrings
+	dupGroups []StringGroup
+	// contextSummary is the retained-by-context summary, once computed.
+	contextSummary *RetainedByContextSummary
+	// bytes is the memory the model holds, computed once loaded.
+	bytes int64
+}
+
+// model is what DevTools computes from a snapshot's graph on load:
+// retainers, DOM state, the dominator tree, retained sizes, distances,
+// class names and native context attribution. It is written while
+// [Load] builds it and read-only after, so its methods (names, node
+// views, the load's figures) need no lock and no query context.
+type model struct {
 	*graph
 
 	// Node type indexes (-1, as an int, when the snapshot lacks the type).
@@ -93,36 +132,6 @@ type Snapshot struct {
 	// building.
 	weakMapChecked bitset
 	weakMapEdges   map[uint32]*weakMapEdge
-
-	// lock is held by the query that runs (see begin): a channel, not a
-	// mutex, so that a query waiting for it gives up when its context
-	// ends. It guards the fields below.
-	lock chan struct{}
-	// qctx is the context of the query holding lock, which its loops look
-	// at (see tick); nil outside a query. qn counts their steps.
-	qctx context.Context
-	qn   uint32
-	// The answers computed on demand:
-	//
-	// aggregates caches class aggregates by filter key ("" for all
-	// objects).
-	aggregates map[string]*aggregateSet
-	// allSortedByID is set when the all-objects aggregates' instances were
-	// sorted by id for a diff in which this snapshot was the current one
-	// (DevTools sorts its cached list in place; later class listings keep
-	// that order for equal retained sizes).
-	allSortedByID bool
-	// classKeys are the class keys of all objects, in DevTools' order; a
-	// class's id is its position plus one.
-	classKeys  []string
-	classIndex map[string]int
-	// dups and dupGroups are the duplicated strings, once computed.
-	dups      *dupStrings
-	dupGroups []StringGroup
-	// contextSummary is the retained-by-context summary, once computed.
-	contextSummary *RetainedByContextSummary
-	// bytes is the memory the model holds, computed once loaded.
-	bytes int64
 }
 
 // Load reads a heap snapshot from r and builds its model. size is r's
@@ -143,7 +152,7 @@ func Load(ctx context.Context, r io.Reader, size, budget int64) (*Snapshot, erro
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{graph: g, lock: make(chan struct{}, 1)}
+	s := &Snapshot{model: &model{graph: g}, lock: make(chan struct{}, 1)}
 	if err := (builder{s}).build(ctx); err != nil {
 		return nil, err
 	}
@@ -281,10 +290,10 @@ func (s *Snapshot) memory() int64 {
 func (s *Snapshot) Bytes() int64 { return s.bytes }
 
 // NodeCount returns the number of nodes.
-func (s *Snapshot) NodeCount() int { return s.nodeCount }
+func (s *model) NodeCount() int { return s.nodeCount }
 
 // EdgeCount returns the number of edges.
-func (s *Snapshot) EdgeCount() int { return s.edgeCount }
+func (s *model) EdgeCount() int { return s.edgeCount }
 
 // NodeNotFoundError is returned for a node id the snapshot does not hold.
 type NodeNotFoundError struct{ ID float64 }
@@ -295,7 +304,7 @@ func (e *NodeNotFoundError) Error() string {
 
 // ordinalForID returns the ordinal of the first node with id, as DevTools'
 // nodeIndexForId scans for it.
-func (s *Snapshot) ordinalForID(id float64) (uint32, error) {
+func (s *model) ordinalForID(id float64) (uint32, error) {
 	if id >= 0 && id <= maxUint32 && id == float64(uint32(id)) {
 		want := uint32(id)
 		for i, v := range s.nID {

@@ -37,7 +37,7 @@ func (s builder) buildLocations() {
 }
 
 // location returns the index of a node's location, or -1.
-func (s *Snapshot) location(o uint32) int {
+func (s *model) location(o uint32) int {
 	i, ok := slices.BinarySearch(s.locNode, o)
 	if !ok {
 		return -1
@@ -236,7 +236,7 @@ type StaticData struct {
 
 // totalSize is the root's retained size plus the native bytes V8 reports
 // outside the graph.
-func (s *Snapshot) totalSize() float64 { return s.retained[s.root] + s.h.extraNativeBytes }
+func (s *model) totalSize() float64 { return s.retained[s.root] + s.h.extraNativeBytes }
 
 func (s builder) calculateStatistics() {
 	var st Statistics
@@ -293,13 +293,13 @@ func (s builder) arraySize(o uint32) float64 {
 }
 
 // Statistics returns the heap's breakdown by kind.
-func (s *Snapshot) Statistics() Statistics { return s.stats }
+func (s *model) Statistics() Statistics { return s.stats }
 
 // StaticData returns the snapshot's counts and total size.
-func (s *Snapshot) StaticData() StaticData { return s.static }
+func (s *model) StaticData() StaticData { return s.static }
 
 // NativeContextSizes returns how the heap divides among native contexts.
-func (s *Snapshot) NativeContextSizes() NativeContextSizes {
+func (s *model) NativeContextSizes() NativeContextSizes {
 	out := s.nativeSizes
 	out.Contexts = slices.Clone(out.Contexts)
 	return out
