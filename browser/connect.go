@@ -131,7 +131,7 @@ func (s *Supervisor) start(ctx context.Context) error {
 		// Our own browser's default context starts from the state too,
 		// before any tool loads a page in it.
 		err := s.act.Await(ctx, func(ctx context.Context) error {
-			_, _, err := s.applyState(ctx, conn, "", s.cfg.StorageState, false, false)
+			_, _, err := s.Storage().applyState(ctx, conn, "", s.cfg.StorageState, false, false)
 			return err
 		}, nil)
 		if err != nil {
@@ -200,7 +200,7 @@ func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, err
 // goroutine only.
 func (s *Supervisor) lost() {
 	s.log.Warn().Msg("browser connection lost")
-	s.stopWorkers(ErrBrowserLost)
+	s.Workers().stop(ErrBrowserLost)
 	for id := range s.pages {
 		s.unregister(id, ErrBrowserLost)
 	}
@@ -264,7 +264,7 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 			return err
 		}
 		info := e.TargetInfo
-		if s.trackWorker(info) {
+		if s.Workers().track(info) {
 			return nil
 		}
 		if !isPage(info) && !s.allPages(info) {
@@ -293,10 +293,10 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 				// target=_blank link) gets its own actor at once.
 				s.spawn(existing)
 			}
-			s.kickPending(contextID) // storage.go
+			s.Storage().kickPending(contextID) // storage.go
 		}
 		existing.URL, existing.Title = info.URL, info.Title
-		s.visit(existing.contextID, existing.TargetID, info.URL)
+		s.Storage().visit(existing.contextID, existing.TargetID, info.URL)
 		s.publish()
 	case "Target.targetDestroyed":
 		var e struct {
@@ -305,7 +305,7 @@ func (s *Supervisor) apply(ev cdpconn.Event) error {
 		if err := json.Unmarshal(ev.Params, &e); err != nil {
 			return err
 		}
-		s.untrackWorker(e.TargetID)
+		s.Workers().untrack(e.TargetID)
 		s.unregister(e.TargetID, page.ErrClosed)
 	case "Target.targetCrashed":
 		var e struct {

@@ -20,6 +20,13 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
+// Extensions is the handle on the browser's unpacked extensions:
+// [Supervisor.Extensions]. Its methods run on the caller's goroutine.
+type Extensions struct{ s *Supervisor }
+
+// Extensions returns the handle on the browser's unpacked extensions.
+func (s *Supervisor) Extensions() Extensions { return Extensions{s} }
+
 // ProtocolError is the browser's answer to a DevTools command it refused:
 // the command and Chrome's own message, such as "File path cannot be
 // resolved." for Extensions.loadUnpacked.
@@ -56,11 +63,11 @@ type Extension struct {
 // ErrNoExtension is returned for an extension id the browser does not list.
 var ErrNoExtension = errors.New("no extension with that id")
 
-// InstallExtension loads the unpacked extension in dir (an absolute path
+// Install loads the unpacked extension in dir (an absolute path
 // on the browser's machine) and returns its id. Loading one already loaded
 // reloads it.
-func (s *Supervisor) InstallExtension(ctx context.Context, dir string) (string, error) {
-	conn, err := s.connection(ctx)
+func (h Extensions) Install(ctx context.Context, dir string) (string, error) {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -73,9 +80,9 @@ func (s *Supervisor) InstallExtension(ctx context.Context, dir string) (string, 
 	return reply.ID, nil
 }
 
-// Extensions lists the unpacked extensions the browser has loaded, by id.
-func (s *Supervisor) Extensions(ctx context.Context) ([]Extension, error) {
-	conn, err := s.connection(ctx)
+// List lists the unpacked extensions the browser has loaded, by id.
+func (h Extensions) List(ctx context.Context) ([]Extension, error) {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +95,9 @@ func (s *Supervisor) Extensions(ctx context.Context) ([]Extension, error) {
 	return reply.Extensions, nil
 }
 
-// Extension returns the loaded extension id, or [ErrNoExtension].
-func (s *Supervisor) Extension(ctx context.Context, id string) (Extension, error) {
-	all, err := s.Extensions(ctx)
+// Get returns the loaded extension id, or [ErrNoExtension].
+func (h Extensions) Get(ctx context.Context, id string) (Extension, error) {
+	all, err := h.List(ctx)
 	if err != nil {
 		return Extension{}, err
 	}
@@ -102,28 +109,28 @@ func (s *Supervisor) Extension(ctx context.Context, id string) (Extension, error
 	return Extension{}, ErrNoExtension
 }
 
-// UninstallExtension removes the unpacked extension id from the profile.
-func (s *Supervisor) UninstallExtension(ctx context.Context, id string) error {
-	conn, err := s.connection(ctx)
+// Uninstall removes the unpacked extension id from the profile.
+func (h Extensions) Uninstall(ctx context.Context, id string) error {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return err
 	}
 	return invoke(ctx, conn, "Extensions.uninstall", map[string]any{"id": id}, nil)
 }
 
-// TriggerExtensionAction runs extension id's default action (a click on
+// TriggerAction runs extension id's default action (a click on
 // its toolbar button) in the window of page pageID's tab, or fails with
 // [ErrNoExtension] or [ErrNoPage]. Chrome runs it on that window's active
 // tab: the caller brings the page to front first.
-func (s *Supervisor) TriggerExtensionAction(ctx context.Context, id string, pageID int) error {
-	if _, err := s.Extension(ctx, id); err != nil {
+func (h Extensions) TriggerAction(ctx context.Context, id string, pageID int) error {
+	if _, err := h.Get(ctx, id); err != nil {
 		return err
 	}
-	info, ok := s.Info(pageID)
+	info, ok := h.s.Info(pageID)
 	if !ok {
 		return ErrNoPage
 	}
-	conn, err := s.connection(ctx)
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,13 @@ import (
 	"time"
 )
 
+// PWA is the handle on the browser's installed web apps:
+// [Supervisor.PWA]. Its methods run on the caller's goroutine.
+type PWA struct{ s *Supervisor }
+
+// PWA returns the handle on the browser's installed web apps.
+func (s *Supervisor) PWA() PWA { return PWA{s} }
+
 // AppState is an installed web app's OS integration state.
 type AppState struct {
 	BadgeCount int
@@ -22,13 +29,13 @@ type AppState struct {
 	FileHandlers json.RawMessage
 }
 
-// InstallPWA installs the web app manifestID from installURL (its page, or
+// Install installs the web app manifestID from installURL (its page, or
 // a signed web bundle for an isolated web app), then sets its display
 // mode if displayMode is not empty. The browser fetches the manifest: a
 // first "Couldn't fetch install info" is retried once, as
 // chrome-devtools-mcp does, for a manifest still loading.
-func (s *Supervisor) InstallPWA(ctx context.Context, manifestID, installURL, displayMode string) error {
-	conn, err := s.connection(ctx)
+func (h PWA) Install(ctx context.Context, manifestID, installURL, displayMode string) error {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return err
 	}
@@ -46,19 +53,19 @@ func (s *Supervisor) InstallPWA(ctx context.Context, manifestID, installURL, dis
 	return invoke(ctx, conn, "PWA.changeAppUserSettings", map[string]any{"manifestId": manifestID, "displayMode": displayMode}, nil)
 }
 
-// UninstallPWA uninstalls the web app manifestID and closes its windows.
-func (s *Supervisor) UninstallPWA(ctx context.Context, manifestID string) error {
-	conn, err := s.connection(ctx)
+// Uninstall uninstalls the web app manifestID and closes its windows.
+func (h PWA) Uninstall(ctx context.Context, manifestID string) error {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return err
 	}
 	return invoke(ctx, conn, "PWA.uninstall", map[string]any{"manifestId": manifestID}, nil)
 }
 
-// PWAState returns the OS integration state of the installed web app
+// State returns the OS integration state of the installed web app
 // manifestID.
-func (s *Supervisor) PWAState(ctx context.Context, manifestID string) (AppState, error) {
-	conn, err := s.connection(ctx)
+func (h PWA) State(ctx context.Context, manifestID string) (AppState, error) {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return AppState{}, err
 	}
@@ -80,12 +87,12 @@ func (s *Supervisor) PWAState(ctx context.Context, manifestID string) (AppState,
 // is.
 const launchLoad = 10 * time.Second
 
-// LaunchPWA launches the installed web app manifestID, at url if given,
+// Launch launches the installed web app manifestID, at url if given,
 // else at its start URL, and returns the page its window shows once the
 // supervisor has registered it (and, within a bound, its document has a
 // URL).
-func (s *Supervisor) LaunchPWA(ctx context.Context, manifestID, url string) (PageInfo, error) {
-	conn, err := s.connection(ctx)
+func (h PWA) Launch(ctx context.Context, manifestID, url string) (PageInfo, error) {
+	conn, err := h.s.connection(ctx)
 	if err != nil {
 		return PageInfo{}, err
 	}
@@ -104,18 +111,18 @@ func (s *Supervisor) LaunchPWA(ctx context.Context, manifestID, url string) (Pag
 	if err != nil {
 		return PageInfo{}, err
 	}
-	info, err := s.waitPage(ctx, target, func(PageInfo) bool { return true })
+	info, err := h.waitPage(ctx, target, func(PageInfo) bool { return true })
 	if err != nil {
 		return PageInfo{}, err
 	}
 	lctx, cancel := context.WithTimeout(ctx, launchLoad)
 	defer cancel()
-	if loaded, err := s.waitPage(lctx, target, func(p PageInfo) bool { return p.URL != "" && p.URL != "about:blank" }); err == nil {
+	if loaded, err := h.waitPage(lctx, target, func(p PageInfo) bool { return p.URL != "" && p.URL != "about:blank" }); err == nil {
 		info = loaded
 	}
 	// Past the bound, the page is reported as it is.
-	if a, err := s.Page(lctx, info.ID); err == nil && a.WaitLoaded(lctx) == nil {
-		if now, ok := s.Info(info.ID); ok {
+	if a, err := h.s.Page(lctx, info.ID); err == nil && a.WaitLoaded(lctx) == nil {
+		if now, ok := h.s.Info(info.ID); ok {
 			info = now
 		}
 	}
@@ -126,11 +133,11 @@ func (s *Supervisor) LaunchPWA(ctx context.Context, manifestID, url string) (Pag
 // ok accepts. The registry is published after each Target event the
 // supervisor applies; it is looked at again each time events may have
 // arrived, at most every 20 ms.
-func (s *Supervisor) waitPage(ctx context.Context, targetID string, ok func(PageInfo) bool) (PageInfo, error) {
+func (h PWA) waitPage(ctx context.Context, targetID string, ok func(PageInfo) bool) (PageInfo, error) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		for _, e := range s.view.Load().pages {
+		for _, e := range h.s.view.Load().pages {
 			if e.TargetID == targetID && ok(e.PageInfo) {
 				return e.PageInfo, nil
 			}

@@ -57,22 +57,31 @@ import (
 	"github.com/tabhive/tabhive/page"
 )
 
+// Storage is the handle on the cookies and storage state of the
+// supervisor's browser contexts: [Supervisor.Storage]. Its state is the
+// supervisor's; each method says which goroutine may call it.
+type Storage struct{ s *Supervisor }
+
+// Storage returns the handle on the cookies and storage state of the
+// browser contexts.
+func (s *Supervisor) Storage() Storage { return Storage{s} }
+
 // maxVisited bounds the origins remembered per browser context for
 // save_storage_state.
 const maxVisited = 1000
 
 // visit records that page target targetID, of context contextID, showed
 // url. Run goroutine only.
-func (s *Supervisor) visit(contextID, targetID, url string) {
+func (h Storage) visit(contextID, targetID, url string) {
 	o := page.OriginOf(url)
 	if o == "" {
 		return
 	}
-	s.dropPending(contextID, targetID, o)
-	m := s.visited[contextID]
+	h.dropPending(contextID, targetID, o)
+	m := h.s.visited[contextID]
 	if m == nil {
 		m = map[string]bool{}
-		s.visited[contextID] = m
+		h.s.visited[contextID] = m
 	}
 	if len(m) < maxVisited {
 		m[o] = true
@@ -81,11 +90,11 @@ func (s *Supervisor) visit(contextID, targetID, url string) {
 
 // contextOf returns the browser connection and the browser context ("" for
 // the default one) of page id, from the registry.
-func (s *Supervisor) contextOf(ctx context.Context, id int) (*cdpconn.Conn, string, error) {
-	if err := s.Ensure(ctx); err != nil {
+func (h Storage) contextOf(ctx context.Context, id int) (*cdpconn.Conn, string, error) {
+	if err := h.s.Ensure(ctx); err != nil {
 		return nil, "", err
 	}
-	v := s.view.Load()
+	v := h.s.view.Load()
 	e, ok := v.byID[id]
 	if !ok || v.conn == nil {
 		return nil, "", ErrNoPage
@@ -156,8 +165,8 @@ func (c chromeCookie) state() storagestate.Cookie {
 
 // cookiesOf returns page id's browser context (its connection and id) and
 // the cookies Chrome holds in it.
-func (s *Supervisor) cookiesOf(ctx context.Context, id int) (*cdpconn.Conn, string, []chromeCookie, error) {
-	conn, contextID, err := s.contextOf(ctx, id)
+func (h Storage) cookiesOf(ctx context.Context, id int) (*cdpconn.Conn, string, []chromeCookie, error) {
+	conn, contextID, err := h.contextOf(ctx, id)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -209,8 +218,8 @@ func setCookies(ctx context.Context, conn *cdpconn.Conn, contextID string, cooki
 
 // Cookies returns the cookies of page id's browser context, as a storage
 // state file lists them.
-func (s *Supervisor) Cookies(ctx context.Context, id int) ([]storagestate.Cookie, error) {
-	_, _, raw, err := s.cookiesOf(ctx, id)
+func (h Storage) Cookies(ctx context.Context, id int) ([]storagestate.Cookie, error) {
+	_, _, raw, err := h.cookiesOf(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +231,8 @@ func (s *Supervisor) Cookies(ctx context.Context, id int) ([]storagestate.Cookie
 }
 
 // SetCookie sets a cookie in page id's browser context.
-func (s *Supervisor) SetCookie(ctx context.Context, id int, c NewCookie) error {
-	conn, contextID, err := s.contextOf(ctx, id)
+func (h Storage) SetCookie(ctx context.Context, id int, c NewCookie) error {
+	conn, contextID, err := h.contextOf(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -244,8 +253,8 @@ func (s *Supervisor) SetCookie(ctx context.Context, id int, c NewCookie) error {
 
 // DeleteCookies deletes the cookies of page id's browser context that
 // match says to, and returns how many.
-func (s *Supervisor) DeleteCookies(ctx context.Context, id int, match func(storagestate.Cookie) bool) (int, error) {
-	conn, contextID, raw, err := s.cookiesOf(ctx, id)
+func (h Storage) DeleteCookies(ctx context.Context, id int, match func(storagestate.Cookie) bool) (int, error) {
+	conn, contextID, raw, err := h.cookiesOf(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -270,8 +279,8 @@ func (s *Supervisor) DeleteCookies(ctx context.Context, id int, match func(stora
 
 // ClearCookies deletes every cookie of page id's browser context and
 // returns how many there were.
-func (s *Supervisor) ClearCookies(ctx context.Context, id int) (int, error) {
-	conn, contextID, raw, err := s.cookiesOf(ctx, id)
+func (h Storage) ClearCookies(ctx context.Context, id int) (int, error) {
+	conn, contextID, raw, err := h.cookiesOf(ctx, id)
 	if err != nil {
 		return 0, err
 	}
@@ -305,7 +314,7 @@ func stateCookies(cs []storagestate.Cookie) []map[string]any {
 	return out
 }
 
-// StateOptions tune [Supervisor.StorageState].
+// StateOptions tune [Storage.State].
 type StateOptions struct {
 	// IndexedDB includes each origin's IndexedDB databases, records
 	// included, besides its localStorage.
@@ -322,11 +331,11 @@ type SavedState struct {
 // maxOriginChars bounds what one origin's storage adds to a state file.
 const maxOriginChars = 16 << 20
 
-// StorageState returns the storage state of page id's browser context: its
+// State returns the storage state of page id's browser context: its
 // cookies, and the localStorage (and IndexedDB) of every origin its pages
 // showed, those open now included, that has any.
-func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions) (SavedState, error) {
-	conn, contextID, raw, err := s.cookiesOf(ctx, id)
+func (h Storage) State(ctx context.Context, id int, opts StateOptions) (SavedState, error) {
+	conn, contextID, raw, err := h.cookiesOf(ctx, id)
 	if err != nil {
 		return SavedState{}, err
 	}
@@ -334,14 +343,14 @@ func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions
 	for i, c := range raw {
 		st.Cookies[i] = c.state()
 	}
-	origins, err := s.originsOf(ctx, contextID)
+	origins, err := h.originsOf(ctx, contextID)
 	if err != nil {
 		return SavedState{}, err
 	}
-	origins, skipped := s.allowedOrigins(origins)
+	origins, skipped := h.allowedOrigins(origins)
 	// Origins still pending hold what their storage will be: their items
 	// are saved as they are, not read from a document.
-	pending, err := s.pendingItems(ctx, contextID)
+	pending, err := h.pendingItems(ctx, contextID)
 	if err != nil {
 		return SavedState{}, err
 	}
@@ -385,10 +394,10 @@ func (s *Supervisor) StorageState(ctx context.Context, id int, opts StateOptions
 
 // originsOf returns the origins the pages of a browser context have shown,
 // and those their frames show now, sorted.
-func (s *Supervisor) originsOf(ctx context.Context, contextID string) ([]string, error) {
-	seen, err := actor.Ask(ctx, s.act, func(context.Context) ([]string, error) {
+func (h Storage) originsOf(ctx context.Context, contextID string) ([]string, error) {
+	seen, err := actor.Ask(ctx, h.s.act, func(context.Context) ([]string, error) {
 		var out []string
-		for o := range s.visited[contextID] {
+		for o := range h.s.visited[contextID] {
 			out = append(out, o)
 		}
 		return out, nil
@@ -396,7 +405,7 @@ func (s *Supervisor) originsOf(ctx context.Context, contextID string) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	for _, e := range s.view.Load().pages {
+	for _, e := range h.s.view.Load().pages {
 		if e.contextID != contextID || e.actor == nil || e.actor.Err() != nil {
 			continue
 		}
@@ -415,9 +424,9 @@ func (s *Supervisor) originsOf(ctx context.Context, contextID string) ([]string,
 
 // allowedOrigins splits origins into those the URL policy lets load and
 // those it refuses.
-func (s *Supervisor) allowedOrigins(origins []string) (allowed, refused []string) {
+func (h Storage) allowedOrigins(origins []string) (allowed, refused []string) {
 	for _, o := range origins {
-		if s.blocked(o+"/") != nil {
+		if h.s.blocked(o+"/") != nil {
 			refused = append(refused, o)
 		} else {
 			allowed = append(allowed, o)
@@ -426,28 +435,28 @@ func (s *Supervisor) allowedOrigins(origins []string) (allowed, refused []string
 	return allowed, refused
 }
 
-// LoadStorageState replaces the cookies of page id's browser context with
+// LoadState replaces the cookies of page id's browser context with
 // st's, and the localStorage and IndexedDB of each origin st names with
 // what it holds, or leaves that pending (see pendingStorage). It returns
 // the origins skipped because the URL policy refuses them, and how many
 // it left pending.
-func (s *Supervisor) LoadStorageState(ctx context.Context, id int, st *storagestate.State) (skipped []string, pending int, err error) {
-	conn, contextID, err := s.contextOf(ctx, id)
+func (h Storage) LoadState(ctx context.Context, id int, st *storagestate.State) (skipped []string, pending int, err error) {
+	conn, contextID, err := h.contextOf(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}
-	skipped, lazy, err := s.applyState(ctx, conn, contextID, st, true, true)
+	skipped, lazy, err := h.applyState(ctx, conn, contextID, st, true, true)
 	if err != nil {
 		return nil, 0, err
 	}
 	// The state replaces what a load before left pending.
-	if _, err := actor.Ask(ctx, s.act, func(context.Context) (struct{}, error) {
-		s.setPending(contextID, lazy)
+	if _, err := actor.Ask(ctx, h.s.act, func(context.Context) (struct{}, error) {
+		h.setPending(contextID, lazy)
 		return struct{}{}, nil
 	}); err != nil {
 		return nil, 0, err
 	}
-	s.refreshPending(ctx, contextID)
+	h.refreshPending(ctx, contextID)
 	return skipped, len(lazy), nil
 }
 
@@ -458,7 +467,7 @@ func (s *Supervisor) LoadStorageState(ctx context.Context, id int, st *storagest
 // pending. It returns the origins skipped because the URL policy refuses
 // them. It may run on the run goroutine (actor.Await), so it asks the
 // supervisor nothing.
-func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, contextID string, st *storagestate.State, replace, lazyOK bool) (skipped []string, lazy map[string][]storagestate.Item, err error) {
+func (h Storage) applyState(ctx context.Context, conn *cdpconn.Conn, contextID string, st *storagestate.State, replace, lazyOK bool) (skipped []string, lazy map[string][]storagestate.Item, err error) {
 	if replace {
 		if err := rpcc.Invoke(ctx, "Storage.clearCookies", withContext(nil, contextID), nil, conn.RPC()); err != nil {
 			return nil, nil, fmt.Errorf("clear cookies: %w", lostIfClosed(err))
@@ -473,7 +482,7 @@ func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, context
 		names = append(names, o.Origin)
 		byName[o.Origin] = o
 	}
-	origins, skipped := s.allowedOrigins(names)
+	origins, skipped := h.allowedOrigins(names)
 	// Past eagerOrigins, the origins without IndexedDB are left pending:
 	// written by the first document of each that a page of the context
 	// shows, before its own scripts.
@@ -502,28 +511,28 @@ func (s *Supervisor) applyState(ctx context.Context, conn *cdpconn.Conn, context
 // exist yet, and gives it [Config.StorageState], so that pages opened in it
 // later find it ready. It is for callers that bound that setup apart from
 // the call that opens the first page.
-func (s *Supervisor) PrepareContext(ctx context.Context, name string) error {
+func (h Storage) PrepareContext(ctx context.Context, name string) error {
 	type where struct {
 		conn      *cdpconn.Conn
 		contextID string
 		load      *stateLoad
 		first     bool
 	}
-	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
-		if err := s.ensure(ctx); err != nil {
+	w, err := actor.Ask(ctx, h.s.act, func(ctx context.Context) (where, error) {
+		if err := h.s.ensure(ctx); err != nil {
 			return where{}, err
 		}
-		id, err := s.contextID(ctx, name)
+		id, err := h.s.contextID(ctx, name)
 		if err != nil {
 			return where{}, err
 		}
-		load, first := s.claimLoad(id)
-		return where{s.conn, id, load, first}, nil
+		load, first := h.claimLoad(id)
+		return where{h.s.conn, id, load, first}, nil
 	})
 	if err != nil {
 		return err
 	}
-	return s.awaitState(ctx, w.conn, name, w.contextID, w.load, w.first)
+	return h.awaitState(ctx, w.conn, name, w.contextID, w.load, w.first)
 }
 
 // stateLoad is a context being given Config.StorageState.
@@ -537,8 +546,8 @@ type stateLoad struct {
 
 // claimLoad returns the state load of context id, if one is under way or
 // due, and whether the caller is the one to give it. Run goroutine only.
-func (s *Supervisor) claimLoad(id string) (*stateLoad, bool) {
-	l := s.loading[id]
+func (h Storage) claimLoad(id string) (*stateLoad, bool) {
+	l := h.s.loading[id]
 	if l == nil {
 		return nil, false
 	}
@@ -552,7 +561,7 @@ func (s *Supervisor) claimLoad(id string) (*stateLoad, bool) {
 // with no state due. A context that could not be given it is disposed of,
 // and its name forgotten, so that the next page asked for in it gets a
 // fresh one.
-func (s *Supervisor) awaitState(ctx context.Context, conn *cdpconn.Conn, name, contextID string, l *stateLoad, first bool) error {
+func (h Storage) awaitState(ctx context.Context, conn *cdpconn.Conn, name, contextID string, l *stateLoad, first bool) error {
 	if l == nil {
 		return nil
 	}
@@ -564,7 +573,7 @@ func (s *Supervisor) awaitState(ctx context.Context, conn *cdpconn.Conn, name, c
 			return context.Cause(ctx)
 		}
 	}
-	_, _, err := s.applyState(ctx, conn, contextID, s.cfg.StorageState, false, false)
+	_, _, err := h.applyState(ctx, conn, contextID, h.s.cfg.StorageState, false, false)
 	if err != nil {
 		err = fmt.Errorf("give the new browser context the storage state of --storage-state: %w", err)
 	}
@@ -573,12 +582,12 @@ func (s *Supervisor) awaitState(ctx context.Context, conn *cdpconn.Conn, name, c
 	// Cleanup after the caller may have given up.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	actor.Ask(cctx, s.act, func(context.Context) (struct{}, error) {
-		if s.loading[contextID] == l {
-			delete(s.loading, contextID)
+	actor.Ask(cctx, h.s.act, func(context.Context) (struct{}, error) {
+		if h.s.loading[contextID] == l {
+			delete(h.s.loading, contextID)
 		}
-		if err != nil && s.contexts[name] == contextID {
-			delete(s.contexts, name)
+		if err != nil && h.s.contexts[name] == contextID {
+			delete(h.s.contexts, name)
 		}
 		return struct{}{}, nil
 	})
@@ -939,17 +948,17 @@ type pendingPage struct {
 
 // setPending replaces the pending storage of context contextID with items
 // (none: forgets it). Run goroutine only.
-func (s *Supervisor) setPending(contextID string, items map[string][]storagestate.Item) {
-	if s.pending == nil {
-		s.pending = map[string]*pendingStorage{}
+func (h Storage) setPending(contextID string, items map[string][]storagestate.Item) {
+	if h.s.pending == nil {
+		h.s.pending = map[string]*pendingStorage{}
 	}
-	p := s.pending[contextID]
+	p := h.s.pending[contextID]
 	if p == nil {
 		if len(items) == 0 {
 			return
 		}
 		p = &pendingStorage{pages: map[string]pendingPage{}, sem: make(chan struct{}, 1)}
-		s.pending[contextID] = p
+		h.s.pending[contextID] = p
 	}
 	p.items = items
 	p.gen++
@@ -961,8 +970,8 @@ func (s *Supervisor) setPending(contextID string, items map[string][]storagestat
 // and has the script registered again without it. A page that showed it
 // before its script was registered has it registered: the origin stays
 // pending. Run goroutine only.
-func (s *Supervisor) dropPending(contextID, targetID, origin string) {
-	p := s.pending[contextID]
+func (h Storage) dropPending(contextID, targetID, origin string) {
+	p := h.s.pending[contextID]
 	if p == nil {
 		return
 	}
@@ -972,30 +981,30 @@ func (s *Supervisor) dropPending(contextID, targetID, origin string) {
 	// A script registered since the load holds every origin still
 	// pending: origins are only dropped.
 	if pp := p.pages[targetID]; pp.scriptID == "" || pp.gen < p.loadGen {
-		s.kickPending(contextID)
+		h.kickPending(contextID)
 		return
 	}
 	delete(p.items, origin)
 	p.gen++
-	s.kickPending(contextID)
+	h.kickPending(contextID)
 }
 
 // kickPending starts a background refresh of contextID's pending script on
 // its pages, unless one is due already or nothing is pending: for a page
 // that was opened, or an origin a page left pending showed. The goroutine
 // is tracked by s.stops and bounded by pendingRefresh. Run goroutine only.
-func (s *Supervisor) kickPending(contextID string) {
-	p := s.pending[contextID]
+func (h Storage) kickPending(contextID string) {
+	p := h.s.pending[contextID]
 	if p == nil || p.queued {
 		return
 	}
 	p.queued = true
-	s.stops.Add(1)
+	h.s.stops.Add(1)
 	go func() {
-		defer s.stops.Done()
-		ctx, cancel := context.WithTimeout(s.act.Context(), pendingRefresh)
+		defer h.s.stops.Done()
+		ctx, cancel := context.WithTimeout(h.s.act.Context(), pendingRefresh)
 		defer cancel()
-		s.refreshPending(ctx, contextID)
+		h.refreshPending(ctx, contextID)
 	}()
 }
 
@@ -1007,16 +1016,16 @@ const pendingRefresh = 20 * time.Second
 // context of page target targetID, if any is pending there, before a
 // navigation the agent asked for returns: the next document of an origin
 // that page just showed then leaves its storage alone.
-func (s *Supervisor) settlePending(ctx context.Context, targetID string) {
-	contextID, err := actor.Ask(ctx, s.act, func(context.Context) (string, error) {
-		e := s.pages[targetID]
-		if e == nil || s.pending[e.contextID] == nil {
+func (h Storage) settlePending(ctx context.Context, targetID string) {
+	contextID, err := actor.Ask(ctx, h.s.act, func(context.Context) (string, error) {
+		e := h.s.pages[targetID]
+		if e == nil || h.s.pending[e.contextID] == nil {
 			return "", errNothingPending
 		}
 		return e.contextID, nil
 	})
 	if err == nil {
-		s.refreshPending(ctx, contextID)
+		h.refreshPending(ctx, contextID)
 	}
 }
 
@@ -1027,8 +1036,8 @@ var errNothingPending = errors.New("nothing pending")
 // registered before, and forgets the pending storage once it is empty.
 // Pages that cannot be reached are skipped: a page that blocks the script
 // changes nothing for the others, and its origins stay pending.
-func (s *Supervisor) refreshPending(ctx context.Context, contextID string) {
-	p, _ := actor.Ask(ctx, s.act, func(context.Context) (*pendingStorage, error) { return s.pending[contextID], nil })
+func (h Storage) refreshPending(ctx context.Context, contextID string) {
+	p, _ := actor.Ask(ctx, h.s.act, func(context.Context) (*pendingStorage, error) { return h.s.pending[contextID], nil })
 	if p == nil {
 		return
 	}
@@ -1048,18 +1057,18 @@ func (s *Supervisor) refreshPending(ctx context.Context, contextID string) {
 		script string
 		work   []todo
 	}
-	pl, err := actor.Ask(ctx, s.act, func(context.Context) (plan, error) {
+	pl, err := actor.Ask(ctx, h.s.act, func(context.Context) (plan, error) {
 		p.queued = false
-		if s.pending[contextID] != p || s.conn == nil {
+		if h.s.pending[contextID] != p || h.s.conn == nil {
 			return plan{}, errNothingPending
 		}
 		for tid := range p.pages {
-			if s.pages[tid] == nil {
+			if h.s.pages[tid] == nil {
 				delete(p.pages, tid) // its session went with its tab
 			}
 		}
-		pl := plan{conn: s.conn, gen: p.gen}
-		for tid, e := range s.pages {
+		pl := plan{conn: h.s.conn, gen: p.gen}
+		for tid, e := range h.s.pages {
 			if e.contextID == contextID && p.pages[tid].gen != p.gen {
 				pl.work = append(pl.work, todo{tid, p.pages[tid]})
 			}
@@ -1080,23 +1089,23 @@ func (s *Supervisor) refreshPending(ctx context.Context, contextID string) {
 		pp, err := registerPending(ctx, pl.conn, w.targetID, w.was, pl.script)
 		done[i] = pp
 		if err != nil {
-			s.log.Debug().Err(err).Str("target", w.targetID).Msg("pending storage script")
+			h.s.log.Debug().Err(err).Str("target", w.targetID).Msg("pending storage script")
 			continue
 		}
 		done[i].gen = pl.gen
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	actor.Ask(cctx, s.act, func(context.Context) (struct{}, error) {
+	actor.Ask(cctx, h.s.act, func(context.Context) (struct{}, error) {
 		for i, w := range pl.work {
-			if s.pages[w.targetID] != nil || done[i].conn == nil {
+			if h.s.pages[w.targetID] != nil || done[i].conn == nil {
 				p.pages[w.targetID] = done[i]
 			} else {
 				done[i].conn.Close()
 			}
 		}
-		if len(p.items) == 0 && s.pending[contextID] == p {
-			delete(s.pending, contextID)
+		if len(p.items) == 0 && h.s.pending[contextID] == p {
+			delete(h.s.pending, contextID)
 			for _, pp := range p.pages {
 				if pp.conn != nil {
 					pp.conn.Close()
@@ -1149,10 +1158,10 @@ func registerPending(ctx context.Context, browser *cdpconn.Conn, targetID string
 
 // pendingItems returns a copy of the localStorage pending in context
 // contextID, by origin.
-func (s *Supervisor) pendingItems(ctx context.Context, contextID string) (map[string][]storagestate.Item, error) {
-	return actor.Ask(ctx, s.act, func(context.Context) (map[string][]storagestate.Item, error) {
+func (h Storage) pendingItems(ctx context.Context, contextID string) (map[string][]storagestate.Item, error) {
+	return actor.Ask(ctx, h.s.act, func(context.Context) (map[string][]storagestate.Item, error) {
 		out := map[string][]storagestate.Item{}
-		if p := s.pending[contextID]; p != nil {
+		if p := h.s.pending[contextID]; p != nil {
 			for o, items := range p.items {
 				out[o] = items
 			}

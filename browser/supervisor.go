@@ -19,6 +19,13 @@
 // happen on the caller's goroutine, over the browser connection, which is
 // safe for concurrent use, and through the page's actor.
 //
+// The state the supervisor keeps for one job it hands out through a handle
+// of its own, a small value wrapping the same supervisor: [Supervisor.Storage]
+// (cookies and storage state, storage.go), [Supervisor.Extensions] and
+// [Supervisor.PWA] (the Extensions and PWA domains' commands), and
+// [Supervisor.Workers] (extensions' service workers, workers.go). They
+// change no ownership: each method says which goroutine may call it.
+//
 // # Goroutines
 //
 // The run goroutine, stopped by [Supervisor.Close]; page actors, each
@@ -415,7 +422,7 @@ func (s *Supervisor) navigated(ctx context.Context, targetID, url, title string)
 		s.publish()
 		return struct{}{}, nil
 	})
-	s.settlePending(ctx, targetID)
+	s.Storage().settlePending(ctx, targetID)
 }
 
 // NewPageOptions tune [Supervisor.NewPage].
@@ -450,13 +457,13 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 				return where{}, err
 			}
 		}
-		load, first := s.claimLoad(id)
+		load, first := s.Storage().claimLoad(id)
 		return where{s.conn, id, load, first, s.launched && s.cfg.Viewport != ""}, nil
 	})
 	if err != nil {
 		return PageInfo{}, nil, err
 	}
-	if err := s.awaitState(ctx, w.conn, opts.Context, w.contextID, w.load, w.first); err != nil {
+	if err := s.Storage().awaitState(ctx, w.conn, opts.Context, w.contextID, w.load, w.first); err != nil {
 		return PageInfo{}, nil, err
 	}
 	targetID, err := createTarget(ctx, w.conn, opts.Background, w.contextID)
@@ -479,7 +486,7 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 	})
 	if err == nil {
 		// Before its first document: the context's pending storage.
-		s.settlePending(ctx, targetID)
+		s.Storage().settlePending(ctx, targetID)
 	}
 	return r.info, r.actor, err
 }
@@ -652,7 +659,7 @@ func (s *Supervisor) Close() error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	s.act.Stop(ErrShutdown)
 	// The run goroutine has exited: its state is ours now.
-	s.stopWorkers(ErrShutdown)
+	s.Workers().stop(ErrShutdown)
 	var wg sync.WaitGroup
 	for _, e := range s.pages {
 		if e.actor != nil {

@@ -21,6 +21,14 @@ import (
 	"github.com/tabhive/tabhive/page/worker"
 )
 
+// Workers is the handle on the extensions' service workers:
+// [Supervisor.Workers]. Their registry is the supervisor's, kept on its run
+// goroutine; each method says which goroutine may call it.
+type Workers struct{ s *Supervisor }
+
+// Workers returns the handle on the extensions' service workers.
+func (s *Supervisor) Workers() Workers { return Workers{s} }
+
 // WorkerInfo is an extension's service worker.
 type WorkerInfo struct {
 	// ID is the worker's id for serviceWorkerId: sw-1, sw-2, ...
@@ -38,88 +46,88 @@ type workerEntry struct {
 // extension service worker.
 var ErrNoWorker = fmt.Errorf("no service worker with that id")
 
-// trackWorker records t if it is an extension's service worker, and
+// track records t if it is an extension's service worker, and
 // reports whether it is one. Run goroutine only.
-func (s *Supervisor) trackWorker(t target.Info) bool {
+func (h Workers) track(t target.Info) bool {
 	if t.Type != "service_worker" || !strings.HasPrefix(t.URL, "chrome-extension://") {
 		return false
 	}
 	id := string(t.TargetID)
-	if s.workers == nil {
-		s.workers = map[string]*workerEntry{}
+	if h.s.workers == nil {
+		h.s.workers = map[string]*workerEntry{}
 	}
-	e := s.workers[id]
+	e := h.s.workers[id]
 	if e == nil {
-		if s.gone[id] {
+		if h.s.gone[id] {
 			return true
 		}
-		s.workerSeq++
-		e = &workerEntry{WorkerInfo: WorkerInfo{ID: fmt.Sprintf("sw-%d", s.workerSeq), TargetID: id}}
-		s.workers[id] = e
-		if s.cfg.ExtensionWorkers {
-			s.spawnWorker(e)
+		h.s.workerSeq++
+		e = &workerEntry{WorkerInfo: WorkerInfo{ID: fmt.Sprintf("sw-%d", h.s.workerSeq), TargetID: id}}
+		h.s.workers[id] = e
+		if h.s.cfg.ExtensionWorkers {
+			h.spawn(e)
 		}
 	}
 	e.URL = t.URL
-	s.publishWorkers()
+	h.publish()
 	return true
 }
 
-// untrackWorker forgets a worker target that went away. Run goroutine
+// untrack forgets a worker target that went away. Run goroutine
 // only.
-func (s *Supervisor) untrackWorker(targetID string) {
-	e := s.workers[targetID]
+func (h Workers) untrack(targetID string) {
+	e := h.s.workers[targetID]
 	if e == nil {
 		return
 	}
-	delete(s.workers, targetID)
-	s.gone[targetID] = true
+	delete(h.s.workers, targetID)
+	h.s.gone[targetID] = true
 	if a := e.actor; a != nil {
-		s.stops.Add(1)
-		go func() { defer s.stops.Done(); a.Stop(page.ErrClosed) }()
+		h.s.stops.Add(1)
+		go func() { defer h.s.stops.Done(); a.Stop(page.ErrClosed) }()
 	}
-	s.publishWorkers()
+	h.publish()
 }
 
-// stopWorkers forgets every worker, stopping their actors with cause: the
+// stop forgets every worker, stopping their actors with cause: the
 // browser went away, or the supervisor is closing (then after its run
 // goroutine exited, whose state is the caller's).
-func (s *Supervisor) stopWorkers(cause error) {
-	for id, e := range s.workers {
-		delete(s.workers, id)
+func (h Workers) stop(cause error) {
+	for id, e := range h.s.workers {
+		delete(h.s.workers, id)
 		if a := e.actor; a != nil {
-			s.stops.Add(1)
-			go func() { defer s.stops.Done(); a.Stop(cause) }()
+			h.s.stops.Add(1)
+			go func() { defer h.s.stops.Done(); a.Stop(cause) }()
 		}
 	}
-	s.publishWorkers()
+	h.publish()
 }
 
-// spawnWorker starts e's actor on the current connection. Run goroutine
+// spawn starts e's actor on the current connection. Run goroutine
 // only.
-func (s *Supervisor) spawnWorker(e *workerEntry) *worker.Worker {
+func (h Workers) spawn(e *workerEntry) *worker.Worker {
 	if e.actor != nil && e.actor.Err() == nil {
 		return e.actor
 	}
-	conn, targetID := s.conn, e.TargetID
+	conn, targetID := h.s.conn, e.TargetID
 	e.actor = worker.Start(worker.Config{
 		ID:       e.ID,
 		TargetID: targetID,
 		Attach: func(ctx context.Context, opts cdpconn.Options) (*cdpconn.Conn, error) {
 			return conn.Attach(ctx, targetID, opts)
 		},
-		Logger: s.cfg.Logger,
+		Logger: h.s.cfg.Logger,
 	})
 	return e.actor
 }
 
-func (s *Supervisor) publishWorkers() {
-	list := make([]WorkerInfo, 0, len(s.workers))
-	for _, e := range s.workers {
+func (h Workers) publish() {
+	list := make([]WorkerInfo, 0, len(h.s.workers))
+	for _, e := range h.s.workers {
 		list = append(list, e.WorkerInfo)
 	}
 	slices.SortFunc(list, func(a, b WorkerInfo) int { return workerNum(a.ID) - workerNum(b.ID) })
-	s.workerView.Store(&list)
+	h.s.workerView.Store(&list)
 }
 
 func workerNum(id string) int {
@@ -128,26 +136,26 @@ func workerNum(id string) int {
 	return n
 }
 
-// Workers lists the extensions' service workers running now, by id. It
+// List lists the extensions' service workers running now, by id. It
 // never starts the browser.
-func (s *Supervisor) Workers() []WorkerInfo {
-	if p := s.workerView.Load(); p != nil {
+func (h Workers) List() []WorkerInfo {
+	if p := h.s.workerView.Load(); p != nil {
 		return slices.Clone(*p)
 	}
 	return nil
 }
 
-// Worker returns the actor of service worker id, starting it if need be,
+// Get returns the actor of service worker id, starting it if need be,
 // or [ErrNoWorker].
-func (s *Supervisor) Worker(ctx context.Context, id string) (*worker.Worker, error) {
-	if err := s.Ensure(ctx); err != nil {
+func (h Workers) Get(ctx context.Context, id string) (*worker.Worker, error) {
+	if err := h.s.Ensure(ctx); err != nil {
 		return nil, err
 	}
-	return actor.Ask(ctx, s.act, func(context.Context) (*worker.Worker, error) {
-		(*supervisorEvents)(s).Apply()
-		for _, e := range s.workers {
+	return actor.Ask(ctx, h.s.act, func(context.Context) (*worker.Worker, error) {
+		(*supervisorEvents)(h.s).Apply()
+		for _, e := range h.s.workers {
 			if e.ID == id {
-				return s.spawnWorker(e), nil
+				return h.spawn(e), nil
 			}
 		}
 		return nil, ErrNoWorker

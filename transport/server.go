@@ -461,7 +461,7 @@ func (s *Server) run(ctx context.Context, t *tool, c *call, raw json.RawMessage)
 		// So has making an isolated session's browser context, which
 		// loads the storage state of --storage-state, if any.
 		lctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
-		err := s.sup.PrepareContext(lctx, c.sess.isolated)
+		err := s.sup.Storage().PrepareContext(lctx, c.sess.isolated)
 		cancel()
 		if err != nil {
 			return c.r.render(nil, "", &argError{Msg: sentence(err)}), "no-browser"
@@ -720,7 +720,7 @@ func (c *call) finish(ctx context.Context, t *tool, err error) *mcp.CallToolResu
 		return c.r.render(nil, "", err)
 	}
 	if c.s.cfg.Surface.Category("extensions") && c.sess.isolated == "" {
-		c.r.workers = c.s.sup.Workers()
+		c.r.workers = c.s.sup.Workers().List()
 	}
 	selected, fell := c.sess.pageList(infos)
 	note := ""

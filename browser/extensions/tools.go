@@ -4,12 +4,12 @@
 // chrome-devtools-mcp's names, arguments and reply text.
 //
 // The extensions themselves are the browser's: the commands of the
-// Extensions domain are the supervisor's ([browser.Supervisor.InstallExtension]
-// and the others), browser-wide calls on its connection made on the
-// caller's goroutine. This package keeps no state and starts no goroutine;
-// it checks what a session may ask for (an extension's directory against
-// the session's sandbox, the whole browser against an isolated session)
-// and words the browser's answers. [Worker] finds an extension's service
+// Extensions domain are the supervisor's ([browser.Supervisor.Extensions]),
+// browser-wide calls on its connection made on the caller's goroutine.
+// This package keeps no state and starts no goroutine; it checks what a
+// session may ask for (an extension's directory against the session's
+// sandbox, the whole browser against an isolated session) and words the
+// browser's answers. [Worker] finds an extension's service
 // worker for the tools that take a serviceWorkerId (evaluate_script,
 // list_console_messages), under the same rule.
 package extensions
@@ -169,7 +169,7 @@ func runInstall(ctx context.Context, c tool.Call, a *installArgs) error {
 	if err != nil {
 		return err
 	}
-	id, err := c.Browser().InstallExtension(ctx, dir)
+	id, err := c.Browser().Extensions().Install(ctx, dir)
 	if err != nil {
 		return refused("", err)
 	}
@@ -181,10 +181,10 @@ func runUninstall(ctx context.Context, c tool.Call, a *uninstallArgs) error {
 	if err := Allowed(c); err != nil {
 		return err
 	}
-	if _, err := c.Browser().Extension(ctx, a.ID); err != nil {
+	if _, err := c.Browser().Extensions().Get(ctx, a.ID); err != nil {
 		return refused(a.ID, err)
 	}
-	if err := c.Browser().UninstallExtension(ctx, a.ID); err != nil {
+	if err := c.Browser().Extensions().Uninstall(ctx, a.ID); err != nil {
 		return refused(a.ID, err)
 	}
 	c.Line("Extension uninstalled. Id: %s", a.ID)
@@ -192,7 +192,7 @@ func runUninstall(ctx context.Context, c tool.Call, a *uninstallArgs) error {
 }
 
 func runList(ctx context.Context, c tool.Call, _ *struct{}) error {
-	all, err := c.Browser().Extensions(ctx)
+	all, err := c.Browser().Extensions().List(ctx)
 	if err != nil {
 		return refused("", err)
 	}
@@ -218,7 +218,7 @@ func runReload(ctx context.Context, c tool.Call, a *reloadArgs) error {
 	if err := Allowed(c); err != nil {
 		return err
 	}
-	e, err := c.Browser().Extension(ctx, a.ID)
+	e, err := c.Browser().Extensions().Get(ctx, a.ID)
 	if err != nil {
 		return refused(a.ID, err)
 	}
@@ -226,7 +226,7 @@ func runReload(ctx context.Context, c tool.Call, a *reloadArgs) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.Browser().InstallExtension(ctx, dir); err != nil {
+	if _, err := c.Browser().Extensions().Install(ctx, dir); err != nil {
 		return refused(a.ID, err)
 	}
 	c.Line("Extension reloaded.")
@@ -242,7 +242,7 @@ func runTrigger(ctx context.Context, c tool.Call, a *triggerArgs) error {
 			return err
 		}
 	}
-	if err := c.Browser().TriggerExtensionAction(ctx, a.ID, c.PageID()); err != nil {
+	if err := c.Browser().Extensions().TriggerAction(ctx, a.ID, c.PageID()); err != nil {
 		var pe *browser.ProtocolError
 		if errors.As(err, &pe) {
 			return fmt.Errorf("Extension %s has no action to trigger on page %d: %s", a.ID, c.PageID(), agenterr.Period(pe.Message))

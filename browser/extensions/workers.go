@@ -18,7 +18,7 @@ func Worker(ctx context.Context, c tool.Call, id string) (*worker.Worker, error)
 	if err := Allowed(c); err != nil {
 		return nil, err
 	}
-	w, err := c.Browser().Worker(ctx, id)
+	w, err := c.Browser().Workers().Get(ctx, id)
 	if errors.Is(err, browser.ErrNoWorker) {
 		return nil, errors.New("Service worker not found. Call list_pages (with --category-extensions) to see the extensions' service workers.")
 	}

@@ -4,7 +4,7 @@
 // text.
 //
 // The apps are the browser's: the commands of the PWA domain are the
-// supervisor's ([browser.Supervisor.InstallPWA] and the others),
+// supervisor's ([browser.Supervisor.PWA]),
 // browser-wide calls on its connection made on the caller's goroutine; a
 // launched app's window is a page the supervisor registers like any other.
 // This package keeps no state and starts no goroutine; it checks what a
@@ -142,7 +142,7 @@ func (t *tools) runInstall(ctx context.Context, c tool.Call, a *installArgs) err
 	if err != nil {
 		return err
 	}
-	if err := c.Browser().InstallPWA(ctx, a.ManifestID, src, a.DisplayMode); err != nil {
+	if err := c.Browser().PWA().Install(ctx, a.ManifestID, src, a.DisplayMode); err != nil {
 		return refused(a.ManifestID, err)
 	}
 	c.Line("Installed PWA with manifest ID: %s", a.ManifestID)
@@ -156,7 +156,7 @@ func (t *tools) runUninstall(ctx context.Context, c tool.Call, a *manifestArgs) 
 	if err := t.allowed(c); err != nil {
 		return err
 	}
-	if err := c.Browser().UninstallPWA(ctx, a.ManifestID); err != nil {
+	if err := c.Browser().PWA().Uninstall(ctx, a.ManifestID); err != nil {
 		return refused(a.ManifestID, err)
 	}
 	c.Line("Uninstalled PWA with manifest ID: %s", a.ManifestID)
@@ -173,7 +173,7 @@ func (t *tools) runLaunch(ctx context.Context, c tool.Call, a *launchArgs) error
 			return err
 		}
 	}
-	info, err := c.Browser().LaunchPWA(ctx, a.ManifestID, a.URL)
+	info, err := c.Browser().PWA().Launch(ctx, a.ManifestID, a.URL)
 	if err != nil {
 		return refused(a.ManifestID, err)
 	}
@@ -187,7 +187,7 @@ func (t *tools) runOSAppState(ctx context.Context, c tool.Call, a *manifestArgs)
 	if err := t.allowed(c); err != nil {
 		return err
 	}
-	st, err := c.Browser().PWAState(ctx, a.ManifestID)
+	st, err := c.Browser().PWA().State(ctx, a.ManifestID)
 	if err != nil {
 		return refused(a.ManifestID, err)
 	}

@@ -76,7 +76,7 @@ func cookieSection(ctx context.Context, c tool.Call, a *listCookiesArgs, none st
 		}
 		urls = append(urls, browser.CookieFilter(browser.CookieMatch{URL: u}))
 	}
-	cookies, err := c.Browser().Cookies(ctx, c.PageID())
+	cookies, err := c.Browser().Storage().Cookies(ctx, c.PageID())
 	if err != nil {
 		return "", c.NoPage(err)
 	}
@@ -206,7 +206,7 @@ func runSetCookie(ctx context.Context, c tool.Call, a *setCookieArgs) error {
 	if a.Expires != nil {
 		nc.Expires = *a.Expires
 	}
-	if err := c.Browser().SetCookie(ctx, c.PageID(), nc); err != nil {
+	if err := c.Browser().Storage().SetCookie(ctx, c.PageID(), nc); err != nil {
 		return c.NoPage(err)
 	}
 	where := a.Domain
@@ -230,7 +230,7 @@ func runDeleteCookies(ctx context.Context, c tool.Call, a *deleteCookiesArgs) er
 		if a.Name != "" || a.URL != "" || a.Domain != "" || a.Path != "" {
 			return tool.BadArgs("Give all: true alone, or name with url or domain, not both.")
 		}
-		n, err := c.Browser().ClearCookies(ctx, c.PageID())
+		n, err := c.Browser().Storage().ClearCookies(ctx, c.PageID())
 		if err != nil {
 			return c.NoPage(err)
 		}
@@ -245,7 +245,7 @@ func runDeleteCookies(ctx context.Context, c tool.Call, a *deleteCookiesArgs) er
 			return err
 		}
 	}
-	n, err := c.Browser().DeleteCookies(ctx, c.PageID(), browser.CookieFilter(browser.CookieMatch{Name: a.Name, URL: a.URL, Domain: a.Domain, Path: a.Path}))
+	n, err := c.Browser().Storage().DeleteCookies(ctx, c.PageID(), browser.CookieFilter(browser.CookieMatch{Name: a.Name, URL: a.URL, Domain: a.Domain, Path: a.Path}))
 	if err != nil {
 		return c.NoPage(err)
 	}
@@ -384,7 +384,7 @@ func runSaveState(ctx context.Context, c tool.Call, a *saveStateArgs) error {
 	if _, err := sb.Resolve(a.FilePath); err != nil {
 		return err
 	}
-	saved, err := c.Browser().StorageState(ctx, c.PageID(), browser.StateOptions{IndexedDB: a.IndexedDB == nil || *a.IndexedDB})
+	saved, err := c.Browser().Storage().State(ctx, c.PageID(), browser.StateOptions{IndexedDB: a.IndexedDB == nil || *a.IndexedDB})
 	if err != nil {
 		return c.NoPage(err)
 	}
@@ -414,7 +414,7 @@ func runLoadState(ctx context.Context, c tool.Call, a *loadStateArgs) error {
 	if err != nil {
 		return err
 	}
-	skipped, pending, err := c.Browser().LoadStorageState(ctx, c.PageID(), st)
+	skipped, pending, err := c.Browser().Storage().LoadState(ctx, c.PageID(), st)
 	if err != nil {
 		return c.NoPage(err)
 	}
