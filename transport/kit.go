@@ -49,14 +49,31 @@ func (c *call) Page() *page.Actor { return c.page }
 // Sandbox is the session's file sandbox, recording what the call writes.
 func (c *call) Sandbox(ctx context.Context) *sandbox.Sandbox { return c.sandbox(ctx) }
 
+// Reply is the call's reply, to which the tool adds its parts.
+func (c *call) Reply() kit.Reply { return callReply{c.r} }
+
+// Snapshots are the page snapshots of the call's session and the one in
+// its reply.
+func (c *call) Snapshots() kit.Snapshots { return callSnapshots{c} }
+
+// callReply is the kit's Reply: the parts a tool adds to its call's
+// reply.
+type callReply struct{ r *reply }
+
+// callReply and callSnapshots are the kit's Reply and Snapshots.
+var (
+	_ kit.Reply     = callReply{}
+	_ kit.Snapshots = callSnapshots{}
+)
+
 // Line adds a line to the reply.
-func (c *call) Line(format string, a ...any) { c.r.line(format, a...) }
+func (c callReply) Line(format string, a ...any) { c.r.line(format, a...) }
 
 // State reports the page's state at the end of the call.
-func (c *call) State(s page.State) { c.r.state(s) }
+func (c callReply) State(s page.State) { c.r.state(s) }
 
 // Section adds a rendered block after the reply's snapshot.
-func (c *call) Section(text string) { c.r.sections = append(c.r.sections, text) }
+func (c callReply) Section(text string) { c.r.sections = append(c.r.sections, text) }
 
 // PageID is the id of the call's page.
 func (c *call) PageID() int { return c.pageID }
@@ -74,7 +91,7 @@ func (c *call) Budget() time.Duration { return c.budget }
 func (c *call) OutOfBudget(err error) bool { return isBudget(err) }
 
 // Lines adds formatted lines to the reply.
-func (c *call) Lines(lines ...string) { c.r.lines = append(c.r.lines, lines...) }
+func (c callReply) Lines(lines ...string) { c.r.lines = append(c.r.lines, lines...) }
 
 // Owner is the call's session, which keys what the server keeps for it.
 func (c *call) Owner() any { return c.sess }
@@ -90,7 +107,7 @@ func (c *call) Progress(ctx context.Context, message func(done, total int) strin
 }
 
 // Pages appends the page list to the reply.
-func (c *call) Pages() { c.r.pages = true }
+func (c callReply) Pages() { c.r.pages = true }
 
 // Acted records what every input tool reports: its own line, then the
 // navigation, the page state and the snapshot, or what changed, when asked
@@ -132,27 +149,31 @@ func (c *call) ResultLimit() int { return inlineResultLimit(c.s.replyLimit()) }
 
 // Navigated reports where an action took the page and what it left
 // pending.
-func (c *call) Navigated(to string, pending []string) { c.r.navigatedTo, c.r.pending = to, pending }
+func (c callReply) Navigated(to string, pending []string) { c.r.navigatedTo, c.r.pending = to, pending }
 
-// Snapshot puts a snapshot in the reply, bounded.
-func (c *call) Snapshot(ctx context.Context, text string) { c.showSnapshot(ctx, "", text) }
+// callSnapshots is the kit's Snapshots: the call's page's snapshots its
+// session received, and the one in the call's reply.
+type callSnapshots struct{ c *call }
 
-// SnapshotDiff puts in the reply what changed since the session's previous
+// Show puts a snapshot in the reply, bounded.
+func (s callSnapshots) Show(ctx context.Context, text string) { s.c.showSnapshot(ctx, "", text) }
+
+// ShowDiff puts in the reply what changed since the session's previous
 // snapshot of the page.
-func (c *call) SnapshotDiff(ctx context.Context, full string) { c.showDiff(ctx, full) }
+func (s callSnapshots) ShowDiff(ctx context.Context, full string) { s.c.showDiff(ctx, full) }
 
-// SawSnapshot records the snapshot of the call's page the session received.
-func (c *call) SawSnapshot(seq int64, full string) { c.sess.sawSnapshot(c.pageID, seq, full) }
+// Saw records the snapshot of the call's page the session received.
+func (s callSnapshots) Saw(seq int64, full string) { s.c.sess.sawSnapshot(s.c.pageID, seq, full) }
 
-// HasSnapshot reports whether the session has a snapshot of the call's
-// page to diff against.
-func (c *call) HasSnapshot() bool {
-	_, ok := c.sess.lastSnapshot(c.pageID)
+// Has reports whether the session has a snapshot of the call's page to
+// diff against.
+func (s callSnapshots) Has() bool {
+	_, ok := s.c.sess.lastSnapshot(s.c.pageID)
 	return ok
 }
 
-// SavedSnapshot reports the file the snapshot was saved to.
-func (c *call) SavedSnapshot(path string) { c.r.savedTo = path }
+// Saved reports the file the snapshot was saved to.
+func (s callSnapshots) Saved(path string) { s.c.r.savedTo = path }
 
 // Isolated reports whether the call's session has a browser context of
 // its own.
@@ -163,12 +184,12 @@ func (c *call) Opened(id int) { c.sess.recordOpened(id, false) }
 
 // Image attaches an image to the reply; the SDK base64-encodes it on the
 // wire.
-func (c *call) Image(data []byte, mimeType string) {
+func (c callReply) Image(data []byte, mimeType string) {
 	c.r.images = append(c.r.images, &mcp.ImageContent{Data: data, MIMEType: mimeType})
 }
 
 // Data sets one of the reply's structuredContent fields.
-func (c *call) Data(name string, v any) {
+func (c callReply) Data(name string, v any) {
 	if c.r.data == nil {
 		c.r.data = map[string]any{}
 	}
@@ -186,4 +207,4 @@ func (c *call) TargetRequired() bool {
 }
 
 // Unfollowed reports why an action's work could not be followed.
-func (c *call) Unfollowed(reason string) { c.r.unfollowed = reason }
+func (c callReply) Unfollowed(reason string) { c.r.unfollowed = reason }

@@ -173,7 +173,7 @@ func runInstall(ctx context.Context, c tool.Call, a *installArgs) error {
 	if err != nil {
 		return refused("", err)
 	}
-	c.Line("Extension installed. Id: %s", id)
+	c.Reply().Line("Extension installed. Id: %s", id)
 	return nil
 }
 
@@ -187,7 +187,7 @@ func runUninstall(ctx context.Context, c tool.Call, a *uninstallArgs) error {
 	if err := c.Browser().Extensions().Uninstall(ctx, a.ID); err != nil {
 		return refused(a.ID, err)
 	}
-	c.Line("Extension uninstalled. Id: %s", a.ID)
+	c.Reply().Line("Extension uninstalled. Id: %s", a.ID)
 	return nil
 }
 
@@ -196,9 +196,9 @@ func runList(ctx context.Context, c tool.Call, _ *struct{}) error {
 	if err != nil {
 		return refused("", err)
 	}
-	c.Line("## Extensions")
+	c.Reply().Line("## Extensions")
 	if len(all) == 0 {
-		c.Line("No extensions installed.")
+		c.Reply().Line("No extensions installed.")
 		return nil
 	}
 	for _, e := range all {
@@ -206,7 +206,7 @@ func runList(ctx context.Context, c tool.Call, _ *struct{}) error {
 		if e.Enabled {
 			state = "Enabled"
 		}
-		c.Line("id=%s %q v%s %s", e.ID, e.Name, e.Version, state)
+		c.Reply().Line("id=%s %q v%s %s", e.ID, e.Name, e.Version, state)
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func runReload(ctx context.Context, c tool.Call, a *reloadArgs) error {
 	if _, err := c.Browser().Extensions().Install(ctx, dir); err != nil {
 		return refused(a.ID, err)
 	}
-	c.Line("Extension reloaded.")
+	c.Reply().Line("Extension reloaded.")
 	return nil
 }
 
@@ -249,6 +249,6 @@ func runTrigger(ctx context.Context, c tool.Call, a *triggerArgs) error {
 		}
 		return refused(a.ID, err)
 	}
-	c.Line("Extension action triggered for ID %s", a.ID)
+	c.Reply().Line("Extension action triggered for ID %s", a.ID)
 	return nil
 }

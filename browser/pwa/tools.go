@@ -145,9 +145,9 @@ func (t *tools) runInstall(ctx context.Context, c tool.Call, a *installArgs) err
 	if err := c.Browser().PWA().Install(ctx, a.ManifestID, src, a.DisplayMode); err != nil {
 		return refused(a.ManifestID, err)
 	}
-	c.Line("Installed PWA with manifest ID: %s", a.ManifestID)
+	c.Reply().Line("Installed PWA with manifest ID: %s", a.ManifestID)
 	if a.DisplayMode != "" {
-		c.Line("Display mode set to: %s", a.DisplayMode)
+		c.Reply().Line("Display mode set to: %s", a.DisplayMode)
 	}
 	return nil
 }
@@ -159,8 +159,8 @@ func (t *tools) runUninstall(ctx context.Context, c tool.Call, a *manifestArgs) 
 	if err := c.Browser().PWA().Uninstall(ctx, a.ManifestID); err != nil {
 		return refused(a.ManifestID, err)
 	}
-	c.Line("Uninstalled PWA with manifest ID: %s", a.ManifestID)
-	c.Pages()
+	c.Reply().Line("Uninstalled PWA with manifest ID: %s", a.ManifestID)
+	c.Reply().Pages()
 	return nil
 }
 
@@ -178,8 +178,8 @@ func (t *tools) runLaunch(ctx context.Context, c tool.Call, a *launchArgs) error
 		return refused(a.ManifestID, err)
 	}
 	c.Opened(info.ID)
-	c.Line("Launched PWA with manifest ID: %s (%s)", a.ManifestID, info.URL)
-	c.Pages()
+	c.Reply().Line("Launched PWA with manifest ID: %s (%s)", a.ManifestID, info.URL)
+	c.Reply().Pages()
 	return nil
 }
 
@@ -191,8 +191,8 @@ func (t *tools) runOSAppState(ctx context.Context, c tool.Call, a *manifestArgs)
 	if err != nil {
 		return refused(a.ManifestID, err)
 	}
-	c.Line("OS app state for manifest ID: %s", a.ManifestID)
-	c.Line("Badge count: %d", st.BadgeCount)
-	c.Line("File handlers: %s", st.FileHandlers)
+	c.Reply().Line("OS app state for manifest ID: %s", a.ManifestID)
+	c.Reply().Line("Badge count: %d", st.BadgeCount)
+	c.Reply().Line("File handlers: %s", st.FileHandlers)
 	return nil
 }

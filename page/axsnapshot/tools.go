@@ -88,7 +88,7 @@ func runSnapshot(ctx context.Context, c tool.Call, a *snapshotArgs) error {
 	if err != nil {
 		return err
 	}
-	if a.Diff && !c.HasSnapshot() {
+	if a.Diff && !c.Snapshots().Has() {
 		return tool.BadArgs("This session has no previous snapshot of page %d to compare with: call take_snapshot without diff first, then diff shows what changed after it.", c.PageID())
 	}
 	snap, err := TakeView(ctx, c.Page(), opts)
@@ -103,20 +103,20 @@ func runSnapshot(ctx context.Context, c tool.Call, a *snapshotArgs) error {
 	if err != nil {
 		return err
 	}
-	c.State(snap.State)
+	c.Reply().State(snap.State)
 	if a.FilePath != "" {
 		path, err := c.Sandbox(ctx).WriteFile(a.FilePath, []byte(snap.Text), ".txt")
 		if err != nil {
 			return err
 		}
-		c.SavedSnapshot(path)
+		c.Snapshots().Saved(path)
 	} else if a.Diff {
-		c.SnapshotDiff(ctx, snap.Full)
+		c.Snapshots().ShowDiff(ctx, snap.Full)
 	} else {
-		c.Snapshot(ctx, snap.Text)
+		c.Snapshots().Show(ctx, snap.Text)
 	}
 	if !a.Verbose {
-		c.SawSnapshot(snap.Seq, snap.Full)
+		c.Snapshots().Saw(snap.Seq, snap.Full)
 	}
 	return nil
 }
@@ -132,9 +132,9 @@ func runWaitFor(ctx context.Context, c tool.Call, a *waitForArgs) error {
 		return err
 	}
 	texts, _ := json.Marshal(a.Text)
-	c.Line("Element matching one of %s found.", texts)
-	c.State(res.State)
-	c.Snapshot(ctx, res.Snapshot)
-	c.SawSnapshot(0, res.Snapshot)
+	c.Reply().Line("Element matching one of %s found.", texts)
+	c.Reply().State(res.State)
+	c.Snapshots().Show(ctx, res.Snapshot)
+	c.Snapshots().Saw(0, res.Snapshot)
 	return nil
 }

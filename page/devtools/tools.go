@@ -77,7 +77,7 @@ func runListConsole(ctx context.Context, c tool.Call, a *consoleListArgs) error 
 		if err != nil {
 			return err
 		}
-		c.Section(consoleSection(msgs, opts, a.IncludeStackTraces))
+		c.Reply().Section(consoleSection(msgs, opts, a.IncludeStackTraces))
 		return nil
 	}
 	list, err := Of(c.Page()).ConsoleMessages(ctx, ConsoleFilter{
@@ -88,8 +88,8 @@ func runListConsole(ctx context.Context, c tool.Call, a *consoleListArgs) error 
 	if err != nil {
 		return err
 	}
-	c.State(list.State)
-	c.Section(consoleSection(list.Messages, opts, a.IncludeStackTraces))
+	c.Reply().State(list.State)
+	c.Reply().Section(consoleSection(list.Messages, opts, a.IncludeStackTraces))
 	return nil
 }
 
@@ -105,8 +105,8 @@ func runGetConsole(ctx context.Context, c tool.Call, a *consoleGetArgs) error {
 	if err != nil {
 		return err
 	}
-	c.State(d.State)
-	c.Section(consoleDetail(d))
+	c.Reply().State(d.State)
+	c.Reply().Section(consoleDetail(d))
 	return nil
 }
 
@@ -122,8 +122,8 @@ func runListNetwork(ctx context.Context, c tool.Call, a *networkListArgs) error 
 	if err != nil {
 		return err
 	}
-	c.State(list.State)
-	c.Section(networkSection(list.Requests, pageOptions(a.PageSize, a.PageIdx)))
+	c.Reply().State(list.State)
+	c.Reply().Section(networkSection(list.Requests, pageOptions(a.PageSize, a.PageIdx)))
 	return nil
 }
 
@@ -156,8 +156,8 @@ func (t *tools) runGetNetwork(ctx context.Context, c tool.Call, a *networkGetArg
 			if err != nil {
 				return err
 			}
-			c.State(st)
-			c.Line("Nothing is currently selected in the DevTools Network panel.")
+			c.Reply().State(st)
+			c.Reply().Line("Nothing is currently selected in the DevTools Network panel.")
 			return nil
 		}
 		return &tool.ArgError{Msg: notFound}
@@ -165,7 +165,7 @@ func (t *tools) runGetNetwork(ctx context.Context, c tool.Call, a *networkGetArg
 	if err != nil {
 		return err
 	}
-	c.State(d.State)
+	c.Reply().State(d.State)
 
 	var bodies requestBodies
 	if d.HasPostData {
@@ -191,6 +191,6 @@ func (t *tools) runGetNetwork(ctx context.Context, c tool.Call, a *networkGetArg
 			}
 		}
 	}
-	c.Section(networkDetail(d.Request, bodies, t.cfg.RedactHeaders))
+	c.Reply().Section(networkDetail(d.Request, bodies, t.cfg.RedactHeaders))
 	return nil
 }

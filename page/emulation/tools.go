@@ -56,11 +56,11 @@ func runEmulate(ctx context.Context, c tool.Call, a *emulateArgs) error {
 		return err
 	}
 	state, err := Of(c.Page()).Emulate(ctx, e)
-	c.State(state)
+	c.Reply().State(state)
 	if err != nil {
 		return err
 	}
-	c.Line("Emulation configured successfully")
+	c.Reply().Line("Emulation configured successfully")
 	return nil
 }
 
@@ -178,7 +178,7 @@ type resizeArgs struct {
 
 func runResize(ctx context.Context, c tool.Call, a *resizeArgs) error {
 	state, err := Of(c.Page()).Resize(ctx, a.Width, a.Height)
-	c.State(state)
-	c.Pages()
+	c.Reply().State(state)
+	c.Reply().Pages()
 	return err
 }

@@ -96,9 +96,9 @@ func runClick(ctx context.Context, c tool.Call, a *clickArgs) error {
 	res, err := Click(ctx, c.Page(), a.UID, a.DblClick, a.options())
 	if errors.Is(err, page.ErrClosed) {
 		// A click on a close button closes the page: the click worked.
-		c.Line("%s", clickLine(a.DblClick, false, "on the element"))
-		c.Line("The page closed.")
-		c.Pages()
+		c.Reply().Line("%s", clickLine(a.DblClick, false, "on the element"))
+		c.Reply().Line("The page closed.")
+		c.Reply().Pages()
 		return nil
 	}
 	return report(ctx, c, res, err, &a.after, clickLine(a.DblClick, res.Dialog, "on the element"), "")

@@ -89,7 +89,7 @@ func runAudit(ctx context.Context, c tool.Call, a *auditArgs, log zerolog.Logger
 	if err != nil {
 		return auditFailed(err)
 	}
-	c.State(res.State)
+	c.Reply().State(res.State)
 	var paths []string
 	for _, r := range []struct{ from, ext string }{{res.Output.JSONPath, ".json"}, {res.Output.HTMLPath, ".html"}} {
 		p, err := saveReport(box, a.OutputDirPath, r.from, r.ext)
@@ -99,8 +99,8 @@ func runAudit(ctx context.Context, c tool.Call, a *auditArgs, log zerolog.Logger
 		paths = append(paths, p)
 	}
 	sum := Summarize(res.Output.Report)
-	c.Lines(replyLines(mode, device, sum, paths)...)
-	c.Data("lighthouseResult", structured(mode, device, sum, paths))
+	c.Reply().Lines(replyLines(mode, device, sum, paths)...)
+	c.Reply().Data("lighthouseResult", structured(mode, device, sum, paths))
 	return nil
 }
 

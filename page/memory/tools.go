@@ -234,7 +234,7 @@ func (s *tools) heapSummary(ctx context.Context, c tool.Call, a *heapSummaryArgs
 	if err != nil {
 		return err
 	}
-	c.Lines(lines...)
+	c.Reply().Lines(lines...)
 	return nil
 }
 
@@ -248,7 +248,7 @@ func (s *tools) heapDetails(ctx context.Context, c tool.Call, a *heapDetailsArgs
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -262,7 +262,7 @@ func (s *tools) heapClassNodes(ctx context.Context, c tool.Call, a *heapClassNod
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -276,7 +276,7 @@ func (s *tools) heapRetainers(ctx context.Context, c tool.Call, a *heapNodePaged
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -285,7 +285,7 @@ func (s *tools) heapClose(ctx context.Context, c tool.Call, a *heapCloseArgs) er
 	if err != nil || !s.heaps.CloseFile(c.Owner(), canonical) {
 		return &heaptext.Error{Sentence: fmt.Sprintf("Failed to close heap snapshot: %s was not loaded.", a.FilePath)}
 	}
-	c.Line("Closed heap snapshot: %s", a.FilePath)
+	c.Reply().Line("Closed heap snapshot: %s", a.FilePath)
 	return nil
 }
 
@@ -299,7 +299,7 @@ func (s *tools) heapPaths(ctx context.Context, c tool.Call, a *heapPathsArgs) er
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -325,7 +325,7 @@ func (s *tools) heapEdges(ctx context.Context, c tool.Call, a *heapEdgesArgs) er
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -339,7 +339,7 @@ func (s *tools) heapDominators(ctx context.Context, c tool.Call, a *heapNodeArgs
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -362,7 +362,7 @@ func (s *tools) heapCompare(ctx context.Context, c tool.Call, a *heapCompareArgs
 	if err != nil {
 		return err
 	}
-	c.Lines(lines...)
+	c.Reply().Lines(lines...)
 	return nil
 }
 
@@ -376,7 +376,7 @@ func (s *tools) heapDuplicates(ctx context.Context, c tool.Call, a *heapPagedArg
 	if err != nil {
 		return err
 	}
-	c.Lines(heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -390,7 +390,7 @@ func (s *tools) heapObject(ctx context.Context, c tool.Call, a *heapNodeArgs) er
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -419,7 +419,7 @@ func (s *tools) heapQuery(ctx context.Context, c tool.Call, a *heapQueryArgs) er
 	if err != nil {
 		return queryError(err)
 	}
-	c.Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -441,7 +441,7 @@ func (s *tools) heapContexts(ctx context.Context, c tool.Call, a *heapContextsAr
 	if err != nil {
 		return err
 	}
-	c.Lines(heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
+	c.Reply().Lines(heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
 	return nil
 }
 
@@ -506,7 +506,7 @@ func (s *tools) takeHeapSnapshot(ctx context.Context, c tool.Call, a *takeHeapAr
 		}
 		return err
 	}
-	c.State(res.State)
-	c.Line("Heap snapshot saved to %s", path)
+	c.Reply().State(res.State)
+	c.Reply().Line("Heap snapshot saved to %s", path)
 	return nil
 }

@@ -67,7 +67,7 @@ func runSavePDF(ctx context.Context, c tool.Call, a *pdfArgs) error {
 		}
 		return err
 	}
-	c.State(pdf.State)
-	c.Line("Saved the page as a PDF of %s to %s.", tool.Plural(int(pdf.Bytes), "byte"), f.Name())
+	c.Reply().State(pdf.State)
+	c.Reply().Line("Saved the page as a PDF of %s to %s.", tool.Plural(int(pdf.Bytes), "byte"), f.Name())
 	return nil
 }

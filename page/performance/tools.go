@@ -102,12 +102,12 @@ func runStartTrace(ctx context.Context, c tool.Call, a *startTraceArgs) error {
 		lease.Release()
 		return traceError(c, err, false)
 	}
-	c.State(st)
+	c.Reply().State(st)
 	if waited {
-		c.Line("Waited %s for another page's trace to finish first: Chrome records one trace at a time.", time.Since(waitStart).Round(100*time.Millisecond))
+		c.Reply().Line("Waited %s for another page's trace to finish first: Chrome records one trace at a time.", time.Since(waitStart).Round(100*time.Millisecond))
 	}
 	if !autoStop {
-		c.Line("The performance trace is being recorded. Use performance_stop_trace to stop it.")
+		c.Reply().Line("The performance trace is being recorded. Use performance_stop_trace to stop it.")
 		return nil
 	}
 	t := time.NewTimer(traceQuiet)
@@ -163,9 +163,9 @@ func stopTrace(ctx context.Context, c tool.Call, filePath string) error {
 		os.Remove(f.Name())
 		return traceError(c, err, true)
 	}
-	c.State(res.State)
-	c.Line("The raw trace data was saved to %s.", f.Name())
-	c.Line("The performance trace has been stopped.")
+	c.Reply().State(res.State)
+	c.Reply().Line("The raw trace data was saved to %s.", f.Name())
+	c.Reply().Line("The performance trace has been stopped.")
 	if res.Report == nil {
 		reason, ok := agenterr.Reason(res.AnalyzeErr)
 		if !ok {
@@ -173,7 +173,7 @@ func stopTrace(ctx context.Context, c tool.Call, filePath string) error {
 		}
 		return fmt.Errorf("The trace was saved but could not be analysed (%s); open it in DevTools' Performance panel instead.", reason)
 	}
-	c.Line("%s", res.Report.Summary())
+	c.Reply().Line("%s", res.Report.Summary())
 	return nil
 }
 
@@ -257,8 +257,8 @@ func runAnalyzeInsight(ctx context.Context, c tool.Call, a *analyzeInsightArgs) 
 	if rep == nil {
 		// Not an error, as in chrome-devtools-mcp, whose sentence comes
 		// first; tabhive keeps a trace per page, so the reply says which.
-		c.Line("No recorded traces found. Record a performance trace so you have Insights to analyze.")
-		c.Line("No trace was recorded on page %d: record one with performance_start_trace, or pass the pageId of a page that recorded one.", c.PageID())
+		c.Reply().Line("No recorded traces found. Record a performance trace so you have Insights to analyze.")
+		c.Reply().Line("No trace was recorded on page %d: record one with performance_start_trace, or pass the pageId of a page that recorded one.", c.PageID())
 		return nil
 	}
 	text, setFound, ok := rep.Insight(a.InsightSetID, a.InsightName)
@@ -272,6 +272,6 @@ func runAnalyzeInsight(ctx context.Context, c tool.Call, a *analyzeInsightArgs) 
 	if !ok {
 		return &tool.ArgError{Msg: fmt.Sprintf("No insight named %q in insight set %s. Use a name from its list of available insights, or one of %s.", a.InsightName, a.InsightSetID, strings.Join(ptrace.InsightNames, ", "))}
 	}
-	c.Line("%s", text)
+	c.Reply().Line("%s", text)
 	return nil
 }

@@ -137,8 +137,8 @@ func runRoute(ctx context.Context, c tool.Call, a *routeArgs) error {
 	if err != nil {
 		return err
 	}
-	c.State(st)
-	c.Line("Added route %d: %s.", added.ID, describeRoute(added))
+	c.Reply().State(st)
+	c.Reply().Line("Added route %d: %s.", added.ID, describeRoute(added))
 	return nil
 }
 
@@ -245,7 +245,7 @@ func runListRoutes(ctx context.Context, c tool.Call, _ *listRoutesArgs) error {
 	if err != nil {
 		return err
 	}
-	c.State(l.State)
+	c.Reply().State(l.State)
 	out := []string{"## Routes"}
 	for _, r := range l.Routes {
 		out = append(out, fmt.Sprintf("%d: %s (%s)", r.ID, describeRoute(r), tool.Plural(r.Hits, "request")))
@@ -253,7 +253,7 @@ func runListRoutes(ctx context.Context, c tool.Call, _ *listRoutesArgs) error {
 	if len(l.Routes) == 0 {
 		out = append(out, "No routes.")
 	}
-	c.Section(strings.Join(out, "\n"))
+	c.Reply().Section(strings.Join(out, "\n"))
 	return nil
 }
 
@@ -266,12 +266,12 @@ func runUnroute(ctx context.Context, c tool.Call, a *unrouteArgs) error {
 	if err != nil {
 		return err
 	}
-	c.State(st)
+	c.Reply().State(st)
 	switch {
 	case n == 0 && a.URLPattern != "":
-		c.Line("No route of pattern %s; none removed.", a.URLPattern)
+		c.Reply().Line("No route of pattern %s; none removed.", a.URLPattern)
 	default:
-		c.Line("Removed %s.", tool.Plural(n, "route"))
+		c.Reply().Line("Removed %s.", tool.Plural(n, "route"))
 	}
 	return nil
 }

@@ -181,7 +181,7 @@ func (t *tools) runStart(ctx context.Context, c tool.Call, a *startArgs) error {
 	case err != nil:
 		return err
 	}
-	c.Line("Screencast recording started. The recording will be saved to %s. Use screencast_stop to stop recording.", path)
+	c.Reply().Line("Screencast recording started. The recording will be saved to %s. Use screencast_stop to stop recording.", path)
 	return nil
 }
 
@@ -211,9 +211,9 @@ func (t *tools) runStop(ctx context.Context, c tool.Call, _ *stopArgs) error {
 	case err != nil:
 		return err
 	}
-	c.Line("The screencast recording has been stopped and saved to %s.", rec.Path)
+	c.Reply().Line("The screencast recording has been stopped and saved to %s.", rec.Path)
 	if rec.Cut != NotCut {
-		c.Line("It had ended on its own, %v long: %s.", rec.Duration.Round(time.Millisecond), t.cutReason(rec.Cut))
+		c.Reply().Line("It had ended on its own, %v long: %s.", rec.Duration.Round(time.Millisecond), t.cutReason(rec.Cut))
 	}
 	return nil
 }

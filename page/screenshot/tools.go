@@ -123,20 +123,20 @@ func (t *tools) run(ctx context.Context, c tool.Call, format string, a *args) er
 	if err != nil {
 		return err
 	}
-	c.State(shot.State)
+	c.Reply().State(shot.State)
 	switch {
 	case a.UID != "":
-		c.Line(`Took a screenshot of node with uid "%s".`, a.UID)
+		c.Reply().Line(`Took a screenshot of node with uid "%s".`, a.UID)
 	case a.FullPage:
-		c.Line("Took a screenshot of the full current page.")
+		c.Reply().Line("Took a screenshot of the full current page.")
 	default:
-		c.Line("Took a screenshot of the current page's viewport.")
+		c.Reply().Line("Took a screenshot of the current page's viewport.")
 	}
 	if path != "" {
-		c.Line("Saved screenshot to %s.", path)
+		c.Reply().Line("Saved screenshot to %s.", path)
 		return nil
 	}
-	c.Image(sink.inline(), "image/"+shot.Format)
+	c.Reply().Image(sink.inline(), "image/"+shot.Format)
 	return nil
 }
 
@@ -157,6 +157,6 @@ func runSlim(ctx context.Context, c tool.Call, _ *struct{}) error {
 	if err != nil {
 		return err
 	}
-	c.Line("%s", path)
+	c.Reply().Line("%s", path)
 	return nil
 }

@@ -94,21 +94,21 @@ func runEvaluate(ctx context.Context, c tool.Call, a *evaluateArgs) error {
 		return err
 	}
 	if out != nil {
-		c.Line("Script ran on page. Output saved to %s.", out.Name())
+		c.Reply().Line("Script ran on page. Output saved to %s.", out.Name())
 	} else {
 		// The result goes in as it is, not through a format: it may be
 		// megabytes, and a copy of it is a copy too many.
-		c.Lines("Script ran on page and returned:", "```json", res.JSON, "```")
+		c.Reply().Lines("Script ran on page and returned:", "```json", res.JSON, "```")
 		if res.Cut {
-			c.Line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
+			c.Reply().Line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
 		}
 	}
 	for _, d := range res.Answered {
-		c.Lines(answeredLine(d))
+		c.Reply().Lines(answeredLine(d))
 	}
-	c.Navigated(res.NavigatedTo, res.Pending)
-	c.Unfollowed(res.Unfollowed)
-	c.State(res.State)
+	c.Reply().Navigated(res.NavigatedTo, res.Pending)
+	c.Reply().Unfollowed(res.Unfollowed)
+	c.Reply().State(res.State)
 	return nil
 }
 
@@ -179,12 +179,12 @@ func runWorkerEvaluate(ctx context.Context, c tool.Call, a *evaluateArgs, source
 		if err != nil {
 			return err
 		}
-		c.Line("Script ran on page. Output saved to %s.", path)
+		c.Reply().Line("Script ran on page. Output saved to %s.", path)
 		return nil
 	}
-	c.Lines("Script ran on page and returned:", "```json", res.JSON, "```")
+	c.Reply().Lines("Script ran on page and returned:", "```json", res.JSON, "```")
 	if res.Cut {
-		c.Line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
+		c.Reply().Line("The result is %d bytes of JSON; only the first %d are shown. Pass filePath to save all of it to a file.", res.Size, len(res.JSON))
 	}
 	return nil
 }
@@ -276,12 +276,12 @@ func runSlim(ctx context.Context, c tool.Call, policy *urlpolicy.Policy, a *slim
 	// A value JSON cannot hold (undefined, a function) is an empty line,
 	// as chrome-devtools-mcp prints it.
 	if res.JSON != "undefined" {
-		c.Lines(res.JSON)
+		c.Reply().Lines(res.JSON)
 	} else {
-		c.Lines("")
+		c.Reply().Lines("")
 	}
 	if res.Cut {
-		c.Line("The result is %d bytes of JSON; only the first %d are shown.", res.Size, len(res.JSON))
+		c.Reply().Line("The result is %d bytes of JSON; only the first %d are shown.", res.Size, len(res.JSON))
 	}
 	return nil
 }

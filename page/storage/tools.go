@@ -62,7 +62,7 @@ func runListCookies(ctx context.Context, c tool.Call, a *listCookiesArgs) error 
 	if err != nil {
 		return err
 	}
-	c.Section(section)
+	c.Reply().Section(section)
 	return nil
 }
 
@@ -116,7 +116,7 @@ func runGetCookie(ctx context.Context, c tool.Call, a *getCookieArgs) error {
 	if err != nil {
 		return err
 	}
-	c.Section(section)
+	c.Reply().Section(section)
 	return nil
 }
 
@@ -213,7 +213,7 @@ func runSetCookie(ctx context.Context, c tool.Call, a *setCookieArgs) error {
 	if where == "" {
 		where = a.URL
 	}
-	c.Line("Set cookie %q for %s in the page's browser context.", a.Name, where)
+	c.Reply().Line("Set cookie %q for %s in the page's browser context.", a.Name, where)
 	return nil
 }
 
@@ -234,7 +234,7 @@ func runDeleteCookies(ctx context.Context, c tool.Call, a *deleteCookiesArgs) er
 		if err != nil {
 			return c.NoPage(err)
 		}
-		c.Line("Deleted all %s of the page's browser context.", tool.Plural(n, "cookie"))
+		c.Reply().Line("Deleted all %s of the page's browser context.", tool.Plural(n, "cookie"))
 		return nil
 	}
 	if a.Name == "" || (a.URL == "" && a.Domain == "") {
@@ -250,10 +250,10 @@ func runDeleteCookies(ctx context.Context, c tool.Call, a *deleteCookiesArgs) er
 		return c.NoPage(err)
 	}
 	if n == 0 {
-		c.Line("No cookie matched; none deleted.")
+		c.Reply().Line("No cookie matched; none deleted.")
 		return nil
 	}
-	c.Line("Deleted %s.", tool.Plural(n, "cookie"))
+	c.Reply().Line("Deleted %s.", tool.Plural(n, "cookie"))
 	return nil
 }
 
@@ -302,7 +302,7 @@ func runGetStorage(ctx context.Context, c tool.Call, a *getStorageArgs) error {
 	if err != nil {
 		return storageError(err)
 	}
-	c.State(st.State)
+	c.Reply().State(st.State)
 	out := []string{fmt.Sprintf("## %s of %s", name, st.Origin)}
 	for _, it := range st.Items {
 		if a.Key == "" || it.Key == a.Key {
@@ -316,7 +316,7 @@ func runGetStorage(ctx context.Context, c tool.Call, a *getStorageArgs) error {
 	default:
 		out = append(out, "No entries.")
 	}
-	c.Section(strings.Join(out, "\n"))
+	c.Reply().Section(strings.Join(out, "\n"))
 	return nil
 }
 
@@ -342,8 +342,8 @@ func runSetStorage(ctx context.Context, c tool.Call, a *setStorageArgs) error {
 	if err != nil {
 		return storageError(err)
 	}
-	c.State(st)
-	c.Line("Set %s in the %s of %s.", quote(a.Key), name, o)
+	c.Reply().State(st)
+	c.Reply().Line("Set %s in the %s of %s.", quote(a.Key), name, o)
 	return nil
 }
 
@@ -365,11 +365,11 @@ func runDeleteStorage(ctx context.Context, c tool.Call, a *deleteStorageArgs) er
 	if err != nil {
 		return storageError(err)
 	}
-	c.State(st)
+	c.Reply().State(st)
 	if a.All {
-		c.Line("Deleted every entry of the %s of %s.", name, o)
+		c.Reply().Line("Deleted every entry of the %s of %s.", name, o)
 	} else {
-		c.Line("Deleted %s from the %s of %s.", quote(a.Key), name, o)
+		c.Reply().Line("Deleted %s from the %s of %s.", quote(a.Key), name, o)
 	}
 	return nil
 }
@@ -397,10 +397,10 @@ func runSaveState(ctx context.Context, c tool.Call, a *saveStateArgs) error {
 	if err = f.Finish(err); err != nil {
 		return err
 	}
-	c.Line("Saved the storage state of the page's browser context (%s, %s) to %s. It holds login sessions: keep it secret.",
+	c.Reply().Line("Saved the storage state of the page's browser context (%s, %s) to %s. It holds login sessions: keep it secret.",
 		tool.Plural(len(saved.State.Cookies), "cookie"), tool.Plural(len(saved.State.Origins), "origin"), f.Name())
 	if len(saved.Skipped) > 0 {
-		c.Line("Left out, as the URL policy refuses them: %s.", strings.Join(saved.Skipped, ", "))
+		c.Reply().Line("Left out, as the URL policy refuses them: %s.", strings.Join(saved.Skipped, ", "))
 	}
 	return nil
 }
@@ -418,13 +418,13 @@ func runLoadState(ctx context.Context, c tool.Call, a *loadStateArgs) error {
 	if err != nil {
 		return c.NoPage(err)
 	}
-	c.Line("Loaded the storage state of %s into the page's browser context (%s, %s).",
+	c.Reply().Line("Loaded the storage state of %s into the page's browser context (%s, %s).",
 		path, tool.Plural(len(st.Cookies), "cookie"), tool.Plural(len(st.Origins)-len(skipped), "origin"))
 	if pending > 0 {
-		c.Line("The localStorage of %s is written into the first document of each that a page of this context shows, before its scripts run; a page already showing one gets it when it reloads.", tool.Plural(pending, "origin"))
+		c.Reply().Line("The localStorage of %s is written into the first document of each that a page of this context shows, before its scripts run; a page already showing one gets it when it reloads.", tool.Plural(pending, "origin"))
 	}
 	if len(skipped) > 0 {
-		c.Line("Skipped, as the URL policy refuses them: %s.", strings.Join(skipped, ", "))
+		c.Reply().Line("Skipped, as the URL policy refuses them: %s.", strings.Join(skipped, ", "))
 	}
 	return nil
 }

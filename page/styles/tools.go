@@ -47,7 +47,7 @@ func runStyles(ctx context.Context, c tool.Call, a *stylesArgs) error {
 	if err != nil {
 		return err
 	}
-	c.State(st.State)
+	c.Reply().State(st.State)
 	// Upstream always pages: its schema fills in both defaults.
 	size, idx := defaultPageSize, 0
 	if a.PageSize != nil {
@@ -58,8 +58,8 @@ func runStyles(ctx context.Context, c tool.Call, a *stylesArgs) error {
 	}
 	p := collectors.Paginate(st.Rules, collectors.PageOptions{PageSize: &size, PageIdx: &idx})
 	for _, l := range tool.Pagination(p) {
-		c.Line("%s", l)
+		c.Reply().Line("%s", l)
 	}
-	c.Line("%s", css.Render(st.Element, a.UID, p.Items))
+	c.Reply().Line("%s", css.Render(st.Element, a.UID, p.Items))
 	return nil
 }

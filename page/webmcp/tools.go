@@ -95,8 +95,8 @@ func runListWebMCPTools(ctx context.Context, c tool.Call, _ *struct{}) error {
 	if err != nil {
 		return webmcpError("", err)
 	}
-	c.State(state)
-	c.Line("## WebMCP tools")
+	c.Reply().State(state)
+	c.Reply().Line("## WebMCP tools")
 	n := 0
 	for _, t := range tools {
 		if t.Debugging {
@@ -107,10 +107,10 @@ func runListWebMCPTools(ctx context.Context, c tool.Call, _ *struct{}) error {
 		if len(t.Annotations) > 0 {
 			ann = compactJSON(t.Annotations)
 		}
-		c.Line("name=%q, description=%q, inputSchema=%s, annotations=%s", t.Name, t.Description, schemaText(t.InputSchema), ann)
+		c.Reply().Line("name=%q, description=%q, inputSchema=%s, annotations=%s", t.Name, t.Description, schemaText(t.InputSchema), ann)
 	}
 	if n == 0 {
-		c.Line("No WebMCP tools available.")
+		c.Reply().Line("No WebMCP tools available.")
 	}
 	return nil
 }
@@ -141,7 +141,7 @@ func runExecuteWebMCPTool(ctx context.Context, c tool.Call, a *executeWebMCPArgs
 	if err != nil {
 		return webmcpError(a.ToolName, err)
 	}
-	c.State(state)
+	c.Reply().State(state)
 	// {status, output, error}, indented, as chrome-devtools-mcp prints it;
 	// absent members are left out.
 	out := struct {
@@ -153,7 +153,7 @@ func runExecuteWebMCPTool(ctx context.Context, c tool.Call, a *executeWebMCPArgs
 	if err != nil {
 		return err
 	}
-	c.Line("%s", b)
+	c.Reply().Line("%s", b)
 	return nil
 }
 
@@ -177,18 +177,18 @@ func runList3pTools(ctx context.Context, c tool.Call, _ *struct{}) error {
 	if err != nil {
 		return err
 	}
-	c.State(state)
+	c.Reply().State(state)
 	groups = append(groups, found...)
 	if len(groups) == 0 {
-		c.Line("The page exposes no third-party developer tools: it registered no WebMCP tool annotated debugging: true, and no listener answered the devtoolstooldiscovery event.")
+		c.Reply().Line("The page exposes no third-party developer tools: it registered no WebMCP tool annotated debugging: true, and no listener answered the devtoolstooldiscovery event.")
 		return nil
 	}
-	c.Line("## Third-party developer tools")
+	c.Reply().Line("## Third-party developer tools")
 	for _, g := range groups {
-		c.Line("%s: %s", g.Name, g.Description)
-		c.Line("Available tools:")
+		c.Reply().Line("%s: %s", g.Name, g.Description)
+		c.Reply().Line("Available tools:")
 		for _, t := range g.Tools {
-			c.Line("name=%q, description=%q, inputSchema=%s", t.Name, t.Description, schemaText(t.InputSchema))
+			c.Reply().Line("name=%q, description=%q, inputSchema=%s", t.Name, t.Description, schemaText(t.InputSchema))
 		}
 	}
 	return nil
@@ -204,7 +204,7 @@ func runExecute3pTool(ctx context.Context, c tool.Call, a *execute3pArgs) error 
 	res, state, err := Of(c.Page()).Invoke(ctx, a.ToolName, params, true)
 	switch {
 	case err == nil:
-		c.State(state)
+		c.Reply().State(state)
 		if res.Status != "Completed" {
 			if res.Error != "" {
 				return errors.New(agenterr.Period(res.Error))
@@ -212,10 +212,10 @@ func runExecute3pTool(ctx context.Context, c tool.Call, a *execute3pArgs) error 
 			return fmt.Errorf("Tool execution failed: %s", res.Status)
 		}
 		if len(res.Output) == 0 {
-			c.Line("Tool returned no result.")
+			c.Reply().Line("Tool returned no result.")
 			return nil
 		}
-		c.Line("%s", indentJSON(res.Output))
+		c.Reply().Line("%s", indentJSON(res.Output))
 		return nil
 	case !errors.Is(err, ErrNoTool) && !errors.Is(err, ErrNoModelContext):
 		return err
@@ -255,13 +255,13 @@ func runExecute3pTool(ctx context.Context, c tool.Call, a *execute3pArgs) error 
 		}
 		return err
 	}
-	c.State(out.State)
+	c.Reply().State(out.State)
 	if out.JSON == "undefined" || out.JSON == "" {
-		c.Line("Tool returned no result.")
+		c.Reply().Line("Tool returned no result.")
 	} else {
-		c.Line("%s", indentJSON(json.RawMessage(out.JSON)))
+		c.Reply().Line("%s", indentJSON(json.RawMessage(out.JSON)))
 	}
-	c.Navigated(out.NavigatedTo, out.Pending)
+	c.Reply().Navigated(out.NavigatedTo, out.Pending)
 	return nil
 }
 

@@ -80,19 +80,9 @@ type Call interface {
 	// Sandbox is the file sandbox of the call's session, recording the
 	// files the call writes so that its reply links them.
 	Sandbox(ctx context.Context) *sandbox.Sandbox
-	// Line adds a line to the reply's text.
-	Line(format string, a ...any)
-	// Lines adds lines, already formatted, to the reply's text.
-	Lines(lines ...string)
 	// Sentence is the one sentence an agent reads for err, as the reply
 	// would say it.
 	Sentence(err error) string
-	// State reports the page's state (its open dialog, what it
-	// emulates) as of the end of the call.
-	State(s page.State)
-	// Section adds a block of text after the reply's snapshot, such as a
-	// listing, already rendered.
-	Section(text string)
 	// PageID is the id of the page a page-scoped call runs on.
 	PageID() int
 	// Browser is the supervisor of the browser the server drives, for
@@ -115,37 +105,13 @@ type Call interface {
 	// only the latest report waits to be sent. Stop must be called before
 	// the call returns.
 	Progress(ctx context.Context, message func(done, total int) string) (report func(done, total int), stop func())
-	// Pages appends the page list to the reply.
-	Pages()
 	// ResultLimit is the most of a script's result, in bytes of JSON, that
 	// the reply holds inline.
 	ResultLimit() int
-	// Navigated reports where an action took the page, if anywhere, and
-	// the work it caused that was not waited for.
-	Navigated(to string, pending []string)
 	// Acted reports what an input action did: line, then the navigation,
 	// the page's state, and the snapshot taken after it, or with diff
 	// what changed since the agent's previous snapshot of the page.
 	Acted(ctx context.Context, res page.InputResult, diff bool, line string)
-	// Snapshot puts a snapshot's text in the reply; over the server's
-	// bound (--snapshot-max-bytes), the page's outline instead, with the
-	// file in the session's directory the text was saved to.
-	Snapshot(ctx context.Context, text string)
-	// SnapshotDiff puts in the reply what changed on the call's page since
-	// the session's previous snapshot of it, full being the page's whole
-	// snapshot now; the whole snapshot when the session has none or the
-	// diff would not be smaller. It is bounded as Snapshot is.
-	SnapshotDiff(ctx context.Context, full string)
-	// SawSnapshot records the default snapshot of the call's page the
-	// session received, for its later diffs; seq orders the page's
-	// snapshots (0: unknown, taken as the latest).
-	SawSnapshot(seq int64, full string)
-	// HasSnapshot reports whether the session has received a default
-	// snapshot of the call's page to diff against.
-	HasSnapshot() bool
-	// SavedSnapshot reports that the snapshot was saved to path rather
-	// than sent in the reply.
-	SavedSnapshot(path string)
 	// Isolated reports whether the call's session has a browser context
 	// of its own (--isolate-sessions), from which what belongs to the
 	// whole browser (extensions, installed web apps) is out of reach.
@@ -154,11 +120,6 @@ type Call interface {
 	// own: it counts toward the session's page limit, and its popups are
 	// the session's too.
 	Opened(id int)
-	// Image attaches an image, encoded as mimeType says, to the reply.
-	Image(data []byte, mimeType string)
-	// Data sets one of the reply's structuredContent fields, beside the
-	// fields every reply has (lighthouse_audit's "lighthouseResult").
-	Data(name string, v any)
 	// Notify sends one progress notification (progress so far, described
 	// by message) when the client asked for them, and does nothing
 	// otherwise. Best effort: it waits at most a few seconds for the
@@ -173,9 +134,65 @@ type Call interface {
 	// (--page-id-routing) and the extensions' workers offered
 	// (--category-extensions).
 	TargetRequired() bool
+	// Reply is the call's reply, to which the tool adds its parts beside
+	// what the transport adds (the snapshot, the page list, the state).
+	Reply() Reply
+	// Snapshots are the snapshots of the call's page its session received
+	// and the one the reply carries.
+	Snapshots() Snapshots
+}
+
+// Reply is the parts of a call's reply a tool adds: its text, the
+// page's state, attachments and structured fields.
+type Reply interface {
+	// Line adds a line to the reply's text.
+	Line(format string, a ...any)
+	// Lines adds lines, already formatted, to the reply's text.
+	Lines(lines ...string)
+	// Section adds a block of text after the reply's snapshot, such as a
+	// listing, already rendered.
+	Section(text string)
+	// State reports the page's state (its open dialog, what it
+	// emulates) as of the end of the call.
+	State(s page.State)
+	// Navigated reports where an action took the page, if anywhere, and
+	// the work it caused that was not waited for.
+	Navigated(to string, pending []string)
 	// Unfollowed reports why an action's work could not be followed in
 	// the page ("" if it was), which the reply says.
 	Unfollowed(reason string)
+	// Pages appends the page list to the reply.
+	Pages()
+	// Image attaches an image, encoded as mimeType says, to the reply.
+	Image(data []byte, mimeType string)
+	// Data sets one of the reply's structuredContent fields, beside the
+	// fields every reply has (lighthouse_audit's "lighthouseResult").
+	Data(name string, v any)
+}
+
+// Snapshots is the page snapshots of a call's session: those of the
+// call's page it received (which diffs are against), and the one the
+// call's reply carries.
+type Snapshots interface {
+	// Show puts a snapshot's text in the reply; over the server's
+	// bound (--snapshot-max-bytes), the page's outline instead, with the
+	// file in the session's directory the text was saved to.
+	Show(ctx context.Context, text string)
+	// ShowDiff puts in the reply what changed on the call's page since
+	// the session's previous snapshot of it, full being the page's whole
+	// snapshot now; the whole snapshot when the session has none or the
+	// diff would not be smaller. It is bounded as Show is.
+	ShowDiff(ctx context.Context, full string)
+	// Saw records the default snapshot of the call's page the
+	// session received, for its later diffs; seq orders the page's
+	// snapshots (0: unknown, taken as the latest).
+	Saw(seq int64, full string)
+	// Has reports whether the session has received a default
+	// snapshot of the call's page to diff against.
+	Has() bool
+	// Saved reports that the snapshot was saved to path rather
+	// than sent in the reply.
+	Saved(path string)
 }
 
 // Reported is a capability's part of a page's [page.State] (what a
