@@ -20,6 +20,15 @@ import (
 	"github.com/tabhive/tabhive/page"
 )
 
+// link is the handle on the supervisor's connection to its browser:
+// launching or connecting, losing it, relaunching or reconnecting
+// (connect.go, remote.go). Its state is the supervisor's; each method says
+// which goroutine runs it.
+type link struct{ s *Supervisor }
+
+// link returns the handle on the browser connection.
+func (s *Supervisor) link() link { return link{s} }
+
 // targetEvents are the browser-level events the supervisor applies.
 var targetEvents = map[string]bool{
 	"Fetch.requestPaused":      true,
@@ -32,23 +41,23 @@ var targetEvents = map[string]bool{
 // ensure launches or connects if there is no live connection. A browser
 // connected to (not launched) is tried again only after a backoff once an
 // attempt failed (see remote.go). Run goroutine only.
-func (s *Supervisor) ensure(ctx context.Context) error {
-	if s.conn != nil {
+func (l link) ensure(ctx context.Context) error {
+	if l.s.conn != nil {
 		select {
-		case <-s.conn.Done():
-			s.lost()
+		case <-l.s.conn.Done():
+			l.lost()
 		default:
 			return nil
 		}
 	}
-	if !s.remote() {
-		return s.start(ctx)
+	if !l.remote() {
+		return l.start(ctx)
 	}
-	if err := s.retry.wait(); err != nil {
+	if err := l.s.retry.wait(); err != nil {
 		return err
 	}
-	err := s.start(ctx)
-	s.retry.record(err)
+	err := l.start(ctx)
+	l.s.retry.record(err)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, ErrShutdown) {
 		return &ConnectError{Err: err}
 	}
@@ -56,134 +65,134 @@ func (s *Supervisor) ensure(ctx context.Context) error {
 }
 
 // start launches or connects. Run goroutine only.
-func (s *Supervisor) start(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.LaunchTimeout)
+func (l link) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, l.s.cfg.LaunchTimeout)
 	defer cancel()
 	var (
 		proc  *launch.Process
 		wsURL string
 	)
-	err := s.act.Await(ctx, func(ctx context.Context) (err error) {
-		proc, wsURL, err = s.endpoint(ctx)
+	err := l.s.act.Await(ctx, func(ctx context.Context) (err error) {
+		proc, wsURL, err = l.endpoint(ctx)
 		return err
 	}, nil)
 	if err != nil {
 		return err
 	}
-	s.proc, s.launched = proc, proc != nil
-	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: s.ready, MaxMessageBytes: s.cfg.MaxMessageBytes, Header: s.cfg.Headers}
+	l.s.proc, l.s.launched = proc, proc != nil
+	opts := cdpconn.Options{Keep: func(m string) bool { return targetEvents[m] }, Ready: l.s.ready, MaxMessageBytes: l.s.cfg.MaxMessageBytes, Header: l.s.cfg.Headers}
 	var conn *cdpconn.Conn
 	if proc != nil {
-		s.pid.Store(int64(proc.PID()))
+		l.s.pid.Store(int64(proc.PID()))
 		profileDir := proc.Profile()
-		s.profile.Store(&profileDir)
+		l.s.profile.Store(&profileDir)
 		r, w := proc.Pipe()
 		conn, err = cdpconn.DialPipe(ctx, r, w, opts)
 	} else {
 		conn, err = cdpconn.Dial(ctx, wsURL, opts)
 	}
 	if err != nil {
-		s.stopProcess()
+		l.stopProcess()
 		return fmt.Errorf("connect to the browser: %w", err)
 	}
-	s.conn = conn
-	s.discovered = false
-	s.gone = map[string]bool{}
-	s.resetContexts()
+	l.s.conn = conn
+	l.s.discovered = false
+	l.s.gone = map[string]bool{}
+	l.s.resetContexts()
 	// Requests are decided from the first: before discovery, so that no
 	// page the agents will see loads anything unchecked.
-	if err := s.intercept(ctx, conn); err != nil {
-		s.disconnect()
+	if err := l.s.policy().intercept(ctx, conn); err != nil {
+		l.disconnect()
 		return err
 	}
-	if err := s.certificates(ctx, conn); err != nil {
-		s.disconnect()
+	if err := l.s.certificates(ctx, conn); err != nil {
+		l.disconnect()
 		return err
 	}
 	// Discovery reports every existing target as created, before its reply.
-	err = s.act.Await(ctx, func(ctx context.Context) error {
+	err = l.s.act.Await(ctx, func(ctx context.Context) error {
 		return conn.Client.Target.SetDiscoverTargets(ctx, target.NewSetDiscoverTargetsArgs(true))
 	}, nil)
 	if err != nil {
-		s.disconnect()
+		l.disconnect()
 		return fmt.Errorf("discover targets: %w", err)
 	}
-	(*supervisorEvents)(s).Apply()
-	s.discovered = true
-	if s.launched && s.cfg.Viewport != "" {
-		for _, e := range s.pages {
-			err := s.act.Await(ctx, func(ctx context.Context) error { return s.fitViewport(ctx, conn, e.TargetID) }, nil)
+	(*supervisorEvents)(l.s).Apply()
+	l.s.discovered = true
+	if l.s.launched && l.s.cfg.Viewport != "" {
+		for _, e := range l.s.pages {
+			err := l.s.act.Await(ctx, func(ctx context.Context) error { return l.s.fitViewport(ctx, conn, e.TargetID) }, nil)
 			if err != nil {
-				s.log.Warn().Err(err).Msg("sizing the first window to --viewport")
+				l.s.log.Warn().Err(err).Msg("sizing the first window to --viewport")
 			}
 		}
 	}
-	if s.launched {
+	if l.s.launched {
 		// Our own browser: its first tab gets an actor now, like every tab
 		// opened later. A connected browser's existing tabs get theirs when
 		// first used, so a Chrome with hundreds of tabs is not flooded.
-		for _, e := range s.pages {
-			s.spawn(e)
+		for _, e := range l.s.pages {
+			l.s.spawn(e)
 		}
 	}
-	s.publish()
-	if s.launched && s.cfg.StorageState != nil && s.cfg.DefaultStorageState {
+	l.s.publish()
+	if l.s.launched && l.s.cfg.StorageState != nil && l.s.cfg.DefaultStorageState {
 		// Our own browser's default context starts from the state too,
 		// before any tool loads a page in it.
-		err := s.act.Await(ctx, func(ctx context.Context) error {
-			_, _, err := s.Storage().applyState(ctx, conn, "", s.cfg.StorageState, false, false)
+		err := l.s.act.Await(ctx, func(ctx context.Context) error {
+			_, _, err := l.s.Storage().applyState(ctx, conn, "", l.s.cfg.StorageState, false, false)
 			return err
 		}, nil)
 		if err != nil {
-			s.lost()
+			l.lost()
 			return fmt.Errorf("give the browser the storage state of --storage-state: %w", err)
 		}
 	}
-	s.generation.Add(1)
-	s.watchers.Add(1)
-	go s.watch(conn, s.proc)
-	s.log.Info().Bool("launched", s.launched).Int("pages", len(s.pages)).Int64("generation", s.generation.Load()).Msg("browser ready")
+	l.s.generation.Add(1)
+	l.s.watchers.Add(1)
+	go l.watch(conn, l.s.proc)
+	l.s.log.Info().Bool("launched", l.s.launched).Int("pages", len(l.s.pages)).Int64("generation", l.s.generation.Load()).Msg("browser ready")
 	return nil
 }
 
 // endpoint launches Chromium, or resolves the endpoint of the browser to
 // connect to: it returns the launched process (driven over its pipe) or the
 // browser WebSocket URL.
-func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, error) {
+func (l link) endpoint(ctx context.Context) (*launch.Process, string, error) {
 	switch {
-	case s.cfg.AutoConnect:
-		ws, err := autoConnectEndpoint(s.cfg.UserDataDir, s.cfg.Channel)
+	case l.s.cfg.AutoConnect:
+		ws, err := autoConnectEndpoint(l.s.cfg.UserDataDir, l.s.cfg.Channel)
 		return nil, ws, err
-	case s.cfg.WSEndpoint != "":
-		return nil, s.cfg.WSEndpoint, nil
-	case s.cfg.BrowserURL != "":
-		ws, err := resolveBrowserURL(ctx, s.cfg.BrowserURL, s.cfg.Headers)
+	case l.s.cfg.WSEndpoint != "":
+		return nil, l.s.cfg.WSEndpoint, nil
+	case l.s.cfg.BrowserURL != "":
+		ws, err := resolveBrowserURL(ctx, l.s.cfg.BrowserURL, l.s.cfg.Headers)
 		if err != nil {
-			return nil, "", fmt.Errorf("could not connect to Chrome at %s; check that it is running with --remote-debugging-port: %w", s.cfg.BrowserURL, err)
+			return nil, "", fmt.Errorf("could not connect to Chrome at %s; check that it is running with --remote-debugging-port: %w", l.s.cfg.BrowserURL, err)
 		}
 		return nil, ws, nil
 	}
-	profile := s.cfg.UserDataDir
-	if profile == "" && !s.cfg.Isolated {
+	profile := l.s.cfg.UserDataDir
+	if profile == "" && !l.s.cfg.Isolated {
 		profile = DefaultProfile()
 	}
-	args := append([]string{}, s.cfg.Args...)
-	args = append(args, s.hostRules(args)...)
-	headless := s.cfg.Headless || !hasDisplay()
-	if headless || s.cfg.Viewport != "" {
+	args := append([]string{}, l.s.cfg.Args...)
+	args = append(args, l.s.policy().hostRules(args)...)
+	headless := l.s.cfg.Headless || !hasDisplay()
+	if headless || l.s.cfg.Viewport != "" {
 		// The page gets the size of --viewport: fitViewport, once the
 		// window is there.
-		w, h := viewport(s.cfg.Viewport)
+		w, h := viewport(l.s.cfg.Viewport)
 		args = append(args, fmt.Sprintf("--window-size=%d,%d", w, h))
 	}
 	proc, err := launch.Start(ctx, launch.Options{
-		ExecutablePath:    s.cfg.ExecutablePath,
+		ExecutablePath:    l.s.cfg.ExecutablePath,
 		Headless:          headless,
 		UserDataDir:       profile,
 		Args:              args,
-		IgnoreDefaultArgs: s.cfg.IgnoreDefaultArgs,
-		StartTimeout:      s.cfg.LaunchTimeout,
-		Logger:            s.log,
+		IgnoreDefaultArgs: l.s.cfg.IgnoreDefaultArgs,
+		StartTimeout:      l.s.cfg.LaunchTimeout,
+		Logger:            l.s.log,
 	})
 	if err != nil {
 		if profile != "" && inUse(profile) {
@@ -191,46 +200,46 @@ func (s *Supervisor) endpoint(ctx context.Context) (*launch.Process, string, err
 		}
 		return nil, "", err
 	}
-	s.log.Info().Int("pid", proc.PID()).Bool("headless", headless).Msg("chromium started")
+	l.s.log.Info().Int("pid", proc.PID()).Bool("headless", headless).Msg("chromium started")
 	return proc, "", nil
 }
 
 // lost forgets a browser whose connection went away: its pages and actors
 // are gone with it. Page ids keep counting from where they were. Run
 // goroutine only.
-func (s *Supervisor) lost() {
-	s.log.Warn().Msg("browser connection lost")
-	s.Workers().stop(ErrBrowserLost)
-	for id := range s.pages {
-		s.unregister(id, ErrBrowserLost)
+func (l link) lost() {
+	l.s.log.Warn().Msg("browser connection lost")
+	l.s.Workers().stop(ErrBrowserLost)
+	for id := range l.s.pages {
+		l.s.unregister(id, ErrBrowserLost)
 	}
-	s.disconnect()
-	s.publish()
+	l.disconnect()
+	l.s.publish()
 }
 
 // disconnect closes the connection, and the browser if we launched it.
-func (s *Supervisor) disconnect() error {
-	if s.conn != nil {
-		if s.launched {
+func (l link) disconnect() error {
+	if l.s.conn != nil {
+		if l.s.launched {
 			// Ask nicely first: Chromium then flushes its profile.
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-			s.conn.Client.Browser.Close(ctx)
+			l.s.conn.Client.Browser.Close(ctx)
 			cancel()
 		}
-		s.conn.Close()
-		s.conn = nil
+		l.s.conn.Close()
+		l.s.conn = nil
 	}
-	return s.stopProcess()
+	return l.stopProcess()
 }
 
-func (s *Supervisor) stopProcess() error {
-	if s.proc == nil {
+func (l link) stopProcess() error {
+	if l.s.proc == nil {
 		return nil
 	}
-	s.pid.Store(0)
-	s.profile.Store(nil)
-	err := s.proc.Close()
-	s.proc = nil
+	l.s.pid.Store(0)
+	l.s.profile.Store(nil)
+	err := l.s.proc.Close()
+	l.s.proc = nil
 	return err
 }
 
@@ -255,7 +264,7 @@ func (e *supervisorEvents) Apply() {
 func (s *Supervisor) apply(ev cdpconn.Event) error {
 	switch ev.Method {
 	case "Fetch.requestPaused":
-		return s.requestPaused(ev.Params)
+		return s.policy().requestPaused(ev.Params)
 	case "Target.targetCreated", "Target.targetInfoChanged":
 		var e struct {
 			TargetInfo target.Info `json:"targetInfo"`

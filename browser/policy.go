@@ -11,6 +11,13 @@ import (
 	"github.com/tabhive/tabhive/internal/launch"
 )
 
+// policy is the handle on the URL policy's enforcement in the browser:
+// host rules at launch, and the browser-wide request interception.
+type policy struct{ s *Supervisor }
+
+// policy returns the handle on the URL policy's enforcement.
+func (s *Supervisor) policy() policy { return policy{s} }
+
 // Policy decides which requests the browser may make: every request of
 // every target (pages, their frames in any process, popups, workers,
 // service workers), every hop of a redirect, navigations and subresources
@@ -42,8 +49,8 @@ type hostResolverRules interface {
 // operator gave --host-resolver-rules of their own, which Chromium could
 // not combine with them (the policy then holds for requests only, as in
 // connect mode), which is logged.
-func (s *Supervisor) hostRules(args []string) []string {
-	p, ok := s.cfg.Policy.(hostResolverRules)
+func (u policy) hostRules(args []string) []string {
+	p, ok := u.s.cfg.Policy.(hostResolverRules)
 	if !ok {
 		return nil
 	}
@@ -52,7 +59,7 @@ func (s *Supervisor) hostRules(args []string) []string {
 		return nil
 	}
 	if launch.HasSwitch(args, "host-resolver-rules") {
-		s.log.Warn().Msg("--chrome-arg --host-resolver-rules replaces the rules that apply the URL patterns to WebSockets: they hold for requests only")
+		u.s.log.Warn().Msg("--chrome-arg --host-resolver-rules replaces the rules that apply the URL patterns to WebSockets: they hold for requests only")
 		return nil
 	}
 	return []string{"--host-resolver-rules=" + rules}
@@ -60,11 +67,11 @@ func (s *Supervisor) hostRules(args []string) []string {
 
 // intercept turns on browser-wide request interception if the policy asks
 // for it. Run goroutine only, while connecting.
-func (s *Supervisor) intercept(ctx context.Context, conn *cdpconn.Conn) error {
-	if s.cfg.Policy == nil {
+func (u policy) intercept(ctx context.Context, conn *cdpconn.Conn) error {
+	if u.s.cfg.Policy == nil {
 		return nil
 	}
-	globs := s.cfg.Policy.Intercept()
+	globs := u.s.cfg.Policy.Intercept()
 	if len(globs) == 0 {
 		return nil
 	}
@@ -72,7 +79,7 @@ func (s *Supervisor) intercept(ctx context.Context, conn *cdpconn.Conn) error {
 	for i := range globs {
 		patterns[i] = fetch.RequestPattern{URLPattern: &globs[i]}
 	}
-	err := s.act.Await(ctx, func(ctx context.Context) error {
+	err := u.s.act.Await(ctx, func(ctx context.Context) error {
 		return conn.Client.Fetch.Enable(ctx, fetch.NewEnableArgs().SetPatterns(patterns))
 	}, nil)
 	if err != nil {
@@ -85,7 +92,7 @@ func (s *Supervisor) intercept(ctx context.Context, conn *cdpconn.Conn) error {
 // blocked by the client (the page sees net::ERR_BLOCKED_BY_CLIENT). The
 // answer is sent without waiting for Chrome's reply, so a burst of
 // requests never holds up the supervisor. Run goroutine only.
-func (s *Supervisor) requestPaused(params json.RawMessage) error {
+func (u policy) requestPaused(params json.RawMessage) error {
 	var e struct {
 		RequestID string `json:"requestId"`
 		Request   struct {
@@ -96,18 +103,18 @@ func (s *Supervisor) requestPaused(params json.RawMessage) error {
 	if err := json.Unmarshal(params, &e); err != nil {
 		return err
 	}
-	if s.conn == nil {
+	if u.s.conn == nil {
 		return nil
 	}
 	var err error
-	if s.cfg.Policy != nil {
-		err = s.cfg.Policy.Request(e.Request.URL)
+	if u.s.cfg.Policy != nil {
+		err = u.s.cfg.Policy.Request(e.Request.URL)
 	}
 	if err == nil {
-		return s.conn.Send("Fetch.continueRequest", map[string]string{"requestId": e.RequestID})
+		return u.s.conn.Send("Fetch.continueRequest", map[string]string{"requestId": e.RequestID})
 	}
-	s.log.Info().Str("url", e.Request.URL).Str("type", e.ResourceType).Str("reason", err.Error()).Msg("request refused")
-	if serr := s.conn.Send("Fetch.failRequest", map[string]string{"requestId": e.RequestID, "errorReason": "BlockedByClient"}); serr != nil {
+	u.s.log.Info().Str("url", e.Request.URL).Str("type", e.ResourceType).Str("reason", err.Error()).Msg("request refused")
+	if serr := u.s.conn.Send("Fetch.failRequest", map[string]string{"requestId": e.RequestID, "errorReason": "BlockedByClient"}); serr != nil {
 		return fmt.Errorf("refuse %s: %w", e.Request.URL, serr)
 	}
 	return nil

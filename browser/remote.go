@@ -35,7 +35,7 @@ func (s *Supervisor) Connected() bool { return s.view.Load().up() }
 
 // remote reports whether the supervisor connects to a browser rather than
 // launching one.
-func (s *Supervisor) remote() bool { return s.cfg.WSEndpoint != "" || s.cfg.BrowserURL != "" }
+func (l link) remote() bool { return l.s.cfg.WSEndpoint != "" || l.s.cfg.BrowserURL != "" }
 
 // retryState is the backoff of connection attempts. Owned by the run
 // goroutine; at is published for the reconnecting goroutine.
@@ -100,8 +100,8 @@ func (r *retryState) retryIn() time.Duration {
 // background, with a backoff, until that succeeds or the supervisor
 // closes. It ends with the connection (and the reconnection), which
 // Close ends.
-func (s *Supervisor) watch(conn *cdpconn.Conn, proc *launch.Process) {
-	defer s.watchers.Done()
+func (l link) watch(conn *cdpconn.Conn, proc *launch.Process) {
+	defer l.s.watchers.Done()
 	var exited <-chan struct{}
 	if proc != nil {
 		exited = proc.Exited()
@@ -112,42 +112,42 @@ func (s *Supervisor) watch(conn *cdpconn.Conn, proc *launch.Process) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	forgot, err := actor.Ask(ctx, s.act, func(context.Context) (bool, error) {
-		if s.conn == conn {
-			s.lost()
+	forgot, err := actor.Ask(ctx, l.s.act, func(context.Context) (bool, error) {
+		if l.s.conn == conn {
+			l.lost()
 		}
 		// Forgotten now or by a call that found it gone first; if no
 		// connection replaced it yet, this watcher makes one.
-		return s.conn == nil, nil
+		return l.s.conn == nil, nil
 	})
-	if err == nil && forgot && s.remote() {
-		s.reconnect()
+	if err == nil && forgot && l.remote() {
+		l.reconnect()
 	}
 }
 
 // reconnect connects again to a browser whose connection went away,
 // first at once, then each time the backoff allows, until it succeeds or
 // the supervisor closes.
-func (s *Supervisor) reconnect() {
+func (l link) reconnect() {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.closing:
+		case <-l.s.closing:
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.LaunchTimeout)
-		err := s.Ensure(ctx)
+		ctx, cancel := context.WithTimeout(context.Background(), l.s.cfg.LaunchTimeout)
+		err := l.s.Ensure(ctx)
 		cancel()
 		if err == nil {
-			s.log.Info().Msg("reconnected to the browser")
+			l.s.log.Info().Msg("reconnected to the browser")
 			return
 		}
 		if errors.Is(err, ErrShutdown) {
 			return
 		}
-		s.log.Warn().Err(err).Msg("reconnecting to the browser")
-		t.Reset(max(s.retry.retryIn(), 10*time.Millisecond))
+		l.s.log.Warn().Err(err).Msg("reconnecting to the browser")
+		t.Reset(max(l.s.retry.retryIn(), 10*time.Millisecond))
 	}
 }

@@ -519,7 +519,7 @@ func (h Storage) PrepareContext(ctx context.Context, name string) error {
 		first     bool
 	}
 	w, err := actor.Ask(ctx, h.s.act, func(ctx context.Context) (where, error) {
-		if err := h.s.ensure(ctx); err != nil {
+		if err := h.s.link().ensure(ctx); err != nil {
 			return where{}, err
 		}
 		id, err := h.s.contextID(ctx, name)

@@ -23,8 +23,10 @@
 // of its own, a small value wrapping the same supervisor: [Supervisor.Storage]
 // (cookies and storage state, storage.go), [Supervisor.Extensions] and
 // [Supervisor.PWA] (the Extensions and PWA domains' commands), and
-// [Supervisor.Workers] (extensions' service workers, workers.go). They
-// change no ownership: each method says which goroutine may call it.
+// [Supervisor.Workers] (extensions' service workers, workers.go); inside
+// the package, link (the browser connection: launch, connect, loss,
+// reconnect) and policy (the URL policy's enforcement). They change no
+// ownership: each method says which goroutine may call it.
 //
 // # Goroutines
 //
@@ -310,7 +312,7 @@ func (s *Supervisor) Ensure(ctx context.Context) error {
 		return nil
 	}
 	_, err := actor.Ask(ctx, s.act, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, s.ensure(ctx)
+		return struct{}{}, s.link().ensure(ctx)
 	})
 	return err
 }
@@ -447,7 +449,7 @@ func (s *Supervisor) NewPage(ctx context.Context, opts NewPageOptions) (PageInfo
 		fit       bool       // the page's window is sized to Viewport
 	}
 	w, err := actor.Ask(ctx, s.act, func(ctx context.Context) (where, error) {
-		if err := s.ensure(ctx); err != nil {
+		if err := s.link().ensure(ctx); err != nil {
 			return where{}, err
 		}
 		var id string
@@ -576,7 +578,7 @@ func (s *Supervisor) ClosePageOf(ctx context.Context, id int, mine func(PageInfo
 		targetID string
 	}
 	p, err := actor.Ask(ctx, s.act, func(ctx context.Context) (plan, error) {
-		if err := s.ensure(ctx); err != nil {
+		if err := s.link().ensure(ctx); err != nil {
 			return plan{}, err
 		}
 		var target *entry
@@ -645,7 +647,7 @@ func isNoTarget(err error) bool {
 // connection returns the live browser connection.
 func (s *Supervisor) connection(ctx context.Context) (*cdpconn.Conn, error) {
 	return actor.Ask(ctx, s.act, func(ctx context.Context) (*cdpconn.Conn, error) {
-		if err := s.ensure(ctx); err != nil {
+		if err := s.link().ensure(ctx); err != nil {
 			return nil, err
 		}
 		return s.conn, nil
@@ -669,7 +671,7 @@ func (s *Supervisor) Close() error {
 	}
 	wg.Wait()
 	s.stops.Wait()
-	err := s.disconnect()
+	err := s.link().disconnect()
 	s.watchers.Wait()
 	return err
 }
