@@ -6,7 +6,7 @@
 // agent count in the same minutes. The order is reversed every other
 // round, so that a load that rises or falls weighs on all alike; beside
 // iterations/s, each run's Chromium CPU per iteration (/proc), which the
-// load disturbs less. The two ratios issue 36 asks for: the features loop
+// load disturbs less. The two ratios that matter: the features loop
 // ÷ the plain loop (what the features cost Chromium) and tabhive ÷ the
 // features loop (what tabhive's own driving costs).
 import path from 'node:path';

@@ -5,7 +5,7 @@
 // agent). Beside iterations/s: each server's memory per agent (server and
 // Chromium peaks over the agents), its CPU per iteration, and, when the
 // agent counts include 1, each step's p50 and p95 at the other counts as a
-// multiple of its own 1-agent p50 (issue 36: no call slower than 3× it).
+// multiple of its own 1-agent p50 (the goal: no call slower than 3× it).
 import { failed, list, median, ms, pp } from '../lib/bench.mjs';
 
 export const title = "Throughput: interact at each agent count (--agents), and each step's latency";
