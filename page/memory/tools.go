@@ -224,13 +224,15 @@ func (s *tools) snapshot(ctx context.Context, c tool.Call, path string) (*heap.S
 	return s.heaps.Use(ctx, c.Owner(), c.Sandbox(ctx), path)
 }
 
-func (s *tools) heapSummary(ctx context.Context, c tool.Call, a *heapSummaryArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
+// analyse runs query on the call's session's snapshot at path, loaded for
+// as long as it runs, and replies with the lines it returns.
+func (s *tools) analyse(ctx context.Context, c tool.Call, path string, query func(*heap.Snapshot) ([]string, error)) error {
+	snap, done, err := s.snapshot(ctx, c, path)
 	if err != nil {
 		return err
 	}
 	defer done()
-	lines, err := heaptext.Summary(ctx, snap, heaptext.MaxNameLength(a.MaxNameLength))
+	lines, err := query(snap)
 	if err != nil {
 		return err
 	}
@@ -238,46 +240,40 @@ func (s *tools) heapSummary(ctx context.Context, c tool.Call, a *heapSummaryArgs
 	return nil
 }
 
+func (s *tools) heapSummary(ctx context.Context, c tool.Call, a *heapSummaryArgs) error {
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		return heaptext.Summary(ctx, snap, heaptext.MaxNameLength(a.MaxNameLength))
+	})
+}
+
 func (s *tools) heapDetails(ctx context.Context, c tool.Call, a *heapDetailsArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	aggs, err := snap.Aggregates(ctx, a.FilterName, a.ObjectID)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		aggs, err := snap.Aggregates(ctx, a.FilterName, a.ObjectID)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Details(aggs, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapClassNodes(ctx context.Context, c tool.Call, a *heapClassNodesArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	nodes, err := snap.ClassNodes(ctx, *a.ID, a.FilterName, a.ObjectID)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		nodes, err := snap.ClassNodes(ctx, *a.ID, a.FilterName, a.ObjectID)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapRetainers(ctx context.Context, c tool.Call, a *heapNodePagedArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	edges, err := snap.Retainers(ctx, *a.NodeID)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		edges, err := snap.Retainers(ctx, *a.NodeID)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapClose(ctx context.Context, c tool.Call, a *heapCloseArgs) error {
@@ -290,17 +286,13 @@ func (s *tools) heapClose(ctx context.Context, c tool.Call, a *heapCloseArgs) er
 }
 
 func (s *tools) heapPaths(ctx context.Context, c tool.Call, a *heapPathsArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	paths, limits, err := snap.RetainingPaths(ctx, *a.NodeID, a.MaxDepth, a.MaxNodes, a.MaxSiblings)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		paths, limits, err := snap.RetainingPaths(ctx, *a.NodeID, a.MaxDepth, a.MaxNodes, a.MaxSiblings)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.RetainingPaths(paths, limits, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapEdges(ctx context.Context, c tool.Call, a *heapEdgesArgs) error {
@@ -316,31 +308,23 @@ func (s *tools) heapEdges(ctx context.Context, c tool.Call, a *heapEdgesArgs) er
 		// As upstream: only the lower bound applies here.
 		opts.MinRetainedSize = &r.Min
 	}
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	edges, err := snap.Edges(ctx, *a.NodeID, opts)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		edges, err := snap.Edges(ctx, *a.NodeID, opts)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Edges(edges, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapDominators(ctx context.Context, c tool.Call, a *heapNodeArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	chain, err := snap.Dominators(ctx, *a.NodeID)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		chain, err := snap.Dominators(ctx, *a.NodeID)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Dominators(chain, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapCompare(ctx context.Context, c tool.Call, a *heapCompareArgs) error {
@@ -367,31 +351,23 @@ func (s *tools) heapCompare(ctx context.Context, c tool.Call, a *heapCompareArgs
 }
 
 func (s *tools) heapDuplicates(ctx context.Context, c tool.Call, a *heapPagedArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	groups, err := snap.DuplicateStrings(ctx)
-	if err != nil {
-		return err
-	}
-	c.Reply().Lines(heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		groups, err := snap.DuplicateStrings(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return heaptext.DuplicateStrings(groups, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapObject(ctx context.Context, c tool.Call, a *heapNodeArgs) error {
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	info, err := snap.ObjectInfo(ctx, *a.NodeID)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		info, err := snap.ObjectInfo(ctx, *a.NodeID)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Object(info, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapQuery(ctx context.Context, c tool.Call, a *heapQueryArgs) error {
@@ -410,17 +386,13 @@ func (s *tools) heapQuery(ctx context.Context, c tool.Call, a *heapQueryArgs) er
 		}
 		q.MinSelf, q.MaxSelf = &r.Min, r.Max
 	}
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	nodes, err := snap.QueryObjects(ctx, q)
-	if err != nil {
-		return queryError(err)
-	}
-	c.Reply().Lines(heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		nodes, err := snap.QueryObjects(ctx, q)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		return heaptext.Nodes(nodes, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 func (s *tools) heapContexts(ctx context.Context, c tool.Call, a *heapContextsArgs) error {
@@ -432,17 +404,13 @@ func (s *tools) heapContexts(ctx context.Context, c tool.Call, a *heapContextsAr
 		}
 		r = &v
 	}
-	snap, done, err := s.snapshot(ctx, c, a.FilePath)
-	if err != nil {
-		return err
-	}
-	defer done()
-	analysis, err := snap.AnalyzeContexts(ctx)
-	if err != nil {
-		return err
-	}
-	c.Reply().Lines(heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength))...)
-	return nil
+	return s.analyse(ctx, c, a.FilePath, func(snap *heap.Snapshot) ([]string, error) {
+		analysis, err := snap.AnalyzeContexts(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return heaptext.Contexts(analysis, r, a.ScopeInfoNodeID, a.PageIdx, a.PageSize, heaptext.MaxNameLength(a.MaxNameLength)), nil
+	})
 }
 
 // queryError words the engine's errors: a pattern the engine cannot run
