@@ -62,6 +62,28 @@ type Key[S Slice] struct{ i int }
 // goroutine's: reach it only through [Do] or Apply.
 func (k Key[S]) Of(a *Actor) S { return a.slices[k.i].(S) }
 
+// A HostKey finds the [Host] of a page for a capability that keeps no
+// state on it ([RegisterStateless]).
+type HostKey struct{ k Key[hostOnly] }
+
+// hostOnly is the slice of a capability that keeps no state: the Host its
+// calls reach the page through.
+type hostOnly struct{ h *Host }
+
+// RegisterStateless registers a capability that keeps no state on a page
+// and applies no event, so that its calls reach the page through the Host
+// the key finds. Like [Register], it must run during package
+// initialization.
+func RegisterStateless(name string) HostKey {
+	return HostKey{Register(Capability[hostOnly]{
+		Name: name,
+		New:  func(h *Host) hostOnly { return hostOnly{h} },
+	})}
+}
+
+// Of returns page a's Host.
+func (k HostKey) Of(a *Actor) *Host { return k.k.Of(a).h }
+
 // capability is a registered Capability without its type parameter.
 type capability struct {
 	name   string

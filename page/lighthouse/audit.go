@@ -16,14 +16,11 @@ import (
 	"github.com/tabhive/tabhive/page/lighthouse/cdpproxy"
 )
 
-// auditors finds a page's auditor.
-var auditors = page.Register(page.Capability[*Auditor]{
-	Name: "lighthouse",
-	New:  func(h *page.Host) *Auditor { return &Auditor{h: h} },
-})
+// hosts finds the Host a page's auditor audits through.
+var hosts = page.RegisterStateless("lighthouse")
 
 // Of returns page a's auditor.
-func Of(a *page.Actor) *Auditor { return auditors.Of(a) }
+func Of(a *page.Actor) *Auditor { return &Auditor{h: hosts.Of(a)} }
 
 // Auditor audits one page with Lighthouse. It holds no state: its one
 // method runs on the page's run goroutine, as every call to the page does.

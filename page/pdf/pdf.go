@@ -19,14 +19,11 @@ import (
 	"github.com/tabhive/tabhive/page"
 )
 
-// slices finds a page's PDF printer.
-var slices = page.Register(page.Capability[*Printer]{
-	Name: "pdf",
-	New:  func(h *page.Host) *Printer { return &Printer{h: h} },
-})
+// hosts finds the Host a page's PDF printer prints through.
+var hosts = page.RegisterStateless("pdf")
 
 // Of returns page a's PDF printer.
-func Of(a *page.Actor) *Printer { return slices.Of(a) }
+func Of(a *page.Actor) *Printer { return &Printer{h: hosts.Of(a)} }
 
 // Printer prints one page to PDF. It holds no state: its one method runs
 // on the page's run goroutine, as every call to the page does.

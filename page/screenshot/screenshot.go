@@ -36,10 +36,8 @@ import (
 // through which captures run.
 type Slice struct{ h *page.Host }
 
-var slices = page.Register(page.Capability[*Slice]{
-	Name: "screenshot",
-	New:  func(h *page.Host) *Slice { return &Slice{h: h} },
-})
+// hosts finds a page's Host for its captures.
+var hosts = page.RegisterStateless("screenshot")
 
 // Image formats of [Take].
 const (
@@ -175,7 +173,7 @@ func Take(ctx context.Context, a *page.Actor, opts Options) (Image, error) {
 	default:
 		return Image{}, fmt.Errorf("screenshot: unknown format %q", opts.Format)
 	}
-	sl := slices.Of(a)
+	sl := &Slice{h: hosts.Of(a)}
 	return page.Do(ctx, sl.h, func(ctx context.Context) (Image, error) {
 		// The dialog check comes first, as in chrome-devtools-mcp, whose
 		// tools check for a dialog before they look at their arguments.

@@ -90,7 +90,7 @@ func shotMetrics(t *testing.T, a *page.Actor, dpr float64) {
 // ratio, through the page's own session.
 func setMetrics(t *testing.T, a *page.Actor, w, h int, dpr float64) {
 	t.Helper()
-	hst := slices.Of(a).h
+	hst := hosts.Of(a)
 	_, err := page.Do(shotCtx(t), hst, func(ctx context.Context) (struct{}, error) {
 		return struct{}{}, hst.Call(ctx, func(ctx context.Context) error {
 			return hst.Client().Emulation.SetDeviceMetricsOverride(ctx, emulation.NewSetDeviceMetricsOverrideArgs(w, h, dpr, false))

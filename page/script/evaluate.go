@@ -45,10 +45,8 @@ import (
 // which scripts run.
 type Slice struct{ h *page.Host }
 
-var slices = page.Register(page.Capability[*Slice]{
-	Name: "script",
-	New:  func(h *page.Host) *Slice { return &Slice{h: h} },
-})
+// hosts finds a page's Host for its scripts.
+var hosts = page.RegisterStateless("script")
 
 // The evaluate engine (ARCHITECTURE.md §9). A script runs under the call's
 // deadline. A script still running when the deadline passes is stopped:
@@ -123,7 +121,7 @@ func Evaluate(ctx context.Context, a *page.Actor, s Script) (page.ScriptResult, 
 	if s.MaxOutput <= 0 {
 		s.MaxOutput = DefaultMaxOutput
 	}
-	sl := slices.Of(a)
+	sl := &Slice{h: hosts.Of(a)}
 	h := sl.h
 	return page.Do(ctx, h, func(ctx context.Context) (page.ScriptResult, error) {
 		var out page.ScriptResult

@@ -24,14 +24,11 @@ import (
 	"github.com/tabhive/tabhive/page"
 )
 
-// storages finds a page's web storage.
-var storages = page.Register(page.Capability[*Web]{
-	Name: "storage",
-	New:  func(h *page.Host) *Web { return &Web{h: h} },
-})
+// hosts finds the Host a page's web storage is reached through.
+var hosts = page.RegisterStateless("storage")
 
 // Of returns page a's web storage.
-func Of(a *page.Actor) *Web { return storages.Of(a) }
+func Of(a *page.Actor) *Web { return &Web{h: hosts.Of(a)} }
 
 // Web reaches the web storage of the origins a page shows. It holds no
 // state: its methods run on the page's run goroutine.
