@@ -12,6 +12,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/axsnapshot/axsnapshottest"
 	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
 )
@@ -29,14 +30,8 @@ func ctx(t *testing.T) context.Context { return pagetest.Ctx(t) }
 // serve serves routes (path → handler) for the test.
 func serve(t *testing.T, routes map[string]http.Handler) string { return pagetest.Serve(t, routes) }
 
-func snap(t *testing.T, a *page.Actor) string {
-	t.Helper()
-	s, err := axsnapshot.Take(ctx(t), a, false)
-	if err != nil {
-		t.Fatalf("Snapshot = %v", err)
-	}
-	return s.Text
-}
+// snap takes a snapshot of a and returns its text.
+func snap(t *testing.T, a *page.Actor) string { return axsnapshottest.Text(t, a) }
 
 // uidOf finds the uid of the line with role and name in a snapshot.
 func uidOf(t *testing.T, text, role, name string) string {

@@ -3,7 +3,6 @@ package page
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/page/internal/sabotage"
 )
 
 func trackerCtx(t *testing.T) context.Context {
@@ -68,13 +68,8 @@ func TestTrackerStopsOnEveryPath(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("Paths", `<button id=gone>Gone</button>
 <button onclick="setTimeout(() => {}, 50); alert('hello')">Alert</button>
 <button onclick="setTimeout(() => { document.title = 'late' }, 80)">Late</button>`))
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
+	a := testActor(t, site.URL+"/")
 	ctx := trackerCtx(t)
-	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: site.URL + "/"}); err != nil {
-		t.Fatal(err)
-	}
 	s, err := snapshotOf(ctx, a, false)
 	if err != nil {
 		t.Fatal(err)
@@ -112,32 +107,15 @@ func TestTrackerStopsOnEveryPath(t *testing.T) {
 	}
 }
 
-// sabotage is a page whose script breaks what a tracker installed after
-// it needs, and what evaluate_script's wrapper used to use (page/script's
-// tests open it too).
-func sabotage(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/sabotage.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestTrackerAtDocumentStart: the same page opened by the actor has the
 // tracker from its start, so its sabotage changes nothing: the click's
 // effect is waited for, and the tracker missed nothing (evaluate_script
 // on it: TestEvaluateAtDocumentStart in page/script).
 func TestTrackerAtDocumentStart(t *testing.T) {
 	t.Parallel()
-	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage(t)))
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
+	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage.HTML))
+	a := testActor(t, site.URL+"/")
 	ctx := trackerCtx(t)
-	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: site.URL + "/"}); err != nil {
-		t.Fatal(err)
-	}
 	s, err := snapshotOf(ctx, a, false)
 	if err != nil {
 		t.Fatal(err)

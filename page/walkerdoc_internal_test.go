@@ -25,13 +25,8 @@ document.body.dataset.seen = typeof globalThis.__tabhiveWalker;
 globalThis.__tabhiveWalker = () => 'the page';
 Object.defineProperty(Object.prototype, '__tabhiveWalker', { get() { document.title = 'reached'; } });
 </script>`))
-	tab := browsertest.Chromium(t).NewTab(t)
-	a := Start(Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
-	t.Cleanup(func() { a.Stop(nil) })
+	a := testActor(t, site.URL+"/")
 	ctx := trackerCtx(t)
-	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: site.URL + "/"}); err != nil {
-		t.Fatal(err)
-	}
 	eval := func(expr string, ec runtime.ExecutionContextID) string {
 		t.Helper()
 		args := runtime.NewEvaluateArgs(expr).SetReturnByValue(true)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/page"
-	"github.com/tabhive/tabhive/page/axsnapshot"
+	"github.com/tabhive/tabhive/page/axsnapshot/axsnapshottest"
 	"github.com/tabhive/tabhive/page/input"
 	"github.com/tabhive/tabhive/page/pagetest"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -21,16 +21,8 @@ var (
 	ctx   = pagetest.Ctx
 	serve = pagetest.Serve
 	uidOf = pagetest.UIDOf
+	snap  = axsnapshottest.Text
 )
-
-func snap(t *testing.T, a *page.Actor) string {
-	t.Helper()
-	s, err := axsnapshot.Take(ctx(t), a, false)
-	if err != nil {
-		t.Fatalf("Snapshot = %v", err)
-	}
-	return s.Text
-}
 
 // statusOf reads the text of the element with id "status" from a snapshot,
 // which test pages use to report what they saw.

@@ -1,12 +1,11 @@
 package script_test
 
 // Scripts on a page whose own scripts broke the built-ins a tracker and
-// evaluate_script's wrapper use (page/testdata/sabotage.html).
+// evaluate_script's wrapper use (page/internal/sabotage).
 
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
+	"github.com/tabhive/tabhive/page/internal/sabotage"
 	"github.com/tabhive/tabhive/page/pagetest"
 	"github.com/tabhive/tabhive/page/script"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -30,16 +30,6 @@ func longCtx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return c
-}
-
-// sabotage is the sabotaging page, which page's tracker tests open too.
-func sabotage(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("../testdata/sabotage.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // predating opens a tab on url before any actor attaches, so that its
@@ -84,7 +74,7 @@ func predating(t *testing.T, url string) *page.Actor {
 // with a Go decoding error.
 func TestEvaluateLateOnSabotagedPage(t *testing.T) {
 	t.Parallel()
-	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage(t)))
+	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage.HTML))
 	a := predating(t, site.URL+"/")
 	ctx := longCtx(t)
 	s, err := axsnapshot.Take(ctx, a, false)
@@ -118,7 +108,7 @@ func TestEvaluateLateOnSabotagedPage(t *testing.T) {
 // tracker named the global JSON when it serialised, which then threw).
 func TestEvaluateAtDocumentStart(t *testing.T) {
 	t.Parallel()
-	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage(t)))
+	site := browsertest.Serve(t, browsertest.HTML("Sabotage", sabotage.HTML))
 	a := pagetest.Open(t, site.URL+"/")
 	ctx := longCtx(t)
 	r, err := script.Evaluate(ctx, a, script.Script{Source: `() => ({ one: 1 })`})
