@@ -41,16 +41,9 @@ b"
 - uid=1_3 "Loading…"
 - uid=1_4 list (and 2 nodes inside)
 `, DiffStats{Added: 2, Changed: 1, Removed: 4, Nodes: 6}},
-		{"moved and multi-line value", `uid=1_0 RootWebArea "Doc"
-  uid=1_1 button "Save" focusable
-  uid=1_2 region "Results"
-    uid=1_3 "Loading…"
-    uid=1_4 list
-      uid=1_5 listitem
-  uid=1_6 listitem
-  uid=1_7 textbox "Note" value="a
-c"
-`, `0 added, 2 changed, 0 removed (of 8 nodes):
+		// prev with its second listitem moved up to the root and the
+		// textbox's value's second line changed.
+		{"moved and multi-line value", strings.NewReplacer("      uid=1_6", "  uid=1_6", "value=\"a\nb\"", "value=\"a\nc\"").Replace(prev), `0 added, 2 changed, 0 removed (of 8 nodes):
 ~ uid=1_6 listitem (moved, now under uid=1_0)
 ~ uid=1_7 textbox "Note" value="a
 c"

@@ -194,14 +194,7 @@ func TestRelativePaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := tt.cfg
-			cfg.PrivateDir = d.tmp
-			sb := sandbox.New(cfg)
-			if tt.roots != nil {
-				if err := sb.SetRoots(tt.roots); err != nil {
-					t.Fatal(err)
-				}
-			}
+			sb := d.sandboxIn(t, tt.cfg, tt.roots)
 			if got, err := sb.Resolve("a/x.png"); err != nil || got != tt.want {
 				t.Errorf("Resolve(a/x.png) = %q, %v; want %q", got, err, tt.want)
 			}

@@ -37,6 +37,20 @@ func newDirs(t *testing.T) dirs {
 	return d
 }
 
+// sandboxIn makes a sandbox of cfg with d's private directory, and with
+// roots, unless nil.
+func (d dirs) sandboxIn(t *testing.T, cfg sandbox.Config, roots []string) *sandbox.Sandbox {
+	t.Helper()
+	cfg.PrivateDir = d.tmp
+	sb := sandbox.New(cfg)
+	if roots != nil {
+		if err := sb.SetRoots(roots); err != nil {
+			t.Fatalf("SetRoots(%q) = %v, want nil", roots, err)
+		}
+	}
+	return sb
+}
+
 // canonical returns the realpath of an existing p (t.TempDir is under a
 // symlink on macOS).
 func canonical(t *testing.T, p string) string {
@@ -105,14 +119,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := tt.cfg
-			cfg.PrivateDir = d.tmp
-			sb := sandbox.New(cfg)
-			if tt.roots != nil {
-				if err := sb.SetRoots(tt.roots); err != nil {
-					t.Fatalf("SetRoots(%q) = %v, want nil", tt.roots, err)
-				}
-			}
+			sb := d.sandboxIn(t, tt.cfg, tt.roots)
 			got, err := sb.Resolve(tt.path)
 			if tt.want == "" {
 				var de *sandbox.DeniedError

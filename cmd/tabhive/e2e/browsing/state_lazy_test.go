@@ -78,38 +78,40 @@ func TestLoadStorageStateLazyThroughBinary(t *testing.T) {
 		t.Errorf("a new page's first script saw %q, want %s", got, want)
 	}
 
+	// savedOrigins saves the context's storage state and reads back its
+	// origins.
 	saved := filepath.Join(dir, "saved.json")
-	transporttest.Must(t, cs, "save_storage_state", map[string]any{"filePath": saved})
-	if b, err = os.ReadFile(saved); err != nil {
-		t.Fatal(err)
+	savedOrigins := func() []map[string]any {
+		t.Helper()
+		transporttest.Must(t, cs, "save_storage_state", map[string]any{"filePath": saved})
+		b, err := os.ReadFile(saved)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Origins []map[string]any `json:"origins"`
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Origins
 	}
-	st.Origins = nil
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
+	origins := savedOrigins()
 	values := map[string]string{}
-	for _, o := range st.Origins {
+	for _, o := range origins {
 		ls, _ := o["localStorage"].([]any)
 		if len(ls) == 1 {
 			item, _ := ls[0].(map[string]any)
 			values[fmt.Sprint(o["origin"])] = fmt.Sprint(item["value"])
 		}
 	}
-	if len(st.Origins) != n || values[site] != "after" || values["https://s00000.example"] != "v0" || values[other] != fmt.Sprint("v", n-2) {
-		t.Errorf("saved %d origins (want %d), site %q (want after), s00000 %q (want v0), other %q", len(st.Origins), n, values[site], values["https://s00000.example"], values[other])
+	if len(origins) != n || values[site] != "after" || values["https://s00000.example"] != "v0" || values[other] != fmt.Sprint("v", n-2) {
+		t.Errorf("saved %d origins (want %d), site %q (want after), s00000 %q (want v0), other %q", len(origins), n, values[site], values["https://s00000.example"], values[other])
 	}
 	// A later load replaces what is pending: saved, only its origin and
 	// the one the new page showed remain.
 	transporttest.Must(t, cs, "load_storage_state", map[string]any{"filePath": stateFile(t, dir, 1, site)})
-	transporttest.Must(t, cs, "save_storage_state", map[string]any{"filePath": saved})
-	if b, err = os.ReadFile(saved); err != nil {
-		t.Fatal(err)
-	}
-	st.Origins = nil
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Origins) != 2 {
-		t.Errorf("after loading a state of one origin, save_storage_state holds %d origins, want 2 (%s and %s)", len(st.Origins), site, other)
+	if origins := savedOrigins(); len(origins) != 2 {
+		t.Errorf("after loading a state of one origin, save_storage_state holds %d origins, want 2 (%s and %s)", len(origins), site, other)
 	}
 }
