@@ -25,7 +25,6 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,6 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/bench/internal/benchmcp"
+	"github.com/tabhive/tabhive/internal/mcptext"
 )
 
 const endless = `<!doctype html><html><head><meta charset=utf-8><title>Endless</title><link rel=icon href="data:,"></head><body>
@@ -70,9 +70,7 @@ func main() {
 	url := "http://" + ln.Addr().String() + "/"
 
 	ctx := context.Background()
-	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
-	cmd.Stderr = io.Discard
-	cs, err := benchmcp.Connect(ctx, "collectors-memory", cmd)
+	cs, cmd, err := benchmcp.ConnectCommandLine(ctx, "collectors-memory", io.Discard)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -82,7 +80,7 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", name, err)
 		}
-		text := benchmcp.Text(res)
+		text := mcptext.Of(res)
 		if res.IsError {
 			log.Fatalf("%s: %s", name, text)
 		}

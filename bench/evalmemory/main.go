@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/bench/internal/benchmcp"
+	"github.com/tabhive/tabhive/internal/mcptext"
 )
 
 func main() {
@@ -37,9 +37,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
-	cmd.Stderr = os.Stderr
-	cs, err := benchmcp.Connect(ctx, "evaluate_memory", cmd)
+	cs, cmd, err := benchmcp.ConnectCommandLine(ctx, "evaluate_memory", os.Stderr)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,7 +50,7 @@ func main() {
 			log.Printf("%s: %v", name, err)
 			return ""
 		}
-		return benchmcp.Text(res)
+		return mcptext.Of(res)
 	}
 	var pages []int
 	for i := 0; i < 4; i++ {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tabhive/tabhive/bench/internal/benchmcp"
+	"github.com/tabhive/tabhive/internal/mcptext"
 )
 
 // agent is one MCP session through the balancer, driving a page of its
@@ -90,7 +90,7 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any) (str
 	if err != nil {
 		return "", fmt.Errorf("%s (%s): %s: %w", a.name, a.instance, tool, err)
 	}
-	text := benchmcp.Text(res)
+	text := mcptext.Of(res)
 	if res.IsError {
 		return text, fmt.Errorf("%s (%s): %s failed: %s", a.name, a.instance, tool, text)
 	}

@@ -24,7 +24,6 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/bench/internal/benchmcp"
+	"github.com/tabhive/tabhive/internal/mcptext"
 )
 
 const zoo = `<!doctype html><html><head><meta charset=utf-8><title>Zoo</title><link rel=icon href="data:,"></head><body>
@@ -101,9 +101,7 @@ func main() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
-	cmd.Stderr = os.Stderr
-	cs, err := benchmcp.Connect(ctx, "settle_zoo", cmd)
+	cs, _, err := benchmcp.ConnectCommandLine(ctx, "settle_zoo", os.Stderr)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -122,7 +120,7 @@ func main() {
 		if err != nil {
 			log.Fatalf("%s: %v", name, err)
 		}
-		return benchmcp.Text(res)
+		return mcptext.Of(res)
 	}
 	button := func(name string) string {
 		snap := call("take_snapshot", nil)

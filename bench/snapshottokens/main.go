@@ -49,6 +49,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/bench/internal/benchmcp"
+	"github.com/tabhive/tabhive/internal/mcptext"
 )
 
 const (
@@ -111,7 +112,7 @@ func (s *session) call(name string, args map[string]any) (string, error) {
 		s.calls = append(s.calls, callRecord{Tool: name, Ms: ms(start), Error: true})
 		return "", err
 	}
-	text := benchmcp.Text(res)
+	text := mcptext.Of(res)
 	s.calls = append(s.calls, callRecord{Tool: name, Bytes: len(text), Ms: ms(start), Error: res.IsError})
 	if s.show {
 		fmt.Fprintf(os.Stderr, "== %s %v (%d bytes)\n%s\n", name, args, len(text), text[:min(len(text), 4000)])
@@ -174,10 +175,8 @@ func main() {
 	}
 	base := serve(*docs)
 
-	cmd := exec.Command(flag.Arg(0), flag.Args()[1:]...)
-	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	cs, err := benchmcp.Connect(ctx, "snapshot-tokens", cmd)
+	cs, _, err := benchmcp.ConnectCommandLine(ctx, "snapshot-tokens", os.Stderr)
 	cancel()
 	if err != nil {
 		log.Fatalf("connect: %v", err)

@@ -31,6 +31,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/mcptext"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 )
@@ -291,15 +292,7 @@ func Until(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any
 }
 
 // Text returns the text of a reply: its text contents, joined.
-func Text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
+func Text(res *mcp.CallToolResult) string { return mcptext.Of(res) }
 
 // OpenPage opens url in a new page and returns its id; the page is closed
 // when the test ends.

@@ -1,6 +1,7 @@
 // Package benchmcp holds what the Go bench commands share to drive an MCP
 // browser server: a fixture site on a loopback port, a server started over
-// stdio, the text of a tool's reply, and a figure of /proc/PID/status.
+// stdio, and a figure of /proc/PID/status (a reply's text:
+// internal/mcptext).
 //
 // Goroutines: [Serve] starts one per site, serving until its listener is
 // closed (by the caller, or when the process exits).
@@ -8,7 +9,9 @@ package benchmcp
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -36,15 +39,15 @@ func Connect(ctx context.Context, name string, cmd *exec.Cmd) (*mcp.ClientSessio
 	return c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 }
 
-// Text is the text of a tool's reply: its text contents, joined.
-func Text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
+// ConnectCommandLine starts the server the command line names after its
+// flags (flag.Args: a binary and its arguments), its stderr going to
+// stderr, and connects to it as client name. cmd.Process is set once it
+// returns without error.
+func ConnectCommandLine(ctx context.Context, name string, stderr io.Writer) (cs *mcp.ClientSession, cmd *exec.Cmd, err error) {
+	cmd = exec.Command(flag.Arg(0), flag.Args()[1:]...)
+	cmd.Stderr = stderr
+	cs, err = Connect(ctx, name, cmd)
+	return cs, cmd, err
 }
 
 // ProcStatus returns a field of /proc/PID/status ("self" for this process),

@@ -31,6 +31,7 @@ import (
 
 	"github.com/tabhive/tabhive/bench/internal/benchmcp"
 	"github.com/tabhive/tabhive/internal/devtools/trace/tracetest"
+	"github.com/tabhive/tabhive/internal/mcptext"
 )
 
 // docs are the offline documents traced besides the fixtures: name and
@@ -139,7 +140,7 @@ func call(ctx context.Context, cs *mcp.ClientSession, name string, args map[stri
 	if err != nil {
 		return "", err
 	}
-	text := benchmcp.Text(res)
+	text := mcptext.Of(res)
 	if res.IsError {
 		return "", fmt.Errorf("%s: %s", name, text)
 	}
