@@ -184,22 +184,11 @@ func (p *ctorParser) step() error {
 			p.ipv6BracketDepth--
 		case p.isNonSpecialPatternChar(p.tokenIndex, ":") && p.ipv6BracketDepth == 0:
 			p.changeState(stPort, 1)
-		case p.isNonSpecialPatternChar(p.tokenIndex, "/"):
-			p.changeState(stPathname, 0)
-		case p.isSearchPrefix():
-			p.changeState(stSearch, 1)
-		case p.isHashPrefix():
-			p.changeState(stHash, 1)
+		default:
+			p.leaveHost()
 		}
 	case stPort:
-		switch {
-		case p.isNonSpecialPatternChar(p.tokenIndex, "/"):
-			p.changeState(stPathname, 0)
-		case p.isSearchPrefix():
-			p.changeState(stSearch, 1)
-		case p.isHashPrefix():
-			p.changeState(stHash, 1)
-		}
+		p.leaveHost()
 	case stPathname:
 		if p.isSearchPrefix() {
 			p.changeState(stSearch, 1)
@@ -285,6 +274,19 @@ func (p *ctorParser) isSearchPrefix() bool {
 		return false
 	}
 	return true
+}
+
+// leaveHost moves on from the hostname or port to the pathname, search or
+// hash that the token starts, if it starts one.
+func (p *ctorParser) leaveHost() {
+	switch {
+	case p.isNonSpecialPatternChar(p.tokenIndex, "/"):
+		p.changeState(stPathname, 0)
+	case p.isSearchPrefix():
+		p.changeState(stSearch, 1)
+	case p.isHashPrefix():
+		p.changeState(stHash, 1)
+	}
 }
 
 func (p *ctorParser) isHashPrefix() bool { return p.isNonSpecialPatternChar(p.tokenIndex, "#") }
