@@ -16,9 +16,9 @@ import (
 	"github.com/tabhive/tabhive/internal/cdpconn"
 )
 
-// fakeChrome answers every request with an empty result, after sending the
-// events it was given, in order.
-func fakeChrome(t *testing.T, events []string) string {
+// serveWS serves one WebSocket browser endpoint per connection, talking
+// through browser, until the test ends, and returns the endpoint's URL.
+func serveWS(t *testing.T, browser func(c *websocket.Conn)) string {
 	up := websocket.Upgrader{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := up.Upgrade(w, r, nil)
@@ -26,6 +26,16 @@ func fakeChrome(t *testing.T, events []string) string {
 			return
 		}
 		defer c.Close()
+		browser(c)
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// fakeChrome answers every request with an empty result, after sending the
+// events it was given, in order.
+func fakeChrome(t *testing.T, events []string) string {
+	return serveWS(t, func(c *websocket.Conn) {
 		for {
 			_, msg, err := c.ReadMessage()
 			if err != nil {
@@ -40,9 +50,26 @@ func fakeChrome(t *testing.T, events []string) string {
 			}
 			c.WriteMessage(websocket.TextMessage, []byte(`{"id":`+strconvU(req.ID)+`,"result":{}}`))
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	})
+}
+
+// chromePipes are the two pipes of a browser launched with
+// --remote-debugging-pipe: what it writes (fromChrome, chromeOut) and what
+// it reads (chromeIn, toChrome). The browser's ends are closed when the
+// test ends.
+func chromePipes(t *testing.T) (fromChrome, chromeOut, chromeIn, toChrome *os.File) {
+	t.Helper()
+	fromChrome, chromeOut, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chromeOut.Close() })
+	chromeIn, toChrome, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { chromeIn.Close() })
+	return fromChrome, chromeOut, chromeIn, toChrome
 }
 
 func strconvU(u uint64) string { b, _ := json.Marshal(u); return string(b) }
@@ -96,13 +123,7 @@ func TestLargeMessage(t *testing.T) {
 // A call cut short by the connection closing is told apart from an error
 // Chrome answered with.
 func TestIsClosed(t *testing.T) {
-	up := websocket.Upgrader{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	url := serveWS(t, func(c *websocket.Conn) {
 		// The first request gets an error reply; the second closes the
 		// socket, as a target going away does.
 		var req struct {
@@ -115,11 +136,10 @@ func TestIsClosed(t *testing.T) {
 		json.Unmarshal(msg, &req)
 		c.WriteMessage(websocket.TextMessage, []byte(`{"id":`+strconvU(req.ID)+`,"error":{"code":-32000,"message":"No node with given id"}}`))
 		c.ReadMessage()
-	}))
-	defer srv.Close()
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := cdpconn.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), cdpconn.Options{})
+	c, err := cdpconn.Dial(ctx, url, cdpconn.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,16 +163,8 @@ func TestIsClosed(t *testing.T) {
 // got "Snapshot: cdp.Runtime: CallFunctionOn: write |1: broken pipe." from
 // TestStress when a call wrote in that moment.
 func TestIsClosedOnBrokenPipe(t *testing.T) {
-	fromChrome, chromeOut, err := os.Pipe() // kept open: the reader sees no end
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chromeOut.Close()
-	chromeIn, toChrome, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	chromeIn.Close() // Chrome is gone: writes fail with EPIPE
+	fromChrome, _, chromeIn, toChrome := chromePipes(t) // Chrome's output kept open: the reader sees no end
+	chromeIn.Close()                                    // Chrome is gone: writes fail with EPIPE
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c, err := cdpconn.DialPipe(ctx, fromChrome, toChrome, cdpconn.Options{})

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -158,16 +157,9 @@ func TestStalledBrowserHangsNoCaller(t *testing.T) {
 // the call fails as closed well before its own, longer deadline, and the
 // connection's Done fires.
 func TestWriteDeadlineClosesStalledPipe(t *testing.T) {
-	fromChrome, chromeOut, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chromeOut.Close()
-	chromeIn, toChrome, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chromeIn.Close() // open, never read: writes block once its buffer is full
+	// Chrome's input stays open, never read: writes block once its buffer
+	// is full.
+	fromChrome, _, _, toChrome := chromePipes(t)
 	c, err := cdpconn.DialPipe(ctx5(t), fromChrome, toChrome, cdpconn.Options{WriteTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
