@@ -2,15 +2,14 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 )
 
 // TestWebSocketsThroughBinary: with --allowed-url-pattern, a WebSocket (a
@@ -19,23 +18,10 @@ import (
 // a page or its worker, whatever spelling of the host; the allowed host
 // itself is reachable on any port (the limit SECURITY.md states).
 func TestWebSocketsThroughBinary(t *testing.T) {
-	var mu sync.Mutex
-	var handshakes []string
-	ln, err := net.Listen("tcp", ":0") // every address, IPv4 and IPv6
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		handshakes = append(handshakes, r.Host+r.URL.RequestURI())
-		mu.Unlock()
+	ws := tabhivetest.NewWitness(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not a WebSocket server", http.StatusBadRequest)
-	}))
-	ws.Listener.Close()
-	ws.Listener = ln
-	ws.Start()
-	t.Cleanup(ws.Close)
-	port := ln.Addr().(*net.TCPAddr).Port
+	})
+	port := ws.Port
 
 	var urls []string
 	for _, h := range []string{"127.0.0.1", "localhost", "127.0.0.2", "[::1]", "x.localhost", "ws.test"} {
@@ -54,16 +40,8 @@ Promise.all([...`+list+`.map(open), new Promise(r => w.onmessage = r)]).finally(
 
 	in := startHTTP(t, "--allowed-url-pattern", site.URL+"/*")
 	text(t, in.Client(nil), "navigate_page", map[string]any{"url": site.URL + "/", "timeout": 60000})
-	waitFor(t, "every socket to close", func() bool {
-		select {
-		case <-done:
-			return true
-		default:
-			return false
-		}
-	})
-	mu.Lock()
-	defer mu.Unlock()
+	tabhivetest.WaitClosed(t, "every socket to close", done)
+	handshakes := ws.Seen()
 	var others []string
 	for _, h := range handshakes {
 		if !strings.HasPrefix(h, "127.0.0.1:") {

@@ -2,9 +2,7 @@ package browsing
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -20,23 +18,8 @@ import (
 // that port, whether the agent asks for them or a page does. The witness
 // listens on every address, so each spelling would reach it.
 func TestBlockedLoopbackAliasesThroughBinary(t *testing.T) {
-	var mu sync.Mutex
-	var seen []string
-	ln, err := net.Listen("tcp", ":0") // IPv4 and IPv6, every address
-	if err != nil {
-		t.Fatal(err)
-	}
-	witness := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Host+r.URL.Path)
-		mu.Unlock()
-		fmt.Fprint(w, "ok")
-	}))
-	witness.Listener.Close()
-	witness.Listener = ln
-	witness.Start()
-	t.Cleanup(witness.Close)
-	port := ln.Addr().(*net.TCPAddr).Port
+	witness := tabhivetest.NewWitness(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") })
+	port := witness.Port
 
 	var aliases []string
 	for _, h := range []string{"localhost", "LOCALHOST", "localhost.", "x.localhost", "0.0.0.0", "0", "[::ffff:127.0.0.1]", "127.0.0.2", "127.1", "[::1]"} {
@@ -64,17 +47,8 @@ Promise.allSettled(`+list+`.map(u => fetch(u, {mode: 'no-cors'}))).finally(() =>
 		}
 	}
 	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": pageSite.URL + "/", "timeout": 60000})
-	tabhivetest.WaitFor(t, "the page's fetches", func() bool {
-		select {
-		case <-done:
-			return true
-		default:
-			return false
-		}
-	})
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) > 0 {
+	tabhivetest.WaitClosed(t, "the page's fetches", done)
+	if seen := witness.Seen(); len(seen) > 0 {
 		slices.Sort(seen)
 		t.Errorf("--blocked-url-pattern %s: the machine was reached on that port as %v", pattern, seen)
 	}

@@ -23,11 +23,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -365,6 +368,60 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// WaitClosed waits, as [WaitFor] does, until done is closed.
+func WaitClosed(t testing.TB, what string, done <-chan struct{}) {
+	t.Helper()
+	WaitFor(t, what, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+}
+
+// A Witness is an HTTP server on every address of the machine (IPv4 and
+// IPv6) at one port, which records the requests that reach it, so that
+// a test sees which spellings of the machine a browser reached. It stops
+// when the test ends.
+type Witness struct {
+	// Port is the port it listens on.
+	Port int
+
+	mu   sync.Mutex
+	seen []string // host and request URI of each request
+}
+
+// NewWitness starts a witness that answers each request with answer.
+func NewWitness(t testing.TB, answer http.HandlerFunc) *Witness {
+	t.Helper()
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &Witness{Port: ln.Addr().(*net.TCPAddr).Port}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		w.seen = append(w.seen, r.Host+r.URL.RequestURI())
+		w.mu.Unlock()
+		answer(rw, r)
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return w
+}
+
+// Seen returns the host and request URI of each request that reached w
+// so far, in the order they did.
+func (w *Witness) Seen() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
 }
 
 // Main is TestMain for a test package that starts tabhive beside
