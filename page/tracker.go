@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -108,6 +109,23 @@ func trackerOf(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 		return "", true, fmt.Errorf("%w: the tracker could not be installed", waiter.ErrUnfollowable)
 	}
 	return *r.Result.ObjectID, true, nil
+}
+
+// contextOf returns the execution context remote object id lives in, as
+// V8 names its remote objects ("<isolate>.<context>.<n>"), or 0 if id has
+// another shape: a controller is cached only for the document it was found
+// in (frame.trackerIn), so a navigation, which brings a new context, drops
+// it.
+func contextOf(id runtime.RemoteObjectID) runtime.ExecutionContextID {
+	parts := strings.Split(string(id), ".")
+	if len(parts) != 3 {
+		return 0
+	}
+	n, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return runtime.ExecutionContextID(n)
 }
 
 // trackerCall calls fn on the controller tracker with args, and decodes its

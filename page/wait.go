@@ -28,9 +28,10 @@ type causalProbe struct {
 	c   *cdp.Client
 	log zerolog.Logger // the actor's
 	// cached, if set, is the controller the actor found in the current
-	// document before (frame.tracker); first is the one Track used, for
-	// the actor to keep.
-	cached, first runtime.RemoteObjectID
+	// document before (frame.tracker); last is the one the probe last
+	// began following in, for the actor to keep if its document is still
+	// the frame's when the wait is over.
+	cached, last runtime.RemoteObjectID
 	// context is the execution context to track in: 0 for the main
 	// frame's main world, an out-of-process iframe's default world for
 	// an action in it (see framesProbe).
@@ -44,6 +45,10 @@ type causalProbe struct {
 	// begun are the trackers begun, to stop: the action's document's, and
 	// a new document's after a navigation.
 	begun []runtime.RemoteObjectID
+	// endPending says the action's input is done and the tracker followed
+	// has not been told yet: the settle that follows at once tells it in
+	// the same call (js.TrackerEndSettle).
+	endPending bool
 	// missing is what a late install could not wrap (tracker.go).
 	missing string
 }
@@ -60,8 +65,18 @@ func (p *causalProbe) following() runtime.RemoteObjectID {
 
 func (p *causalProbe) follow(id runtime.RemoteObjectID) {
 	p.mu.Lock()
-	p.tracker = id
+	p.tracker, p.endPending = id, false
 	p.mu.Unlock()
+}
+
+// takeEnd reports whether the input's end is still to be told to the
+// tracker followed, and clears it.
+func (p *causalProbe) takeEnd() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	end := p.endPending
+	p.endPending = false
+	return end
 }
 
 // trackerGroup is the object group of the references to controllers: kept
@@ -78,44 +93,61 @@ func (p *causalProbe) begin(ctx context.Context, counting bool, horizon time.Dur
 		// looked up in the current one.
 		if err := trackerCall(ctx, p.c, id, js.TrackerBegin, nil, counting, horizon.Milliseconds()); err == nil {
 			p.follow(id)
-			p.first = id
+			p.last = id
 			p.begun = append(p.begun, id)
 			return nil
 		}
 	}
-	id, late, err := trackerOf(ctx, p.c, p.context, p.group)
+	id, late, err := p.lookup(ctx)
 	if err != nil {
-		p.follow("")
 		return err
 	}
-	p.follow(id)
-	if p.first == "" {
-		p.first = id
-	}
-	p.begun = append(p.begun, id)
 	if err := trackerCall(ctx, p.c, id, js.TrackerBegin, nil, counting, horizon.Milliseconds()); err != nil {
 		p.follow("")
 		return err
 	}
 	if late {
-		var st struct {
-			Missing string `json:"missing"`
-		}
-		if trackerCall(ctx, p.c, id, js.TrackerState, &st) == nil {
-			p.missing = st.Missing
-		}
+		p.readMissing(ctx, id)
 	}
 	return nil
+}
+
+// lookup finds the tracker of the current document (trackerOf) and
+// follows it: it is begun next, and so stopped with the others.
+func (p *causalProbe) lookup(ctx context.Context) (id runtime.RemoteObjectID, late bool, err error) {
+	id, late, err = trackerOf(ctx, p.c, p.context, p.group)
+	if err != nil {
+		p.follow("")
+		return "", false, err
+	}
+	p.follow(id)
+	p.last = id
+	p.begun = append(p.begun, id)
+	return id, late, nil
+}
+
+// readMissing records what a late install of tracker id could not wrap.
+func (p *causalProbe) readMissing(ctx context.Context, id runtime.RemoteObjectID) {
+	var st struct {
+		Missing string `json:"missing"`
+	}
+	if trackerCall(ctx, p.c, id, js.TrackerState, &st) == nil {
+		p.missing = st.Missing
+	}
 }
 
 func (p *causalProbe) Track(ctx context.Context, horizon time.Duration) error {
 	return p.begin(ctx, true, horizon)
 }
 
+// InputDone leaves the end of the input to the settle the waiter starts at
+// once (waiter.Run), which tells the tracker in the same call: one round
+// trip fewer per action. Nothing the page runs between the two calls'
+// times is the action's either way.
 func (p *causalProbe) InputDone(ctx context.Context) {
-	if id := p.following(); id != "" {
-		trackerCall(ctx, p.c, id, js.TrackerEnd, nil)
-	}
+	p.mu.Lock()
+	p.endPending = p.tracker != ""
+	p.mu.Unlock()
 }
 
 func (p *causalProbe) Hold(ctx context.Context, key string) {
@@ -141,13 +173,6 @@ func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Set
 }
 
 func (p *causalProbe) settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
-	if s.Fresh || p.following() == "" {
-		// A document nobody followed: a tracker that counts nothing waits
-		// for its DOM alone.
-		if err := p.begin(ctx, false, s.Horizon); err != nil {
-			return waiter.Settled{}, err
-		}
-	}
 	opts := map[string]int64{
 		"tail": s.Tail.Milliseconds(), "min": s.Min.Milliseconds(), "horizon": s.Horizon.Milliseconds(),
 		"requests": s.Requests.Milliseconds(), "max": s.Max.Milliseconds(),
@@ -156,8 +181,8 @@ func (p *causalProbe) settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		Reason  string `json:"reason"`
 		Pending string `json:"pending"`
 	}
-	id := p.following()
-	if err := trackerCall(ctx, p.c, id, js.TrackerSettle, &st, opts); err != nil {
+	id, err := p.settleCall(ctx, s, opts, &st)
+	if err != nil {
 		return waiter.Settled{}, err
 	}
 	// Settled, the tracker stopped itself.
@@ -177,6 +202,45 @@ func (p *causalProbe) settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		return out, fmt.Errorf("%w: it stopped being followed", waiter.ErrUnfollowable)
 	}
 	return out, nil
+}
+
+// settleCall makes the call that waits for the document to settle, and
+// returns the controller it waited on. A document nobody followed gets a
+// tracker that counts nothing and waits for its DOM alone: once its
+// controller is found, begun and waited on in one call.
+func (p *causalProbe) settleCall(ctx context.Context, s waiter.Settling, opts map[string]int64, out any) (runtime.RemoteObjectID, error) {
+	if !s.Fresh && p.following() != "" {
+		id, fn := p.following(), js.TrackerSettle
+		if p.takeEnd() {
+			fn = js.TrackerEndSettle
+		}
+		return id, trackerCall(ctx, p.c, id, fn, out, opts)
+	}
+	if p.cached != "" {
+		// Tried first, and looked up again if its document has gone.
+		if err := p.begin(ctx, false, s.Horizon); err != nil {
+			return "", err
+		}
+		id := p.following()
+		return id, trackerCall(ctx, p.c, id, js.TrackerSettle, out, opts)
+	}
+	id, late, err := p.lookup(ctx)
+	if err != nil {
+		return "", err
+	}
+	if late {
+		// What a late install could not wrap is read once it is begun.
+		if err := trackerCall(ctx, p.c, id, js.TrackerBegin, nil, false, s.Horizon.Milliseconds()); err != nil {
+			p.follow("")
+			return "", err
+		}
+		p.readMissing(ctx, id)
+		return id, trackerCall(ctx, p.c, id, js.TrackerSettle, out, opts)
+	}
+	if err := trackerCall(ctx, p.c, id, js.TrackerBeginSettle, out, false, s.Horizon.Milliseconds(), opts); err != nil {
+		return "", err
+	}
+	return id, nil
 }
 
 // Stop stops every tracker the probe began and has not seen settle. The
@@ -417,11 +481,8 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	a.stopLeftTrackers(ctx)
 	main := a.frames.byID[a.frames.main]
 	var cached runtime.RemoteObjectID
-	var cachedIn runtime.ExecutionContextID
 	if main != nil && main.context != 0 && main.trackerIn == main.context && !opts.navigates {
-		cached, cachedIn = main.tracker, main.context
-	} else if main != nil {
-		cachedIn = main.context
+		cached = main.tracker
 	}
 	top := newProbe(a.log, a.c, 0, cached)
 	var probe waiter.Page = top
@@ -456,10 +517,11 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	select {
 	case r := <-waited:
 		// The wait is over: the probe is the actor's to read again.
-		if main := a.frames.byID[a.frames.main]; main != nil && top.first != "" && main.context != 0 && main.context == cachedIn {
-			// The document Track followed is still the frame's: keep its
-			// controller for the next action.
-			main.tracker, main.trackerIn = top.first, main.context
+		if main := a.frames.byID[a.frames.main]; main != nil && top.last != "" && main.context != 0 && contextOf(top.last) == main.context {
+			// The document last followed is still the frame's (a new
+			// document has a new context): keep its controller for the
+			// next action.
+			main.tracker, main.trackerIn = top.last, main.context
 		}
 		res.Pending, res.Unfollowed = r.Pending, r.Unfollowed
 		if r.Dialog {

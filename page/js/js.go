@@ -94,6 +94,20 @@ var (
 	//go:embed tracker_settle.js
 	TrackerSettle string
 
+	// TrackerBeginSettle begins following a document with a tracker that
+	// counts nothing (the horizon in ms) and waits for it to settle under
+	// options o, in one call: [TrackerBegin] then [TrackerSettle].
+	//
+	//go:embed tracker_begin_settle.js
+	TrackerBeginSettle string
+
+	// TrackerEndSettle says the action's input is done and waits for the
+	// page to settle under options o, in one call: [TrackerEnd] then
+	// [TrackerSettle].
+	//
+	//go:embed tracker_end_settle.js
+	TrackerEndSettle string
+
 	// TrackerStop stops the tracker, whatever it follows.
 	//
 	//go:embed tracker_stop.js

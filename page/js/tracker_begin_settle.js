@@ -1,0 +1,1 @@
+function (c, h, o) { this.begin(c, h); return this.settle(o) }

@@ -1,0 +1,1 @@
+function (o) { this.end(); return this.settle(o) }
