@@ -43,8 +43,9 @@ type frame struct {
 	url      string
 	context  runtime.ExecutionContextID // default world, 0 when none yet
 	// tracker is the document's tracker controller (tracker.go), as
-	// found in context trackerIn: valid while that context is the
-	// frame's. It spares each action two round trips to find it.
+	// found in context trackerIn (the context its remote object id
+	// names): valid while that context is the frame's. It spares each
+	// action two round trips to find it.
 	tracker   runtime.RemoteObjectID
 	trackerIn runtime.ExecutionContextID
 	// sess is the session that reaches the frame: the page's own, or an

@@ -115,7 +115,9 @@ func trackerOf(ctx context.Context, c *cdp.Client, ec runtime.ExecutionContextID
 // V8 names its remote objects ("<isolate>.<context>.<n>"), or 0 if id has
 // another shape: a controller is cached only for the document it was found
 // in (frame.trackerIn), so a navigation, which brings a new context, drops
-// it.
+// it. Context ids are numbered per renderer, but a remote object resolves
+// only in the renderer that named it: a controller left in another
+// process fails its first call, and is looked up again (causalProbe.begin).
 func contextOf(id runtime.RemoteObjectID) runtime.ExecutionContextID {
 	parts := strings.Split(string(id), ".")
 	if len(parts) != 3 {
