@@ -181,31 +181,14 @@ func TestTraceReloadSavesALoadableTraceAndItsReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var file struct {
-		TraceEvents []struct {
-			Name string `json:"name"`
-			Ph   string `json:"ph"`
-			Args struct {
-				Data struct {
-					DocumentLoaderURL string `json:"documentLoaderURL"`
-				} `json:"data"`
-			} `json:"args"`
-		} `json:"traceEvents"`
-		Metadata map[string]any `json:"metadata"`
-	}
+	var file tracetest.SavedFile
 	if err := json.Unmarshal(raw, &file); err != nil {
 		t.Fatalf("the trace file is not JSON: %v", err)
 	}
 	if len(file.Metadata) == 0 {
 		t.Error("the trace file has no metadata")
 	}
-	found := false
-	for _, e := range file.TraceEvents {
-		if e.Name == "navigationStart" && e.Args.Data.DocumentLoaderURL == url {
-			found = true
-		}
-	}
-	if !found {
+	if !file.Navigates(url) {
 		t.Errorf("the trace file (%d events) has no navigationStart of %s", len(file.TraceEvents), url)
 	}
 	again, err := ptrace.Analyze(bytes.NewReader(raw), ptrace.Options{})

@@ -195,24 +195,12 @@ func checkTraceFile(t *testing.T, path, url string) {
 	if err != nil {
 		t.Fatalf("the trace file %s is not gzip-compressed: %v", path, err)
 	}
-	var file struct {
-		TraceEvents []struct {
-			Name string `json:"name"`
-			Args struct {
-				Data struct {
-					DocumentLoaderURL string `json:"documentLoaderURL"`
-				} `json:"data"`
-			} `json:"args"`
-		} `json:"traceEvents"`
-		Metadata map[string]any `json:"metadata"`
-	}
+	var file tracetest.SavedFile
 	if err := json.NewDecoder(zr).Decode(&file); err != nil {
 		t.Fatalf("the trace file %s is not a JSON trace: %v", path, err)
 	}
-	for _, e := range file.TraceEvents {
-		if e.Name == "navigationStart" && e.Args.Data.DocumentLoaderURL == url && len(file.Metadata) > 0 {
-			return
-		}
+	if file.Navigates(url) && len(file.Metadata) > 0 {
+		return
 	}
 	t.Errorf("the trace file %s (%d events, %d metadata) has no navigation to %s", path, len(file.TraceEvents), len(file.Metadata), url)
 }

@@ -2,7 +2,8 @@
 // recorded on: pages that each isolate one cause of a slow page (a late
 // image, a render-blocking stylesheet, a layout shift, a long task, a slow
 // interaction, a redirect chain, a third party), and the offline documents
-// of the machine. Like net/http/httptest it is for tests and dev tooling
+// of the machine. [SavedFile] reads back what the tests check of a trace
+// file tabhive saved. Like net/http/httptest it is for tests and dev tooling
 // only.
 //
 // Paths:
@@ -289,4 +290,30 @@ func (h *Handler) image(name, c string) ([]byte, error) {
 	}
 	h.images[key] = buf.Bytes()
 	return buf.Bytes(), nil
+}
+
+// A SavedFile is what the tests check of a trace file tabhive saved, as
+// DevTools and Perfetto load it: its events' names and navigations, and
+// Chrome's metadata.
+type SavedFile struct {
+	TraceEvents []struct {
+		Name string `json:"name"`
+		Args struct {
+			Data struct {
+				DocumentLoaderURL string `json:"documentLoaderURL"`
+			} `json:"data"`
+		} `json:"args"`
+	} `json:"traceEvents"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// Navigates reports whether f holds the navigationStart of a document
+// loaded from url.
+func (f *SavedFile) Navigates(url string) bool {
+	for _, e := range f.TraceEvents {
+		if e.Name == "navigationStart" && e.Args.Data.DocumentLoaderURL == url {
+			return true
+		}
+	}
+	return false
 }
