@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,13 +58,11 @@ func (f *fakePipe) serve() {
 	br := bufio.NewReader(f.r)
 	n := 0
 	for {
-		b, err := br.ReadBytes(0)
-		if err != nil {
-			return
+		c, err := readCommand(br)
+		if errors.Is(err, errNotJSON) {
+			f.t.Error(err)
 		}
-		var c command
-		if err := json.Unmarshal(b[:len(b)-1], &c); err != nil {
-			f.t.Errorf("connection wrote %q: %v", b, err)
+		if err != nil {
 			return
 		}
 		if c.Method == "Target.attachToTarget" {
@@ -73,6 +72,23 @@ func (f *fakePipe) serve() {
 		}
 		f.cmds <- c
 	}
+}
+
+// errNotJSON is readCommand's error for a message that is not a command.
+var errNotJSON = errors.New("not a JSON command")
+
+// readCommand reads the next command the connection wrote to a pipe: a
+// JSON message and its NUL.
+func readCommand(br *bufio.Reader) (command, error) {
+	b, err := br.ReadBytes(0)
+	if err != nil {
+		return command{}, err
+	}
+	var c command
+	if err := json.Unmarshal(b[:len(b)-1], &c); err != nil {
+		return command{}, fmt.Errorf("connection wrote %q: %w (%v)", b, errNotJSON, err)
+	}
+	return c, nil
 }
 
 // send writes one message to the connection.

@@ -3,7 +3,6 @@ package cdpconn_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,12 +54,8 @@ func TestStalledBrowserHangsNoCaller(t *testing.T) {
 		br := bufio.NewReader(toPeerR)
 		n := 0
 		for {
-			b, err := br.ReadBytes(0)
+			c, err := readCommand(br)
 			if err != nil {
-				return
-			}
-			var c command
-			if err := json.Unmarshal(b[:len(b)-1], &c); err != nil {
 				return
 			}
 			switch c.Method {
