@@ -10,7 +10,12 @@ package main
 //	         one at a time: runtime, network, inspector (Inspector and
 //	         Audits), async (Runtime, with asynchronous stacks)
 //	tracker  tabhive's causal tracker (page/js/causal.js) added to run at
-//	         the start of every document, dormant, as tabhive installs it
+//	         the start of every document, dormant, as tabhive installs it;
+//	         its cost split: tracker-compile (the same source as a
+//	         function never called: only compiled), tracker-bare (run, but
+//	         no function wrapped: the install without its proxies),
+//	         tracker-empty (a script that does nothing: what any script at
+//	         the start of every document costs)
 //	walker   snapshots taken by tabhive's in-page walker (page/js/snapshot.js)
 //	         in an isolated world instead of Accessibility.getFullAXTree; a
 //	         click resolves the walker's id to a DOM node as tabhive
@@ -50,7 +55,9 @@ import (
 type features struct {
 	// The domains, each enabled on its own (domains: all).
 	runtime, network, inspector, async bool
-	tracker                            bool
+	// tracker is how the causal tracker is added: "" (not), "full",
+	// "compile", "bare" or "empty" (see the package comment).
+	tracker string
 	// walker is how snapshots are taken: "" (the AX tree), "call", "doc"
 	// or "compile" (see the package comment).
 	walker                   string
@@ -72,8 +79,11 @@ func (f features) String() string {
 			on = append(on, d.name)
 		}
 	}
-	if f.tracker {
+	switch f.tracker {
+	case "full":
 		on = append(on, "tracker")
+	case "compile", "bare", "empty":
+		on = append(on, "tracker-"+f.tracker)
 	}
 	if f.walker != "" {
 		on = append(on, "walker-"+f.walker)
@@ -105,7 +115,9 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "async":
 			f.runtime, f.async = true, true
 		case "tracker":
-			f.tracker = true
+			f.tracker = "full"
+		case "tracker-compile", "tracker-bare", "tracker-empty":
+			f.tracker = strings.TrimPrefix(strings.TrimSpace(name), "tracker-")
 		case "walker", "walker-call":
 			f.walker = "call"
 		case "walker-doc":
@@ -113,9 +125,9 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "walker-compile":
 			f.walker = "compile"
 		case "tabhive":
-			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, true, "doc"
+			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "doc"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, walker, walker-doc, walker-compile, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-compile, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {
@@ -125,14 +137,27 @@ func parseFeatures(list, jsDir string) (features, error) {
 		}
 		return string(b), nil
 	}
-	if f.tracker {
+	if f.tracker != "" {
 		src, err := read("causal.js")
 		if err != nil {
 			return f, err
 		}
 		// As page/tracker.go calls it: a key of its own, a 5 min lifetime.
 		src = strings.ReplaceAll(src, "__TABHIVE_KEY__", "tcdpceiling")
-		f.trackerJS = "(" + strings.TrimSpace(src) + ")(300000)\n//# sourceURL=tabhive://tracker.js\n"
+		call := "(300000)"
+		switch f.tracker {
+		case "compile":
+			call = ""
+		case "bare":
+			const wrap = "const wrap = (obj, name, body) => {"
+			if !strings.Contains(src, wrap) {
+				return f, fmt.Errorf("-features tracker-bare: causal.js has no %q to disable", wrap)
+			}
+			src = strings.Replace(src, wrap, wrap+" return;", 1)
+		case "empty":
+			src, call = "function () {}", ""
+		}
+		f.trackerJS = "(" + strings.TrimSpace(src) + ")" + call + "\n//# sourceURL=tabhive://tracker.js\n"
 	}
 	if f.walker != "" {
 		src, err := read("snapshot.js")
@@ -170,7 +195,7 @@ func (f features) enable(ctx context.Context, p *tab) error {
 			return fmt.Errorf("enable domains: %w", err)
 		}
 	}
-	if f.tracker {
+	if f.tracker != "" {
 		if _, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(f.trackerJS)); err != nil {
 			return fmt.Errorf("add tracker: %w", err)
 		}
