@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mafredri/cdp/protocol/debugger"
+	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/page/internal/sabotage"
 )
 
@@ -129,5 +132,73 @@ func TestTrackerAtDocumentStart(t *testing.T) {
 	}
 	if st, _ := stateOf(t, a); st.Missing != "" {
 		t.Errorf("a tracker installed at document start missed %q", st.Missing)
+	}
+}
+
+// TestTrackerInstallThrowsNothing: in a document that is not a secure
+// context (a data: URL, which has no crypto.subtle), the tracker installs
+// at its start without throwing, even an exception it catches: V8 words
+// each exception's message by parsing the whole script again, and twelve
+// such throws once cost every document of an http: site 10 ms or more.
+func TestTrackerInstallThrowsNothing(t *testing.T) {
+	t.Parallel()
+	tab := browsertest.Chromium(t).NewTab(t)
+	ctx := trackerCtx(t)
+	conn, err := tab.Attach(ctx, cdpconn.Options{Keep: func(m string) bool { return m == "Debugger.paused" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	c := conn.Client
+	if err := c.Page.Enable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Debugger.Enable(ctx, debugger.NewEnableArgs()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Debugger.SetPauseOnExceptions(ctx, debugger.NewSetPauseOnExceptionsArgs("all")); err != nil {
+		t.Fatal(err)
+	}
+	if err := installTracker(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	// Every exception pauses the page: count them and let it go on.
+	paused := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { paused <- n }()
+		for {
+			select {
+			case <-conn.Ready():
+			case <-ctx.Done():
+				return
+			case <-conn.Done():
+				return
+			}
+			for _, e := range conn.Take() {
+				if e.Method == "Debugger.paused" {
+					n++
+					c.Debugger.Resume(ctx, debugger.NewResumeArgs())
+				}
+			}
+		}
+	}()
+	if _, err := c.Page.Navigate(ctx, page.NewNavigateArgs("data:text/html,<title>Insecure</title>")); err != nil {
+		t.Fatal(err)
+	}
+	secure, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(
+		"new Promise((r) => { const t = () => document.title === 'Insecure' ? r(isSecureContext) : setTimeout(t, 10); t(); })").
+		SetAwaitPromise(true).SetReturnByValue(true))
+	if err != nil || secure.ExceptionDetails != nil || string(secure.Result.Value) != "false" {
+		t.Fatalf("the data: document is not an insecure context: %+v, %v", secure, err)
+	}
+	group := newGroup("test")
+	defer releaseGroup(c, ctx, group)
+	if _, late, err := trackerOf(ctx, c, 0, group); err != nil || late {
+		t.Fatalf("the tracker is not installed at document start: late %v, %v", late, err)
+	}
+	conn.Close()
+	if n := <-paused; n != 0 {
+		t.Errorf("the tracker's install threw %d exception(s)", n)
 	}
 }

@@ -76,6 +76,13 @@
 // iterator protocol, spread or array method is used after install, and
 // every object handed to the engine or to CDP has no prototype to be
 // hijacked (a proxy's handler looks its traps up by name).
+//
+// Cost: the source is the same in every document (the key is the
+// process's), so V8 compiles it once per renderer and serves later
+// documents from its compilation cache; the install then takes a fraction
+// of a millisecond. It throws nothing where a document lacks an API
+// (crypto.subtle outside a secure context): V8 words an exception's
+// message by parsing the whole script again, a millisecond or more a throw.
 (function (lifetime) {
   'use strict';
   // Down to eslint-enable, the install, which takes references before the
@@ -469,9 +476,12 @@
   for (let i = 0; i < blobReads.length; i++) {
     try { wrap(g.Blob.prototype, blobReads[i], followCall('task', 'Blob.' + blobReads[i] + '()', false, true)); } catch (e) {}
   }
+  // Only secure contexts have crypto.subtle: absent, it is skipped without
+  // a throw (see Cost in the header).
+  const SC = g.SubtleCrypto;
   const subtle = ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'];
-  for (let i = 0; i < subtle.length; i++) {
-    try { wrap(g.SubtleCrypto.prototype, subtle[i], followCall('task', 'crypto.subtle.' + subtle[i] + '()', false, true)); } catch (e) {}
+  for (let i = 0; SC && i < subtle.length; i++) {
+    try { wrap(SC.prototype, subtle[i], followCall('task', 'crypto.subtle.' + subtle[i] + '()', false, true)); } catch (e) {}
   }
   wrap(g, 'createImageBitmap', followCall('task', 'createImageBitmap()', false, true));
   try { wrap(g.HTMLImageElement.prototype, 'decode', followCall('task', 'an image decoding', false, true)); } catch (e) {}
