@@ -10,8 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/tabhive/tabhive/browser/browsertest"
 )
+
+// openHTML serves a page titled title with body, and opens it in a new
+// session: the page's URL, the session and the page's id.
+func openHTML(t *testing.T, title, body string) (url string, cs *mcp.ClientSession, id int) {
+	t.Helper()
+	url = browsertest.Serve(t, browsertest.HTML(title, body)).URL + "/"
+	cs = inMemory(t)
+	return url, cs, openPage(t, cs, url)
+}
 
 // quietPage schedules nothing, ever: no action on it leaves work pending.
 const quietPage = `<input aria-label=Name><select aria-label=Pick><option>a</option><option>b</option></select>
@@ -25,9 +36,7 @@ const quietPage = `<input aria-label=Name><select aria-label=Pick><option>a</opt
 // set while the tracker was installed.
 func TestNoFalsePending(t *testing.T) {
 	t.Parallel()
-	base := browsertest.Serve(t, browsertest.HTML("Quiet", quietPage)).URL
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/")
+	url, cs, id := openHTML(t, "Quiet", quietPage)
 	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	name := uidOf(t, snap, "textbox", "Name")
 	pick := uidOf(t, snap, "combobox", "Pick")
@@ -53,8 +62,8 @@ func TestNoFalsePending(t *testing.T) {
 		"drag":            {{"from_uid": press, "to_uid": regexp.MustCompile(`uid=(\S+) "Drop"`).FindStringSubmatch(snap)[1]}},
 		"upload_file":     {{"uid": upload, "filePaths": []string{file}}},
 		"evaluate_script": {{"function": "() => 1"}, {"function": "() => 1", "timeout": 5000}, {"function": "async () => { await new Promise((r) => setTimeout(r, 20)); return 2 }"}},
-		"navigate_page":   {{"type": "reload"}, {"type": "url", "url": base + "/"}},
-		"new_page":        {{"url": base + "/"}},
+		"navigate_page":   {{"type": "reload"}, {"type": "url", "url": url}},
+		"new_page":        {{"url": url}},
 		"wait_for":        {{"text": []string{"Quiet"}}},
 		"take_snapshot":   {{}},
 		"take_screenshot": {{}},
@@ -113,11 +122,9 @@ func TestNoFalsePending(t *testing.T) {
 // for five minutes, one more layer for each retry.
 func TestSettleAfterFailedActions(t *testing.T) {
 	t.Parallel()
-	base := browsertest.Serve(t, browsertest.HTML("Fails", `<button id=gone>Gone</button>
+	_, cs, id := openHTML(t, "Fails", `<button id=gone>Gone</button>
 <button onclick="setTimeout(() => {}, 30); alert('hi')">Alert</button><button>Noop</button>
-<script>window.atLoad = window.setTimeout;</script>`)).URL
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/")
+<script>window.atLoad = window.setTimeout;</script>`)
 	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	gone, alert, noop := uidOf(t, snap, "button", "Gone"), uidOf(t, snap, "button", "Alert"), uidOf(t, snap, "button", "Noop")
 	must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": "() => { document.getElementById('gone').style.display = 'none' }"})
@@ -200,9 +207,7 @@ document.getElementById('go').onclick = () => {
 // without tabhive, while a handled one is not.
 func TestSettleUndetectable(t *testing.T) {
 	t.Parallel()
-	base := browsertest.Serve(t, browsertest.HTML("Detect", detectPage)).URL
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/")
+	_, cs, id := openHTML(t, "Detect", detectPage)
 	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	must(t, cs, "click", map[string]any{"pageId": id, "uid": uidOf(t, snap, "button", "Detect")})
 	if snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id}); !strings.Contains(snap, `"clean"`) {
@@ -256,9 +261,7 @@ input.addEventListener('focus', () => { document.title = 'focused'; });
 // actionability timeout (5 s) and fail with "did not become interactive".
 func TestClickZeroAreaInput(t *testing.T) {
 	t.Parallel()
-	base := browsertest.Serve(t, browsertest.HTML("Editor", editorPage)).URL
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/")
+	_, cs, id := openHTML(t, "Editor", editorPage)
 	snap := must(t, cs, "take_snapshot", map[string]any{"pageId": id})
 	// Each click must answer before a deadline short of the 5 s it used
 	// to wait (the event; 4 s is room for a loaded machine).
@@ -296,9 +299,7 @@ window.TextEncoder = function () { throw new Error('no encoders here'); };
 // replaced.
 func TestEvaluatePageBuiltins(t *testing.T) {
 	t.Parallel()
-	base := browsertest.Serve(t, browsertest.HTML("Builtins", stringifyPage)).URL
-	cs := inMemory(t)
-	id := openPage(t, cs, base+"/")
+	_, cs, id := openHTML(t, "Builtins", stringifyPage)
 	for _, tc := range []struct{ args map[string]any }{
 		{map[string]any{"function": "() => ({ one: 1 })"}},
 		{map[string]any{"function": "async () => ({ one: 1 })"}},
