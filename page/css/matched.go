@@ -374,33 +374,31 @@ func mediaText(r CSSRule) string {
 // the same name are replaced in place, new names added at the end. Only
 // names and values are kept, as DevTools keeps them.
 func mergeInto(to, from *Style) {
+	to.ShorthandEntries = mergeNamed(to.ShorthandEntries, from.ShorthandEntries,
+		func(e ShorthandEntry) (string, string) { return e.Name, e.Value },
+		func(name, value string) ShorthandEntry { return ShorthandEntry{Name: name, Value: value} })
+	to.CSSProperties = mergeNamed(to.CSSProperties, from.CSSProperties,
+		func(p Property) (string, string) { return p.Name, p.Value },
+		func(name, value string) Property { return Property{Name: name, Value: value} })
+}
+
+// mergeNamed merges the name-value pairs of from into those of to, as
+// mergeInto does: split reads a pair, join makes one.
+func mergeNamed[T any](to, from []T, split func(T) (name, value string), join func(name, value string) T) []T {
 	var names []string
 	vals := map[string]string{}
-	for _, list := range [][]ShorthandEntry{to.ShorthandEntries, from.ShorthandEntries} {
+	for _, list := range [][]T{to, from} {
 		for _, e := range list {
-			if _, ok := vals[e.Name]; !ok {
-				names = append(names, e.Name)
+			name, value := split(e)
+			if _, ok := vals[name]; !ok {
+				names = append(names, name)
 			}
-			vals[e.Name] = e.Value
+			vals[name] = value
 		}
 	}
-	entries := make([]ShorthandEntry, len(names))
+	out := make([]T, len(names))
 	for i, n := range names {
-		entries[i] = ShorthandEntry{Name: n, Value: vals[n]}
+		out[i] = join(n, vals[n])
 	}
-	names = nil
-	vals = map[string]string{}
-	for _, list := range [][]Property{to.CSSProperties, from.CSSProperties} {
-		for _, p := range list {
-			if _, ok := vals[p.Name]; !ok {
-				names = append(names, p.Name)
-			}
-			vals[p.Name] = p.Value
-		}
-	}
-	props := make([]Property, len(names))
-	for i, n := range names {
-		props[i] = Property{Name: n, Value: vals[n]}
-	}
-	to.ShorthandEntries, to.CSSProperties = entries, props
+	return out
 }
