@@ -141,6 +141,16 @@ type expected struct {
 	Contexts json.RawMessage `json:"contexts"`
 }
 
+// eachFixture runs test on each fixture's snapshot, loaded, and what
+// DevTools says of it, in a subtest named after the fixture.
+func eachFixture(t *testing.T, test func(t *testing.T, s *Snapshot, e *expected)) {
+	for _, name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			test(t, loadFixture(t, name), readExpected(t, name))
+		})
+	}
+}
+
 func readExpected(t *testing.T, name string) *expected {
 	t.Helper()
 	var e expected
@@ -231,50 +241,42 @@ func abbreviate(v any) string {
 }
 
 func TestDevToolsNodes(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			n := e.Nodes
-			if len(n.ID) != s.nodeCount {
-				t.Fatalf("node count = %d, DevTools has %d", s.nodeCount, len(n.ID))
-			}
-			bad := 0
-			for o := uint32(0); o < uint32(s.nodeCount); o++ {
-				got := []any{s.nID[o], s.nodeName(o), s.nodeTypeName(o), float64(s.nSelf[o]), s.retained[o], s.dominator[o], s.distance[o], s.state(o), classes{s}.keyString(classes{s}.classKeyOf(o)), s.nativeCtx[o], s.flags[o]}
-				want := []any{n.ID[o], n.Name[o], n.Type[o], n.Self[o], n.Retained[o], n.Dominator[o], n.Distance[o], n.State[o], n.ClassKey[o], n.NativeContext[o], n.Flags[o]}
-				if !reflect.DeepEqual(got, want) {
-					if bad < 10 {
-						t.Errorf("node %d (@%d):\n got [id name type self retained dominator distance state class nativeContext flags] %q\nwant %q", o, s.nID[o], got, want)
-					}
-					bad++
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		n := e.Nodes
+		if len(n.ID) != s.nodeCount {
+			t.Fatalf("node count = %d, DevTools has %d", s.nodeCount, len(n.ID))
+		}
+		bad := 0
+		for o := uint32(0); o < uint32(s.nodeCount); o++ {
+			got := []any{s.nID[o], s.nodeName(o), s.nodeTypeName(o), float64(s.nSelf[o]), s.retained[o], s.dominator[o], s.distance[o], s.state(o), classes{s}.keyString(classes{s}.classKeyOf(o)), s.nativeCtx[o], s.flags[o]}
+			want := []any{n.ID[o], n.Name[o], n.Type[o], n.Self[o], n.Retained[o], n.Dominator[o], n.Distance[o], n.State[o], n.ClassKey[o], n.NativeContext[o], n.Flags[o]}
+			if !reflect.DeepEqual(got, want) {
+				if bad < 10 {
+					t.Errorf("node %d (@%d):\n got [id name type self retained dominator distance state class nativeContext flags] %q\nwant %q", o, s.nID[o], got, want)
 				}
+				bad++
 			}
-			if bad > 0 {
-				t.Errorf("%d of %d nodes differ from DevTools", bad, s.nodeCount)
-			}
-		})
-	}
+		}
+		if bad > 0 {
+			t.Errorf("%d of %d nodes differ from DevTools", bad, s.nodeCount)
+		}
+	})
 }
 
 func TestDevToolsSummary(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			if got := s.Statistics(); got != e.Statistics {
-				t.Errorf("statistics = %+v, want %+v", got, e.Statistics)
-			}
-			if got := s.StaticData(); got != e.StaticData {
-				t.Errorf("static data = %+v, want %+v", got, e.StaticData)
-			}
-			same(t, "native context sizes", nativeSizesJSON(s.NativeContextSizes()), e.NativeContextSizes)
-			same(t, "retained by context summary", summaryJSON(must(s.RetainedByContextSummary(bg))), e.RetainedByContextSummary)
-			if !reflect.DeepEqual(s.interfaceDefs, e.InterfaceDefinitions) && !(len(s.interfaceDefs) == 0 && len(e.InterfaceDefinitions) == 0) {
-				t.Errorf("interface definitions = %+v, want %+v", s.interfaceDefs, e.InterfaceDefinitions)
-			}
-		})
-	}
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		if got := s.Statistics(); got != e.Statistics {
+			t.Errorf("statistics = %+v, want %+v", got, e.Statistics)
+		}
+		if got := s.StaticData(); got != e.StaticData {
+			t.Errorf("static data = %+v, want %+v", got, e.StaticData)
+		}
+		same(t, "native context sizes", nativeSizesJSON(s.NativeContextSizes()), e.NativeContextSizes)
+		same(t, "retained by context summary", summaryJSON(must(s.RetainedByContextSummary(bg))), e.RetainedByContextSummary)
+		if !reflect.DeepEqual(s.interfaceDefs, e.InterfaceDefinitions) && !(len(s.interfaceDefs) == 0 && len(e.InterfaceDefinitions) == 0) {
+			t.Errorf("interface definitions = %+v, want %+v", s.interfaceDefs, e.InterfaceDefinitions)
+		}
+	})
 }
 
 func nativeSizesJSON(n NativeContextSizes) map[string]any {
@@ -293,87 +295,79 @@ func summaryJSON(r RetainedByContextSummary) map[string]any {
 }
 
 func TestDevToolsAggregates(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			for filter, want := range e.Aggregates {
-				t.Run("filter="+filter, func(t *testing.T) {
-					f, ctxID := filter, -1.0
-					if rest, ok := strings.CutPrefix(filter, "nativeContext_"); ok {
-						var idx int
-						fmt.Sscan(rest, &idx)
-						f, ctxID = FilterSpecificContext, float64(s.nID[idx/s.nodeFieldCount])
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		for filter, want := range e.Aggregates {
+			t.Run("filter="+filter, func(t *testing.T) {
+				f, ctxID := filter, -1.0
+				if rest, ok := strings.CutPrefix(filter, "nativeContext_"); ok {
+					var idx int
+					fmt.Sscan(rest, &idx)
+					f, ctxID = FilterSpecificContext, float64(s.nID[idx/s.nodeFieldCount])
+				}
+				if err := s.begin(bg); err != nil {
+					t.Fatal(err)
+				}
+				set, err := classes{s}.aggregatesFor(f, ctxID)
+				s.end(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []expectedAggregate
+				for _, a := range set.list {
+					g := expectedAggregate{Key: a.key, Name: a.name, Count: a.count, Self: a.self, MaxRet: a.maxRet, Distance: a.distance}
+					if filter == "" {
+						g.Nodes = a.nodes
 					}
-					if err := s.begin(bg); err != nil {
-						t.Fatal(err)
-					}
-					set, err := classes{s}.aggregatesFor(f, ctxID)
-					s.end(nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var got []expectedAggregate
-					for _, a := range set.list {
-						g := expectedAggregate{Key: a.key, Name: a.name, Count: a.count, Self: a.self, MaxRet: a.maxRet, Distance: a.distance}
-						if filter == "" {
-							g.Nodes = a.nodes
+					got = append(got, g)
+				}
+				if len(got) == 0 && len(want) == 0 {
+					return
+				}
+				if !reflect.DeepEqual(got, want) {
+					for i := range min(len(got), len(want)) {
+						if !reflect.DeepEqual(got[i], want[i]) {
+							t.Fatalf("aggregate %d = %+v,\nwant %+v", i, abbreviate(got[i]), abbreviate(want[i]))
 						}
-						got = append(got, g)
 					}
-					if len(got) == 0 && len(want) == 0 {
-						return
-					}
-					if !reflect.DeepEqual(got, want) {
-						for i := range min(len(got), len(want)) {
-							if !reflect.DeepEqual(got[i], want[i]) {
-								t.Fatalf("aggregate %d = %+v,\nwant %+v", i, abbreviate(got[i]), abbreviate(want[i]))
-							}
-						}
-						t.Fatalf("%d aggregates, want %d", len(got), len(want))
-					}
-				})
-			}
-		})
-	}
+					t.Fatalf("%d aggregates, want %d", len(got), len(want))
+				}
+			})
+		}
+	})
 }
 
 func TestDevToolsSamples(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			if len(e.Samples) < 10 {
-				t.Fatalf("only %d samples", len(e.Samples))
-			}
-			for _, x := range e.Samples {
-				t.Run(fmt.Sprintf("%s@%v", x.ClassName, x.ID), func(t *testing.T) {
-					paths, limits, err := s.RetainingPaths(bg, x.ID, nil, nil, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					same(t, "retaining paths", pathsJSON(paths, limits), x.Paths)
-					d, n, sib := 5.0, 50.0, 2.0
-					paths, limits, _ = s.RetainingPaths(bg, x.ID, &d, &n, &sib)
-					same(t, "bounded retaining paths", pathsJSON(paths, limits), x.PathsBounded)
-					doms, _ := s.Dominators(bg, x.ID)
-					same(t, "dominators", dominatorsJSON(doms), x.Dominators)
-					info, _ := s.ObjectInfo(bg, x.ID)
-					same(t, "object info", infoJSON(info), x.ObjectInfo)
-					for _, c := range []struct {
-						sortBy   string
-						excluded bool
-						want     json.RawMessage
-					}{{"retainedSize", true, x.EdgesByRetained}, {"name", true, x.EdgesByName}, {"selfSize", true, x.EdgesBySelf}, {"retainedSize", false, x.EdgesAll}} {
-						edges, _ := s.Edges(bg, x.ID, EdgeOptions{SortBy: c.sortBy, ExcludePrimitives: c.excluded})
-						same(t, "edges by "+c.sortBy, edgesJSON(edges.Slice(0, edges.Len())), c.want)
-					}
-					ret, _ := s.Retainers(bg, x.ID)
-					same(t, "retainers", edgesJSON(ret.Slice(0, ret.Len())), x.Retainers)
-				})
-			}
-		})
-	}
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		if len(e.Samples) < 10 {
+			t.Fatalf("only %d samples", len(e.Samples))
+		}
+		for _, x := range e.Samples {
+			t.Run(fmt.Sprintf("%s@%v", x.ClassName, x.ID), func(t *testing.T) {
+				paths, limits, err := s.RetainingPaths(bg, x.ID, nil, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				same(t, "retaining paths", pathsJSON(paths, limits), x.Paths)
+				d, n, sib := 5.0, 50.0, 2.0
+				paths, limits, _ = s.RetainingPaths(bg, x.ID, &d, &n, &sib)
+				same(t, "bounded retaining paths", pathsJSON(paths, limits), x.PathsBounded)
+				doms, _ := s.Dominators(bg, x.ID)
+				same(t, "dominators", dominatorsJSON(doms), x.Dominators)
+				info, _ := s.ObjectInfo(bg, x.ID)
+				same(t, "object info", infoJSON(info), x.ObjectInfo)
+				for _, c := range []struct {
+					sortBy   string
+					excluded bool
+					want     json.RawMessage
+				}{{"retainedSize", true, x.EdgesByRetained}, {"name", true, x.EdgesByName}, {"selfSize", true, x.EdgesBySelf}, {"retainedSize", false, x.EdgesAll}} {
+					edges, _ := s.Edges(bg, x.ID, EdgeOptions{SortBy: c.sortBy, ExcludePrimitives: c.excluded})
+					same(t, "edges by "+c.sortBy, edgesJSON(edges.Slice(0, edges.Len())), c.want)
+				}
+				ret, _ := s.Retainers(bg, x.ID)
+				same(t, "retainers", edgesJSON(ret.Slice(0, ret.Len())), x.Retainers)
+			})
+		}
+	})
 }
 
 func nodeJSON(n Node) map[string]any {
@@ -418,64 +412,56 @@ func infoJSON(i ObjectInfo) map[string]any {
 }
 
 func TestDevToolsDuplicateStrings(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			var got []any
-			for _, g := range must(s.DuplicateStrings(bg)) {
-				var nodes []any
-				for _, o := range g.ords {
-					n := s.node(o)
-					nodes = append(nodes, map[string]any{"id": n.ID, "selfSize": n.SelfSize, "retainedSize": n.RetainedSize, "distance": n.Distance})
-				}
-				got = append(got, map[string]any{"value": g.Value, "count": g.Count, "totalSelfSize": g.TotalSelfSize, "totalRetainedSize": g.TotalRetainedSize, "nodes": nodes, "truncated": g.Truncated})
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		var got []any
+		for _, g := range must(s.DuplicateStrings(bg)) {
+			var nodes []any
+			for _, o := range g.ords {
+				n := s.node(o)
+				nodes = append(nodes, map[string]any{"id": n.ID, "selfSize": n.SelfSize, "retainedSize": n.RetainedSize, "distance": n.Distance})
 			}
-			if len(got) < 2 {
-				t.Fatalf("%d duplicate strings", len(got))
-			}
-			same(t, "duplicate strings", got, e.DuplicateStrings)
-		})
-	}
+			got = append(got, map[string]any{"value": g.Value, "count": g.Count, "totalSelfSize": g.TotalSelfSize, "totalRetainedSize": g.TotalRetainedSize, "nodes": nodes, "truncated": g.Truncated})
+		}
+		if len(got) < 2 {
+			t.Fatalf("%d duplicate strings", len(got))
+		}
+		same(t, "duplicate strings", got, e.DuplicateStrings)
+	})
 }
 
 func TestDevToolsQueries(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			for _, q := range e.Queries {
-				qq := q.Query
-				list, err := s.QueryObjects(bg, Query{ClassName: qq.ClassName, PropertyName: qq.PropertyName, NodeType: qq.NodeType, IsDetached: qq.IsDetached, SortBy: qq.SortBy,
-					MinRetained: qq.MinRetainedSize, MaxRetained: qq.MaxRetainedSize, MinSelf: qq.MinSelfSize, MaxSelf: qq.MaxSelfSize})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := list.Slice(0, list.Len())
-				// DevTools' provider lists them in the query's order;
-				// chrome-devtools-mcp then sorts by retained size, as
-				// QueryObjects does: compare as sorted.
-				var want []Node
-				var raw []map[string]any
-				json.Unmarshal(q.Items, &raw)
-				for _, r := range raw {
-					want = append(want, Node{RetainedSize: r["retainedSize"].(float64)})
-				}
-				if len(got) != len(raw) {
-					t.Fatalf("query %+v: %d objects, want %d", qq, len(got), len(raw))
-				}
-				var items []any
-				json.Unmarshal(q.Items, &items)
-				sorted := sortRaw(items)
-				var gotJSON []any
-				for _, n := range got {
-					gotJSON = append(gotJSON, nodeJSON(n))
-				}
-				b, _ := json.Marshal(sorted)
-				same(t, fmt.Sprintf("query %+v", qq), gotJSON, b)
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		for _, q := range e.Queries {
+			qq := q.Query
+			list, err := s.QueryObjects(bg, Query{ClassName: qq.ClassName, PropertyName: qq.PropertyName, NodeType: qq.NodeType, IsDetached: qq.IsDetached, SortBy: qq.SortBy,
+				MinRetained: qq.MinRetainedSize, MaxRetained: qq.MaxRetainedSize, MinSelf: qq.MinSelfSize, MaxSelf: qq.MaxSelfSize})
+			if err != nil {
+				t.Fatal(err)
 			}
-		})
-	}
+			got := list.Slice(0, list.Len())
+			// DevTools' provider lists them in the query's order;
+			// chrome-devtools-mcp then sorts by retained size, as
+			// QueryObjects does: compare as sorted.
+			var want []Node
+			var raw []map[string]any
+			json.Unmarshal(q.Items, &raw)
+			for _, r := range raw {
+				want = append(want, Node{RetainedSize: r["retainedSize"].(float64)})
+			}
+			if len(got) != len(raw) {
+				t.Fatalf("query %+v: %d objects, want %d", qq, len(got), len(raw))
+			}
+			var items []any
+			json.Unmarshal(q.Items, &items)
+			sorted := sortRaw(items)
+			var gotJSON []any
+			for _, n := range got {
+				gotJSON = append(gotJSON, nodeJSON(n))
+			}
+			b, _ := json.Marshal(sorted)
+			same(t, fmt.Sprintf("query %+v", qq), gotJSON, b)
+		}
+	})
 }
 
 // sortRaw sorts serialized nodes by retained size, largest first, stably.
@@ -491,38 +477,34 @@ func sortRaw(items []any) []any {
 }
 
 func TestDevToolsContexts(t *testing.T) {
-	for _, name := range fixtures {
-		t.Run(name, func(t *testing.T) {
-			s := loadFixture(t, name)
-			e := readExpected(t, name)
-			a := must(s.AnalyzeContexts(bg))
-			if len(a.Scopes) == 0 {
-				t.Fatal("no scope with dead fields: the fixture's BigBuffer should be one")
-			}
-			var scopes []any
-			for _, sc := range a.Scopes {
-				var ctxs []any
-				for _, c := range sc.Contexts {
-					var fields []any
-					for _, f := range c.DeadFields {
-						fields = append(fields, map[string]any{"name": f.Name, "valueNodeId": f.ValueNodeID, "valueName": f.ValueName, "valueType": f.ValueType, "selfSize": f.SelfSize, "retainedSize": f.RetainedSize})
-					}
-					ctxs = append(ctxs, map[string]any{"contextNodeId": c.ContextNodeID, "retainedSize": c.RetainedSize, "deadFieldsRetainedSizeSum": c.DeadFieldsRetainedSize, "deadFields": fields})
+	eachFixture(t, func(t *testing.T, s *Snapshot, e *expected) {
+		a := must(s.AnalyzeContexts(bg))
+		if len(a.Scopes) == 0 {
+			t.Fatal("no scope with dead fields: the fixture's BigBuffer should be one")
+		}
+		var scopes []any
+		for _, sc := range a.Scopes {
+			var ctxs []any
+			for _, c := range sc.Contexts {
+				var fields []any
+				for _, f := range c.DeadFields {
+					fields = append(fields, map[string]any{"name": f.Name, "valueNodeId": f.ValueNodeID, "valueName": f.ValueName, "valueType": f.ValueType, "selfSize": f.SelfSize, "retainedSize": f.RetainedSize})
 				}
-				m := map[string]any{"scopeInfoNodeId": sc.ScopeInfoNodeID, "scriptNodeId": sc.ScriptNodeID, "scriptName": sc.ScriptName,
-					"scopeStart": sc.ScopeStart, "scopeEnd": sc.ScopeEnd, "contextFieldCount": sc.ContextFieldCount, "contexts": ctxs}
-				if sc.ScopeName != "" {
-					m["scopeName"] = sc.ScopeName
-				}
-				scopes = append(scopes, m)
+				ctxs = append(ctxs, map[string]any{"contextNodeId": c.ContextNodeID, "retainedSize": c.RetainedSize, "deadFieldsRetainedSizeSum": c.DeadFieldsRetainedSize, "deadFields": fields})
 			}
-			without := []any{}
-			for _, w := range a.ScriptsWithoutScopes {
-				without = append(without, map[string]any{"scriptNodeId": w.ScriptNodeID, "scriptName": w.ScriptName, "contextCount": w.ContextCount})
+			m := map[string]any{"scopeInfoNodeId": sc.ScopeInfoNodeID, "scriptNodeId": sc.ScriptNodeID, "scriptName": sc.ScriptName,
+				"scopeStart": sc.ScopeStart, "scopeEnd": sc.ScopeEnd, "contextFieldCount": sc.ContextFieldCount, "contexts": ctxs}
+			if sc.ScopeName != "" {
+				m["scopeName"] = sc.ScopeName
 			}
-			same(t, "context analysis", map[string]any{"scopes": scopes, "scriptsWithoutScopes": without}, e.Contexts)
-		})
-	}
+			scopes = append(scopes, m)
+		}
+		without := []any{}
+		for _, w := range a.ScriptsWithoutScopes {
+			without = append(without, map[string]any{"scriptNodeId": w.ScriptNodeID, "scriptName": w.ScriptName, "contextCount": w.ContextCount})
+		}
+		same(t, "context analysis", map[string]any{"scopes": scopes, "scriptsWithoutScopes": without}, e.Contexts)
+	})
 }
 
 func TestDevToolsDiff(t *testing.T) {
