@@ -57,7 +57,10 @@ const TrackerURL = format.TrackerURL
 const trackerLifetime = 5 * time.Minute
 
 // trackerScript is js.Causal, with the key, called: the init script, and
-// the expression a late install evaluates (it yields the controller).
+// the expression a late install evaluates (it yields the controller). Its
+// text is the same in every document of the process, so that V8 compiles
+// it once per renderer and its compilation cache serves the documents
+// after: nothing in it may vary per document or per call.
 var trackerScript = "(" + strings.TrimSpace(strings.ReplaceAll(js.Causal, "__TABHIVE_KEY__", trackerKey)) +
 	fmt.Sprintf(")(%d)\n//# sourceURL=%s\n", trackerLifetime.Milliseconds(), TrackerURL)
 
