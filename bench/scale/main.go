@@ -76,10 +76,17 @@ func buildTabhive(bin string) (string, func(), error) {
 	return out, func() { os.RemoveAll(dir) }, nil
 }
 
+// clusterFlags defines on fs the flags of the commands that start a
+// cluster: the tabhive binary and the balancers' directory.
+func clusterFlags(fs *flag.FlagSet) (bin, deploy *string) {
+	bin = fs.String("tabhive", "", "tabhive binary (default: built from this tree with deploy/build.sh)")
+	deploy = fs.String("deploy", "deploy", "directory of haproxy.cfg and nginx.conf")
+	return bin, deploy
+}
+
 func runCheck(args []string) error {
 	fs := flag.NewFlagSet("check", flag.ExitOnError)
-	bin := fs.String("tabhive", "", "tabhive binary (default: built from this tree with deploy/build.sh)")
-	deploy := fs.String("deploy", "deploy", "directory of haproxy.cfg and nginx.conf")
+	bin, deploy := clusterFlags(fs)
 	balancers := fs.String("balancers", "haproxy,nginx", "balancers to check, in turn")
 	sessions := fs.Int("sessions", 4, "sessions per instance")
 	calls := fs.Int("calls", 50, "calls per session")

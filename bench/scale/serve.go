@@ -19,8 +19,7 @@ import (
 // instances can be measured through the balancer and reached directly.
 func runServe(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
-	bin := fs.String("tabhive", "", "tabhive binary (default: built from this tree with deploy/build.sh)")
-	deploy := fs.String("deploy", "deploy", "directory of haproxy.cfg and nginx.conf")
+	bin, deploy := clusterFlags(fs)
 	kind := fs.String("balancer", "haproxy", "haproxy or nginx")
 	n := fs.Int("instances", 3, "tabhive instances (the balancer's file names three)")
 	listen := fs.String("listen", "", "the balancer's address, 127.0.0.1:PORT")
