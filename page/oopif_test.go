@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/devtools"
@@ -69,21 +70,6 @@ func TestOOPIFSnapshotClickFill(t *testing.T) {
 	if !strings.Contains(got, `value="typed in"`) {
 		t.Errorf("fill did not reach the field inside the frame:\n%s", got)
 	}
-}
-
-// holds polls cond until it holds or ctx(t) ends, and reports whether
-// it held.
-func holds(t *testing.T, cond func() bool) bool {
-	t.Helper()
-	c := ctx(t)
-	for !cond() {
-		select {
-		case <-c.Done():
-			return false
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return true
 }
 
 // nestedFrames serves a page on 127.0.0.1 that embeds a frame of another
@@ -176,7 +162,7 @@ func TestOOPIFConsoleAndNetwork(t *testing.T) {
 	a := open(t, nestedFrames(t))
 	for _, level := range []string{"Mid", "Deep"} {
 		msg := "hello from " + level
-		if !holds(t, func() bool {
+		if !testwait.Poll(testwait.Timeout, func() bool {
 			l, err := devtools.Of(a).ConsoleMessages(ctx(t), devtools.ConsoleFilter{})
 			if err != nil {
 				t.Fatalf("ConsoleMessages = %v", err)
@@ -192,7 +178,7 @@ func TestOOPIFConsoleAndNetwork(t *testing.T) {
 		}
 		path := "/" + level + "-data"
 		var id int
-		if !holds(t, func() bool {
+		if !testwait.Poll(testwait.Timeout, func() bool {
 			l, err := devtools.Of(a).NetworkRequests(ctx(t), devtools.NetworkFilter{})
 			if err != nil {
 				t.Fatalf("NetworkRequests = %v", err)
@@ -253,7 +239,7 @@ func TestOOPIFDialog(t *testing.T) {
 	if st.Dialog != nil {
 		t.Errorf("dialog still open after HandleDialog: %+v", st.Dialog)
 	}
-	if !holds(t, func() bool { return strings.Contains(snap(t, a), `"Confirmed"`) }) {
+	if !testwait.Poll(testwait.Timeout, func() bool { return strings.Contains(snap(t, a), `"Confirmed"`) }) {
 		t.Errorf("the frame's confirm was not accepted:\n%s", snap(t, a))
 	}
 }
@@ -281,7 +267,7 @@ func TestOOPIFNavigatesCrossSite(t *testing.T) {
 		t.Fatalf("Click(link) = %v", err)
 	}
 	var got string
-	if !holds(t, func() bool { got = snap(t, a); return strings.Contains(got, `button "Third button"`) }) {
+	if !testwait.Poll(testwait.Timeout, func() bool { got = snap(t, a); return strings.Contains(got, `button "Third button"`) }) {
 		t.Fatalf("the frame's new document is not in the snapshot:\n%s", got)
 	}
 	if _, err := input.Click(ctx(t), a, old, false, page.InputOptions{}); err == nil {
@@ -299,7 +285,7 @@ func TestOOPIFNavigatesCrossSite(t *testing.T) {
 	if _, err := script.Evaluate(ctx(t), a, script.Script{Source: `() => { document.querySelector('iframe').src = '` + base + `/home' }`}); err != nil {
 		t.Fatalf("Evaluate = %v", err)
 	}
-	if !holds(t, func() bool { got = snap(t, a); return strings.Contains(got, `button "Home button"`) }) {
+	if !testwait.Poll(testwait.Timeout, func() bool { got = snap(t, a); return strings.Contains(got, `button "Home button"`) }) {
 		t.Fatalf("the frame's same-site document is not in the snapshot:\n%s", got)
 	}
 	if _, err := input.Click(ctx(t), a, uidOf(t, got, "button", "Home button"), false, page.InputOptions{}); err != nil {
@@ -356,7 +342,7 @@ func TestOOPIFHungFrame(t *testing.T) {
 		"/": browsertest.HTML("Outer", `<p>Outer text</p><iframe title="Cross" src="`+inner+`/inner"></iframe>`),
 	})
 	a := open(t, base+"/")
-	if !holds(t, func() bool {
+	if !testwait.Poll(testwait.Timeout, func() bool {
 		// The loop starts 200 ms after the frame loaded: until then a
 		// snapshot still shows the frame. The hung frame is given three
 		// quarters of the budget; the quarter left must see the page's own
@@ -445,7 +431,7 @@ console.error(new Error('outer', {cause: new Error('inner cause')}));
 	})
 	a := open(t, base+"/")
 	var logID, errID int
-	if !holds(t, func() bool {
+	if !testwait.Poll(testwait.Timeout, func() bool {
 		l, err := devtools.Of(a).ConsoleMessages(ctx(t), devtools.ConsoleFilter{})
 		if err != nil {
 			t.Fatalf("ConsoleMessages = %v", err)

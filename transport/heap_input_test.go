@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/internal/devtools/heap/heaptest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -142,7 +142,7 @@ func TestHeapCacheBudget(t *testing.T) {
 		t.Fatalf("%d snapshots loaded, want 1 (a's dropped for b's)", n)
 	}
 	closeSession(t, b)
-	waitUntil(t, "b's snapshot to go with b", func() bool { _, n := transport.HeapsLoaded(srv.Server); return n == 0 })
+	testwait.Until(t, "b's snapshot to go with b", func() bool { _, n := transport.HeapsLoaded(srv.Server); return n == 0 })
 }
 
 // closeSession ends a client's session.
@@ -150,18 +150,5 @@ func closeSession(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// waitUntil polls cond until it holds, failing the test after a generous
-// bound.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(transporttest.CallTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // isolationFixtures serves a page with a counter button.
@@ -73,7 +74,7 @@ func TestHungEvaluate(t *testing.T) {
 		if got := m.Counter("tabhive_evaluate_timeouts_total"); got <= timeouts {
 			t.Errorf("%s: evaluate timeouts did not move (%v)", tc.name, got)
 		}
-		if tc.terminate && !eventually(func() bool { return m.Counter("tabhive_evaluate_terminations_total") > before }) {
+		if tc.terminate && !testwait.Poll(testwait.Timeout, func() bool { return m.Counter("tabhive_evaluate_terminations_total") > before }) {
 			t.Errorf("%s: terminateExecution was not sent", tc.name)
 		}
 		if text := must(t, cs, "click", map[string]any{"pageId": id, "uid": button}); text != "Successfully clicked on the element" {
@@ -109,7 +110,7 @@ func TestCancelledEvaluate(t *testing.T) {
 	if text := must(t, cs, "click", map[string]any{"pageId": id, "uid": button}); text != "Successfully clicked on the element" {
 		t.Errorf("click after the cancelled script: %q", text)
 	}
-	if !eventually(func() bool { return m.Counter("tabhive_evaluate_terminations_total") > before }) {
+	if !testwait.Poll(testwait.Timeout, func() bool { return m.Counter("tabhive_evaluate_terminations_total") > before }) {
 		t.Error("terminateExecution was not sent after the client cancelled")
 	}
 }
@@ -358,20 +359,5 @@ func TestRendererCrash(t *testing.T) {
 	}
 	if strings.Contains(must(t, cs, "list_pages", nil), "[crashed]") {
 		t.Error("page still marked crashed after navigating")
-	}
-}
-
-// eventually reports whether cond becomes true within 10 s: for effects
-// that follow a reply (a script is stopped right after its call gave up).
-// It waits for the condition, not for a fixed time: on a loaded machine
-// the effect may come late, and a run where it never comes still fails.
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
 	}
 }

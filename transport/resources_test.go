@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -99,7 +100,7 @@ func TestFilesAsResourcesOverHTTP(t *testing.T) {
 	if err := owner.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(func() bool {
+	if !testwait.Poll(testwait.Timeout, func() bool {
 		_, err := os.Stat(filepath.Dir(serverPath))
 		return os.IsNotExist(err)
 	}) {
@@ -196,7 +197,7 @@ func checkSavedBodies(t *testing.T, owner *mcp.ClientSession, id int) {
 	t.Helper()
 	// A request's and its response's bodies saved to files: two links.
 	var reqid string
-	if !eventually(func() bool {
+	if !testwait.Poll(testwait.Timeout, func() bool {
 		m := regexp.MustCompile(`reqid=(\d+) POST \S+/echo \[200\]`).FindStringSubmatch(must(t, owner, "list_network_requests", map[string]any{"pageId": id}))
 		if m != nil {
 			reqid = m[1]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -51,7 +52,7 @@ var (
 	client    = tabhivetest.Stdio
 	startHTTP = tabhivetest.StartHTTP
 	serve     = tabhivetest.Serve
-	waitFor   = tabhivetest.WaitFor
+	waitFor   = testwait.Until
 )
 
 type instance = tabhivetest.Instance

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/collectors"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/devtools"
 	"github.com/tabhive/tabhive/page/pagetest"
@@ -29,20 +29,13 @@ var (
 	serve = pagetest.Serve
 )
 
-// eventually polls cond until it holds, failing the test after 10 s. It
-// waits for a condition, never for a fixed time.
+// eventually is [testwait.Until] for a condition that says its state,
+// which the failure shows.
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ok, state := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; last state:\n%s", what, state)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var state string
+	if !testwait.Poll(testwait.Timeout, func() (ok bool) { ok, state = cond(); return ok }) {
+		t.Fatalf("timed out waiting for %s; last state:\n%s", what, state)
 	}
 }
 

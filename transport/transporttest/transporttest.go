@@ -32,6 +32,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/mcptext"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 )
@@ -275,20 +276,15 @@ func MustIn(t testing.TB, ctx context.Context, cs *mcp.ClientSession, name strin
 }
 
 // Until calls a tool until its text satisfies cond, for pages whose
-// activity outlives their load; it fails the test after 10 s.
+// activity outlives their load; it fails the test, with the last reply,
+// after [testwait.Timeout].
 func Until(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any, cond func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		text := Must(t, cs, name, args)
-		if cond(text) {
-			return text
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s(%v) never satisfied the condition; last reply:\n%s", name, args, text)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var text string
+	if !testwait.Poll(testwait.Timeout, func() bool { text = Must(t, cs, name, args); return cond(text) }) {
+		t.Fatalf("%s(%v) never satisfied the condition; last reply:\n%s", name, args, text)
 	}
+	return text
 }
 
 // Text returns the text of a reply: its text contents, joined.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -30,7 +31,7 @@ func TestMaxPagesCountsGivenPageThroughBinary(t *testing.T) {
 	replies := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": opener,
 		"function": `() => { setTimeout(() => window.open('/popup'), 200); return 'later' }`})
 	closed := regexp.MustCompile(`Closed page \d+, a popup opened by a page of this session: the session already had 3 open pages`)
-	tabhivetest.WaitFor(t, "the timer's popup to be closed", func() bool {
+	testwait.Until(t, "the timer's popup to be closed", func() bool {
 		list := transporttest.Must(t, cs, "list_pages", nil)
 		if n := len(pageIDs(list)); n > 3 {
 			t.Fatalf("the session holds %d pages with --max-pages-per-session 3:\n%s", n, list)

@@ -13,6 +13,7 @@ import (
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
 	"github.com/tabhive/tabhive/internal/launch"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -101,7 +102,7 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 	// The browser goes away; the service has none for a while.
 	bs.backend.Store(nil)
 	first.Close()
-	tabhivetest.WaitFor(t, "tabhive to notice the browser is gone", func() bool { return in.Metric("tabhive_browser_connected") == 0 })
+	testwait.Until(t, "tabhive to notice the browser is gone", func() bool { return in.Metric("tabhive_browser_connected") == 0 })
 	// A call made while no browser is there fails at once, saying why and
 	// when tabhive tries again. The first few may still meet the old
 	// connection going away; on a loaded machine, give it a minute and a
@@ -121,7 +122,7 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 
 	// A browser again: tabhive connects by itself.
 	bs.start(t)
-	tabhivetest.WaitFor(t, "tabhive to connect again on its own", func() bool { return in.Metric("tabhive_browser_connected") == 1 })
+	testwait.Until(t, "tabhive to connect again on its own", func() bool { return in.Metric("tabhive_browser_connected") == 1 })
 	if got := transporttest.Must(t, cs, "list_pages", nil); !strings.Contains(got, "Note: the browser was restarted or reconnected since the last call.") {
 		t.Errorf("first call after reconnecting: %q, want the reconnect notice", got)
 	}

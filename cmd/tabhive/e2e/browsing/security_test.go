@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -137,7 +138,7 @@ new Worker(URL.createObjectURL(new Blob(["fetch(location.origin + '/blocked/work
 	id := selectedID(t, transporttest.Must(t, cs, "new_page", map[string]any{"url": w.url + "/"}))
 	transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => { window.open('/blocked/popup'); return 1 }`})
 	transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": id, "function": `() => { window.open('/popup-done'); return 1 }`})
-	tabhivetest.WaitFor(t, "the page's requests", func() bool {
+	testwait.Until(t, "the page's requests", func() bool {
 		return w.asked("/fetch-done") && w.asked("/worker-done") && w.asked("/redirect") && w.asked("/popup-done")
 	})
 	for _, p := range w.paths() {
@@ -162,7 +163,7 @@ func TestAllowedURLPatternThroughBinary(t *testing.T) {
 		t.Errorf("navigate_page outside the allow list = %v %q", isErr, got)
 	}
 	transporttest.Must(t, cs, "navigate_page", map[string]any{"url": allowed.url + "/"})
-	tabhivetest.WaitFor(t, "the allowed page's fetch", func() bool { return allowed.asked("/done") })
+	testwait.Until(t, "the allowed page's fetch", func() bool { return allowed.asked("/done") })
 	if p := outside.paths(); len(p) > 0 {
 		t.Errorf("a site outside the allow list was asked for %v", p)
 	}

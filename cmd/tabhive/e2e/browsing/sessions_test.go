@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -124,7 +125,7 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 	}
 	transporttest.Must(t, cs, "click", map[string]any{"pageId": opener, "uid": link[1]})
 	popup := 0
-	tabhivetest.WaitFor(t, "the popup to be listed", func() bool {
+	testwait.Until(t, "the popup to be listed", func() bool {
 		for _, id := range pageIDs(transporttest.Must(t, cs, "list_pages", nil)) {
 			if id != given && id != opener {
 				popup = id
@@ -142,7 +143,7 @@ func TestMaxPagesPerSessionThroughBinary(t *testing.T) {
 	replies := transporttest.Must(t, cs, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup?2"); return "opened" }`})
 	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 3 open pages, the most allowed \(--max-pages-per-session\)\.`)
 	var list string
-	tabhivetest.WaitFor(t, "the popup past the limit to be closed", func() bool {
+	testwait.Until(t, "the popup past the limit to be closed", func() bool {
 		list = transporttest.Must(t, cs, "list_pages", nil)
 		replies += "\n" + list
 		return closed.MatchString(replies)
@@ -171,7 +172,7 @@ func TestMaxPagesPerSessionShared(t *testing.T) {
 	// A popup of the session's page takes it past the limit: closed.
 	replies := transporttest.Must(t, a, "evaluate_script", map[string]any{"pageId": opener, "function": `() => { window.open("/popup"); return "opened" }`})
 	closed := regexp.MustCompile(`Closed page (\d+), a popup opened by a page of this session: the session already had 1 open pages, the most allowed \(--max-pages-per-session\)\.`)
-	tabhivetest.WaitFor(t, "the popup past the limit to be closed", func() bool {
+	testwait.Until(t, "the popup past the limit to be closed", func() bool {
 		replies += "\n" + transporttest.Must(t, a, "list_pages", nil)
 		return closed.MatchString(replies)
 	})
@@ -233,7 +234,7 @@ func TestMaxSessionsThroughBinary(t *testing.T) {
 	if status, _, answer := in.Do(req); status != http.StatusNoContent {
 		t.Fatalf("DELETE a session: %d %q", status, answer)
 	}
-	tabhivetest.WaitFor(t, "a place for a new session after DELETE", func() bool {
+	testwait.Until(t, "a place for a new session after DELETE", func() bool {
 		status, _, _ := in.Post(tabhivetest.InitializeBody, nil)
 		return status == http.StatusOK
 	})
@@ -250,7 +251,7 @@ func TestMaxSessionsIdleTimeout(t *testing.T) {
 	// Not an initialize: the SDK makes a session for it and closes it.
 	in.Post(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil)
 	var first string
-	tabhivetest.WaitFor(t, "the place of a request that made no session", func() bool {
+	testwait.Until(t, "the place of a request that made no session", func() bool {
 		var status int
 		status, first, _ = in.Post(tabhivetest.InitializeBody, nil)
 		return status == http.StatusOK
@@ -258,7 +259,7 @@ func TestMaxSessionsIdleTimeout(t *testing.T) {
 	if status, _, answer := in.Post(tabhivetest.InitializeBody, nil); status != http.StatusServiceUnavailable {
 		t.Fatalf("second session with --max-sessions 1: %d %q, want 503", status, answer)
 	}
-	tabhivetest.WaitFor(t, "the idle session's place", func() bool {
+	testwait.Until(t, "the idle session's place", func() bool {
 		status, _, _ := in.Post(tabhivetest.InitializeBody, nil)
 		return status == http.StatusOK
 	})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -30,7 +31,7 @@ func TestSpeculationRulesThroughBinary(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": `() => { setTimeout(() => location.href = '` + outside.url + `/secret'); return 1 }`})
-	tabhivetest.WaitFor(t, "the page to leave", func() bool {
+	testwait.Until(t, "the page to leave", func() bool {
 		return !strings.Contains(transporttest.Must(t, cs, "take_snapshot", nil), `"Allowed"`)
 	})
 	if got := transporttest.Must(t, cs, "take_snapshot", nil); strings.Contains(got, "outside content") {

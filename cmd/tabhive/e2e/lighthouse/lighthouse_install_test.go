@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -104,7 +105,7 @@ ln -s ../lighthouse/cli/index.js "$prefix/node_modules/.bin/lighthouse"
 			results <- result{text: transporttest.Text(res), isErr: res.IsError}
 		}()
 	}
-	tabhivetest.WaitFor(t, "npm to be run", func() bool { _, err := os.Stat(args); return err == nil })
+	testwait.Until(t, "npm to be run", func() bool { _, err := os.Stat(args); return err == nil })
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -358,22 +359,10 @@ func (f *firstLine) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// WaitFor polls cond until it holds, failing the test after 30 s.
-func WaitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// WaitClosed waits, as [WaitFor] does, until done is closed.
+// WaitClosed waits, as [testwait.Until] does, until done is closed.
 func WaitClosed(t testing.TB, what string, done <-chan struct{}) {
 	t.Helper()
-	WaitFor(t, what, func() bool {
+	testwait.Until(t, what, func() bool {
 		select {
 		case <-done:
 			return true
