@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
@@ -211,19 +212,16 @@ func TestPolicyHoldsInOutOfProcessFrames(t *testing.T) {
 	}
 	// The click's navigation is refused: the frame shows Chrome's error
 	// page instead of the link.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	var text string
+	if !testwait.Poll(testwait.Timeout, func() bool {
 		snap, err := axsnapshot.Take(ctx(t), a, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(snap.Text, `link "Away"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the frame never left its document:\n%s", snap.Text)
-		}
-		time.Sleep(50 * time.Millisecond)
+		text = snap.Text
+		return !strings.Contains(text, `link "Away"`)
+	}) {
+		t.Fatalf("the frame never left its document:\n%s", text)
 	}
 	// The frame's target is the page's, not a page of its own.
 	pages, err := s.Pages(ctx(t))
@@ -317,25 +315,18 @@ document.head.append(s); return HTMLScriptElement.supports('speculationrules') }
 	// once; with it off, nothing comes, and there is no event to wait
 	// for: the window below is how long a non-event is watched, not a
 	// guess at how long something takes.
-	deadline := time.Now().Add(3 * time.Second)
-	for !asked("/allowed-prerender") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Poll(3*time.Second, func() bool { return asked("/allowed-prerender") })
 	// The page goes to a refused URL it speculated on: the navigation is
 	// refused (a prefetched or prerendered copy would show it).
 	if _, err := script.Evaluate(ctx(t), a, script.Script{Source: `() => { location.href = '/forbidden-prerender'; return 1 }`}); err != nil {
 		t.Fatal(err)
 	}
 	var snap axsnapshot.Snapshot
-	for deadline := time.Now().Add(15 * time.Second); ; {
+	if !testwait.Poll(testwait.Timeout, func() bool {
 		snap, err = axsnapshot.Take(ctx(t), a, false)
-		if err == nil && !strings.Contains(snap.Text, `"Speculating"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the page never left for /forbidden-prerender: %v\n%s", err, snap.Text)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil && !strings.Contains(snap.Text, `"Speculating"`)
+	}) {
+		t.Fatalf("the page never left for /forbidden-prerender: %v\n%s", err, snap.Text)
 	}
 	if strings.Contains(snap.Text, "content of") {
 		t.Errorf("navigating to a refused URL showed it:\n%s", snap.Text)

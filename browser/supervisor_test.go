@@ -14,6 +14,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/launch"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
@@ -113,13 +114,14 @@ func TestPopupGetsItsOwnActor(t *testing.T) {
 		t.Fatalf("Click = %v", err)
 	}
 	var popup browser.PageInfo
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testwait.Poll(testwait.Timeout, func() bool {
 		pages, _ := s.Pages(ctx(t))
 		if len(pages) == 2 && strings.HasSuffix(pages[1].URL, "/popup") {
 			popup = pages[1]
-			break
+			return true
 		}
-	}
+		return false
+	})
 	if popup.ID != 2 {
 		pages, _ := s.Pages(ctx(t))
 		t.Fatalf("popup not registered as page 2: %+v", pages)
@@ -298,11 +300,7 @@ func TestRelaunchAfterBrowserDeath(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("page actor still running after its browser died")
 	}
-	for deadline := time.Now().Add(30 * time.Second); s.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("supervisor did not notice its browser died")
-		}
-	}
+	testwait.Until(t, "the supervisor to notice its browser died", func() bool { return s.BrowserPID() == 0 })
 	if s.Count() != 0 {
 		t.Errorf("the dead browser's pages are still listed: %d", s.Count())
 	}

@@ -122,7 +122,7 @@ func TestClickWaitsForSlowNavigation(t *testing.T) {
 	base := serve(t, map[string]http.Handler{
 		"/": browsertest.HTML("A", `<a href="/slow">Go slow</a>`),
 		"/slow": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // the latency under test
 			browsertest.HTML("Slow", `<p>Slow page loaded</p>`).ServeHTTP(w, r)
 		}),
 	})
@@ -152,7 +152,7 @@ func TestClickWaitsForSlowFetch(t *testing.T) {
   for (const it of items) { const li = document.createElement('li'); li.textContent = it; results.append(li); }
 }</script>`),
 		"/api/search": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			time.Sleep(600 * time.Millisecond)
+			time.Sleep(600 * time.Millisecond) // the latency under test
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `["Result one","Result two"]`)
 		}),

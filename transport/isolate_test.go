@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -89,10 +89,7 @@ func TestIsolatedSessions(t *testing.T) {
 	// Ending session A closes its pages.
 	before := sup.Count()
 	a.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for sup.Count() > before-2 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Poll(testwait.Timeout, func() bool { return sup.Count() <= before-2 })
 	if got := sup.Count(); got != before-2 {
 		t.Errorf("after session A ended: %d pages, want %d", got, before-2)
 	}

@@ -338,11 +338,7 @@ func TestRendererCrash(t *testing.T) {
 	cancel()
 	var text string
 	var isErr bool
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if text, isErr = call(t, cs, "take_snapshot", map[string]any{"pageId": a}); isErr {
-			break
-		}
-	}
+	testwait.Poll(testwait.Timeout, func() bool { text, isErr = call(t, cs, "take_snapshot", map[string]any{"pageId": a}); return isErr })
 	if !isErr || !strings.Contains(text, "Error: The page's renderer crashed; other pages are unaffected.") {
 		t.Errorf("snapshot of the crashed page: %v %q", isErr, text)
 	}

@@ -6,9 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // TestIsolatedContexts: pages in one named context share cookies; other
@@ -108,12 +108,13 @@ func TestPageClosedByItself(t *testing.T) {
 	opener := openPage(t, cs, base+"/")
 	must(t, cs, "click", map[string]any{"pageId": opener, "uid": uidOf(t, must(t, cs, "take_snapshot", map[string]any{"pageId": opener}), "button", "Open")})
 	var popup int
-	for deadline := time.Now().Add(10 * time.Second); popup == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testwait.Poll(testwait.Timeout, func() bool {
 		m := regexp.MustCompile(`(?m)^(\d+): .*/popup\)?( \[selected\])?$`).FindStringSubmatch(must(t, cs, "list_pages", nil))
 		if m != nil {
 			fmt.Sscan(m[1], &popup)
 		}
-	}
+		return popup != 0
+	})
 	if popup <= opener {
 		t.Fatalf("popup not listed with a new id (opener %d)", opener)
 	}
@@ -123,11 +124,7 @@ func TestPageClosedByItself(t *testing.T) {
 		t.Errorf("click that closes its page: %q", clicked)
 	}
 	var list string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if list = must(t, cs, "list_pages", nil); !strings.Contains(list, "/popup") {
-			break
-		}
-	}
+	testwait.Poll(testwait.Timeout, func() bool { list = must(t, cs, "list_pages", nil); return !strings.Contains(list, "/popup") })
 	if strings.Contains(list, "/popup") {
 		t.Fatalf("popup still listed after window.close():\n%s", list)
 	}

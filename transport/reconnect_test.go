@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -58,11 +59,7 @@ func TestBrowserDeathAndRelaunch(t *testing.T) {
 	if took := end.Sub(killedAt); !isErr || took > 10*time.Second {
 		t.Errorf("call on the dead browser: %v %v after the browser died: %q", isErr, took, text)
 	}
-	for deadline := time.Now().Add(30 * time.Second); sup.BrowserPID() != 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("supervisor did not notice")
-		}
-	}
+	testwait.Until(t, "the supervisor to notice its browser died", func() bool { return sup.BrowserPID() == 0 })
 	const note = "Note: the browser was restarted or reconnected since the last call. Page ids have changed. Call list_pages to see open pages."
 	first := must(t, a, "list_pages", nil)
 	if !strings.HasPrefix(first, note+"\n") {

@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -50,14 +50,11 @@ func TestSnapshotFileThroughRoots(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(extra) })
 	client.AddRoots(&mcp.Root{URI: (&url.URL{Scheme: "file", Path: extra}).String()})
 	target := filepath.Join(extra, "later.txt")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	// The roots refresh is asynchronous, and nothing announces it.
+	testwait.Poll(testwait.Timeout, func() bool {
 		got, isErr = call(t, cs, "take_snapshot", map[string]any{"pageId": id, "filePath": target})
-		if !isErr || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond) // the roots refresh is asynchronous
-	}
+		return !isErr
+	})
 	if isErr {
 		t.Errorf("after adding a root: %q", got)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // openHTML serves a page titled title with body, and opens it in a new
@@ -214,14 +215,10 @@ func TestSettleUndetectable(t *testing.T) {
 		t.Errorf("the detection script run during the action found:\n%s", snap)
 	}
 	var list string
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testwait.Poll(testwait.Timeout, func() bool {
 		list = must(t, cs, "list_console_messages", map[string]any{"pageId": id})
-		if strings.Contains(list, "unreachable") && strings.Contains(list, "from a timer") {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return strings.Contains(list, "unreachable") && strings.Contains(list, "from a timer")
+	})
 	if !strings.Contains(list, "Uncaught (in promise) TypeError: Failed to fetch") {
 		t.Errorf("the page's unhandled fetch failure is not reported as one:\n%s", list)
 	}

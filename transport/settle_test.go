@@ -194,6 +194,8 @@ if (location.search === '?sabotage') {
 </script></body></html>`
 
 func zooSite(t *testing.T) string {
+	// The sleeps below are the zoo's latencies, the behaviour under test:
+	// what a click's settle must wait out, or give up on.
 	mux := http.NewServeMux()
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // injectFaults injects faults on the workers' pages at random times until
@@ -20,7 +22,7 @@ func (r *stressRun) injectFaults(s *stressSession, workers []*stressWorker, star
 	killAt := start.Add(time.Duration((0.3 + 0.2*rng.Float64()) * float64(r.cfg.duration)))
 	for {
 		lo, hi := r.cfg.faultPause[0], r.cfg.faultPause[1]
-		time.Sleep(lo + time.Duration(rng.Int64N(int64(hi-lo))))
+		time.Sleep(lo + time.Duration(rng.Int64N(int64(hi-lo)))) // the faults' pace, not a wait
 		if time.Now().After(end) {
 			return
 		}
@@ -144,13 +146,9 @@ func (r *stressRun) killBrowser() {
 		return
 	}
 	r.stats.fault("browser killed")
-	deadline := time.Now().Add(stressRelaunch + 10*time.Second)
-	for r.sup.Generation() == gen {
-		if time.Now().After(deadline) {
-			r.failf("fault: the browser was not relaunched %v after it was killed", stressRelaunch+10*time.Second)
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testwait.Poll(stressRelaunch+10*time.Second, func() bool { return r.sup.Generation() != gen }) {
+		r.failf("fault: the browser was not relaunched %v after it was killed", stressRelaunch+10*time.Second)
+		return
 	}
 	r.mu.Lock()
 	r.relaunchedAt = time.Now()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 )
 
@@ -279,13 +280,8 @@ func (r *stressRun) warmUp() uint64 {
 // waitSessionsEnded waits until the server has seen every session end.
 func (r *stressRun) waitSessionsEnded(m *transport.Metrics) {
 	r.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for m.Counter("tabhive_sessions") > 0 {
-		if time.Now().After(deadline) {
-			r.t.Errorf("%v sessions still open 10s after every client closed its own", m.Counter("tabhive_sessions"))
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Poll(10*time.Second, func() bool { return m.Counter("tabhive_sessions") == 0 }) {
+		r.t.Errorf("%v sessions still open 10s after every client closed its own", m.Counter("tabhive_sessions"))
 	}
 }
 
@@ -533,16 +529,15 @@ func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
 func stressNoChromiumLeft(t *testing.T, before []string) {
 	t.Helper()
 	var left []string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	if !testwait.Poll(30*time.Second, func() bool {
 		left = left[:0]
 		for _, pid := range browsertest.ChromiumProcesses() {
 			if !slices.Contains(before, pid) {
 				left = append(left, pid)
 			}
 		}
-		if len(left) == 0 {
-			return
-		}
+		return len(left) == 0
+	}) {
+		t.Errorf("Chromium processes left after shutdown: %v", left)
 	}
-	t.Errorf("Chromium processes left after shutdown: %v", left)
 }

@@ -51,6 +51,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -235,11 +236,9 @@ func TestStressBrowserDeathFailsCallsClearly(t *testing.T) {
 	gen := sup.Generation()
 	relaunched := make(chan time.Time, 1)
 	go func() { // ends when the browser is back, or after a minute
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if sup.Generation() != gen {
-				relaunched <- time.Now()
-				return
-			}
+		if testwait.Poll(time.Minute, func() bool { return sup.Generation() != gen }) {
+			relaunched <- time.Now()
+			return
 		}
 		close(relaunched)
 	}()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // stressWorker drives one page of one session, as one agent would: it
@@ -85,7 +87,7 @@ func (w *stressWorker) failf(format string, args ...any) {
 // work runs the worker until end, then reads its page back a last time and
 // closes it.
 func (w *stressWorker) work(end time.Time) {
-	time.Sleep(time.Duration(w.rng.Int64N(int64(w.r.cfg.rampUp))))
+	time.Sleep(time.Duration(w.rng.Int64N(int64(w.r.cfg.rampUp)))) // the load's ramp-up, not a wait
 	if !w.reopen() {
 		return
 	}
@@ -143,7 +145,7 @@ func (w *stressWorker) work(end time.Time) {
 
 func (w *stressWorker) pause() {
 	lo, hi := w.r.cfg.pause[0], w.r.cfg.pause[1]
-	time.Sleep(lo + time.Duration(w.rng.Int64N(int64(hi-lo))))
+	time.Sleep(lo + time.Duration(w.rng.Int64N(int64(hi-lo)))) // an agent's think time: the load's pace
 }
 
 // nextLabel names a fresh document of this worker's page.
@@ -294,18 +296,20 @@ func (w *stressWorker) answerDialog(tool string, reported stressReply) {
 // go); then the worker carries on in a new page.
 func (w *stressWorker) lost(tool string, rep stressReply) {
 	id := w.id
-	deadline := time.Now().Add(10 * time.Second)
-	for rep.kind != "no-page" {
-		if time.Now().After(deadline) {
-			w.failf("page %d went away during %s, but 10s later calls on it still answer:\n%s", id, tool, rep.text)
-			break
+	answered := false
+	gone := testwait.Poll(10*time.Second, func() bool {
+		if rep.kind == "no-page" {
+			return true
 		}
-		time.Sleep(50 * time.Millisecond)
 		rep = w.call("take_snapshot", map[string]any{"pageId": id})
-		if rep.kind == "ok" {
-			w.failf("page %d went away during %s, but it still answers take_snapshot:\n%s", id, tool, rep.text)
-			break
-		}
+		answered = rep.kind == "ok"
+		return answered || rep.kind == "no-page"
+	})
+	switch {
+	case answered:
+		w.failf("page %d went away during %s, but it still answers take_snapshot:\n%s", id, tool, rep.text)
+	case !gone:
+		w.failf("page %d went away during %s, but 10s later calls on it still answer:\n%s", id, tool, rep.text)
 	}
 	w.forget()
 }

@@ -367,7 +367,7 @@ func TestHandledDialogContinues(t *testing.T) {
 			// started by the time the command returns.
 			after(10*time.Millisecond, func() { w.DialogOpened("beforeunload") })
 			after(200*time.Millisecond, w.NavigationFinished)
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond) // the command's latency, on the bubble's clock
 			w.NavigationStarted()
 			return nil
 		})
@@ -384,7 +384,7 @@ func TestHandledDialogContinues(t *testing.T) {
 		if len(offered) != 1 || offered[0] != "beforeunload" {
 			t.Fatalf("HandleDialog offered %q, want [beforeunload]", offered)
 		}
-		time.Sleep(time.Minute)
+		time.Sleep(time.Minute) // the bubble's clock: let the scripted events finish
 	})
 }
 
@@ -450,7 +450,8 @@ func TestActionWaitDoesNotSpin(t *testing.T) {
 	}
 	close(release)
 	// Past the 100ms probe window, only the request the action started
-	// keeps Run waiting: it must not have returned before it finished.
+	// keeps Run waiting: it must not have returned before it finished, a
+	// non-event watched for a while, as nothing announces it.
 	time.Sleep(100 * time.Millisecond)
 	select {
 	case err := <-out:

@@ -33,6 +33,7 @@ import (
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/internal/launch"
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // Browser is the shared Chromium of a test binary.
@@ -236,10 +237,8 @@ const leakWait = 30 * time.Second
 // go, a longer one on a loaded machine.
 func CheckNoLeaks() error {
 	var err error
-	for deadline := time.Now().Add(leakWait); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if err = leaks(); err == nil {
-			return nil
-		}
+	if testwait.Poll(leakWait, func() bool { err = leaks(); return err == nil }) {
+		return nil
 	}
 	return err
 }

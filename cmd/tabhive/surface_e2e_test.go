@@ -21,6 +21,7 @@ import (
 	"github.com/tabhive/tabhive/browser"
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/launch"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -61,20 +62,14 @@ func longText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]
 // explain, if given, says more when the wait fails.
 func waitText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, want string, explain ...func() string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		got, _ := longCall(t, cs, tool, args)
-		if strings.Contains(got, want) {
-			return got
+	var got string
+	if !testwait.Poll(30*time.Second, func() bool { got, _ = longCall(t, cs, tool, args); return strings.Contains(got, want) }) {
+		for _, e := range explain {
+			t.Log(e())
 		}
-		if time.Now().After(deadline) {
-			for _, e := range explain {
-				t.Log(e())
-			}
-			t.Fatalf("%s(%v) never said %q; last:\n%s", tool, args, want, got)
-		}
-		time.Sleep(100 * time.Millisecond) // the browser's own time: nothing to wait on from here
+		t.Fatalf("%s(%v) never said %q; last:\n%s", tool, args, want, got)
 	}
+	return got
 }
 
 // mustContain fails the test unless got contains every one of want.
@@ -139,19 +134,20 @@ func TestExtensionTools(t *testing.T) {
 	// injection (seen on a loaded machine about one time in eight, with
 	// the action on the right tab as above): Chromium's race, not the
 	// action's.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		title, _ := longCall(t, cs, "evaluate_script", map[string]any{"function": "() => document.title", "pageId": behind})
+	var title, console string
+	if !testwait.Poll(30*time.Second, func() bool {
+		title, _ = longCall(t, cs, "evaluate_script", map[string]any{"function": "() => document.title", "pageId": behind})
 		if strings.Contains(title, "Action clicked") {
-			break
+			return true
 		}
-		console, _ := longCall(t, cs, "list_console_messages", map[string]any{"serviceWorkerId": sw[1]})
+		console, _ = longCall(t, cs, "list_console_messages", map[string]any{"serviceWorkerId": sw[1]})
 		if strings.Contains(console, "Cannot access contents of the page") {
 			t.Log("the action ran on its page; Chromium refused the extension's own script there (its renderer not yet told of the grant)")
-			break
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the action never marked the page: title %q; the worker's console:\n%s", title, console)
-		}
+		return false
+	}) {
+		t.Fatalf("the action never marked the page: title %q; the worker's console:\n%s", title, console)
 	}
 
 	mustContain(t, "reload_extension", longText(t, cs, "reload_extension", map[string]any{"id": id}), "Extension reloaded.")

@@ -10,6 +10,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // relayed collects what a relay delivers.
@@ -113,13 +114,7 @@ func TestChromiumRelay(t *testing.T) {
 		t.Fatalf("the page's own session after the relay closed: %v %v", rep, err)
 	}
 	// Chrome was told to detach: the worker has no client left.
-	for workerAttached(t, ctx, root) {
-		select {
-		case <-ctx.Done():
-			t.Fatal("the worker is still attached after the relay closed")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	testwait.Until(t, "the worker to be detached after the relay closed", func() bool { return !workerAttached(t, ctx, root) })
 }
 
 func workerAttached(t *testing.T, ctx context.Context, root *cdpconn.Conn) bool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/launch"
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -40,12 +41,8 @@ func TestCloseAfterKillLeavesNothing(t *testing.T) {
 	p.Kill()
 	<-proc.Exited()
 	// An exit nobody asked for is logged with how it ended.
-	for !strings.Contains(logs.String(), `"status":"signal: killed"`) {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no log of the browser's own exit with its status:\n%s", logs.String())
-		case <-time.After(10 * time.Millisecond):
-		}
+	if !testwait.Poll(testwait.Timeout, func() bool { return strings.Contains(logs.String(), `"status":"signal: killed"`) }) {
+		t.Fatalf("no log of the browser's own exit with its status:\n%s", logs.String())
 	}
 	if err := proc.Close(); err != nil {
 		t.Fatalf("Close after kill = %v", err)

@@ -15,9 +15,14 @@ import (
 // takes.
 const Timeout = time.Minute
 
-// interval is the pause between two looks at a condition: brief, so that a
-// wait ends soon after its condition holds.
-const interval = 10 * time.Millisecond
+// The pause between two looks at a condition starts brief, so that a
+// short wait ends soon after its condition holds, and grows to a cap, so
+// that a long one (a condition that calls a tool, for minutes) adds little
+// load to a machine already slow.
+const (
+	firstPause = 10 * time.Millisecond
+	maxPause   = 100 * time.Millisecond
+)
 
 // Poll calls cond until it returns true and reports whether it did within
 // timeout. It is for a caller that may not fail the test (a goroutine, a
@@ -25,11 +30,11 @@ const interval = 10 * time.Millisecond
 // watches for a non-event over a set window.
 func Poll(timeout time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(timeout)
-	for !cond() {
+	for pause := firstPause; !cond(); pause = min(pause*3/2, maxPause) {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(interval)
+		time.Sleep(pause)
 	}
 	return true
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/emulation"
@@ -343,12 +344,7 @@ func TestEmulateResetsOmittedSettings(t *testing.T) {
 	// The renderer takes the cleared size with its next frame, which a
 	// background tab may get late: waited for, not assumed.
 	var size string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if size = p.str(sizeJS); size == defaultSize {
-			break
-		}
-	}
-	if size != defaultSize {
+	if !testwait.Poll(30*time.Second, func() bool { size = p.str(sizeJS); return size == defaultSize }) {
 		t.Errorf("viewport = %s, want the default %s", size, defaultSize)
 	}
 	if got := p.str(geoJS); got == "51.5,-0.12" {
@@ -396,8 +392,7 @@ func TestEmulatedCPUStretchesTheWait(t *testing.T) {
 		}
 		// Its timer fires later; the title is cleared after it, so that
 		// the next click's effect is that click's.
-		for deadline := time.Now().Add(30 * time.Second); p.str(`document.title`) != "late" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		}
+		testwait.Poll(30*time.Second, func() bool { return p.str(`document.title`) == "late" })
 		p.eval(`document.title = ''`, new(string))
 	}
 	emulate(t, a, emulation.Emulation{CPU: 4})

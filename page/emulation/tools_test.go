@@ -281,7 +281,7 @@ func TestEmulatedNetworkStretchesTheBudget(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle("/", browsertest.HTML("Start", `<p>start</p>`))
 	mux.Handle("/slow", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(21 * time.Second)
+		time.Sleep(21 * time.Second) // the latency under test: past the unemulated budget
 		browsertest.HTML("Slow", `<p>slow page</p>`).ServeHTTP(w, r)
 	}))
 	base := browsertest.Serve(t, mux).URL

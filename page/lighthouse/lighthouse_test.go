@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tabhive/tabhive/internal/testwait"
 )
 
 // TestRunKillsTheCLI: when the call's context ends, the driver's node and
@@ -28,17 +30,15 @@ func TestRunKillsTheCLI(t *testing.T) {
 		done <- err
 	}()
 	var pids []int
-	for deadline := time.Now().Add(time.Minute); len(pids) < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the fake CLI did not start within a minute")
-		}
+	testwait.Until(t, "the fake CLI to start", func() bool {
 		b, _ := os.ReadFile(filepath.Join(dir, "pids"))
 		pids = pids[:0]
 		for _, f := range strings.Fields(string(b)) {
 			n, _ := strconv.Atoi(f)
 			pids = append(pids, n)
 		}
-	}
+		return len(pids) >= 2
+	})
 	cancel()
 	select {
 	case err := <-done:
@@ -51,10 +51,8 @@ func TestRunKillsTheCLI(t *testing.T) {
 	for _, pid := range pids {
 		// The CLI is reaped by Run; its child, killed with the group, is
 		// reaped by init: wait for it to go.
-		for deadline := time.Now().Add(30 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("process %d outlived the call", pid)
-			}
+		if !testwait.Poll(30*time.Second, func() bool { return syscall.Kill(pid, 0) != nil }) {
+			t.Fatalf("process %d outlived the call", pid)
 		}
 	}
 }

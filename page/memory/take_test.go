@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport"
 	"github.com/tabhive/tabhive/transport/httpserve"
 	"github.com/tabhive/tabhive/transport/transporttest"
@@ -186,15 +187,14 @@ func TestTakeHeapSnapshotBudget(t *testing.T) {
 	whole := filepath.Join(dir, "whole.heapsnapshot")
 	// The renderer takes seconds to finish the first, minutes on a loaded
 	// machine.
-	for deadline := time.Now().Add(10 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	if !testwait.Poll(10*time.Minute, func() bool {
 		text, isErr := transporttest.Call(t, cs, "take_heapsnapshot", map[string]any{"pageId": id, "filePath": whole})
-		if !isErr {
-			break
+		if isErr {
+			transporttest.OneSentence(t, "busy", text, isErr, "The page's renderer is still writing an earlier heap snapshot")
 		}
-		transporttest.OneSentence(t, "busy", text, isErr, "The page's renderer is still writing an earlier heap snapshot")
-		if time.Now().After(deadline) {
-			t.Fatal("the renderer was still busy with the first snapshot after 10 minutes")
-		}
+		return !isErr
+	}) {
+		t.Fatal("the renderer was still busy with the first snapshot after 10 minutes")
 	}
 	// Whole: none of the first snapshot's chunks in it.
 	summary := transporttest.Must(t, cs, "query_heapsnapshot_objects", map[string]any{"filePath": whole, "className": "^Widget$", "nodeType": "object", "pageSize": 1})

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page/screencast"
 	"github.com/tabhive/tabhive/page/screencast/probe"
 	"github.com/tabhive/tabhive/transport"
@@ -177,15 +178,10 @@ func TestScreencastBadInput(t *testing.T) {
 	transporttest.Must(t, cs, "close_page", map[string]any{"pageId": closing})
 	// The page's actor finishes the file as it exits, which may be after
 	// close_page has replied: wait for a whole video, a minute at most.
-	deadline := time.Now().Add(time.Minute)
-	for {
-		info, err := probe.File(transporttest.Context(t), "", filepath.Join(dir, "closing.mp4"))
-		if err == nil && info.Codec == "h264" && info.Frames >= 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the video of a page closed while recording: %+v (%v)", info, err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if !testwait.Poll(time.Minute, func() bool {
+		info, err = probe.File(transporttest.Context(t), "", filepath.Join(dir, "closing.mp4"))
+		return err == nil && info.Codec == "h264" && info.Frames >= 1
+	}) {
+		t.Fatalf("the video of a page closed while recording: %+v (%v)", info, err)
 	}
 }

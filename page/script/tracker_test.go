@@ -15,6 +15,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/axsnapshot"
 	"github.com/tabhive/tabhive/page/input"
@@ -45,20 +46,13 @@ func predating(t *testing.T, url string) *page.Actor {
 	if _, err := conn.Client.Page.Navigate(ctx, cdppage.NewNavigateArgs(url)); err != nil {
 		t.Fatal(err)
 	}
-	for {
+	testwait.Until(t, url+" to load", func() bool {
 		r, err := conn.Client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(`location.href + ' ' + document.readyState`).SetReturnByValue(true))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(r.Result.Value) == `"`+url+` complete"` {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s did not load", url)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+		return string(r.Result.Value) == `"`+url+` complete"`
+	})
 	conn.Close()
 	a := page.Start(page.Config{ID: 1, TargetID: tab.ID, Attach: tab.Attach})
 	t.Cleanup(func() { a.Stop(nil) })

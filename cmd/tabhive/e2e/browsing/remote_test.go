@@ -108,16 +108,12 @@ func TestRemoteBrowserThroughBinary(t *testing.T) {
 	// connection going away; on a loaded machine, give it a minute and a
 	// half, and say what the last call answered.
 	var last string
-	for deadline := time.Now().Add(90 * time.Second); ; {
+	if !testwait.Poll(90*time.Second, func() bool {
 		got, isErr := transporttest.Call(t, cs, "list_pages", nil)
-		if isErr && strings.Contains(got, "answered 502 Bad Gateway") && strings.Contains(got, "tabhive connects again in") {
-			break
-		}
 		last = got
-		if time.Now().After(deadline) {
-			t.Fatalf("no call said when tabhive connects again; the last answered %q", last)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return isErr && strings.Contains(got, "answered 502 Bad Gateway") && strings.Contains(got, "tabhive connects again in")
+	}) {
+		t.Fatalf("no call said when tabhive connects again; the last answered %q", last)
 	}
 
 	// A browser again: tabhive connects by itself.

@@ -27,9 +27,7 @@ func TestSpeculationRulesThroughBinary(t *testing.T) {
   document.head.append(s); return 1 }`})
 	// With speculative loading on, the allowed candidates are fetched at
 	// once; with it off nothing comes: a non-event, watched for 3 s.
-	for deadline := time.Now().Add(3 * time.Second); !allowed.asked("/allowed-prerender") && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Poll(3*time.Second, func() bool { return allowed.asked("/allowed-prerender") })
 	transporttest.Must(t, cs, "evaluate_script", map[string]any{"function": `() => { setTimeout(() => location.href = '` + outside.url + `/secret'); return 1 }`})
 	testwait.Until(t, "the page to leave", func() bool {
 		return !strings.Contains(transporttest.Must(t, cs, "take_snapshot", nil), `"Allowed"`)

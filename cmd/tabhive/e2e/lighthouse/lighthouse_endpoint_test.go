@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -80,22 +81,20 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 	// own HTTP port.
 	own := in.Addr[strings.LastIndex(in.Addr, ":")+1:]
 	var port string
-	deadline := time.Now().Add(2 * time.Minute)
-	for port == "" {
+	if !testwait.Poll(2*time.Minute, func() bool {
 		select {
 		case r := <-done:
 			t.Fatalf("the audit ended before its endpoint was seen: %v %v %s", r.err, r.isErr, r.text)
 		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no endpoint listened within 2 minutes of the call")
 		}
 		for _, p := range listeners(t, in.Cmd.Process.Pid) {
 			if p != own {
 				port = p
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return port != ""
+	}) {
+		t.Fatal("no endpoint listened within 2 minutes of the call")
 	}
 	leaks := func(s string) bool {
 		return strings.Contains(s, "/devtools/") || strings.Contains(s, "webSocketDebuggerUrl") || strings.Contains(s, "ws://")
@@ -135,13 +134,12 @@ func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
 		url := "http://127.0.0.1:" + port + path
 		nav, _ := transporttest.Call(t, other, "evaluate_script", map[string]any{"function": "() => { location.href = " + strconv.Quote(url) + " }"})
 		var seen string
-		for deadline := time.Now().Add(time.Minute); !strings.HasPrefix(seen, url); {
-			if time.Now().After(deadline) {
-				t.Fatalf("the page did not go to %s within a minute: %s", url, seen)
-			}
-			time.Sleep(50 * time.Millisecond)
+		if !testwait.Poll(time.Minute, func() bool {
 			got, _ := transporttest.Call(t, other, "evaluate_script", map[string]any{"function": "() => location.href + ' ' + document.documentElement.outerHTML"})
 			_, seen, _ = strings.Cut(got, `"`)
+			return strings.HasPrefix(seen, url)
+		}) {
+			t.Fatalf("the page did not go to %s within a minute: %s", url, seen)
 		}
 		snap, _ := transporttest.Call(t, other, "take_snapshot", nil)
 		if leaks(nav) || leaks(seen) || leaks(snap) {

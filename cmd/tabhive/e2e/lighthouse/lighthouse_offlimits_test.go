@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
@@ -70,22 +71,20 @@ func holdAudit(t *testing.T, site string, flags ...string) *heldAudit {
 	t.Cleanup(func() { let(); <-done })
 
 	own := h.in.Addr[strings.LastIndex(h.in.Addr, ":")+1:]
-	deadline := time.Now().Add(2 * time.Minute)
-	for h.port == "" {
+	if !testwait.Poll(2*time.Minute, func() bool {
 		select {
 		case <-done:
 			t.Fatal("the audit ended before its endpoint was seen")
 		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no endpoint listened within 2 minutes of the call")
 		}
 		for _, p := range listeners(t, h.in.Cmd.Process.Pid) {
 			if p != own {
 				h.port = p
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return h.port != ""
+	}) {
+		t.Fatal("no endpoint listened within 2 minutes of the call")
 	}
 	return h
 }
@@ -137,15 +136,11 @@ func TestLighthouseEndpointOffLimits(t *testing.T) {
 	}
 	transporttest.Must(t, h.other, "evaluate_script", map[string]any{"function": `() => { document.getElementById("go").click() }`})
 	var seen string
-	for deadline := time.Now().Add(time.Minute); ; {
+	if !testwait.Poll(time.Minute, func() bool {
 		seen, _ = transporttest.Call(t, h.other, "evaluate_script", map[string]any{"function": `() => location.href + " " + document.documentElement.innerText`})
-		if !strings.Contains(seen, "/links.html") && (strings.Contains(seen, "ERR_BLOCKED_BY_CLIENT") || strings.Contains(seen, "refused")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the link to the endpoint led nowhere within a minute: %s", seen)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return !strings.Contains(seen, "/links.html") && (strings.Contains(seen, "ERR_BLOCKED_BY_CLIENT") || strings.Contains(seen, "refused"))
+	}) {
+		t.Fatalf("the link to the endpoint led nowhere within a minute: %s", seen)
 	}
 	if !strings.Contains(seen, "ERR_BLOCKED_BY_CLIENT") || strings.Contains(seen, "requests from web pages are refused") {
 		t.Errorf("the page followed a link to the endpoint and got: %s\nwant the browser to block it", seen)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/cmd/tabhive/internal/tabhivetest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page/screencast/probe"
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
@@ -144,24 +145,24 @@ func TestMaxSessionDiskThroughBinary(t *testing.T) {
 // minutes.
 func screencastEnded(t *testing.T, cs *mcp.ClientSession, pageID int, video string) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		got, _ := transporttest.Call(t, cs, "screencast_start", map[string]any{"pageId": pageID})
+	var got string
+	if !testwait.Poll(5*time.Minute, func() bool {
+		got, _ = transporttest.Call(t, cs, "screencast_start", map[string]any{"pageId": pageID})
 		if strings.Contains(got, "has ended on its own") {
-			return got
+			return true
 		}
 		if !strings.Contains(got, "already in progress") {
 			t.Fatalf("screencast_start while recording = %q", got)
 		}
-		if time.Now().After(deadline) {
-			size := int64(-1)
-			if fi, err := os.Stat(video); err == nil {
-				size = fi.Size()
-			}
-			t.Fatalf("the recording did not end on its own within 5 minutes (its file holds %d bytes)", size)
+		return false
+	}) {
+		size := int64(-1)
+		if fi, err := os.Stat(video); err == nil {
+			size = fi.Size()
 		}
-		time.Sleep(200 * time.Millisecond) // the pace of the polling, not a wait for the bound
+		t.Fatalf("the recording did not end on its own within 5 minutes (its file holds %d bytes)", size)
 	}
+	return got
 }
 
 // TestScreencastBoundsThroughBinary: a screencast ends on its own at
