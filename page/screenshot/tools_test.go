@@ -367,7 +367,9 @@ func TestScreenshotDialog(t *testing.T) {
 	if !r.isErr || r.text != want || len(r.images) != 0 {
 		t.Errorf("take_screenshot with a dialog open = %v, %q\nwant %q", r.isErr, r.text, want)
 	}
-	if took := time.Since(start); took > time.Second {
+	// A guard, not a measurement: a capture the dialog held would run to
+	// the tool's 30 s budget; a loaded machine takes seconds for the refusal.
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("take_screenshot with a dialog open took %v, want an immediate failure", took)
 	}
 	transporttest.Must(t, cs, "handle_dialog", map[string]any{"pageId": id, "action": "accept"})
