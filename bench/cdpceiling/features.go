@@ -30,6 +30,17 @@ package main
 //	         missing by Runtime.compileScript and Runtime.runScript (a
 //	         script, which V8's per-process compilation cache can serve,
 //	         rather than a function sent with each call)
+//	walker-lazy     the same walker, its world made at the first snapshot
+//	         of each document by Page.createIsolatedWorld and its context
+//	         id kept for the document, the walker installed there as the
+//	         first call finds it missing by Runtime.evaluate of its script
+//	         (which V8's compilation cache serves within a renderer)
+//	walker-world    the walker's isolated world alone: an empty script
+//	         added at the start of every document in that world, snapshots
+//	         read from the AX tree
+//	walker-parse    walker-doc's install alone: the walker's script added
+//	         at the start of every document in its world (pre-parsed, never
+//	         called), snapshots read from the AX tree
 //	tabhive  domains, tracker and walker-doc: what tabhive turns on (before
 //	         it installed the walker at document start: domains,tracker,walker)
 //
@@ -58,11 +69,15 @@ type features struct {
 	// tracker is how the causal tracker is added: "" (not), "full",
 	// "compile", "bare" or "empty" (see the package comment).
 	tracker string
-	// walker is how snapshots are taken: "" (the AX tree), "call", "doc"
-	// or "compile" (see the package comment).
-	walker                   string
+	// walker is how snapshots are taken: "" (the AX tree), "call", "doc",
+	// "compile" or "lazy" (see the package comment).
+	walker string
+	// atStart is what runs in the walker's world at the start of every
+	// document: "" (nothing, no world made), "world" (an empty script),
+	// "parse" (the walker's script, not called).
+	atStart                  string
 	trackerJS, walkerInstall string
-	walkerScript             string // the install as a script, for "doc" and "compile"
+	walkerScript             string // the install as a script, for "doc", "compile", "lazy" and "parse"
 }
 
 // String names the features as -features does.
@@ -87,6 +102,9 @@ func (f features) String() string {
 	}
 	if f.walker != "" {
 		on = append(on, "walker-"+f.walker)
+	}
+	if f.atStart != "" && f.walker != "doc" {
+		on = append(on, "walker-"+f.atStart)
 	}
 	return strings.Join(on, ",")
 }
@@ -124,10 +142,16 @@ func parseFeatures(list, jsDir string) (features, error) {
 			f.walker = "doc"
 		case "walker-compile":
 			f.walker = "compile"
+		case "walker-lazy":
+			f.walker = "lazy"
+		case "walker-world":
+			f.atStart = "world"
+		case "walker-parse":
+			f.atStart = "parse"
 		case "tabhive":
 			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "doc"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-compile, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {
@@ -159,7 +183,10 @@ func parseFeatures(list, jsDir string) (features, error) {
 		}
 		f.trackerJS = "(" + strings.TrimSpace(src) + ")" + call + "\n//# sourceURL=tabhive://tracker.js\n"
 	}
-	if f.walker != "" {
+	if f.walker == "doc" {
+		f.atStart = "parse"
+	}
+	if f.walker != "" || f.atStart != "" {
 		src, err := read("snapshot.js")
 		if err != nil {
 			return f, err
@@ -200,8 +227,12 @@ func (f features) enable(ctx context.Context, p *tab) error {
 			return fmt.Errorf("add tracker: %w", err)
 		}
 	}
-	if f.walker == "doc" {
-		if _, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(f.walkerScript).SetWorldName(walkerWorld)); err != nil {
+	if f.atStart != "" {
+		src := f.walkerScript
+		if f.atStart == "world" {
+			src = ";"
+		}
+		if _, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(src).SetWorldName(walkerWorld)); err != nil {
 			return fmt.Errorf("add walker: %w", err)
 		}
 	}
@@ -228,12 +259,43 @@ func (f features) compileWalker(ctx context.Context, p *tab, world runtime.Execu
 	return nil
 }
 
+// evalWalker installs the walker in world as a script evaluated there
+// (walker-lazy).
+func (f features) evalWalker(ctx context.Context, p *tab, world runtime.ExecutionContextID) error {
+	r, err := p.conn.Client.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(f.walkerScript).SetContextID(world).SetSilent(true))
+	if err != nil {
+		return fmt.Errorf("install walker: %w", err)
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("install walker: %s", r.ExceptionDetails.Text)
+	}
+	return nil
+}
+
+// world returns the context id of the main frame's isolated world: made by
+// every call (walker-call, -doc, -compile), or once per document
+// (walker-lazy: tabhive keeps the id Runtime.executionContextCreated
+// reports; here the id is kept until the next navigation).
+func (f features) world(ctx context.Context, p *tab) (runtime.ExecutionContextID, error) {
+	if f.walker == "lazy" && p.world != 0 {
+		return p.world, nil
+	}
+	w, err := p.conn.Client.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(p.id)).SetWorldName(walkerWorld))
+	if err != nil {
+		return 0, fmt.Errorf("create isolated world: %w", err)
+	}
+	if f.walker == "lazy" {
+		p.world = w.ExecutionContextID
+	}
+	return w.ExecutionContextID, nil
+}
+
 // callWalker calls the walker in the main frame's isolated world, installing
 // it on the first call in a document, as tabhive does.
 func (f features) callWalker(ctx context.Context, p *tab, byValue bool, args ...any) (*runtime.CallFunctionOnReply, error) {
-	w, err := p.conn.Client.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(p.id)).SetWorldName(walkerWorld))
+	world, err := f.world(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("create isolated world: %w", err)
+		return nil, err
 	}
 	call := make([]runtime.CallArgument, len(args))
 	for i, a := range args {
@@ -241,17 +303,23 @@ func (f features) callWalker(ctx context.Context, p *tab, byValue bool, args ...
 	}
 	run := func(fn string) (*runtime.CallFunctionOnReply, error) {
 		return p.conn.Client.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(fn).
-			SetExecutionContextID(w.ExecutionContextID).SetArguments(call).SetReturnByValue(byValue).SetSilent(true))
+			SetExecutionContextID(world).SetArguments(call).SetReturnByValue(byValue).SetSilent(true))
 	}
 	r, err := run(walkerCall)
 	if err == nil && r.ExceptionDetails == nil && string(r.Result.Value) == `"\u0000install"` {
-		// walker-doc: a document that began before the script was added.
-		if f.walker == "compile" {
-			if err := f.compileWalker(ctx, p, w.ExecutionContextID); err != nil {
+		// The document's first call (walker-doc: a document that began
+		// before the script was added).
+		switch f.walker {
+		case "compile", "lazy":
+			install := f.compileWalker
+			if f.walker == "lazy" {
+				install = f.evalWalker
+			}
+			if err := install(ctx, p, world); err != nil {
 				return nil, err
 			}
 			r, err = run(walkerCall)
-		} else {
+		default:
 			r, err = run(f.walkerInstall)
 		}
 	}

@@ -97,7 +97,7 @@ func main() {
 	label := flag.String("label", "cdp-direct", "label copied into the output")
 	newWindow := flag.Bool("new-window", false, "open each page in a window of its own instead of a tab")
 	focus := flag.Bool("focus", true, "turn focus emulation on in each page, as tabhive's page actors do")
-	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile: other ways to install it), or tabhive for what tabhive does (see features.go)")
+	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile, walker-lazy: other ways to install it; walker-world, walker-parse: parts of walker-doc alone), or tabhive for what tabhive does (see features.go)")
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	flag.Parse()
 	f, err := parseFeatures(*feats, *jsDir)
@@ -295,6 +295,9 @@ type tab struct {
 	id   target.ID
 	conn *cdpconn.Conn
 	doc  string // the walker's state in the document (-features walker)
+	// world is the walker's isolated world in the main frame's document
+	// (-features walker-lazy), 0 until the document's first snapshot.
+	world runtime.ExecutionContextID
 }
 
 // open creates a page (a tab, or a window with -new-window), connects to it
@@ -363,6 +366,7 @@ func (p *tab) waitLoad(ctx context.Context, path string) error {
 					return err
 				}
 				if e.Frame.ParentID == nil {
+					p.world = 0 // a new document: the walker's world goes with the old one
 					u, err := url.Parse(e.Frame.URL)
 					committed = err == nil && u.Path == path
 				}
