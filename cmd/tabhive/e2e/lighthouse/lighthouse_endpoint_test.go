@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,19 +31,8 @@ import (
 // wrapper until the probes are done, so the endpoint is probed while it
 // listens; then the audit runs to its end.
 func TestLighthouseEndpointKeepsItsSecret(t *testing.T) {
-	lh, err := exec.LookPath("lighthouse")
-	if err != nil {
-		t.Skip("lighthouse_audit needs Lighthouse on PATH (npm install -g lighthouse@12.8.2); it is not there")
-	}
+	real, node := lighthouseOnPath(t, "lighthouse_audit needs Lighthouse on PATH (npm install -g lighthouse@12.8.2)")
 	t.Parallel()
-	real, err := filepath.EvalSymlinks(lh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// A lighthouse beside a node that waits for the test's word.
 	bin := t.TempDir()
 	release := filepath.Join(bin, "go")

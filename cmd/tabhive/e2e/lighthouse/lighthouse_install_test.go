@@ -19,6 +19,24 @@ import (
 	"github.com/tabhive/tabhive/transport/transporttest"
 )
 
+// lighthouseOnPath returns the Lighthouse on PATH, its links followed, and
+// the node that runs it; without one the test is skipped, saying why it
+// needs it.
+func lighthouseOnPath(t *testing.T, why string) (lighthouse, node string) {
+	t.Helper()
+	lh, err := exec.LookPath("lighthouse")
+	if err != nil {
+		t.Skip(why + "; it is not there")
+	}
+	if lighthouse, err = filepath.EvalSymlinks(lh); err != nil {
+		t.Fatal(err)
+	}
+	if node, err = exec.LookPath("node"); err != nil {
+		t.Fatal(err)
+	}
+	return lighthouse, node
+}
+
 // TestLighthouseInstallThroughBinary: with no
 // lighthouse on PATH, lighthouse_audit installs lighthouse@12.8.2 with npm
 // into tabhive's cache ($XDG_CACHE_HOME/tabhive/lighthouse-12.8.2), telling
@@ -27,20 +45,9 @@ import (
 // stand-in that records its arguments and "installs" the Lighthouse of
 // .ci (a link to its package), so that the audits are real.
 func TestLighthouseInstallThroughBinary(t *testing.T) {
-	lh, err := exec.LookPath("lighthouse")
-	if err != nil {
-		t.Skip("this test links the Lighthouse on PATH (npm install -g lighthouse@12.8.2) into its install; it is not there")
-	}
+	real, node := lighthouseOnPath(t, "this test links the Lighthouse on PATH (npm install -g lighthouse@12.8.2) into its install")
 	t.Parallel()
-	real, err := filepath.EvalSymlinks(lh)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pkg := filepath.Dir(filepath.Dir(real)) // lighthouse/cli/index.js
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal(err)
-	}
 	bin, cache := t.TempDir(), t.TempDir()
 	args, release := filepath.Join(bin, "npm-args"), filepath.Join(bin, "release")
 	npm := fmt.Sprintf(`#!/bin/sh
