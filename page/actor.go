@@ -15,6 +15,7 @@ import (
 	"github.com/tabhive/tabhive/actor"
 	"github.com/tabhive/tabhive/internal/cdpconn"
 	"github.com/tabhive/tabhive/mailbox"
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/snapshot"
 	"github.com/tabhive/tabhive/waiter"
 )
@@ -284,6 +285,7 @@ func (a *Actor) init(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error { return a.c.Page.Enable(ctx) })
 		g.Go(func() error { return installTracker(ctx, a.c) })
+		g.Go(func() error { return walker.InstallOnNewDocuments(ctx, a.c) })
 		g.Go(func() error { return a.c.Runtime.Enable(ctx) })
 		g.Go(func() error { return a.c.Network.Enable(ctx, nil) })
 		g.Go(func() error { return a.c.Inspector.Enable(ctx) })

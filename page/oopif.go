@@ -173,6 +173,7 @@ func setUpChild(ctx context.Context, s *Session, sliceSetUps []func(context.Cont
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.c.Page.Enable(gctx) })
 	g.Go(func() error { return installTracker(gctx, s.c) })
+	g.Go(func() error { return walker.InstallOnNewDocuments(gctx, s.c) })
 	g.Go(func() error { return s.c.Runtime.Enable(gctx) })
 	g.Go(func() error { return s.c.Network.Enable(gctx, nil) })
 	g.Go(func() error { return setAutoAttach(gctx, s.conn) })

@@ -41,10 +41,8 @@ package main
 //	walker-parse    walker-doc's install alone: the walker's script added
 //	         at the start of every document in its world (pre-parsed, never
 //	         called), snapshots read from the AX tree
-//	tabhive  domains, tracker and walker-lazy: what tabhive turns on
-//	         (domains,tracker,walker-doc before the walker's world was made
-//	         lazily; domains,tracker,walker before it was installed at
-//	         document start)
+//	tabhive  domains, tracker and walker-doc: what tabhive turns on (before
+//	         it installed the walker at document start: domains,tracker,walker)
 //
 // The scripts are read from -js (the repository's page/js).
 
@@ -151,7 +149,7 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "walker-parse":
 			f.atStart = "parse"
 		case "tabhive":
-			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "lazy"
+			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "doc"
 		default:
 			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
 		}

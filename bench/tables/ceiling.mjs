@@ -19,7 +19,7 @@ export const usage = '--rounds N (2), --agents 1,4,8, --iterations N (5)';
 const loops = [
   { name: 'tabs, no focus emulation', args: ['-focus=false'] },
   { name: "tabs with focus emulation, as tabhive's pages", args: ['-focus=true'] },
-  { name: "focus emulation and tabhive's features in the browser (domains, tracker, walker made at the first snapshot)", args: ['-focus=true', '-features', 'tabhive', '-js', path.join(ROOT, 'page', 'js')] },
+  { name: "focus emulation and tabhive's features in the browser (domains, tracker, walker at document start)", args: ['-focus=true', '-features', 'tabhive', '-js', path.join(ROOT, 'page', 'js')] },
 ];
 
 export async function run(b, o) {

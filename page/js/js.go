@@ -34,6 +34,13 @@ var (
 	//go:embed walker_call.js
 	WalkerCall string
 
+	// WalkerInstall is a template: with __WALKER__ replaced by [Snapshot],
+	// it installs the walker in a global of the isolated world (which lives
+	// as long as the document) and calls it.
+	//
+	//go:embed walker_install.js
+	WalkerInstall string
+
 	// InView tells which walker ids of a document intersect its frame's
 	// viewport: one character per id, '1' in, '2' out, '0' unknown.
 	//

@@ -6,8 +6,7 @@
 // It runs in an isolated world of each frame (Page.createIsolatedWorld), so
 // the page neither sees it nor can disturb it (its own prototypes, its own
 // globals), and is installed once per document as a global of that world
-// (by page/internal/walker, at the document's first call). Calls, with
-// Runtime.callFunctionOn:
+// (see walkerInstall in page/snapshot.go). Calls, with Runtime.callFunctionOn:
 //
 //   "walk"              returns the kept nodes as text, one line each, in
 //                       pre-order (format in page/snapshot/walk.go):

@@ -1,15 +1,9 @@
 // Package walker calls the in-page snapshot walker (page/js's Snapshot) in
-// a frame's isolated world ([Call]), installing it in the world the first
-// time a document's walker is called, and finds the DOM node a walker ref
-// names ([Object]). The page's core uses it to resolve uids; the snapshot
-// capability (page/axsnapshot) to walk frames.
-//
-// The world is made lazily, by the first snapshot or uid of a document
-// that needs it (Page.createIsolatedWorld): a document no snapshot looks
-// at costs Chromium no isolated world and no walker. The page's frame tree
-// keeps the world's context id as Runtime.executionContextCreated reports
-// it ([IsWorld]), so that later walks of the document make no call to find
-// it. The package holds no state and starts no goroutines: what it keeps
+// a frame's isolated world: installing it in each document as it starts
+// ([InstallOnNewDocuments]; [Call] for a document that began before) and
+// finding the DOM node a walker ref names ([Object]). The page's core
+// uses it to resolve uids; the snapshot capability (page/axsnapshot) to
+// walk frames. It holds no state and starts no goroutines: what it keeps
 // lives in the page, in the isolated world of each document.
 package walker
 
@@ -21,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mafredri/cdp"
+	"github.com/mafredri/cdp/protocol/page"
 	"github.com/mafredri/cdp/protocol/runtime"
 	"github.com/mafredri/cdp/rpcc"
 
@@ -32,54 +27,69 @@ import (
 // cannot see it, and its state (node ids) lives as long as the document.
 const World = "__tabhive_snapshot"
 
-// IsWorld reports whether an execution context Chrome announced
-// (Runtime.executionContextCreated: its name and auxData's type) is the
-// walker's isolated world.
-func IsWorld(name, kind string) bool { return kind == "isolated" && name == World }
-
 // ErrNodeGone is the error of a DOM node that has left the page.
 var ErrNodeGone = errors.New("the node left the page")
 
 // js.WalkerCall calls the walker (js.Snapshot, whose walk the package
 // snapshot decodes with [snapshot.DecodeWalk]) once it is installed in the
-// isolated world, and answers missing when it is not: the document's
-// first call. script then installs it, in a global of the isolated world
-// (which lives as long as the document). It is evaluated as a script, which
-// V8's compilation cache serves again within a renderer (a function sent
-// with Runtime.callFunctionOn would be compiled anew in every document),
-// and the function is not parenthesized, so that V8 compiles it lazily, at
-// its first call, and keeps its type feedback and optimized code from one
-// snapshot to the next.
+// isolated world, and answers missing when it is not: a document that
+// began before [InstallOnNewDocuments] (a page tabhive adopts). install
+// installs it there (in a global of the isolated world, which lives as
+// long as the document) and calls it. Either way the walker is compiled
+// once per document, and V8 keeps its type feedback and optimized code
+// from one snapshot to the next.
 const missing = "\u0000install"
 
-var script = "globalThis.__tabhiveWalker ??= " + js.Snapshot + ";\n//# sourceURL=tabhive://walker.js\n"
+var install = strings.Replace(js.WalkerInstall, "__WALKER__", js.Snapshot, 1)
 
-// Call runs the walker with op and args in the isolated world context
-// world, on the element obj of that world if set, installing it first if
-// the document does not have it yet. byValue returns the result as JSON
-// rather than as a remote object. An exception the walker throws is an
-// [Error].
+// documentScript sets, as a document starts, the global install would set.
+// The function is not parenthesized, so V8 only pre-parses it then and
+// compiles it at the first snapshot: nothing is added to the page's load
+// but the pre-parse, which the compilation cache spares the renderer's
+// next documents too.
+var documentScript = "globalThis.__tabhiveWalker ??= " + js.Snapshot + ";\n//# sourceURL=tabhive://walker.js\n"
+
+// InstallOnNewDocuments has every new document of the session's target
+// install the walker in its isolated world as it starts, before the
+// page's own scripts run, so that [Call] finds it there. The source then
+// crosses the DevTools connection once per session rather than with the
+// first call in each document, and each document runs it as a script,
+// which V8's compilation cache serves again within a renderer, where a
+// function sent with Runtime.callFunctionOn is compiled anew in every
+// document (bench/cdpceiling -features walker-doc against walker: about
+// 5 % less Chromium CPU per interact iteration). A document that began
+// before (a page tabhive adopts) still gets it from Call's first call.
+func InstallOnNewDocuments(ctx context.Context, c *cdp.Client) error {
+	_, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(documentScript).SetWorldName(World))
+	return err
+}
+
+// Call runs the walker with op and args, on the element obj if set, else
+// in the isolated world context, installing it first if the document
+// does not have it yet. byValue returns the result as JSON rather than as
+// a remote object. An exception the walker throws is an [Error].
 func Call(ctx context.Context, c *cdp.Client, world runtime.ExecutionContextID, obj runtime.RemoteObjectID, byValue bool, op string, args ...runtime.CallArgument) (*runtime.CallFunctionOnReply, error) {
 	opArg, _ := json.Marshal(op)
-	a := runtime.NewCallFunctionOnArgs(js.WalkerCall).
-		SetArguments(append([]runtime.CallArgument{{Value: opArg}}, args...)).
-		SetReturnByValue(byValue).SetSilent(true)
-	if obj != "" {
-		a.SetObjectID(obj)
-	} else {
-		a.SetExecutionContextID(world)
+	call := func(fn string) (*runtime.CallFunctionOnReply, error) {
+		a := runtime.NewCallFunctionOnArgs(fn).
+			SetArguments(append([]runtime.CallArgument{{Value: opArg}}, args...)).
+			SetReturnByValue(byValue).SetSilent(true)
+		if obj != "" {
+			a.SetObjectID(obj)
+		} else {
+			a.SetExecutionContextID(world)
+		}
+		return c.Runtime.CallFunctionOn(ctx, a)
 	}
-	r, err := c.Runtime.CallFunctionOn(ctx, a)
+	r, err := call(js.WalkerCall)
 	if err != nil {
 		return nil, err
 	}
 	if r.ExceptionDetails == nil && r.Result.Type == "string" {
 		var s string
 		if json.Unmarshal(r.Result.Value, &s) == nil && s == missing {
-			if err := install(ctx, c, world); err != nil {
-				return nil, err
-			}
-			if r, err = c.Runtime.CallFunctionOn(ctx, a); err != nil {
+			r, err = call(install)
+			if err != nil {
 				return nil, err
 			}
 		}
@@ -88,18 +98,6 @@ func Call(ctx context.Context, c *cdp.Client, world runtime.ExecutionContextID, 
 		return nil, Error(r.ExceptionDetails)
 	}
 	return r, nil
-}
-
-// install installs the walker in the isolated world context world.
-func install(ctx context.Context, c *cdp.Client, world runtime.ExecutionContextID) error {
-	r, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(script).SetContextID(world).SetSilent(true))
-	if err != nil {
-		return err
-	}
-	if r.ExceptionDetails != nil {
-		return Error(r.ExceptionDetails)
-	}
-	return nil
 }
 
 // Object returns the DOM node a walker ref names, as a remote object of
