@@ -21,21 +21,8 @@ func values(vs ...string) []Arg {
 	return args
 }
 
-func msgIDs(msgs []Message) []int {
-	out := make([]int, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.ID
-	}
-	return out
-}
-
-func texts(msgs []Message) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Text
-	}
-	return out
-}
+func msgIDs(msgs []Message) []int   { return pluck(msgs, func(m Message) int { return m.ID }) }
+func texts(msgs []Message) []string { return pluck(msgs, func(m Message) string { return m.Text }) }
 
 func TestConsoleSources(t *testing.T) {
 	c := NewConsole(Config{})

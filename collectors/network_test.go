@@ -22,21 +22,17 @@ func navigationSent(loaderID, frameID, url string) RequestEvent {
 	return RequestEvent{RequestID: loaderID, LoaderID: loaderID, FrameID: frameID, Type: "Document", Method: "GET", URL: url}
 }
 
-func ids(reqs []Request) []int {
-	out := make([]int, len(reqs))
-	for i, r := range reqs {
-		out[i] = r.ID
+// pluck is the field f reads of each of xs, in order.
+func pluck[T, U any](xs []T, f func(T) U) []U {
+	out := make([]U, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
 	return out
 }
 
-func urls(reqs []Request) []string {
-	out := make([]string, len(reqs))
-	for i, r := range reqs {
-		out[i] = r.URL
-	}
-	return out
-}
+func ids(reqs []Request) []int     { return pluck(reqs, func(r Request) int { return r.ID }) }
+func urls(reqs []Request) []string { return pluck(reqs, func(r Request) string { return r.URL }) }
 
 func TestRequestIsNavigation(t *testing.T) {
 	tests := []struct {
