@@ -17,7 +17,9 @@
 // for a window each): open /button-async and wait for its load, snapshot
 // (Accessibility.getFullAXTree), click "Run task", wait for "Done 1",
 // navigate to /nav-a, snapshot, click "Go to page B" and wait for /nav-b's
-// load, snapshot and check "Page B loaded", close the page. The fixture
+// load, snapshot and check "Page B loaded", close the page (-wait-snapshot:
+// with a snapshot after wait_for too, as the wait_for reply of
+// chrome-devtools-mcp and of tabhive carries one). The fixture
 // pages are served byte for byte as the harness's bench/lib/fixtures.mjs
 // does.
 // It prints one JSON line on stdout and a summary on stderr.
@@ -99,17 +101,18 @@ func main() {
 	focus := flag.Bool("focus", true, "turn focus emulation on in each page, as tabhive's page actors do")
 	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile, walker-lazy: other ways to install it; walker-world, walker-parse: parts of walker-doc alone), or tabhive for what tabhive does (see features.go)")
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
+	waitSnapshot := flag.Bool("wait-snapshot", false, "take a snapshot after wait_for, as the wait_for reply of chrome-devtools-mcp and of tabhive carries one")
 	flag.Parse()
 	f, err := parseFeatures(*feats, *jsDir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, f); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, f); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow, focus bool, f features) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, f features) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -135,7 +138,7 @@ func run(agents, iterations int, chromium, label string, newWindow, focus bool, 
 	if err != nil {
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
-	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, features: f, steps: map[string][]time.Duration{}}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, waitSnapshot: waitSnapshot, features: f, steps: map[string][]time.Duration{}}
 
 	// Warm-up: every agent runs one iteration at once, as they will in the
 	// measured phase; then its step times are forgotten.
@@ -203,7 +206,9 @@ type bench struct {
 
 	newWindow bool // open pages as windows rather than tabs
 	focus     bool // focus emulation in each page
-	features  features
+	// waitSnapshot: a snapshot after wait_for, which its reply carries
+	waitSnapshot bool
+	features     features
 
 	mu    sync.Mutex
 	steps map[string][]time.Duration
@@ -271,7 +276,12 @@ func (b *bench) iteration(agent, iter int) (err error) {
 	}{
 		{"snapshot", snapshot},
 		{"click", func(ctx context.Context) error { return p.click(ctx, nodes, "button", "Run task", "") }},
-		{"wait_for", func(ctx context.Context) error { return p.waitFor(ctx, "Done 1") }},
+		{"wait_for", func(ctx context.Context) error {
+			if err := p.waitFor(ctx, "Done 1"); err != nil || !b.waitSnapshot {
+				return err
+			}
+			return snapshot(ctx)
+		}},
 		{"navigate", func(ctx context.Context) error { return p.navigate(ctx, b.base+"/nav-a") }},
 		{"snapshot", snapshot},
 		{"click", func(ctx context.Context) error { return p.click(ctx, nodes, "link", "Go to page B", "/nav-b") }},

@@ -8,13 +8,16 @@
 // iterations/s, each run's Chromium CPU per iteration (/proc), which the
 // load disturbs less. The two ratios that matter: the features loop
 // ÷ the plain loop (what the features cost Chromium) and tabhive ÷ the
-// features loop (what tabhive's own driving costs).
+// features loop (what tabhive's own driving costs). --wait-snapshot: every
+// loop also takes the snapshot that wait_for's reply carries (in
+// chrome-devtools-mcp and in tabhive), so that the loops do the browser
+// work of tabhive's replies.
 import path from 'node:path';
 import { list, median } from '../lib/bench.mjs';
 import { ROOT } from '../lib/servers.mjs';
 
 export const title = "How close to Chromium's own ceiling (CDP loop and tabhive)";
-export const usage = '--rounds N (2), --agents 1,4,8, --iterations N (5)';
+export const usage = '--rounds N (2), --agents 1,4,8, --iterations N (5), --wait-snapshot';
 
 const loops = [
   { name: 'tabs, no focus emulation', args: ['-focus=false'] },
@@ -28,7 +31,7 @@ export async function run(b, o) {
   const runLoop = async (r, i) => {
     const l = loops[i];
     for (const k of agents) {
-      const out = await b.go(`r${r} loop ${l.args.join(' ')} a${k}`, 'cdpceiling', ['-agents', String(k), '-iterations', n, ...l.args, '-label', `r${r}`]).catch((e) => (console.error(e.message), ''));
+      const out = await b.go(`r${r} loop ${l.args.join(' ')} a${k}`, 'cdpceiling', ['-agents', String(k), '-iterations', n, ...l.args, ...(o.waitSnapshot ? ['-wait-snapshot'] : []), '-label', `r${r}`]).catch((e) => (console.error(e.message), ''));
       const line = out.trim().split('\n').pop();
       ((loop[i][k] ??= [])).push(line ? JSON.parse(line) : {});
     }
@@ -55,7 +58,7 @@ export async function run(b, o) {
   const per = (a, c) => a.map((x, j) => (x && c[j] ? x / c[j] : undefined));
   const fmt = (xs) => `${xs.map((x) => (x ? x.toFixed(2) : '—')).join(' / ')} (median ${median(xs.filter(Boolean))?.toFixed(2) ?? '—'})`;
   const plain = loop[1][last], feat = loop[2][last];
-  b.note([`At ${last} agents, round by round:`,
+  b.note([`At ${last} agents, round by round${o.waitSnapshot ? " (each loop also taking the snapshot wait_for's reply carries: --wait-snapshot)" : ''}:`,
     `- features loop ÷ plain loop (focus emulation), iterations/s: ${fmt(per(its(feat), its(plain)))}; Chromium CPU per iteration, plain ÷ features: ${fmt(per(cpu(plain), cpu(feat)))}`,
     `- tabhive ÷ features loop, iterations/s: ${fmt(per(its(th), its(feat)))}; Chromium CPU per iteration, features loop ÷ tabhive: ${fmt(per(cpu(feat), cpu(th)))}`].join('\n'));
 }
