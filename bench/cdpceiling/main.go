@@ -23,6 +23,7 @@
 // pages are served byte for byte as the harness's bench/lib/fixtures.mjs
 // does.
 // It prints one JSON line on stdout and a summary on stderr.
+// -walk-profile N profiles the walker's snapshots instead (walkprofile.go).
 package main
 
 import (
@@ -102,17 +103,18 @@ func main() {
 	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile, walker-lazy: other ways to install it; walker-world, walker-parse: parts of walker-doc alone), or tabhive for what tabhive does (see features.go)")
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	waitSnapshot := flag.Bool("wait-snapshot", false, "take a snapshot after wait_for, as the wait_for reply of chrome-devtools-mcp and of tabhive carries one")
+	walkTabs := flag.Int("walk-profile", 0, "instead of the loop, profile the walker's snapshots in this many tabs, one after another (with -features walker-doc; see walkprofile.go)")
 	flag.Parse()
 	f, err := parseFeatures(*feats, *jsDir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, f); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *walkTabs, f); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, f features) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, walkTabs int, f features) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -139,6 +141,9 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
 	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, waitSnapshot: waitSnapshot, features: f, steps: map[string][]time.Duration{}}
+	if walkTabs > 0 {
+		return b.profileWalks(ctx, walkTabs)
+	}
 
 	// Warm-up: every agent runs one iteration at once, as they will in the
 	// measured phase; then its step times are forgotten.
