@@ -57,6 +57,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tabhive/tabhive/internal/agenterr"
 	"github.com/tabhive/tabhive/page"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
@@ -137,9 +138,24 @@ func (s *slice) tree(ctx context.Context, verbose bool) (*snapshot.Node, error) 
 		root, err = s.readAX(ctx, frames, true)
 	} else {
 		root, err = s.walk(ctx, frames)
+		if err == nil && root == nil {
+			// A walk always shows its document's root; one that shows
+			// nothing walked a document being torn down (seen when the
+			// browser was killed during the call). Walk once more: a page
+			// that went away then fails as such.
+			root, err = s.walk(ctx, frames)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
+	if root == nil && !verbose {
+		return nil, errNoDocument
+	}
 	return root, nil
 }
+
+// errNoDocument is a walk that found no document twice: never an empty
+// snapshot in a reply.
+var errNoDocument = agenterr.New("snapshot: the page has no document to walk",
+	"The page's document was being replaced or closed while the snapshot was taken. Call take_snapshot again.")
