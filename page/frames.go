@@ -1,7 +1,8 @@
 package page
 
 // The page's frame tree: which frames its target has, which document and
-// URL each shows, its default execution context, and which CDP session
+// URL each shows, its default execution context and the snapshot
+// walker's isolated world (once a snapshot made it), and which CDP session
 // reaches it. It is built from Page.getFrameTree and kept up to date from
 // the frame and context events of every session, the page's own and its
 // out-of-process iframes' (oopif.go).
@@ -14,6 +15,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/internal/walker"
 )
 
 // frameTree is what the page knows of its frames. The run goroutine owns
@@ -42,6 +44,9 @@ type frame struct {
 	loaderID string
 	url      string
 	context  runtime.ExecutionContextID // default world, 0 when none yet
+	// world is the snapshot walker's isolated world in the frame's
+	// document, 0 until a snapshot or a uid made it (walker.IsWorld).
+	world runtime.ExecutionContextID
 	// tracker is the document's tracker controller (tracker.go), as
 	// found in context trackerIn (the context its remote object id
 	// names): valid while that context is the frame's. It spares each
@@ -166,11 +171,23 @@ func (t *frameTree) apply(s *Session, ev cdpconn.Event) error {
 		var aux struct {
 			IsDefault bool   `json:"isDefault"`
 			FrameID   string `json:"frameId"`
+			Type      string `json:"type"`
 		}
 		json.Unmarshal(e.Context.AuxData, &aux)
-		if aux.IsDefault && aux.FrameID != "" {
+		switch {
+		case aux.FrameID == "":
+		case aux.IsDefault:
 			f := t.of(aux.FrameID)
+			if f.sess != s {
+				f.world = 0 // another renderer's id
+			}
 			f.context, f.sess = e.Context.ID, s
+		case walker.IsWorld(e.Context.Name, aux.Type):
+			// Made on the session that reaches the frame (a snapshot
+			// asked it), which a default context named already.
+			if f := t.byID[aux.FrameID]; f != nil && t.sessionOf(f.id) == s {
+				f.world = e.Context.ID
+			}
 		}
 	case "Runtime.executionContextDestroyed":
 		var e runtime.ExecutionContextDestroyedReply
@@ -196,6 +213,9 @@ func (t *frameTree) navigated(s *Session, nf page.Frame) {
 	} else if s == t.top {
 		t.main = f.id
 	}
+	if f.loaderID != string(nf.LoaderID) {
+		f.world = 0 // the walker's world went with the old document
+	}
 	f.loaderID = string(nf.LoaderID)
 	url := nf.URL
 	if nf.URLFragment != nil {
@@ -209,8 +229,14 @@ func (t *frameTree) navigated(s *Session, nf page.Frame) {
 // one of its.
 func (t *frameTree) contextsGone(s *Session, id runtime.ExecutionContextID) {
 	for _, f := range t.byID {
-		if (id == 0 || f.context == id) && t.sessionOf(f.id) == s {
+		if t.sessionOf(f.id) != s {
+			continue
+		}
+		if id == 0 || f.context == id {
 			f.context = 0
+		}
+		if id == 0 || f.world == id {
+			f.world = 0
 		}
 	}
 }

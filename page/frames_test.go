@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/mafredri/cdp/protocol/page"
+	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/internal/walker"
 )
 
 // The frame tree is kept from events alone: these tests feed it events as
@@ -152,5 +154,35 @@ func TestFrameTreeContexts(t *testing.T) {
 		"id": 7, "origin": "", "name": "", "uniqueId": "", "auxData": map[string]any{"isDefault": false, "frameId": "a"}}}))
 	if ft.byID["a"].context != 2 {
 		t.Errorf("an isolated world replaced frame a's default context: %d", ft.byID["a"].context)
+	}
+}
+
+// TestFrameTreeWalkerWorld: the walker's isolated world is known from the
+// event that announces it, on the session that reaches the frame, and
+// forgotten with its context or its document; another isolated world is
+// not the walker's.
+func TestFrameTreeWalkerWorld(t *testing.T) {
+	ft, top, child := testTree(t)
+	world := func(id int, frame, name string) cdpconn.Event {
+		return event(t, "Runtime.executionContextCreated", map[string]any{"context": map[string]any{
+			"id": id, "origin": "", "name": name, "uniqueId": "", "auxData": map[string]any{"isDefault": false, "type": "isolated", "frameId": frame}}})
+	}
+	applyAll(t, ft, top, world(5, "main", walker.World), world(6, "a", "__other"), world(9, "x", walker.World))
+	applyAll(t, ft, child, world(8, "x", walker.World))
+	if w := [3]runtime.ExecutionContextID{ft.byID["main"].world, ft.byID["a"].world, ft.byID["x"].world}; w != [3]runtime.ExecutionContextID{5, 0, 8} {
+		t.Errorf("worlds main, a, x = %v, want [5 0 8] (a's is not the walker's; x's comes from its own session)", w)
+	}
+	applyAll(t, ft, child, event(t, "Runtime.executionContextDestroyed", map[string]any{"executionContextId": 8}))
+	applyAll(t, ft, top, world(4, "a", walker.World))
+	if ft.byID["x"].world != 0 || ft.byID["main"].world != 5 {
+		t.Errorf("after x's world went: x %d main %d, want 0 5", ft.byID["x"].world, ft.byID["main"].world)
+	}
+	applyAll(t, ft, top, event(t, "Page.frameNavigated", map[string]any{"frame": page.Frame{ID: "main", LoaderID: "L9", URL: "https://a.test/next"}, "type": "Navigation"}))
+	if ft.byID["main"].world != 0 || ft.byID["a"].world != 4 {
+		t.Errorf("after main's navigation: main %d a %d, want 0 4", ft.byID["main"].world, ft.byID["a"].world)
+	}
+	applyAll(t, ft, top, event(t, "Runtime.executionContextsCleared", struct{}{}))
+	if ft.byID["a"].world != 0 {
+		t.Errorf("after the page's contexts were cleared: a %d, want 0", ft.byID["a"].world)
 	}
 }

@@ -82,6 +82,9 @@ type FrameInfo struct {
 	// Scripted reports that the frame's document has its default
 	// execution context.
 	Scripted bool
+	// World is the snapshot walker's isolated world in the frame's
+	// document, 0 until a snapshot or a uid made it ([Session.SnapshotWorld]).
+	World runtime.ExecutionContextID
 }
 
 // Frames lists the page's frames, out-of-process ones included, the main
@@ -90,7 +93,7 @@ func (h *Host) Frames() []FrameInfo {
 	a := h.a
 	frames := make([]FrameInfo, 0, len(a.frames.byID))
 	info := func(f *frame) FrameInfo {
-		return FrameInfo{ID: f.id, Parent: f.parent, LoaderID: f.loaderID, Scripted: f.context != 0}
+		return FrameInfo{ID: f.id, Parent: f.parent, LoaderID: f.loaderID, Scripted: f.context != 0, World: f.world}
 	}
 	if f := a.frames.byID[a.frames.main]; f != nil {
 		frames = append(frames, info(f))
@@ -139,8 +142,9 @@ func (h *Host) ApplyEvents() { h.a.drainEvents() }
 
 // SnapshotWorld returns the execution context of the snapshot walker's
 // isolated world in frame frameID, made if it is not there yet: the world
-// in which the walker's nodes ([Session.RefObject]) live. Safe from any
-// goroutine.
+// in which the walker's nodes ([Session.RefObject]) live. It is one call
+// to Chrome: a caller on the run goroutine takes the world the page
+// already knows from [FrameInfo.World] first. Safe from any goroutine.
 func (s *Session) SnapshotWorld(ctx context.Context, frameID string) (runtime.ExecutionContextID, error) {
 	w, err := s.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(frameID)).SetWorldName(walker.World))
 	if err != nil {

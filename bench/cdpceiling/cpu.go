@@ -20,15 +20,16 @@ type cpuSampler struct {
 	root int
 
 	mu   sync.Mutex
-	last map[string]int64 // "pid starttime" → ticks, as last seen
-	base map[string]int64 // the same at start
+	last map[string]int64  // "pid starttime" → ticks, as last seen
+	base map[string]int64  // the same at start
+	kind map[string]string // "pid starttime" → the process's kind (processKind)
 
 	stopc chan struct{}
 	done  chan struct{}
 }
 
 func newCPUSampler(root int) *cpuSampler {
-	return &cpuSampler{root: root, last: map[string]int64{}}
+	return &cpuSampler{root: root, last: map[string]int64{}, kind: map[string]string{}}
 }
 
 // start takes the baseline and samples until stop.
@@ -56,18 +57,39 @@ func (s *cpuSampler) start() {
 	}()
 }
 
-// stop ends the sampling and returns the CPU seconds spent since start.
-func (s *cpuSampler) stop() float64 {
+// stop ends the sampling and returns the CPU seconds spent since start,
+// in all and by kind of process.
+func (s *cpuSampler) stop() (float64, map[string]float64) {
 	close(s.stopc)
 	<-s.done
 	s.sample()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ticks int64
+	byKind := map[string]float64{}
 	for k, v := range s.last {
 		ticks += v - s.base[k]
+		byKind[s.kind[k]] += float64(v-s.base[k]) / 100
 	}
-	return float64(ticks) / 100 // USER_HZ
+	return float64(ticks) / 100, byKind // USER_HZ
+}
+
+// processKind names a Chromium process by its command line's --type (and
+// a utility process by its sub-type): browser, renderer, gpu-process,
+// network, storage…
+func processKind(pid string) string {
+	b, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+	kind := "browser"
+	// Chromium rewrites its children's command lines with spaces.
+	for _, arg := range strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 || r == ' ' }) {
+		if v, ok := strings.CutPrefix(arg, "--type="); ok {
+			kind = v
+		}
+		if v, ok := strings.CutPrefix(arg, "--utility-sub-type="); ok {
+			return v[:strings.IndexByte(v+".", '.')]
+		}
+	}
+	return kind
 }
 
 // sample reads the tree's processes once.
@@ -114,6 +136,9 @@ func (s *cpuSampler) sample() {
 	for pid := range in {
 		if p, ok := procs[pid]; ok {
 			s.last[p.key] = p.ticks
+			if _, ok := s.kind[p.key]; !ok {
+				s.kind[p.key] = processKind(strconv.Itoa(pid))
+			}
 		}
 	}
 }

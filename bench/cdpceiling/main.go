@@ -103,18 +103,19 @@ func main() {
 	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile, walker-lazy: other ways to install it; walker-world, walker-parse: parts of walker-doc alone), or tabhive for what tabhive does (see features.go)")
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	waitSnapshot := flag.Bool("wait-snapshot", false, "take a snapshot after wait_for, as the wait_for reply of chrome-devtools-mcp and of tabhive carries one")
+	traceTabs := flag.Int("walk-trace", 0, "instead of the loop, trace the walker's snapshots in this many tabs and sum the renderer's events by name (see walktrace.go)")
 	walkTabs := flag.Int("walk-profile", 0, "instead of the loop, profile the walker's snapshots in this many tabs, one after another (with -features walker-doc; see walkprofile.go)")
 	flag.Parse()
 	f, err := parseFeatures(*feats, *jsDir)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *walkTabs, f); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *walkTabs, *traceTabs, f); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, walkTabs int, f features) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, walkTabs, traceTabs int, f features) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -144,6 +145,9 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 	if walkTabs > 0 {
 		return b.profileWalks(ctx, walkTabs)
 	}
+	if traceTabs > 0 {
+		return b.traceWalks(ctx, traceTabs)
+	}
 
 	// Warm-up: every agent runs one iteration at once, as they will in the
 	// measured phase; then its step times are forgotten.
@@ -157,7 +161,8 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 	start := time.Now()
 	failed := b.phase("measured", agents, iterations)
 	wall := time.Since(start).Seconds()
-	chromiumCPU, loopCPU := cpu.stop(), selfCPU()-self0
+	chromiumCPU, byKind := cpu.stop()
+	loopCPU := selfCPU() - self0
 	ok := agents*iterations - failed
 
 	out := struct {
@@ -171,10 +176,14 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 		Features       string                        `json:"features,omitempty"`
 		ChromiumCPUS   float64                       `json:"chromium_cpu_s"`
 		ChromiumCPUMS  float64                       `json:"chromium_cpu_ms_per_iteration"`
+		ByProcess      map[string]float64            `json:"chromium_cpu_ms_per_iteration_by_process"`
 		LoopCPUMS      float64                       `json:"loop_cpu_ms_per_iteration"`
 		StepMS         map[string]map[string]float64 `json:"step_ms"`
 	}{label, agents, iterations, ok, failed, round(wall, 3), round(float64(ok)/wall, 2), f.String(),
-		round(chromiumCPU, 2), perIteration(chromiumCPU, ok), perIteration(loopCPU, ok), map[string]map[string]float64{}}
+		round(chromiumCPU, 2), perIteration(chromiumCPU, ok), map[string]float64{}, perIteration(loopCPU, ok), map[string]map[string]float64{}}
+	for kind, s := range byKind {
+		out.ByProcess[kind] = perIteration(s, ok)
+	}
 	for name, d := range b.steps {
 		out.StepMS[name] = map[string]float64{"p50": percentile(d, 50), "p95": percentile(d, 95)}
 	}
@@ -183,8 +192,8 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 		return err
 	}
 	fmt.Println(string(line))
-	fmt.Fprintf(os.Stderr, "%s: %d agents x %d iterations: %d ok, %d failed in %.2f s, %.2f iterations/s, Chromium %.0f ms CPU an iteration\n",
-		label, agents, iterations, ok, failed, wall, out.IterationsPerS, out.ChromiumCPUMS)
+	fmt.Fprintf(os.Stderr, "%s: %d agents x %d iterations: %d ok, %d failed in %.2f s, %.2f iterations/s, Chromium %.0f ms CPU an iteration %v\n",
+		label, agents, iterations, ok, failed, wall, out.IterationsPerS, out.ChromiumCPUMS, out.ByProcess)
 	if failed > 0 {
 		return fmt.Errorf("%d iterations failed", failed)
 	}

@@ -134,8 +134,12 @@ func (wp *walkProfile) add(kind string, prof profiler.Profile) float64 {
 		if name == "" {
 			name = "(anonymous)"
 		}
-		if f.URL != "" {
+		switch {
+		case f.URL != "":
 			name += fmt.Sprintf(" %s:%d", f.URL[strings.LastIndex(f.URL, "/")+1:], f.LineNumber+1)
+		case f.ScriptID != "0":
+			// A script with no URL (one of CDP's calls): its id and line.
+			name += fmt.Sprintf(" script %s:%d:%d", f.ScriptID, f.LineNumber+1, f.ColumnNumber+1)
 		}
 		wp.self[kind+": "+name] += ms
 	}

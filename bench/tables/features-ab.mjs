@@ -4,7 +4,9 @@
 // a load that rises or falls weighs on all alike. Each run reports
 // iterations/s and the CPU its Chromium spent per iteration (/proc), the
 // figure a loaded machine disturbs least; both are given as ratios to the
-// first variant.
+// first variant. The CPU is also split by Chromium's kind of process (its
+// browser process, which relays every DevTools message, and the renderers,
+// which run the pages and the features' scripts), medians per iteration.
 import path from 'node:path';
 import { median } from '../lib/bench.mjs';
 import { ROOT } from '../lib/servers.mjs';
@@ -30,12 +32,14 @@ export async function run(b, o) {
   }
   const its = (xs) => xs.map((x) => x.iterations_per_s);
   const cpu = (xs) => xs.map((x) => x.chromium_cpu_ms_per_iteration);
+  const byProc = (xs, kind) => median(xs.map((x) => x.chromium_cpu_ms_per_iteration_by_process?.[kind]).filter(Boolean));
   const base = { its: median(its(res[0]).filter(Boolean)), cpu: median(cpu(res[0]).filter(Boolean)) };
   const rows = variants.map((v, i) => {
     const mi = median(its(res[i]).filter(Boolean)), mc = median(cpu(res[i]).filter(Boolean));
     return [v, its(res[i]).map((x) => x ?? '—').join(' / '), mi?.toFixed(2), (mi / base.its).toFixed(2),
-      cpu(res[i]).map((x) => (x === undefined ? '—' : Math.round(x))).join(' / '), Math.round(mc), (mc / base.cpu).toFixed(2)];
+      cpu(res[i]).map((x) => (x === undefined ? '—' : Math.round(x))).join(' / '), Math.round(mc), (mc / base.cpu).toFixed(2),
+      ...['browser', 'renderer'].map((k) => Math.round(byProc(res[i], k)) || '—')];
   });
-  b.print(['-features', `iterations/s, r1 … r${rounds}`, 'median', `÷ ${variants[0]}`, 'Chromium CPU ms / iteration, each round', 'median', `÷ ${variants[0]}`], rows);
+  b.print(['-features', `iterations/s, r1 … r${rounds}`, 'median', `÷ ${variants[0]}`, 'Chromium CPU ms / iteration, each round', 'median', `÷ ${variants[0]}`, 'of which browser process', 'renderers'], rows);
   b.note(`${agents} agents × ${n} iterations a run, the order reversed every other round.`);
 }

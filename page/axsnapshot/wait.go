@@ -14,6 +14,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/page"
+	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/js"
 )
 
@@ -47,7 +48,7 @@ func WaitForText(ctx context.Context, a *page.Actor, texts []string, timeout tim
 			var frames []textFrame
 			for _, f := range s.h.Frames() {
 				if f.Scripted {
-					frames = append(frames, textFrame{s: s.h.SessionOf(f.ID), id: f.ID})
+					frames = append(frames, textFrame{s: s.h.SessionOf(f.ID), id: f.ID, world: f.World})
 				}
 			}
 			// Wait in slices, so that frames created meanwhile join in.
@@ -81,8 +82,9 @@ func WaitForText(ctx context.Context, a *page.Actor, texts []string, timeout tim
 // textFrame is a frame wait_for looks in, and the session that reaches it
 // (out-of-process iframes have their own).
 type textFrame struct {
-	s  *page.Session
-	id string
+	s     *page.Session
+	id    string
+	world runtime.ExecutionContextID // its isolated world, if the page knows it
 }
 
 // findText runs js.FindText in each frame at once and stores the first text
@@ -102,13 +104,25 @@ func findText(ctx context.Context, frames []textFrame, texts []string, wait time
 	for _, f := range frames {
 		go func() { // each ends when its calls return; cancel bounds them
 			defer func() { done <- struct{}{} }()
-			world, err := f.s.SnapshotWorld(ctx, f.id)
-			if err != nil {
-				return
+			find := func(world runtime.ExecutionContextID) (*runtime.CallFunctionOnReply, error) {
+				return f.s.Client().Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.FindText).
+					SetExecutionContextID(world).SetArguments([]runtime.CallArgument{{Value: textsArg}, {Value: msArg}}).
+					SetAwaitPromise(true).SetReturnByValue(true))
 			}
-			r, err := f.s.Client().Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.FindText).
-				SetExecutionContextID(world).SetArguments([]runtime.CallArgument{{Value: textsArg}, {Value: msArg}}).
-				SetAwaitPromise(true).SetReturnByValue(true))
+			var r *runtime.CallFunctionOnReply
+			var err error
+			if f.world != 0 {
+				r, err = find(f.world)
+			}
+			// A world the page does not know yet, or one whose document
+			// was replaced before the page heard: the frame's world now.
+			if f.world == 0 || walker.ContextGone(err) {
+				world, werr := f.s.SnapshotWorld(ctx, f.id)
+				if werr != nil {
+					return
+				}
+				r, err = find(world)
+			}
 			if err != nil || r.ExceptionDetails != nil {
 				return
 			}

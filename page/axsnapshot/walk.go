@@ -41,6 +41,10 @@ type walked struct {
 func (s *slice) walk(ctx context.Context, frames []page.FrameInfo) (*snapshot.Node, error) {
 	results := make([]walked, len(frames))
 	sessions, parents := s.frameSessions(frames)
+	worlds := map[string]runtime.ExecutionContextID{}
+	for _, f := range frames {
+		worlds[f.ID] = f.World
+	}
 	err := s.h.Call(ctx, func(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		for i, f := range frames {
@@ -54,7 +58,7 @@ func (s *slice) walk(ctx context.Context, frames []page.FrameInfo) (*snapshot.No
 					ctx, cancel = page.ChildBudget(ctx)
 					defer cancel()
 				}
-				w, err := walkFrame(ctx, c, f.ID)
+				w, err := walkFrame(ctx, c, f)
 				if err != nil {
 					if i == 0 {
 						return err
@@ -68,7 +72,7 @@ func (s *slice) walk(ctx context.Context, frames []page.FrameInfo) (*snapshot.No
 					return nil
 				}
 				if i > 0 {
-					owner, err := frameOwnerID(ctx, parents[i], f)
+					owner, err := frameOwnerID(ctx, parents[i], f, worlds[f.Parent])
 					if err != nil {
 						return nil
 					}
@@ -151,26 +155,32 @@ func dropEmptyIframes(n *snapshot.Node) {
 	n.Children = kept
 }
 
-// walkFrame runs the walker in frame's isolated world. When the walk meets
-// custom elements it cannot see into, it gives them their closed shadow
-// roots and walks again.
+// walkFrame runs the walker in frame f's isolated world: the one the page
+// knows, or else made now. When the walk meets custom elements it cannot
+// see into, it gives them their closed shadow roots and walks again.
 //
 // A document replaced during the walk (a navigation the page started) takes
-// the world with it: the walk starts again on the new document, twice at
-// most.
-func walkFrame(ctx context.Context, c *page.Session, frameID string) (walked, error) {
+// the world with it: the walk starts again on the new document, in a world
+// made for it, twice at most.
+func walkFrame(ctx context.Context, c *page.Session, f page.FrameInfo) (walked, error) {
+	world := f.World
 	for tries := 0; ; tries++ {
-		res, err := walkFrameOnce(ctx, c, frameID)
+		res, err := walkFrameOnce(ctx, c, f.ID, world)
 		if tries == 2 || !walker.ContextGone(err) {
 			return res, err
 		}
+		world = 0
 	}
 }
 
-func walkFrameOnce(ctx context.Context, c *page.Session, frameID string) (walked, error) {
-	world, err := c.SnapshotWorld(ctx, frameID)
-	if err != nil {
-		return walked{}, err
+// walkFrameOnce walks frame frameID in the isolated world world, made
+// first if 0.
+func walkFrameOnce(ctx context.Context, c *page.Session, frameID string, world runtime.ExecutionContextID) (walked, error) {
+	if world == 0 {
+		var err error
+		if world, err = c.SnapshotWorld(ctx, frameID); err != nil {
+			return walked{}, err
+		}
 	}
 	res, err := walkOnce(ctx, c, world)
 	if err != nil || len(res.walk.Hosts) == 0 {
@@ -211,7 +221,7 @@ func closedRoots(ctx context.Context, s *page.Session, res walked) (bool, error)
 					return nil
 				}
 				defer s.ReleaseObject(*root.Object.ObjectID)
-				_, err = walker.Call(ctx, c, 0, host, true, "root", runtime.CallArgument{ObjectID: root.Object.ObjectID})
+				_, err = walker.Call(ctx, c, res.context, host, true, "root", runtime.CallArgument{ObjectID: root.Object.ObjectID})
 				if err == nil {
 					found.Store(true)
 				}
@@ -286,16 +296,17 @@ func opaqueTrees(ctx context.Context, s *page.Session, f page.FrameInfo, w *walk
 
 // frameOwnerID returns the walker id, in the parent frame's isolated world,
 // of the <iframe> element that holds frame f; s is the parent frame's
-// session.
-func frameOwnerID(ctx context.Context, s *page.Session, f page.FrameInfo) (int, error) {
+// session, world the parent's isolated world if the page knows it.
+func frameOwnerID(ctx context.Context, s *page.Session, f page.FrameInfo, world runtime.ExecutionContextID) (int, error) {
 	c := s.Client()
 	o, err := c.DOM.GetFrameOwner(ctx, dom.NewGetFrameOwnerArgs(pg.FrameID(f.ID)))
 	if err != nil {
 		return 0, err
 	}
-	world, err := s.SnapshotWorld(ctx, f.Parent)
-	if err != nil {
-		return 0, err
+	if world == 0 {
+		if world, err = s.SnapshotWorld(ctx, f.Parent); err != nil {
+			return 0, err
+		}
 	}
 	obj, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(o.BackendNodeID).
 		SetExecutionContextID(world))
@@ -306,7 +317,7 @@ func frameOwnerID(ctx context.Context, s *page.Session, f page.FrameInfo) (int, 
 		return 0, page.ErrNodeGone
 	}
 	defer s.ReleaseObject(*obj.Object.ObjectID)
-	r, err := walker.Call(ctx, c, 0, *obj.Object.ObjectID, true, "id")
+	r, err := walker.Call(ctx, c, world, *obj.Object.ObjectID, true, "id")
 	if err != nil {
 		return 0, err
 	}
