@@ -214,7 +214,12 @@ func (t *frameTree) navigated(s *Session, nf page.Frame) {
 		t.main = f.id
 	}
 	if f.loaderID != string(nf.LoaderID) {
-		f.world = 0 // the walker's world went with the old document
+		// A new document: the walker's world and the iframes of the old
+		// one went with it. Chrome does not report those iframes detached;
+		// left here, each snapshot would try to walk them. An iframe in a
+		// process of its own goes with its session (forget).
+		f.world = 0
+		t.dropChildren(s, f.id)
 	}
 	f.loaderID = string(nf.LoaderID)
 	url := nf.URL
@@ -237,6 +242,16 @@ func (t *frameTree) contextsGone(s *Session, id runtime.ExecutionContextID) {
 		}
 		if id == 0 || f.world == id {
 			f.world = 0
+		}
+	}
+}
+
+// dropChildren forgets the frames below frame id that session s reaches.
+func (t *frameTree) dropChildren(s *Session, id string) {
+	for cid, c := range t.byID {
+		if c.parent == id && cid != id && t.sessionOf(cid) == s {
+			delete(t.byID, cid)
+			t.dropChildren(s, cid)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/mafredri/cdp/protocol/runtime"
 
 	"github.com/tabhive/tabhive/browser/browsertest"
+	"github.com/tabhive/tabhive/internal/testwait"
 	"github.com/tabhive/tabhive/page/internal/walker"
 	"github.com/tabhive/tabhive/page/snapshot"
 )
@@ -41,9 +43,15 @@ Object.defineProperty(Object.prototype, '__tabhiveWalker', { get() { document.ti
 		json.Unmarshal(r.Result.Value, &s)
 		return s
 	}
+	// The page learnt the world's context from Chrome's event as the
+	// document started: a walk needs no call to find it.
+	known := a.knownWorld(t, a.frames.main)
 	w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.frames.main)).SetWorldName(walker.World))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if known != w.ExecutionContextID {
+		t.Errorf("the frame tree's walker world is %d, want %d (the world made at document start)", known, w.ExecutionContextID)
 	}
 	if got := eval("typeof globalThis.__tabhiveWalker", w.ExecutionContextID); got != "function" {
 		t.Errorf("before any snapshot, the isolated world's walker is %q, want a function installed at document start", got)
@@ -73,4 +81,88 @@ Object.defineProperty(Object.prototype, '__tabhiveWalker', { get() { document.ti
 	if got := eval("document.title", 0); got != "Start" {
 		t.Errorf("title = %q: the page's getter was reached", got)
 	}
+}
+
+// knownWorld returns the walker world the frame tree holds for frame id,
+// once the events Chrome sent so far are applied.
+func (a *Actor) knownWorld(t *testing.T, id string) runtime.ExecutionContextID {
+	t.Helper()
+	w, err := ask(trackerCtx(t), a, func(context.Context) (runtime.ExecutionContextID, error) {
+		a.drainEvents()
+		if f := a.frames.byID[id]; f != nil {
+			return f.world, nil
+		}
+		return 0, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestWalkerWorldKnownAfterNavigation: after a navigation, and in an
+// iframe's document, the frame tree holds the new document's walker
+// world, the one Page.createIsolatedWorld answers with, and never the old
+// document's: the order of Chrome's events (the new document's contexts
+// and its frameNavigated) does not leave it stale or empty.
+func TestWalkerWorldKnownAfterNavigation(t *testing.T) {
+	t.Parallel()
+	site := browsertest.Serve(t, browsertest.HTML("One", `<p>one</p><iframe srcdoc="<p>inside</p>"></iframe>`))
+	ctx := trackerCtx(t)
+	a := testActor(t, site.URL+"/")
+	before := a.knownWorld(t, a.frames.main)
+	if before == 0 {
+		t.Fatal("the first document's walker world is not known")
+	}
+	oldFrames := map[string]bool{}
+	for _, f := range a.frameList(t) {
+		oldFrames[f.ID] = true
+	}
+	r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(`location.href = '/two'`))
+	if err != nil || r.ExceptionDetails != nil {
+		t.Fatalf("navigate: %v %+v", err, r)
+	}
+	// The next document's frames, once the page knows their worlds.
+	var known map[string]runtime.ExecutionContextID
+	testwait.Until(t, "the walker worlds of the next document and its iframe", func() bool {
+		known = map[string]runtime.ExecutionContextID{}
+		for _, f := range a.frameList(t) {
+			if f.ID != a.frames.main && oldFrames[f.ID] {
+				return false // the old document's iframe, still listed
+			}
+			known[f.ID] = f.World
+		}
+		if len(known) != 2 || known[a.frames.main] == before {
+			return false
+		}
+		for _, w := range known {
+			if w == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	for id, world := range known {
+		w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(id)).SetWorldName(walker.World))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.ExecutionContextID != world {
+			t.Errorf("after the navigation the frame tree holds world %d for frame %s, Chrome's is %d", world, id, w.ExecutionContextID)
+		}
+	}
+}
+
+// frameList is the page's frames as a snapshot sees them, once the events
+// Chrome sent so far are applied.
+func (a *Actor) frameList(t *testing.T) []FrameInfo {
+	t.Helper()
+	fs, err := ask(trackerCtx(t), a, func(context.Context) ([]FrameInfo, error) {
+		a.drainEvents()
+		return (&Host{a: a}).Frames(), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
 }

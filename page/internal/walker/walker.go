@@ -27,6 +27,12 @@ import (
 // cannot see it, and its state (node ids) lives as long as the document.
 const World = "__tabhive_snapshot"
 
+// IsWorld reports whether an execution context Chrome announced
+// (Runtime.executionContextCreated: its name and auxData's type) is the
+// walker's isolated world. The page's frame tree keeps its id, so that a
+// walk makes no call to find it.
+func IsWorld(name, kind string) bool { return kind == "isolated" && name == World }
+
 // ErrNodeGone is the error of a DOM node that has left the page.
 var ErrNodeGone = errors.New("the node left the page")
 
