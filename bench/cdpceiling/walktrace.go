@@ -1,11 +1,14 @@
 package main
 
-// -walk-trace N: where a cold walk's time goes by Chromium's own account.
-// For N tabs, each walk of -walk-profile's sequence is traced (V8's
-// compile, execute and GC events, Blink's style and layout), and the
-// renderer main thread's events are summed by name, medians over the tabs:
-// the share of compiling, running, collecting and Blink's own work that
-// the sampling profiler folds into "(program)" and its callers.
+// -walk-trace N: where a tab's time goes by Chromium's own account. For N
+// tabs, each step of -walk-profile's sequence (each document's load and
+// its first walk, and a warm walk) is traced (V8's compile, execute and GC
+// events, Blink's context creation, style and layout), and the events are
+// summed by name and step, means over the tabs: the renderer's main
+// thread, V8's work on its other threads, and the browser process's
+// threads ("[browser <thread>]", RunTask by the site that posted it). Run
+// it with and without a feature (-features walker-doc against none, or
+// walker-world) to see what that feature adds to each step.
 
 import (
 	"context"
@@ -39,7 +42,6 @@ type traceEvent struct {
 		SrcFile string `json:"src_file"`
 		SrcFunc string `json:"src_func"`
 	} `json:"args"`
-	RawArgs json.RawMessage `json:"-"`
 }
 
 func (b *bench) traceWalks(ctx context.Context, tabs int) error {
@@ -63,11 +65,13 @@ func (b *bench) traceWalks(ctx context.Context, tabs int) error {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].ms > rows[j].ms })
 	out := map[string]float64{}
-	for _, r := range rows {
+	for i, r := range rows {
 		if r.ms < 0.1 {
 			break
 		}
-		fmt.Fprintf(os.Stderr, "%7.2f ms  %s\n", r.ms, r.name)
+		if i < 40 {
+			fmt.Fprintf(os.Stderr, "%7.2f ms  %s\n", r.ms, r.name)
+		}
 		out[r.name] = r.ms
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"tabs": tabs, "ms_per_tab": out})
@@ -179,7 +183,7 @@ func addTrace(kind string, evs []traceEvent, sums map[string][]float64) {
 		}
 	}
 	got := map[string]float64{}
-	if os.Getenv("WALK_TRACE_BROWSER") != "" {
+	{
 		// The browser process's threads, by name: where relaying costs.
 		names := map[[2]int]string{}
 		browser := map[int]bool{}
@@ -201,13 +205,6 @@ func addTrace(kind string, evs []traceEvent, sums map[string][]float64) {
 			}
 		}
 	}
-	if os.Getenv("WALK_TRACE_DEBUG") != "" && kind == os.Getenv("WALK_TRACE_DEBUG") {
-		for _, e := range evs {
-			if e.Ph == "X" && main[[2]int{e.PID, e.TID}] && strings.HasPrefix(e.Name, "V8.") && e.Dur > 100 {
-				fmt.Fprintf(os.Stderr, "  %s %.2f ms\n", e.Name, e.Dur/1000)
-			}
-		}
-	}
 	renderer := map[int]bool{}
 	for t := range main {
 		renderer[t[0]] = true
@@ -226,5 +223,3 @@ func addTrace(kind string, evs []traceEvent, sums map[string][]float64) {
 		sums[name] = append(sums[name], ms)
 	}
 }
-
-
