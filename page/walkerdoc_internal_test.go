@@ -45,8 +45,9 @@ Object.defineProperty(Object.prototype, '__tabhiveWalker', { get() { document.ti
 	}
 	// The page learnt the world's context from Chrome's event as the
 	// document started: a walk needs no call to find it.
-	known := a.knownWorld(t, a.frames.main)
-	w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(a.frames.main)).SetWorldName(walker.World))
+	main := a.mainFrame(t)
+	known := a.knownWorld(t, main)
+	w, err := a.c.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(main)).SetWorldName(walker.World))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +84,16 @@ Object.defineProperty(Object.prototype, '__tabhiveWalker', { get() { document.ti
 	}
 }
 
+// mainFrame returns the id of the page's main frame.
+func (a *Actor) mainFrame(t *testing.T) string {
+	t.Helper()
+	id, err := ask(trackerCtx(t), a, func(context.Context) (string, error) { return a.frames.main, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // knownWorld returns the walker world the frame tree holds for frame id,
 // once the events Chrome sent so far are applied.
 func (a *Actor) knownWorld(t *testing.T, id string) runtime.ExecutionContextID {
@@ -110,7 +121,8 @@ func TestWalkerWorldKnownAfterNavigation(t *testing.T) {
 	site := browsertest.Serve(t, browsertest.HTML("One", `<p>one</p><iframe srcdoc="<p>inside</p>"></iframe>`))
 	ctx := trackerCtx(t)
 	a := testActor(t, site.URL+"/")
-	before := a.knownWorld(t, a.frames.main)
+	main := a.mainFrame(t) // the same for every document of the tab
+	before := a.knownWorld(t, main)
 	if before == 0 {
 		t.Fatal("the first document's walker world is not known")
 	}
@@ -127,12 +139,12 @@ func TestWalkerWorldKnownAfterNavigation(t *testing.T) {
 	testwait.Until(t, "the walker worlds of the next document and its iframe", func() bool {
 		known = map[string]runtime.ExecutionContextID{}
 		for _, f := range a.frameList(t) {
-			if f.ID != a.frames.main && oldFrames[f.ID] {
+			if f.ID != main && oldFrames[f.ID] {
 				return false // the old document's iframe, still listed
 			}
 			known[f.ID] = f.World
 		}
-		if len(known) != 2 || known[a.frames.main] == before {
+		if len(known) != 2 || known[main] == before {
 			return false
 		}
 		for _, w := range known {
