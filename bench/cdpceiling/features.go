@@ -192,9 +192,10 @@ func parseFeatures(list, jsDir string) (features, error) {
 			return f, err
 		}
 		f.walkerInstall = "function (op, a, b) {\nconst w = globalThis.__tabhiveWalker ??= (" + src + ");\nreturn w.call(this, op, a, b);\n}"
-		// As page/internal/walker's: not parenthesized, so that V8 compiles
-		// it lazily, at the first snapshot.
-		f.walkerScript = "globalThis.__tabhiveWalker ??= " + src + ";\n//# sourceURL=tabhive://walker.js\n"
+		// As page/internal/walker's: parenthesized, so that V8 compiles
+		// the outer function with the script, not lazily at the first
+		// snapshot.
+		f.walkerScript = "globalThis.__tabhiveWalker ??= (" + src + ");\n//# sourceURL=tabhive://walker.js\n"
 	}
 	return f, nil
 }

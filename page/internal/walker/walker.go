@@ -49,11 +49,16 @@ const missing = "\u0000install"
 var install = strings.Replace(js.WalkerInstall, "__WALKER__", js.Snapshot, 1)
 
 // documentScript sets, as a document starts, the global install would set.
-// The function is not parenthesized, so V8 only pre-parses it then and
-// compiles it at the first snapshot: nothing is added to the page's load
-// but the pre-parse, which the compilation cache spares the renderer's
-// next documents too.
-var documentScript = "globalThis.__tabhiveWalker ??= " + js.Snapshot + ";\n//# sourceURL=tabhive://walker.js\n"
+// The function is parenthesized, which has V8 compile its outer body with
+// the script rather than at the first snapshot: measured with Chromium
+// 156 (go run ./bench/cdpceiling -features walker-doc -walk-trace 12),
+// compiling it lazily at the first call re-parses all 96 KB and costs a
+// new renderer's first snapshot about 2.8 ms more on the main thread,
+// where compiling it with the script adds nothing measurable to the
+// document's start. The inner functions still compile as the walk first
+// calls them, and the compilation cache spares the renderer's next
+// documents both.
+var documentScript = "globalThis.__tabhiveWalker ??= (" + js.Snapshot + ");\n//# sourceURL=tabhive://walker.js\n"
 
 // InstallOnNewDocuments has every new document of the session's target
 // install the walker in its isolated world as it starts, before the
