@@ -66,7 +66,7 @@ func (b *bench) profileWalks(ctx context.Context, tabs int) error {
 }
 
 func (b *bench) profileTab(ctx context.Context, wp *walkProfile) error {
-	p, err := b.open(ctx, b.base+"/button-async")
+	p, err := b.open(ctx, "about:blank")
 	if err != nil {
 		return err
 	}
@@ -96,20 +96,26 @@ func (b *bench) profileTab(ctx context.Context, wp *walkProfile) error {
 		wp.cpu[kind] = append(wp.cpu[kind], wp.add(kind, r.Profile))
 		return nil
 	}
-	steps := []func() error{
-		func() error { return walk(walkKinds[0]) },
-		func() error { return p.navigate(ctx, b.base+"/nav-a") },
-		func() error { return walk(walkKinds[1]) },
-		func() error { return p.navigate(ctx, b.base+"/nav-b") },
-		func() error { return walk(walkKinds[2]) },
-		func() error { return walk(walkKinds[3]) },
-	}
-	for _, s := range steps {
-		if err := s(); err != nil {
+	return walkSequence(func(_, path string) error { return p.navigate(ctx, b.base+path) }, walk)
+}
+
+// loadKinds are the loads of one tab, in order, before each of the first
+// three walks.
+var loadKinds = []string{"load in a new tab", "load of the 2nd document", "load of the 3rd document"}
+
+// walkSequence is one tab's sequence, in a tab still at about:blank:
+// interact's three documents, each loaded and walked, then the last one
+// walked again (warm).
+func walkSequence(load func(kind, path string) error, walk func(kind string) error) error {
+	for i, path := range []string{"/button-async", "/nav-a", "/nav-b"} {
+		if err := load(loadKinds[i], path); err != nil {
+			return err
+		}
+		if err := walk(walkKinds[i]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return walk(walkKinds[3])
 }
 
 // add adds a profile's self times under kind and returns its sampled CPU

@@ -141,21 +141,7 @@ func (b *bench) traceTab(ctx context.Context, sums map[string][]float64) error {
 		addTrace(kind, t.TraceEvents, sums)
 		return nil
 	}
-	steps := []func() error{
-		func() error { return load("load in a new tab", "/button-async") },
-		func() error { return walk(walkKinds[0]) },
-		func() error { return load("load of the 2nd document", "/nav-a") },
-		func() error { return walk(walkKinds[1]) },
-		func() error { return load("load of the 3rd document", "/nav-b") },
-		func() error { return walk(walkKinds[2]) },
-		func() error { return walk(walkKinds[3]) },
-	}
-	for _, s := range steps {
-		if err := s(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return walkSequence(load, walk)
 }
 
 func readStream(ctx context.Context, c *cdpconn.Conn, h io.StreamHandle) ([]byte, error) {
