@@ -303,13 +303,24 @@ func frameOwnerID(ctx context.Context, s *page.Session, f page.FrameInfo, world 
 	if err != nil {
 		return 0, err
 	}
-	if world == 0 {
-		if world, err = s.SnapshotWorld(ctx, f.Parent); err != nil {
-			return 0, err
+	resolve := func() (*dom.ResolveNodeReply, error) {
+		if world == 0 {
+			if world, err = s.SnapshotWorld(ctx, f.Parent); err != nil {
+				return nil, err
+			}
 		}
+		return c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(o.BackendNodeID).
+			SetExecutionContextID(world))
 	}
-	obj, err := c.DOM.ResolveNode(ctx, dom.NewResolveNodeArgs().SetBackendNodeID(o.BackendNodeID).
-		SetExecutionContextID(world))
+	known := world != 0
+	obj, err := resolve()
+	if known && err != nil {
+		// The parent's document was replaced since the page heard of its
+		// world (Chrome then says the node "does not belong to the
+		// document"): the world it has now.
+		world = 0
+		obj, err = resolve()
+	}
 	if err != nil {
 		return 0, err
 	}
