@@ -25,7 +25,13 @@ package main
 //	walker-doc      the same walker, installed at the start of every
 //	         document by Page.addScriptToEvaluateOnNewDocument in the
 //	         isolated world (its source sent once per tab; V8 compiles it
-//	         again only in a renderer that has not seen it)
+//	         again only in a renderer that has not seen it). As tabhive
+//	         finds that world: from Runtime.executionContextCreated when
+//	         the Runtime domain is on (domains, tabhive), else by
+//	         Page.createIsolatedWorld once per document
+//	walker-doc-create  walker-doc with the world asked for by
+//	         Page.createIsolatedWorld before every call, as tabhive did
+//	         before it kept the world from events
 //	walker-compile  the same walker, installed as the first call finds it
 //	         missing by Runtime.compileScript and Runtime.runScript (a
 //	         script, which V8's per-process compilation cache can serve,
@@ -72,6 +78,9 @@ type features struct {
 	// walker is how snapshots are taken: "" (the AX tree), "call", "doc",
 	// "compile" or "lazy" (see the package comment).
 	walker string
+	// worldEach: the walker's world asked for before every call
+	// (walker-doc-create), not kept per document.
+	worldEach bool
 	// atStart is what runs in the walker's world at the start of every
 	// document: "" (nothing, no world made), "world" (an empty script),
 	// "parse" (the walker's script, not called).
@@ -101,7 +110,11 @@ func (f features) String() string {
 		on = append(on, "tracker-"+f.tracker)
 	}
 	if f.walker != "" {
-		on = append(on, "walker-"+f.walker)
+		w := "walker-" + f.walker
+		if f.worldEach {
+			w += "-create"
+		}
+		on = append(on, w)
 	}
 	if f.atStart != "" && f.walker != "doc" {
 		on = append(on, "walker-"+f.atStart)
@@ -140,6 +153,8 @@ func parseFeatures(list, jsDir string) (features, error) {
 			f.walker = "call"
 		case "walker-doc":
 			f.walker = "doc"
+		case "walker-doc-create":
+			f.walker, f.worldEach = "doc", true
 		case "walker-compile":
 			f.walker = "compile"
 		case "walker-lazy":
@@ -151,7 +166,7 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "tabhive":
 			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "doc"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-doc-create, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {
@@ -274,21 +289,32 @@ func (f features) evalWalker(ctx context.Context, p *tab, world runtime.Executio
 }
 
 // world returns the context id of the main frame's isolated world: made by
-// every call (walker-call, -doc, -compile), or once per document
-// (walker-lazy: tabhive keeps the id Runtime.executionContextCreated
-// reports; here the id is kept until the next navigation).
+// every call (walker-call, -compile, -doc-create), or kept per document
+// (walker-doc, walker-lazy): from Runtime.executionContextCreated when the
+// Runtime domain is on, as tabhive keeps it, else made by the document's
+// first call and kept until the next navigation.
 func (f features) world(ctx context.Context, p *tab) (runtime.ExecutionContextID, error) {
-	if f.walker == "lazy" && p.world != 0 {
+	keep := f.walker == "lazy" || (f.walker == "doc" && !f.worldEach)
+	if keep && p.world == 0 && f.worldEvents() {
+		p.absorb(p.conn.Take())
+	}
+	if keep && p.world != 0 {
 		return p.world, nil
 	}
 	w, err := p.conn.Client.Page.CreateIsolatedWorld(ctx, page.NewCreateIsolatedWorldArgs(page.FrameID(p.id)).SetWorldName(walkerWorld))
 	if err != nil {
 		return 0, fmt.Errorf("create isolated world: %w", err)
 	}
-	if f.walker == "lazy" {
+	if keep {
 		p.world = w.ExecutionContextID
 	}
 	return w.ExecutionContextID, nil
+}
+
+// worldEvents reports whether the walker's world is learnt from
+// Runtime.executionContextCreated, as tabhive learns it.
+func (f features) worldEvents() bool {
+	return f.walker == "doc" && !f.worldEach && f.runtime
 }
 
 // callWalker calls the walker in the main frame's isolated world, installing

@@ -320,7 +320,7 @@ type tab struct {
 	conn *cdpconn.Conn
 	doc  string // the walker's state in the document (-features walker)
 	// world is the walker's isolated world in the main frame's document
-	// (-features walker-lazy), 0 until the document's first snapshot.
+	// (-features walker-doc, walker-lazy), 0 until it is known.
 	world runtime.ExecutionContextID
 }
 
@@ -332,8 +332,9 @@ func (b *bench) open(ctx context.Context, rawURL string) (*tab, error) {
 		return nil, fmt.Errorf("create target: %w", err)
 	}
 	p := &tab{b: b, id: r.TargetID}
+	worlds := b.features.worldEvents()
 	p.conn, err = cdpconn.Dial(ctx, "ws://"+b.wsHost+"/devtools/page/"+string(r.TargetID), cdpconn.Options{Keep: func(m string) bool {
-		return m == "Page.frameNavigated" || m == "Page.loadEventFired"
+		return m == "Page.frameNavigated" || m == "Page.loadEventFired" || (worlds && m == "Runtime.executionContextCreated")
 	}})
 	if err == nil {
 		err = p.conn.Client.Page.Enable(ctx)
@@ -382,7 +383,8 @@ func (p *tab) navigate(ctx context.Context, rawURL string) error {
 func (p *tab) waitLoad(ctx context.Context, path string) error {
 	committed := false
 	for {
-		for _, ev := range p.conn.Take() {
+		evs := p.conn.Take()
+		for i, ev := range evs {
 			switch ev.Method {
 			case "Page.frameNavigated":
 				var e page.FrameNavigatedReply
@@ -394,8 +396,11 @@ func (p *tab) waitLoad(ctx context.Context, path string) error {
 					u, err := url.Parse(e.Frame.URL)
 					committed = err == nil && u.Path == path
 				}
+			case "Runtime.executionContextCreated":
+				p.absorb(evs[i : i+1])
 			case "Page.loadEventFired":
 				if committed {
+					p.absorb(evs[i+1:])
 					return nil
 				}
 			}
@@ -406,6 +411,28 @@ func (p *tab) waitLoad(ctx context.Context, path string) error {
 			return errors.New("page connection closed while waiting for load")
 		case <-ctx.Done():
 			return fmt.Errorf("wait for load of %s: %w", path, ctx.Err())
+		}
+	}
+}
+
+// absorb keeps the walker's world of the main frame's document from the
+// Runtime.executionContextCreated events among evs (-features walker-doc
+// with the Runtime domain on); it comes after the document's
+// Page.frameNavigated, which forgets the last one.
+func (p *tab) absorb(evs []cdpconn.Event) {
+	for _, ev := range evs {
+		if ev.Method != "Runtime.executionContextCreated" {
+			continue
+		}
+		var e runtime.ExecutionContextCreatedReply
+		if json.Unmarshal(ev.Params, &e) != nil || e.Context.Name != walkerWorld {
+			continue
+		}
+		var aux struct {
+			FrameID string `json:"frameId"`
+		}
+		if json.Unmarshal(e.Context.AuxData, &aux) == nil && aux.FrameID == string(p.id) {
+			p.world = e.Context.ID
 		}
 	}
 }
