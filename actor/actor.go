@@ -109,7 +109,8 @@ type Actor struct {
 	log     zerolog.Logger
 	ctx     context.Context // lifetime; cancelled by Stop with its cause
 	cancel  context.CancelCauseFunc
-	done    chan struct{} // closed when the run goroutine has exited
+	done    chan struct{}      // closed when the run goroutine has exited
+	flushes chan chan struct{} // Flush's requests, each closed once served
 	awaits  sync.WaitGroup
 
 	// exitErr is written once by the run goroutine before done is closed
@@ -155,6 +156,7 @@ func New(cfg Config) *Actor {
 		ctx:     ctx,
 		cancel:  cancel,
 		done:    make(chan struct{}),
+		flushes: make(chan chan struct{}),
 	}
 	return a
 }
@@ -292,7 +294,43 @@ func (a *Actor) Await(ctx context.Context, fn func(ctx context.Context) error, i
 					return err
 				}
 			}
+		case ack := <-a.flushes:
+			a.events.Apply()
+			close(ack)
+			if interrupt != nil {
+				if err := interrupt(); err != nil {
+					return err
+				}
+			}
 		}
+	}
+}
+
+// Flush returns once the actor has applied every event its source held
+// when Flush was called: a goroutine that got an answer through another
+// path (a CDP reply) can so make sure the events that came before that
+// answer have been applied. The actor serves it while idle and while a
+// handler is in [Actor.Await]; a handler busy otherwise makes Flush wait,
+// at most until ctx ends. Safe from any goroutine but the actor's own.
+func (a *Actor) Flush(ctx context.Context) error {
+	if a.events == nil {
+		return nil
+	}
+	ack := make(chan struct{})
+	select {
+	case a.flushes <- ack:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-a.ctx.Done():
+		return a.stoppedError()
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-a.ctx.Done():
+		return a.stoppedError()
 	}
 }
 
@@ -343,6 +381,9 @@ func (a *Actor) loop() (exit error) {
 			return context.Cause(a.ctx)
 		case <-ready:
 			a.events.Apply()
+		case ack := <-a.flushes:
+			a.events.Apply()
+			close(ack)
 		case <-a.mb.Ready():
 			// select picks at random among ready cases: a stop must win
 			// over queued messages, which are then answered, not run.

@@ -308,3 +308,57 @@ func TestPanickedBeforeTheCallerHears(t *testing.T) {
 		t.Error("an actor stopped without a panic says it panicked")
 	}
 }
+
+// TestFlush: events the source holds but has not signalled (the pump has
+// not reached them) are applied before Flush returns, whether the actor is
+// in Await or idle; a handler busy outside Await holds Flush only until its
+// context ends, and a stopped actor answers at once.
+func TestFlush(t *testing.T) {
+	ev := newEvents()
+	a := actor.Spawn(actor.Config{Name: "page", Events: ev})
+
+	ev.pending.Add(2) // held, not signalled
+	got, err := actor.Ask(context.Background(), a, func(ctx context.Context) (int, error) {
+		var seen int
+		err := a.Await(ctx, func(ctx context.Context) error {
+			if err := a.Flush(ctx); err != nil {
+				return err
+			}
+			seen = ev.applied // ordered by Flush's answer
+			return nil
+		}, nil)
+		return seen, err
+	})
+	if err != nil || got != 2 {
+		t.Fatalf("in Await: Flush then applied = %d, %v; want 2, nil", got, err)
+	}
+
+	ev.pending.Add(1)
+	if err := a.Flush(context.Background()); err != nil {
+		t.Fatalf("idle: Flush = %v", err)
+	}
+	if n, _ := actor.Ask(context.Background(), a, func(context.Context) (int, error) { return ev.applied, nil }); n != 3 {
+		t.Fatalf("idle: applied = %d after Flush, want 3", n)
+	}
+
+	release := make(chan struct{})
+	busy := make(chan struct{})
+	go actor.Ask(context.Background(), a, func(context.Context) (int, error) {
+		close(busy)
+		<-release // busy, not in Await
+		return 0, nil
+	})
+	<-busy
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	err = a.Flush(ctx)
+	cancel()
+	close(release)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("busy handler: Flush = %v, want its context's deadline", err)
+	}
+
+	a.Stop(nil)
+	if err := a.Flush(context.Background()); !errors.Is(err, actor.ErrStopped) {
+		t.Fatalf("stopped: Flush = %v, want ErrStopped", err)
+	}
+}
