@@ -284,6 +284,15 @@ func (t *frameTree) mainLoader() string {
 	return ""
 }
 
+// mainContext returns the execution context of the main frame's main
+// world, 0 if not known.
+func (t *frameTree) mainContext() runtime.ExecutionContextID {
+	if f := t.byID[t.main]; f != nil {
+		return f.context
+	}
+	return 0
+}
+
 // hop is one step from an out-of-process frame's coordinates to its
 // parent's: the parent's session and the frame whose <iframe> element
 // there places it.

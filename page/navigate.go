@@ -230,7 +230,11 @@ func (a *Actor) navigate(ctx context.Context, nav Navigation) (NavigationResult,
 	}
 	res.URL = a.frames.url
 	res.State = r.State
-	res.Title = a.title(ctx)
+	if r.titled && a.dialogs.open == nil {
+		res.Title = r.title // read as the new document settled
+	} else {
+		res.Title = a.title(ctx)
+	}
 	if answered.Load() {
 		res.BeforeUnload = "dismissed"
 		if accept {

@@ -3,6 +3,8 @@ package page
 import (
 	"context"
 	"errors"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
+	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/internal/sabotage"
 )
 
@@ -200,5 +203,74 @@ func TestTrackerInstallThrowsNothing(t *testing.T) {
 	conn.Close()
 	if n := <-paused; n != 0 {
 		t.Errorf("the tracker's install threw %d exception(s)", n)
+	}
+}
+
+// TestTrackerLeftWithItsDocument: a pagehide the page dispatches itself
+// does not end the tracker's following (the browser's own, as the document
+// is left, does); and once the browser has left the document, its
+// tracker's reference no longer reaches anything, so that tabhive, which
+// saw the document replaced, has no stop call to make (forgetLeft).
+func TestTrackerLeftWithItsDocument(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.Handle("/", browsertest.HTML("A", `<p>a</p>`))
+	mux.Handle("/b", browsertest.HTML("B", `<p>b</p>`))
+	site := browsertest.Serve(t, mux)
+	a := testActor(t, site.URL+"/")
+	ctx := trackerCtx(t)
+	group := newGroup("test")
+	defer releaseGroup(a.c, ctx, group)
+	id, _, err := trackerOf(ctx, a.c, 0, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trackerCall(ctx, a.c, id, js.TrackerBegin, nil, true, 60_000); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := a.c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs(`dispatchEvent(new PageTransitionEvent('pagehide'))`)); err != nil || r.ExceptionDetails != nil {
+		t.Fatalf("forge a pagehide: %v %+v", err, r)
+	}
+	var st trackerState
+	if err := trackerCall(ctx, a.c, id, "function () { return this.state() }", &st); err != nil || !st.Active || !st.Observing {
+		t.Fatalf("after a pagehide the page dispatched: tracker %+v, %v; want it still following", st, err)
+	}
+	if _, err := a.Navigate(ctx, Navigation{Kind: NavigateURL, URL: site.URL + "/b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := trackerCall(ctx, a.c, id, js.TrackerStop, nil); err == nil {
+		t.Error("a stop call on the tracker of a document left succeeded; want it to reach nothing")
+	}
+}
+
+// TestForgetLeft: the trackers begun in another context of the probe's
+// world are dropped from those to stop; those of the same context, and
+// ids of another shape, are kept.
+func TestForgetLeft(t *testing.T) {
+	p := &causalProbe{begun: []runtime.RemoteObjectID{"-1.3.1", "-1.4.2", "odd", "-1.3.7"}}
+	got := p.forgetLeft(4)
+	want := []runtime.RemoteObjectID{"-1.4.2", "odd"}
+	if !slices.Equal(got, want) {
+		t.Errorf("forgetLeft(4) = %q, want %q", got, want)
+	}
+	p = &causalProbe{begun: []runtime.RemoteObjectID{"-1.3.1"}}
+	if got := p.forgetLeft(0); len(got) != 1 {
+		t.Errorf("forgetLeft(0) = %q, want all kept", got)
+	}
+}
+
+// TestNavigationTitleFromSettle: a navigation's result carries the title
+// the new document has once it settled, a title its script set after the
+// load included.
+func TestNavigationTitleFromSettle(t *testing.T) {
+	t.Parallel()
+	site := browsertest.Serve(t, browsertest.HTML("Early", `<script>addEventListener('load', () => setTimeout(() => { document.title = 'Late' }, 30))</script>`))
+	a := testActor(t, "about:blank")
+	res, err := a.Navigate(trackerCtx(t), Navigation{Kind: NavigateURL, URL: site.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Title != "Late" {
+		t.Errorf("navigation result title = %q, want %q", res.Title, "Late")
 	}
 }

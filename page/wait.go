@@ -51,10 +51,25 @@ type causalProbe struct {
 	endPending bool
 	// missing is what a late install could not wrap (tracker.go).
 	missing string
+	// flush makes the actor apply the events that came before a settle's
+	// answer ([actor.Actor.Flush]).
+	flush func(context.Context) error
+	// title is the document's title as the last settle that read one
+	// ended, in the document of controller titleIn; guarded by mu.
+	title   string
+	titleIn runtime.RemoteObjectID
 }
 
-func newProbe(log zerolog.Logger, c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID) *causalProbe {
-	return &causalProbe{c: c, log: log, context: context, cached: cached, group: trackerGroup}
+// settledTitle returns the title the last settle read and the controller
+// of its document ("" if none read one).
+func (p *causalProbe) settledTitle() (string, runtime.RemoteObjectID) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.title, p.titleIn
+}
+
+func newProbe(log zerolog.Logger, c *cdp.Client, context runtime.ExecutionContextID, cached runtime.RemoteObjectID, flush func(ctx context.Context) error) *causalProbe {
+	return &causalProbe{c: c, log: log, context: context, cached: cached, group: trackerGroup, flush: flush}
 }
 
 func (p *causalProbe) following() runtime.RemoteObjectID {
@@ -122,8 +137,28 @@ func (p *causalProbe) lookup(ctx context.Context) (id runtime.RemoteObjectID, la
 	}
 	p.follow(id)
 	p.last = id
-	p.begun = append(p.begun, id)
+	p.begun = append(p.forgetLeft(contextOf(id)), id)
 	return id, late, nil
+}
+
+// forgetLeft returns the trackers begun, without those of documents the
+// world has left: the lookup that found a tracker in context now runs in
+// the world's current document, so a tracker begun in another context of
+// the same world was in a document since replaced. Such a tracker stopped
+// itself as its document was hidden (causal.js, on pagehide), or went
+// with its document: a stop call would cost a round trip to a document
+// that is gone.
+func (p *causalProbe) forgetLeft(now runtime.ExecutionContextID) []runtime.RemoteObjectID {
+	if now == 0 {
+		return p.begun
+	}
+	kept := p.begun[:0]
+	for _, b := range p.begun {
+		if c := contextOf(b); c == 0 || c == now {
+			kept = append(kept, b)
+		}
+	}
+	return kept
 }
 
 // readMissing records what a late install of tracker id could not wrap.
@@ -165,8 +200,17 @@ func (p *causalProbe) Release(ctx context.Context, key string) {
 // Settle waits for the document to settle, and logs why it stopped at
 // debug level: the reason is what explains an action's time (work done,
 // work past the horizon, a cap), and what the settle tests assert on.
+//
+// Before it returns, the actor applies the events that arrived before the
+// settle's answer: the answer comes straight to this goroutine, the events
+// through the actor, which may lag on a loaded machine. A request the
+// action started before the page settled (a module it imports) is then on
+// the waiter's queue when it reads the settle, and waited for.
 func (p *causalProbe) Settle(ctx context.Context, s waiter.Settling) (waiter.Settled, error) {
 	st, err := p.settle(ctx, s)
+	if err == nil && p.flush != nil {
+		p.flush(ctx) // fails only as ctx ends, which the waiter sees itself
+	}
 	p.log.Debug().Err(err).Str("reason", st.Reason).Bool("fresh", s.Fresh).Bool("oopif", p.context != 0).
 		Strs("pending", st.Pending).Msg("settle returned")
 	return st, err
@@ -178,12 +222,18 @@ func (p *causalProbe) settle(ctx context.Context, s waiter.Settling) (waiter.Set
 		"requests": s.Requests.Milliseconds(), "max": s.Max.Milliseconds(),
 	}
 	var st struct {
-		Reason  string `json:"reason"`
-		Pending string `json:"pending"`
+		Reason  string  `json:"reason"`
+		Pending string  `json:"pending"`
+		Title   *string `json:"title"`
 	}
 	id, err := p.settleCall(ctx, s, opts, &st)
 	if err != nil {
 		return waiter.Settled{}, err
+	}
+	if st.Title != nil {
+		p.mu.Lock()
+		p.title, p.titleIn = *st.Title, id
+		p.mu.Unlock()
 	}
 	// Settled, the tracker stopped itself.
 	for i, b := range p.begun {
@@ -356,6 +406,11 @@ type ActionResult struct {
 	// followed in the page: only a short window was waited.
 	Unfollowed string
 	State
+	// title is the main frame's document's title as the wait's last
+	// settle in it ended, if titled: a navigation's reply lists it
+	// without asking the page again.
+	title  string
+	titled bool
 }
 
 // actionOptions tunes one waited action.
@@ -484,10 +539,10 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 	if main != nil && main.context != 0 && main.trackerIn == main.context && !opts.navigates {
 		cached = main.tracker
 	}
-	top := newProbe(a.log, a.c, 0, cached)
+	top := newProbe(a.log, a.c, 0, cached, a.act.Flush)
 	var probe waiter.Page = top
 	if opts.frame.c != nil {
-		probe = &framesProbe{top: top, frame: newProbe(a.log, opts.frame.c, opts.frame.id, "")}
+		probe = &framesProbe{top: top, frame: newProbe(a.log, opts.frame.c, opts.frame.id, "", a.act.Flush)}
 	}
 	w := waiter.New(cfg)
 	a.waiter = w
@@ -522,6 +577,9 @@ func (a *Actor) perform(ctx context.Context, opts actionOptions, action func(ctx
 			// document has a new context): keep its controller for the
 			// next action.
 			main.tracker, main.trackerIn = top.last, main.context
+		}
+		if t, in := top.settledTitle(); in != "" && a.frames.mainContext() != 0 && contextOf(in) == a.frames.mainContext() {
+			res.title, res.titled = t, true
 		}
 		res.Pending, res.Unfollowed = r.Pending, r.Unfollowed
 		if r.Dialog {

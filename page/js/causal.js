@@ -135,6 +135,16 @@
   const perf = g.performance;
   const now = () => perfNow(perf);
   const doc = g.document;
+  // The document's title, read as a settle ends: a navigation's reply
+  // lists it, and reading it here spares a round trip of its own.
+  let titleGet = null;
+  try { titleGet = uncurry(getOwn(g.Document.prototype, 'title').get); } catch (e) {}
+  const titleNow = () => {
+    try {
+      const t = titleGet(doc);
+      return typeof t === 'string' ? t : null;
+    } catch (e) { return null; }
+  };
   const ET = g.EventTarget && g.EventTarget.prototype;
   const addEL = uncurry(ET.addEventListener);
   const removeEL = uncurry(ET.removeEventListener);
@@ -565,6 +575,18 @@
     try { same = e.destination.sameDocument === true; } catch (x) {}
     if (!same) { navigating = true; wake(); }
   };
+  // Leaving the document (for another, or the back-forward cache) ends
+  // the following: a settle in progress answers "navigating", and tabhive
+  // need not stop a tracker whose document it saw replaced. Only the
+  // browser's pagehide counts: isTrusted is the event's own unforgeable
+  // property, which a page's dispatchEvent cannot set.
+  const onHide = (e) => {
+    let trusted = false;
+    try { trusted = e.isTrusted === true; } catch (x) {}
+    if (!trusted) return;
+    if (settling !== null) settling('navigating');
+    else stop();
+  };
   let submission = 0;
   const onSubmit = (e) => {
     let prevented = false;
@@ -601,6 +623,7 @@
     if (observer !== null) { moDisconnect(observer); observer = null; }
     try { if (nav) removeEL(nav, 'navigate', onNavigate); } catch (e) {}
     try { removeEL(g, 'submit', onSubmit); } catch (e) {}
+    try { removeEL(g, 'pagehide', onHide, true); } catch (e) {}
     clearT(lifeTimer);
     wake = () => {};
     if (settling !== null) { const r = settling; settling = null; r('stopped'); }
@@ -622,6 +645,7 @@
     moObserve(observer, doc, { __proto__: null, subtree: true, childList: true, attributes: true, characterData: true });
     try { if (nav) addEL(nav, 'navigate', onNavigate); } catch (e) {}
     try { addEL(g, 'submit', onSubmit); } catch (e) {}
+    try { addEL(g, 'pagehide', onHide, true); } catch (e) {}
     lifeTimer = setT(stop, lifetime);
   };
 
@@ -679,7 +703,7 @@
       const pending = reason === 'stopped' ? '' : summary();
       // Settled: following ends here, as tabhive would end it next.
       if (reason !== 'stopped') stop();
-      resolve({ __proto__: null, reason, pending });
+      resolve({ __proto__: null, reason, pending, title: titleNow() });
     };
     settling = finish;
     const check = () => {
