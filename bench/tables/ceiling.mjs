@@ -25,6 +25,20 @@ const loops = [
   { name: "focus emulation and tabhive's features in the browser (domains, tracker, walker at document start)", args: ['-focus=true', '-features', 'tabhive', '-js', path.join(ROOT, 'page', 'js')] },
 ];
 
+// sum is the CPU one iteration costs the machine's cores, ms: a loop's
+// Chromium and the loop itself, or tabhive's Chromium, tabhive and the
+// harness's MCP client; total writes it with its parts.
+const sum = (x, kind) => {
+  const parts = kind === 'loop' ? [x?.chromium_cpu_ms_per_iteration, x?.loop_cpu_ms_per_iteration] : [x?.chromium_cpu_ms_per_iteration, x?.server_cpu_ms_per_iteration, x?.client_cpu_ms_per_iteration];
+  return parts.every((v) => v !== undefined) ? parts.reduce((a, v) => a + v, 0) : undefined;
+};
+const total = (x, kind) => {
+  const s = sum(x, kind);
+  if (s === undefined) return '—';
+  const r = (v) => Math.round(v);
+  return kind === 'loop' ? `${r(s)} (${r(x.chromium_cpu_ms_per_iteration)} + ${r(x.loop_cpu_ms_per_iteration)})` : `${r(s)} (${r(x.chromium_cpu_ms_per_iteration)} + ${r(x.server_cpu_ms_per_iteration)} + ${r(x.client_cpu_ms_per_iteration)})`;
+};
+
 export async function run(b, o) {
   const rounds = o.rounds ?? 2, agents = list(o.agents, [1, 4, 8]), n = String(o.iterations ?? 5), last = agents.at(-1);
   const loop = loops.map(() => ({})), th = [];
@@ -38,7 +52,10 @@ export async function run(b, o) {
   };
   const runTabhive = async (r) => {
     const x = await b.measure(`r${r} tabhive a${last}`, b.servers.tabhive(b.tabhive(), { transport: 'http' }), { scenario: 'interact', agents: last, iterations: Number(n) });
-    th.push({ iterations_per_s: x.iterations_per_s, chromium_cpu_ms_per_iteration: x.cpu?.chromium_ms_per_iteration, server_cpu_ms_per_iteration: x.cpu?.server_ms_per_iteration });
+    th.push({
+      iterations_per_s: x.iterations_per_s, chromium_cpu_ms_per_iteration: x.cpu?.chromium_ms_per_iteration, server_cpu_ms_per_iteration: x.cpu?.server_ms_per_iteration,
+      client_cpu_ms_per_iteration: x.cpu && x.iterations_ok ? (x.cpu.client_s * 1000) / x.iterations_ok : undefined,
+    });
   };
   for (let r = 1; r <= rounds; r++) {
     const steps = [...loops.map((_, i) => () => runLoop(r, i)), () => runTabhive(r)];
@@ -60,5 +77,6 @@ export async function run(b, o) {
   const plain = loop[1][last], feat = loop[2][last];
   b.note([`At ${last} agents, round by round${o.waitSnapshot ? " (each loop also taking the snapshot wait_for's reply carries: --wait-snapshot)" : ''}:`,
     `- features loop ÷ plain loop (focus emulation), iterations/s: ${fmt(per(its(feat), its(plain)))}; Chromium CPU per iteration, plain ÷ features: ${fmt(per(cpu(plain), cpu(feat)))}`,
-    `- tabhive ÷ features loop, iterations/s: ${fmt(per(its(th), its(feat)))}; Chromium CPU per iteration, features loop ÷ tabhive: ${fmt(per(cpu(feat), cpu(th)))}`].join('\n'));
+    `- tabhive ÷ features loop, iterations/s: ${fmt(per(its(th), its(feat)))}; Chromium CPU per iteration, features loop ÷ tabhive: ${fmt(per(cpu(feat), cpu(th)))}`,
+    `- all the CPU an iteration costs the two cores, ms (the features loop: its Chromium and itself; tabhive: its Chromium, tabhive and the MCP client, which the loop does not have), round by round: ${feat.map((f, j) => `${total(f, 'loop')} vs ${total(th[j], 'tabhive')}`).join(' / ')}; features loop ÷ tabhive: ${fmt(per(feat.map((f) => sum(f, 'loop')), th.map((t) => sum(t, 'tabhive'))))}. On saturated cores iterations/s go as the inverse of this CPU.`].join('\n'));
 }
