@@ -23,7 +23,8 @@ import (
 // the waiter's goroutine; it touches no actor state. The controllers it
 // reaches are remote objects of its own object group, released when it
 // stops; it stops every tracker it began, on every path (the waiter's
-// Stop).
+// Stop), but those of documents since replaced, which ended with them
+// (forgetLeft).
 type causalProbe struct {
 	c   *cdp.Client
 	log zerolog.Logger // the actor's
