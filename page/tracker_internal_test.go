@@ -15,8 +15,8 @@ import (
 
 	"github.com/tabhive/tabhive/browser/browsertest"
 	"github.com/tabhive/tabhive/internal/cdpconn"
-	"github.com/tabhive/tabhive/page/js"
 	"github.com/tabhive/tabhive/page/internal/sabotage"
+	"github.com/tabhive/tabhive/page/js"
 )
 
 func trackerCtx(t *testing.T) context.Context {
