@@ -9,6 +9,9 @@ package main
 //	         and asynchronous stacks 32 deep, as tabhive's page actors do;
 //	         one at a time: runtime, network, inspector (Inspector and
 //	         Audits), async (Runtime, with asynchronous stacks)
+//	tracker-follow  the tracker, and the calls tabhive makes on it around
+//	         each action (follow.go): the settle waits, with what they cost
+//	         the page and the connection
 //	tracker  tabhive's causal tracker (page/js/causal.js) added to run at
 //	         the start of every document, dormant, as tabhive installs it;
 //	         its cost split: tracker-compile (the same source as a
@@ -75,6 +78,9 @@ type features struct {
 	// tracker is how the causal tracker is added: "" (not), "full",
 	// "compile", "bare" or "empty" (see the package comment).
 	tracker string
+	// follow: the loop waits on the tracker around each action as tabhive
+	// does (tracker-follow, follow.go).
+	follow bool
 	// walker is how snapshots are taken: "" (the AX tree), "call", "doc",
 	// "compile" or "lazy" (see the package comment).
 	walker string
@@ -106,6 +112,9 @@ func (f features) String() string {
 	switch f.tracker {
 	case "full":
 		on = append(on, "tracker")
+		if f.follow {
+			on[len(on)-1] = "tracker-follow"
+		}
 	case "compile", "bare", "empty":
 		on = append(on, "tracker-"+f.tracker)
 	}
@@ -147,6 +156,8 @@ func parseFeatures(list, jsDir string) (features, error) {
 			f.runtime, f.async = true, true
 		case "tracker":
 			f.tracker = "full"
+		case "tracker-follow":
+			f.tracker, f.follow = "full", true
 		case "tracker-compile", "tracker-bare", "tracker-empty":
 			f.tracker = strings.TrimPrefix(strings.TrimSpace(name), "tracker-")
 		case "walker", "walker-call":
@@ -166,7 +177,7 @@ func parseFeatures(list, jsDir string) (features, error) {
 		case "tabhive":
 			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "doc"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, walker, walker-doc, walker-doc-create, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, tracker-follow, walker, walker-doc, walker-doc-create, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {

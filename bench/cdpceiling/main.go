@@ -103,6 +103,7 @@ func main() {
 	feats := flag.String("features", "", "what tabhive turns on in the browser, comma-separated: domains, tracker, walker (walker-doc, walker-compile, walker-lazy: other ways to install it; walker-world, walker-parse: parts of walker-doc alone), or tabhive for what tabhive does (see features.go)")
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	waitSnapshot := flag.Bool("wait-snapshot", false, "take a snapshot after wait_for, as the wait_for reply of chrome-devtools-mcp and of tabhive carries one")
+	idle := flag.Duration("idle", 0, "after opening the page, each click and the navigation, keep the page open this long doing nothing, as tabhive's wait for the page to settle does (about 100 ms each)")
 	traceTabs := flag.Int("walk-trace", 0, "instead of the loop, trace the walker's snapshots in this many tabs and sum the renderer's events by name (see walktrace.go)")
 	walkTabs := flag.Int("walk-profile", 0, "instead of the loop, profile the walker's snapshots in this many tabs, one after another (with -features walker-doc; see walkprofile.go)")
 	flag.Parse()
@@ -110,12 +111,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *walkTabs, *traceTabs, f); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *idle, *walkTabs, *traceTabs, f); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, walkTabs, traceTabs int, f features) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, idle time.Duration, walkTabs, traceTabs int, f features) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -141,7 +142,7 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 	if err != nil {
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
-	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, waitSnapshot: waitSnapshot, features: f, steps: map[string][]time.Duration{}}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, waitSnapshot: waitSnapshot, idle: idle, features: f, steps: map[string][]time.Duration{}}
 	if walkTabs > 0 {
 		return b.profileWalks(ctx, walkTabs)
 	}
@@ -222,7 +223,10 @@ type bench struct {
 	focus     bool // focus emulation in each page
 	// waitSnapshot: a snapshot after wait_for, which its reply carries
 	waitSnapshot bool
-	features     features
+	// idle is how long the page stays open doing nothing after it is
+	// opened, after each click and after the navigation (-idle).
+	idle     time.Duration
+	features features
 
 	mu    sync.Mutex
 	steps map[string][]time.Duration
@@ -271,11 +275,15 @@ func (b *bench) iteration(agent, iter int) (err error) {
 	var p *tab
 	err = b.step("open", func(ctx context.Context) (err error) {
 		p, err = b.open(ctx, fmt.Sprintf("%s/button-async?agent=%d&iter=%d", b.base, agent, iter))
+		if err == nil {
+			err = p.settleLoaded(ctx)
+		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
+	b.rest()
 	defer func() {
 		if cerr := b.step("close", p.close); err == nil {
 			err = cerr
@@ -289,27 +297,47 @@ func (b *bench) iteration(agent, iter int) (err error) {
 		fn   func(context.Context) error
 	}{
 		{"snapshot", snapshot},
-		{"click", func(ctx context.Context) error { return p.click(ctx, nodes, "button", "Run task", "") }},
+		{"click", func(ctx context.Context) error {
+			return p.followed(ctx, false, func() error { return p.click(ctx, nodes, "button", "Run task", "") })
+		}},
 		{"wait_for", func(ctx context.Context) error {
 			if err := p.waitFor(ctx, "Done 1"); err != nil || !b.waitSnapshot {
 				return err
 			}
 			return snapshot(ctx)
 		}},
-		{"navigate", func(ctx context.Context) error { return p.navigate(ctx, b.base+"/nav-a") }},
+		{"navigate", func(ctx context.Context) error {
+			if err := p.navigate(ctx, b.base+"/nav-a"); err != nil {
+				return err
+			}
+			return p.settleLoaded(ctx)
+		}},
 		{"snapshot", snapshot},
-		{"click", func(ctx context.Context) error { return p.click(ctx, nodes, "link", "Go to page B", "/nav-b") }},
+		{"click", func(ctx context.Context) error {
+			return p.followed(ctx, true, func() error { return p.click(ctx, nodes, "link", "Go to page B", "/nav-b") })
+		}},
 		{"snapshot", snapshot},
 	}
 	for _, s := range steps {
 		if err := b.step(s.name, s.fn); err != nil {
 			return err
 		}
+		if s.name == "click" || s.name == "navigate" {
+			b.rest()
+		}
 	}
 	if !hasText(nodes, "Page B loaded") {
 		return errors.New(`check failed: snapshot after clicking the link lacks "Page B loaded"`)
 	}
 	return nil
+}
+
+// rest keeps the page open doing nothing for -idle: the time tabhive's
+// settle waits leave a page open after an action, without their work.
+func (b *bench) rest() {
+	if b.idle > 0 {
+		time.Sleep(b.idle)
+	}
 }
 
 // tab is one page with its own DevTools connection, which queues only the
@@ -322,6 +350,9 @@ type tab struct {
 	// world is the walker's isolated world in the main frame's document
 	// (-features walker-doc, walker-lazy), 0 until it is known.
 	world runtime.ExecutionContextID
+	// tracker is the controller of the document's tracker (-features
+	// tracker-follow), "" until looked up.
+	tracker runtime.RemoteObjectID
 }
 
 // open creates a page (a tab, or a window with -new-window), connects to it
@@ -392,7 +423,7 @@ func (p *tab) waitLoad(ctx context.Context, path string) error {
 					return err
 				}
 				if e.Frame.ParentID == nil {
-					p.world = 0 // a new document: the walker's world goes with the old one
+					p.world, p.tracker = 0, "" // a new document: the walker's world and the tracker go with the old one
 					u, err := url.Parse(e.Frame.URL)
 					committed = err == nil && u.Path == path
 				}

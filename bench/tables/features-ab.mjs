@@ -12,7 +12,7 @@ import { median } from '../lib/bench.mjs';
 import { ROOT } from '../lib/servers.mjs';
 
 export const title = "The features' cost to Chromium, variant by variant (CDP loop)";
-export const usage = '--variants "none;tabhive" (none;tabhive: -features lists, ";" between variants), --rounds N (4), --agents N (8), --iterations N (5)';
+export const usage = '--variants "none;tabhive" (none;tabhive: -features lists, each maybe followed by other cdpceiling flags, ";" between variants), --rounds N (4), --agents N (8), --iterations N (5)';
 
 export async function run(b, o) {
   const variants = String(o.variants ?? 'none;tabhive').split(';').map((v) => v.trim());
@@ -23,8 +23,11 @@ export async function run(b, o) {
     if (r % 2 === 0) order.reverse();
     for (const i of order) {
       const v = variants[i];
+      // A variant is a -features list, then any other cdpceiling flags
+      // ("tabhive -idle 100ms").
+      const [feat, ...extra] = v.split(/\s+/);
       const args = ['-agents', agents, '-iterations', n, '-focus=true', '-label', `r${r} ${v}`,
-        ...(v === 'none' ? [] : ['-features', v, '-js', path.join(ROOT, 'page', 'js')])];
+        ...(feat === 'none' ? [] : ['-features', feat, '-js', path.join(ROOT, 'page', 'js')]), ...extra];
       const out = await b.go(`r${r} ${v}`, 'cdpceiling', args).catch((e) => (console.error(e.message), ''));
       const line = out.trim().split('\n').pop();
       res[i].push(line ? JSON.parse(line) : {});
