@@ -3,6 +3,7 @@ package input
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/mafredri/cdp"
@@ -98,10 +99,10 @@ func dragAction(ctx context.Context, c *cdp.Client, from page.Element, fromSessi
 	// hit-tested against what the iframe last drew: let it draw first.
 	page.Painted(ctx, from, to)
 	started := watchDragStart(ctx, from, fromSession)
-	defer func() { // stops listening if the drag failed before asking
+	defer func() { // stops listening, whatever came of the drag
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
-		started(cctx)
+		started(cctx, true)
 	}()
 	if err := mouse("mouseMoved", fx, fy, 0); err != nil {
 		return err
@@ -121,42 +122,63 @@ func dragAction(ctx context.Context, c *cdp.Client, from page.Element, fromSessi
 	if err := mouse("mouseMoved", tx, ty, 1); err != nil {
 		return err
 	}
-	if started(ctx) {
+	known := started(ctx, false)
+	if known {
 		// The page began an HTML5 drag: Chrome reports it intercepted,
 		// however long that takes on a busy machine.
 		settle = dragReportCap
 	}
-	select {
-	case ev := <-watch:
-		var e struct {
-			Data json.RawMessage `json:"data"`
-		}
-		if err := json.Unmarshal(ev.Params, &e); err != nil {
-			return err
-		}
-		var data cdpinput.DragData
-		if err := json.Unmarshal(e.Data, &data); err != nil {
-			return err
-		}
-		for _, typ := range []string{"dragEnter", "dragOver"} {
-			if err := c.Input.DispatchDragEvent(ctx, cdpinput.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
+	deadline := time.NewTimer(settle)
+	defer deadline.Stop()
+	for {
+		select {
+		case ev := <-watch:
+			if err := drop(ctx, c, ev, tx, ty, p); err != nil {
 				return err
 			}
+		case <-deadline.C:
+			if !known && started(ctx, false) {
+				// The dragstart fired after the move was answered (a
+				// loaded machine runs the iframe's renderer late): wait
+				// for Chrome's report as for one known at once.
+				known = true
+				deadline.Reset(dragReportCap)
+				continue
+			}
+			// Not an HTML5 drag: the mouse events are the drag.
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		if err := sleep(ctx, dragSettle); err != nil {
-			return err
-		}
-		p.Commit()
-		if err := c.Input.DispatchDragEvent(ctx, cdpinput.NewDispatchDragEventArgs("drop", tx, ty, data)); err != nil {
-			return err
-		}
-	case <-time.After(settle):
-		// Not an HTML5 drag: the mouse events are the drag.
-	case <-ctx.Done():
-		return ctx.Err()
+		break
 	}
 	p.Commit()
 	return mouse("mouseReleased", tx, ty, 0)
+}
+
+// drop replays the HTML5 drag Chrome reported intercepted (ev) onto the
+// point tx, ty, through c, the page's session: over the target, then the
+// drop, the drag's decisive step, marked on p.
+func drop(ctx context.Context, c *cdp.Client, ev cdpconn.Event, tx, ty float64, p *page.Progress) error {
+	var e struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(ev.Params, &e); err != nil {
+		return err
+	}
+	var data cdpinput.DragData
+	if err := json.Unmarshal(e.Data, &data); err != nil {
+		return err
+	}
+	for _, typ := range []string{"dragEnter", "dragOver"} {
+		if err := c.Input.DispatchDragEvent(ctx, cdpinput.NewDispatchDragEventArgs(typ, tx, ty, data)); err != nil {
+			return err
+		}
+	}
+	if err := sleep(ctx, dragSettle); err != nil {
+		return err
+	}
+	p.Commit()
+	return c.Input.DispatchDragEvent(ctx, cdpinput.NewDispatchDragEventArgs("drop", tx, ty, data))
 }
 
 // sleep waits for d or until ctx ends.
@@ -173,13 +195,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // watchDragStart starts listening for the dragstart a press and move on
 // from may fire, through s, the session of from's frame, and returns the
-// function that says whether it fired (the first time it is called; later
-// calls do nothing and say false). It says false whenever it cannot tell
-// (a snapshot the walker did not take, a document gone, a page listener
-// that stopped the event first): the caller then waits as before, for a
-// fixed time.
-func watchDragStart(ctx context.Context, from page.Element, s *page.Session) func(context.Context) bool {
-	no := func(context.Context) bool { return false }
+// function that says whether it has fired; called with last, it stops
+// listening, and later calls do nothing and say false. It says false
+// whenever it cannot tell (a snapshot the walker did not take, a document
+// gone, a page listener that stopped the event first): the caller then
+// waits as before, for a fixed time.
+func watchDragStart(ctx context.Context, from page.Element, s *page.Session) func(ctx context.Context, last bool) bool {
+	no := func(context.Context, bool) bool { return false }
 	n := from.Node()
 	if n == nil || n.Ref.IsZero() {
 		return no
@@ -194,14 +216,17 @@ func watchDragStart(ctx context.Context, from page.Element, s *page.Session) fun
 	if err != nil || r.ExceptionDetails != nil || r.Result.ObjectID == nil {
 		return no
 	}
-	st, asked := *r.Result.ObjectID, false
-	return func(ctx context.Context) bool {
-		if asked {
+	st, over := *r.Result.ObjectID, false
+	return func(ctx context.Context, last bool) bool {
+		if over {
 			return false
 		}
-		asked = true
-		defer s.ReleaseObject(st)
+		if last {
+			over = true
+			defer s.ReleaseObject(st)
+		}
 		r, err := c.Runtime.CallFunctionOn(ctx, runtime.NewCallFunctionOnArgs(js.DragStarted).SetObjectID(st).
+			SetArguments([]runtime.CallArgument{{Value: json.RawMessage(strconv.FormatBool(last))}}).
 			SetReturnByValue(true).SetSilent(true))
 		if err != nil || r.ExceptionDetails != nil {
 			return false

@@ -2,6 +2,7 @@ package input
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -78,7 +79,15 @@ func TestDragStartProbe(t *testing.T) {
 						return false, err
 					}
 				}
-				return started(ctx), nil
+				// Asked again (a late dragstart is looked for once the
+				// wait for Chrome's report runs out), a dragstart seen
+				// stays seen, and once it stopped listening, it says
+				// nothing.
+				early, last := started(ctx, false), started(ctx, true)
+				if early && !last || started(ctx, true) {
+					return false, fmt.Errorf("started says %v, then %v, then true after it stopped listening", early, last)
+				}
+				return last, nil
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-function () {
-  this.w.removeEventListener('dragstart', this.on, {capture: true});
+function (last) {
+  if (last) this.w.removeEventListener('dragstart', this.on, {capture: true});
   return this.ev !== null && !this.ev.defaultPrevented;
 }

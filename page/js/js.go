@@ -227,7 +227,7 @@ var (
 	DragStart string
 
 	// DragStarted reports whether the dragstart [DragStart] listens for
-	// fired and was not cancelled, and stops listening.
+	// fired and was not cancelled; called with true, it stops listening.
 	//
 	//go:embed drag_started.js
 	DragStarted string
