@@ -50,6 +50,11 @@ package main
 //	walker-parse    walker-doc's install alone: the walker's script added
 //	         at the start of every document in its world (pre-parsed, never
 //	         called), snapshots read from the AX tree
+//	walker-parse-lazy  walker-parse with the walker not parenthesized
+//	         (V8 pre-parses its outer function instead of compiling it)
+//	walker-pad      an empty script as long as the walker's (a comment)
+//	         at the start of every document in the walker's world:
+//	         what the source's size costs without its parse
 //	tabhive  domains, tracker and walker-doc: what tabhive turns on (before
 //	         it installed the walker at document start: domains,tracker,walker)
 //
@@ -93,6 +98,7 @@ type features struct {
 	atStart                  string
 	trackerJS, walkerInstall string
 	walkerScript             string // the install as a script, for "doc", "compile", "lazy" and "parse"
+	walkerScriptLazy         string // the same, not parenthesized ("parse-lazy")
 }
 
 // String names the features as -features does.
@@ -174,10 +180,14 @@ func parseFeatures(list, jsDir string) (features, error) {
 			f.atStart = "world"
 		case "walker-parse":
 			f.atStart = "parse"
+		case "walker-parse-lazy":
+			f.atStart = "parse-lazy"
+		case "walker-pad":
+			f.atStart = "pad"
 		case "tabhive":
 			f.runtime, f.network, f.inspector, f.async, f.tracker, f.walker = true, true, true, true, "full", "doc"
 		default:
-			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, tracker-follow, walker, walker-doc, walker-doc-create, walker-compile, walker-lazy, walker-world, walker-parse, tabhive)", name)
+			return f, fmt.Errorf("-features: no feature %q (domains, runtime, network, inspector, async, tracker, tracker-compile, tracker-bare, tracker-empty, tracker-follow, walker, walker-doc, walker-doc-create, walker-compile, walker-lazy, walker-world, walker-parse, walker-parse-lazy, walker-pad, tabhive)", name)
 		}
 	}
 	read := func(name string) (string, error) {
@@ -222,6 +232,9 @@ func parseFeatures(list, jsDir string) (features, error) {
 		// the outer function with the script, not lazily at the first
 		// snapshot.
 		f.walkerScript = "globalThis.__tabhiveWalker ??= (" + src + ");\n//# sourceURL=tabhive://walker.js\n"
+		// Not parenthesized: V8 pre-parses the outer function and
+		// compiles it at its first call (walker-parse-lazy).
+		f.walkerScriptLazy = "globalThis.__tabhiveWalker ??= " + src + ";\n//# sourceURL=tabhive://walker.js\n"
 	}
 	return f, nil
 }
@@ -256,8 +269,15 @@ func (f features) enable(ctx context.Context, p *tab) error {
 	}
 	if f.atStart != "" {
 		src := f.walkerScript
-		if f.atStart == "world" {
+		switch f.atStart {
+		case "world":
 			src = ";"
+		case "pad":
+			// As many bytes as the walker's script, in a comment: what
+			// the source's size costs without its parse.
+			src = ";//" + strings.Repeat("x", len(f.walkerScript)) + "\n"
+		case "parse-lazy":
+			src = f.walkerScriptLazy
 		}
 		if _, err := c.Page.AddScriptToEvaluateOnNewDocument(ctx, page.NewAddScriptToEvaluateOnNewDocumentArgs(src).SetWorldName(walkerWorld)); err != nil {
 			return fmt.Errorf("add walker: %w", err)

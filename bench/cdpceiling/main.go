@@ -104,6 +104,7 @@ func main() {
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	waitSnapshot := flag.Bool("wait-snapshot", false, "take a snapshot after wait_for, as the wait_for reply of chrome-devtools-mcp and of tabhive carries one")
 	idle := flag.Duration("idle", 0, "after opening the page, each click and the navigation, keep the page open this long doing nothing, as tabhive's wait for the page to settle does (about 100 ms each)")
+	calls := flag.Int("calls", 0, "after each click, send this many more commands the page's renderer answers (Runtime.evaluate of a constant): what a CDP command costs Chromium, against the same run without")
 	traceTabs := flag.Int("walk-trace", 0, "instead of the loop, trace the walker's snapshots in this many tabs and sum the renderer's events by name (see walktrace.go)")
 	walkTabs := flag.Int("walk-profile", 0, "instead of the loop, profile the walker's snapshots in this many tabs, one after another (with -features walker-doc; see walkprofile.go)")
 	flag.Parse()
@@ -111,12 +112,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *idle, *walkTabs, *traceTabs, f); err != nil {
+	if err := run(*agents, *iterations, *chromium, *label, *newWindow, *focus, *waitSnapshot, *idle, *calls, *walkTabs, *traceTabs, f); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, idle time.Duration, walkTabs, traceTabs int, f features) error {
+func run(agents, iterations int, chromium, label string, newWindow, focus, waitSnapshot bool, idle time.Duration, calls, walkTabs, traceTabs int, f features) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen for fixtures: %w", err)
@@ -142,7 +143,7 @@ func run(agents, iterations int, chromium, label string, newWindow, focus, waitS
 	if err != nil {
 		return fmt.Errorf("parse browser endpoint: %w", err)
 	}
-	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, waitSnapshot: waitSnapshot, idle: idle, features: f, steps: map[string][]time.Duration{}}
+	b := &bench{browser: browser.Client, wsHost: u.Host, base: base, newWindow: newWindow, focus: focus, waitSnapshot: waitSnapshot, idle: idle, calls: calls, features: f, steps: map[string][]time.Duration{}}
 	if walkTabs > 0 {
 		return b.profileWalks(ctx, walkTabs)
 	}
@@ -225,7 +226,9 @@ type bench struct {
 	waitSnapshot bool
 	// idle is how long the page stays open doing nothing after it is
 	// opened, after each click and after the navigation (-idle).
-	idle     time.Duration
+	idle time.Duration
+	// calls is how many more commands follow each click (-calls).
+	calls    int
 	features features
 
 	mu    sync.Mutex
@@ -505,6 +508,11 @@ func (p *tab) click(ctx context.Context, nodes []accessibility.AXNode, role, nam
 	}
 	b := q.Quads[0]
 	x, y := (b[0]+b[2]+b[4]+b[6])/4, (b[1]+b[3]+b[5]+b[7])/4
+	for i := 0; i < p.b.calls; i++ {
+		if _, err := c.Runtime.Evaluate(ctx, runtime.NewEvaluateArgs("0").SetReturnByValue(true)); err != nil {
+			return err
+		}
+	}
 	for _, ev := range []*input.DispatchMouseEventArgs{
 		input.NewDispatchMouseEventArgs("mouseMoved", x, y),
 		input.NewDispatchMouseEventArgs("mousePressed", x, y).SetButton(input.MouseButtonLeft).SetButtons(1).SetClickCount(1),
