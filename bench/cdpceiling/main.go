@@ -104,7 +104,7 @@ func main() {
 	jsDir := flag.String("js", "page/js", "tabhive's page scripts, for -features tracker and walker")
 	waitSnapshot := flag.Bool("wait-snapshot", false, "take a snapshot after wait_for, as the wait_for reply of chrome-devtools-mcp and of tabhive carries one")
 	idle := flag.Duration("idle", 0, "after opening the page, each click and the navigation, keep the page open this long doing nothing, as tabhive's wait for the page to settle does (about 100 ms each)")
-	calls := flag.Int("calls", 0, "after each click, send this many more commands the page's renderer answers (Runtime.evaluate of a constant): what a CDP command costs Chromium, against the same run without")
+	calls := flag.Int("calls", 0, "with each click, before its mouse events, send this many more commands the page's renderer answers (Runtime.evaluate of a constant): what a CDP command costs Chromium, against the same run without")
 	traceTabs := flag.Int("walk-trace", 0, "instead of the loop, trace the walker's snapshots in this many tabs and sum the renderer's events by name (see walktrace.go)")
 	walkTabs := flag.Int("walk-profile", 0, "instead of the loop, profile the walker's snapshots in this many tabs, one after another (with -features walker-doc; see walkprofile.go)")
 	flag.Parse()
@@ -227,7 +227,8 @@ type bench struct {
 	// idle is how long the page stays open doing nothing after it is
 	// opened, after each click and after the navigation (-idle).
 	idle time.Duration
-	// calls is how many more commands follow each click (-calls).
+	// calls is how many more commands each click sends before its
+	// mouse events (-calls).
 	calls    int
 	features features
 
